@@ -1,0 +1,71 @@
+// Serve mode: `node out/main/server.js [--port N] [--data-dir D] ...` runs the server alone,
+// for scripts, CI, browsers, and as the child Electron's main process forks.
+import { fileURLToPath } from "node:url";
+import { ConfigError, DEFAULT_PORT, LOOPBACK, defaultDataDir, parseArgs, type ServerConfig } from "./config.js";
+import { DEMO_LOGINS, DEMO_PASSWORD } from "./demo.js";
+import { startServer } from "./index.js";
+
+interface ParentPort {
+  postMessage(message: unknown): void;
+}
+
+// Set by Electron when this file runs in a utilityProcess; absent under plain Node.
+const parentPort = (process as NodeJS.Process & { parentPort?: ParentPort }).parentPort;
+
+const defaults: ServerConfig = {
+  host: LOOPBACK,
+  port: DEFAULT_PORT,
+  portExplicit: false,
+  dataDir: defaultDataDir(),
+  // The built file is out/main/server.js: the renderer sits at out/renderer, assets at the root.
+  assetsDir: fileURLToPath(new URL("../../assets", import.meta.url)),
+  rendererDir: fileURLToPath(new URL("../renderer", import.meta.url)),
+  demo: true,
+  allowOrigins: [],
+  logLevel: "info",
+};
+
+async function main(): Promise<void> {
+  let config: ServerConfig;
+  try {
+    config = parseArgs(process.argv.slice(2), defaults);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      process.stderr.write(`switchboard: ${err.message}\n`);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const server = await startServer(config);
+  const lines = [
+    `Switchboard is serving ${server.url}`,
+    `  data: ${config.dataDir}`,
+    ...(config.demo
+      ? [`  demo account "demo", password "${DEMO_PASSWORD}" for users: ${DEMO_LOGINS.map((l) => l.username).join(", ")}`]
+      : []),
+    ...(config.allowOrigins.length ? [`  consoles also allowed from: ${config.allowOrigins.join(", ")}`] : []),
+  ];
+  process.stdout.write(`${lines.join("\n")}\n`);
+  parentPort?.postMessage({ type: "ready", url: server.url });
+
+  const stop = (signal: string): void => {
+    server.logger.info(`${signal}: shutting down`);
+    server.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        server.logger.error({ err }, "shutdown failed");
+        process.exit(1);
+      },
+    );
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+}
+
+main().catch((err: unknown) => {
+  const message = err instanceof Error ? err.message : String(err);
+  const hint = (err as NodeJS.ErrnoException).code === "EADDRINUSE" ? " (the port is taken; pick another with --port)" : "";
+  process.stderr.write(`switchboard: cannot start: ${message}${hint}\n`);
+  parentPort?.postMessage({ type: "error", message });
+  process.exit(1);
+});

@@ -1,0 +1,106 @@
+// Server configuration: defaults and the command-line flags of serve mode.
+import { homedir } from "node:os";
+import { join } from "node:path";
+import type { Clock, RandomSource } from "./clock.js";
+
+export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
+
+export interface ServerConfig {
+  /** Address to listen on; 127.0.0.1 unless asked otherwise. */
+  host: string;
+  /** 8000 by default, 0 for a random free port. */
+  port: number;
+  /** True when the port was chosen by the user; then a taken port is an error, not a fall-back. */
+  portExplicit: boolean;
+  dataDir: string;
+  /** Where hold music and other shipped media live. */
+  assetsDir: string;
+  /** The built renderer to serve at `/`; null serves nothing. */
+  rendererDir: string | null;
+  /** Seed the demo account on first run. */
+  demo: boolean;
+  /** Origins of consoles served elsewhere that may use this server. */
+  allowOrigins: string[];
+  logLevel: LogLevel;
+  clock?: Clock;
+  random?: RandomSource;
+}
+
+export const DEFAULT_PORT = 8000;
+export const LOOPBACK = "127.0.0.1";
+
+export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
+  if (env.SWITCHBOARD_DATA) return env.SWITCHBOARD_DATA;
+  // The same folder Electron uses as userData on Linux, so serve mode and the app share data.
+  const configHome = env.XDG_CONFIG_HOME ?? join(homedir(), ".config");
+  return join(configHome, "Switchboard");
+}
+
+export class ConfigError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "ConfigError";
+  }
+}
+
+const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** Parse serve-mode flags over the given defaults. Unknown flags are errors. */
+export function parseArgs(argv: readonly string[], defaults: ServerConfig): ServerConfig {
+  const config: ServerConfig = { ...defaults, allowOrigins: [...defaults.allowOrigins] };
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? "";
+    const [flag, inline] = arg.includes("=") ? [arg.slice(0, arg.indexOf("=")), arg.slice(arg.indexOf("=") + 1)] : [arg, undefined];
+    const value = (): string => {
+      const v = inline ?? argv[++i];
+      if (v === undefined || v === "") throw new ConfigError(`${flag} needs a value`);
+      return v;
+    };
+    switch (flag) {
+      case "--port": {
+        const v = value();
+        const port = Number(v);
+        if (!/^\d+$/.test(v) || port > 65535) throw new ConfigError(`--port must be 0..65535, not ${v}`);
+        config.port = port;
+        config.portExplicit = true;
+        break;
+      }
+      case "--host":
+        config.host = value();
+        break;
+      case "--data-dir":
+        config.dataDir = value();
+        break;
+      case "--assets-dir":
+        config.assetsDir = value();
+        break;
+      case "--renderer-dir":
+        config.rendererDir = value();
+        break;
+      case "--no-demo":
+        config.demo = false;
+        break;
+      case "--allow-origin": {
+        const v = value();
+        let url: URL;
+        try {
+          url = new URL(v);
+        } catch {
+          throw new ConfigError(`--allow-origin must be an origin such as http://host:port, not ${v}`);
+        }
+        config.allowOrigins.push(url.origin);
+        break;
+      }
+      case "--log-level": {
+        const v = value();
+        const level = LOG_LEVELS.find((l) => l === v);
+        if (!level) throw new ConfigError(`--log-level must be one of ${LOG_LEVELS.join(", ")}`);
+        config.logLevel = level;
+        break;
+      }
+      default:
+        throw new ConfigError(`unknown option ${arg}`);
+    }
+  }
+  return config;
+}

@@ -1,0 +1,211 @@
+// The demo account seeded on first run, so the console works at once: users, their softphones,
+// two queues, callflows, feature codes and hold music. Idempotent: each piece is found by its
+// natural key (username, device name, queue name, number, media name) and made only if missing.
+import { createHash, randomBytes } from "node:crypto";
+import { createReadStream, existsSync } from "node:fs";
+import { join } from "node:path";
+import type { Logger } from "pino";
+import type { DocData, Store } from "./store/index.js";
+
+export const DEMO_ACCOUNT_NAME = "demo";
+export const DEMO_PASSWORD = "switchboard";
+
+interface DemoLogin {
+  username: string;
+  first_name: string;
+  last_name: string;
+  priv_level: "admin" | "user";
+  extension: string;
+  agent: boolean;
+  call_monitor: boolean;
+}
+
+export const DEMO_LOGINS: readonly DemoLogin[] = [
+  { username: "admin", first_name: "Ada", last_name: "Admin", priv_level: "admin", extension: "1001", agent: false, call_monitor: true },
+  { username: "agent1", first_name: "Alex", last_name: "Agent", priv_level: "user", extension: "1002", agent: true, call_monitor: false },
+  { username: "agent2", first_name: "Blair", last_name: "Agent", priv_level: "user", extension: "1003", agent: true, call_monitor: false },
+  { username: "agent3", first_name: "Casey", last_name: "Agent", priv_level: "user", extension: "1004", agent: true, call_monitor: false },
+  { username: "supervisor", first_name: "Sam", last_name: "Supervisor", priv_level: "user", extension: "1005", agent: true, call_monitor: true },
+];
+
+const DEMO_QUEUES = [
+  { name: "Sales", number: "5001" },
+  { name: "Support", number: "5002" },
+] as const;
+
+const FEATURE_CODES = [
+  { number: "*20", action: "login", name: "Queue login" },
+  { number: "*21", action: "ready", name: "Queue ready" },
+  { number: "*22", action: "away", name: "Queue away" },
+  { number: "*23", action: "logout", name: "Queue logout" },
+] as const;
+
+export const HOLD_MUSIC_FILE = "hold-music.wav";
+
+/** Kazoo's credential hashes of `lowercase(username):password`; the clear password is never kept. */
+export function credentialHashes(username: string, password: string): { pvt_md5_auth: string; pvt_sha1_auth: string } {
+  const text = `${username.toLowerCase()}:${password}`;
+  return {
+    pvt_md5_auth: createHash("md5").update(text).digest("hex"),
+    pvt_sha1_auth: createHash("sha1").update(text).digest("hex"),
+  };
+}
+
+export async function seedDemo(store: Store, options: { assetsDir: string; logger: Logger }): Promise<string> {
+  const accounts = await store.global("accounts");
+  let account = accounts.all().find((a) => a.data.name === DEMO_ACCOUNT_NAME);
+  if (!account) {
+    account = await accounts.create({
+      name: DEMO_ACCOUNT_NAME,
+      realm: "demo.switchboard.local",
+      language: "en-US",
+      timezone: "UTC",
+      enabled: true,
+      blacklists: [],
+      pvt_api_key: randomBytes(32).toString("hex"),
+    });
+    options.logger.info({ account_id: account.id }, "seeding the demo account");
+  }
+  const accountId = account.id;
+
+  const media = await store.account(accountId, "media");
+  let holdMusic = media.all().find((m) => m.data.name === "Hold music");
+  if (!holdMusic) {
+    holdMusic = await media.create({
+      name: "Hold music",
+      description: "Generated for Switchboard; free of copyright",
+      media_source: "upload",
+      streamable: true,
+      content_type: "audio/wav",
+    });
+  }
+  const holdMusicPath = join(options.assetsDir, HOLD_MUSIC_FILE);
+  if (!holdMusic.attachments?.[HOLD_MUSIC_FILE]) {
+    if (existsSync(holdMusicPath)) {
+      await media.putAttachment(holdMusic.id, HOLD_MUSIC_FILE, createReadStream(holdMusicPath), "audio/wav");
+    } else {
+      options.logger.warn({ path: holdMusicPath }, "hold music asset missing; the demo queues will play silence");
+    }
+  }
+
+  const users = await store.account(accountId, "users");
+  const userIds = new Map<string, string>();
+  for (const login of DEMO_LOGINS) {
+    const existing = users.all().find((u) => u.data.username === login.username);
+    const user =
+      existing ??
+      (await users.create({
+        username: login.username,
+        first_name: login.first_name,
+        last_name: login.last_name,
+        email: `${login.username}@demo.switchboard.local`,
+        priv_level: login.priv_level,
+        enabled: true,
+        presence_id: login.extension,
+        caller_id: { internal: { name: `${login.first_name} ${login.last_name}`, number: login.extension } },
+        callq: {
+          enabled: login.agent,
+          pin: login.extension,
+          permissions: login.call_monitor ? ["call_monitor"] : [],
+        },
+        ...credentialHashes(login.username, DEMO_PASSWORD),
+      }));
+    userIds.set(login.username, user.id);
+  }
+
+  const devices = await store.account(accountId, "devices");
+  for (const login of DEMO_LOGINS) {
+    const name = `${login.username} softphone`;
+    if (devices.all().some((d) => d.data.name === name)) continue;
+    await devices.create(demoDevice(name, userIds.get(login.username) ?? "", login.username));
+  }
+
+  const queues = await store.account(accountId, "callq_queues");
+  const members: Record<string, string> = {};
+  for (const login of DEMO_LOGINS) {
+    const id = userIds.get(login.username);
+    if (login.agent && id) members[id] = "";
+  }
+  const queueIds = new Map<string, string>();
+  for (const q of DEMO_QUEUES) {
+    const existing = queues.all().find((d) => d.data.name === q.name);
+    const queue =
+      existing ??
+      (await queues.create({
+        name: q.name,
+        queue_type: "queue_basic",
+        queue_router: "route_round_robin",
+        timeout: 3600,
+        ring_timeout: 20,
+        agent_wrapup_time: 10,
+        tick_time: 1000,
+        hold_treatment: holdMusic.id,
+        force_away_on_reject: false,
+        timeout_if_size_exceeds: 0,
+        timeout_immediately_if_empty: false,
+        members,
+      }));
+    queueIds.set(q.name, queue.id);
+  }
+
+  const callflows = await store.account(accountId, "callflows");
+  const taken = new Set(callflows.all().flatMap((c) => (Array.isArray(c.data.numbers) ? c.data.numbers : [])));
+  const wanted: DocData[] = [
+    ...DEMO_LOGINS.map((login) => ({
+      name: `${login.first_name} ${login.last_name}`,
+      numbers: [login.extension],
+      patterns: [],
+      flow: { module: "user", data: { id: userIds.get(login.username) }, children: {} },
+    })),
+    ...DEMO_QUEUES.map((q) => ({
+      name: `${q.name} queue`,
+      numbers: [q.number],
+      patterns: [],
+      flow: { module: "callq", data: { id: queueIds.get(q.name) }, children: {} },
+    })),
+    ...FEATURE_CODES.map((f) => ({
+      name: f.name,
+      numbers: [f.number],
+      patterns: [],
+      featurecode: { name: `callq_${f.action}`, number: f.number.slice(1) },
+      flow: { module: "callq_recipient", data: { action: f.action, link_method: "both" }, children: {} },
+    })),
+  ];
+  for (const callflow of wanted) {
+    const numbers = callflow.numbers as string[];
+    if (numbers.some((n) => taken.has(n))) continue;
+    await callflows.create(callflow);
+  }
+  return accountId;
+}
+
+function demoDevice(name: string, ownerId: string, username: string): DocData {
+  return {
+    name,
+    owner_id: ownerId,
+    device_type: "softphone",
+    enabled: true,
+    exclude_from_queues: false,
+    call_restriction: {},
+    caller_id: {},
+    contact_list: {},
+    dial_plan: {},
+    music_on_hold: {},
+    ringtones: {},
+    media: {
+      audio: { codecs: ["PCMU", "PCMA"] },
+      video: { codecs: [] },
+      encryption: { enforce_security: false, methods: [] },
+    },
+    mwi_unsolicited_updates: true,
+    register_overwrite_notify: false,
+    suppress_unregister_notifications: false,
+    sip: {
+      method: "password",
+      invite_format: "contact",
+      registration_expiration: 300,
+      username,
+      password: randomBytes(12).toString("hex"),
+    },
+  };
+}

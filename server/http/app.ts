@@ -1,0 +1,67 @@
+// Builds the Fastify app without listening: request ids, the root guard, the error envelope and
+// the static renderer. Resource routes are registered on top of it by server/index.ts.
+import { existsSync } from "node:fs";
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from "fastify";
+import fastifyStatic from "@fastify/static";
+import type { Clock, RandomSource } from "../clock.js";
+import { ApiError, errorEnvelope } from "./errors.js";
+import { registerGuard } from "./guard.js";
+
+export interface AppOptions {
+  logger: FastifyBaseLogger;
+  clock: Clock;
+  random: RandomSource;
+  hosts: string[];
+  allowOrigins: string[];
+  port: () => number;
+  rendererDir: string | null;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function buildApp(options: AppOptions): FastifyInstance {
+  const app = Fastify({
+    loggerInstance: options.logger,
+    logController: new LogController({ disableRequestLogging: true }),
+    genReqId: (req) => {
+      const given = req.headers["x-request-id"];
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : options.random.bytes(16).toString("hex");
+    },
+    bodyLimit: 8 * 1024 * 1024,
+  });
+
+  app.addHook("onSend", async (request, reply) => {
+    reply.header("X-Request-ID", request.id);
+  });
+
+  app.setErrorHandler((error, request, reply) => {
+    const apiError = toApiError(error);
+    if (apiError.status >= 500) request.log.error({ err: error }, "request failed");
+    return reply.status(apiError.status).send(errorEnvelope(apiError, request.id, new Date(options.clock.now())));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    const err = new ApiError("not_found", { path: request.url.split("?")[0] ?? "" });
+    return reply.status(err.status).send(errorEnvelope(err, request.id, new Date(options.clock.now())));
+  });
+
+  registerGuard(app, { hosts: options.hosts, allowOrigins: options.allowOrigins, port: options.port });
+
+  if (options.rendererDir && existsSync(options.rendererDir)) {
+    app.register(fastifyStatic, { root: options.rendererDir, prefix: "/", wildcard: false });
+  } else {
+    app.get("/", async (_request, reply) =>
+      reply.type("text/plain").send("Switchboard server is running; the console is not built (run npm run build).\n"),
+    );
+  }
+  return app;
+}
+
+function toApiError(error: unknown): ApiError {
+  if (error instanceof ApiError) return error;
+  const status = typeof error === "object" && error !== null && "statusCode" in error ? Number(error.statusCode) : 500;
+  if (status === 413) return new ApiError("payload_too_large");
+  if (status === 415) return new ApiError("validation_error", { content_type: { type: { message: "unsupported content type" } } });
+  if (status === 400) return new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } });
+  return new ApiError("unspecified_fault");
+}

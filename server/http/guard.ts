@@ -1,0 +1,58 @@
+// The root guard: a request (WebSocket upgrades included) must name this server in Host, or it
+// is refused with 421 (DNS rebinding); a browser request from a foreign Origin gets 403.
+// Knows nothing of telephony.
+import type { FastifyInstance } from "fastify";
+import { ApiError } from "./errors.js";
+
+export interface GuardOptions {
+  /** Host names (without port) this server answers to, besides the loopback names. */
+  hosts: string[];
+  /** Extra origins allowed to call this server (`--allow-origin`). */
+  allowOrigins: string[];
+  /** The port actually listened on, known only after listen(). */
+  port: () => number;
+}
+
+const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
+
+export function registerGuard(app: FastifyInstance, options: GuardOptions): void {
+  const names = new Set([...LOOPBACK_NAMES, ...options.hosts.map(bracketIpv6)].map((h) => h.toLowerCase()));
+  const extraOrigins = new Set(options.allowOrigins.map((o) => o.replace(/\/+$/, "").toLowerCase()));
+
+  app.addHook("onRequest", async (request) => {
+    const port = options.port();
+    const host = (request.headers.host ?? "").toLowerCase();
+    if (!hostIsOurs(host, names, port)) {
+      throw new ApiError("misdirected_request", { host: request.headers.host ?? null });
+    }
+    const origin = request.headers.origin;
+    if (origin !== undefined && !originIsAllowed(origin.toLowerCase(), names, port, extraOrigins)) {
+      throw new ApiError("forbidden", { origin });
+    }
+  });
+}
+
+function hostIsOurs(host: string, names: Set<string>, port: number): boolean {
+  const m = /^(\[[0-9a-f:.]+\]|[^:]+)(?::(\d+))?$/.exec(host);
+  if (!m) return false;
+  const name = m[1] ?? "";
+  const hostPort = m[2] === undefined ? 80 : Number(m[2]);
+  return names.has(name) && hostPort === port;
+}
+
+function originIsAllowed(origin: string, names: Set<string>, port: number, extra: Set<string>): boolean {
+  if (extra.has(origin)) return true;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") return false;
+  const originPort = url.port === "" ? (url.protocol === "https:" ? 443 : 80) : Number(url.port);
+  return names.has(url.hostname) && originPort === port;
+}
+
+function bracketIpv6(host: string): string {
+  return host.includes(":") && !host.startsWith("[") ? `[${host}]` : host;
+}

@@ -1,0 +1,96 @@
+// startServer(): composes the store, the demo data and the HTTP app, and listens.
+// It never imports electron; Electron's main process and serve mode both call it.
+import { createServer } from "node:net";
+import { pino, type Logger } from "pino";
+import { systemClock, systemRandom } from "./clock.js";
+import { DEFAULT_PORT, LOOPBACK, type ServerConfig } from "./config.js";
+import { buildApp } from "./http/app.js";
+import { Store } from "./store/index.js";
+import { seedDemo } from "./demo.js";
+
+export interface RunningServer {
+  url: string;
+  port: number;
+  host: string;
+  store: Store;
+  logger: Logger;
+  close(): Promise<void>;
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
+
+export async function startServer(config: ServerConfig): Promise<RunningServer> {
+  const clock = config.clock ?? systemClock;
+  const random = config.random ?? systemRandom;
+  const logger = pino({ level: config.logLevel, base: { service: "switchboard" } });
+  const store = await Store.open({ dir: config.dataDir, clock, random });
+  if (config.demo) await seedDemo(store, { assetsDir: config.assetsDir, logger });
+
+  const port = await choosePort(config, logger);
+  let listening = port;
+  const app = buildApp({
+    logger,
+    clock,
+    random,
+    hosts: LOOPBACK_HOSTS.has(config.host) || isWildcard(config.host) ? [] : [config.host],
+    allowOrigins: config.allowOrigins,
+    port: () => listening,
+    rendererDir: config.rendererDir,
+  });
+  if (!LOOPBACK_HOSTS.has(config.host)) {
+    logger.warn(
+      { host: config.host },
+      "listening beyond this machine: other hosts can reach the API; consoles from other origins still need --allow-origin",
+    );
+  }
+  await app.listen({ host: config.host, port });
+  const address = app.server.address();
+  listening = typeof address === "object" && address ? address.port : port;
+  const urlHost = isWildcard(config.host) ? LOOPBACK : config.host.includes(":") ? `[${config.host}]` : config.host;
+  const url = `http://${urlHost}:${listening}`;
+
+  let closing: Promise<void> | null = null;
+  return {
+    url,
+    port: listening,
+    host: config.host,
+    store,
+    logger,
+    close() {
+      closing ??= (async () => {
+        await app.close();
+        await store.flush();
+      })();
+      return closing;
+    },
+  };
+}
+
+function isWildcard(host: string): boolean {
+  return host === "0.0.0.0" || host === "::";
+}
+
+/** The configured port, or when the default 8000 is taken, the next free one (said in the log). */
+async function choosePort(config: ServerConfig, logger: Logger): Promise<number> {
+  if (config.port === 0 || config.portExplicit) return config.port;
+  for (let candidate = config.port; candidate < config.port + 20; candidate++) {
+    if (await portIsFree(config.host, candidate)) {
+      if (candidate !== config.port) {
+        logger.warn(`port ${config.port} is in use; using port ${candidate} instead`);
+      }
+      return candidate;
+    }
+  }
+  logger.warn(`ports ${config.port}..${config.port + 19} are in use; using a random free port`);
+  return 0;
+}
+
+function portIsFree(host: string, port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const probe = createServer();
+    probe.once("error", () => resolve(false));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)));
+  });
+}
+
+export { DEFAULT_PORT };

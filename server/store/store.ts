@@ -1,0 +1,66 @@
+// The document store: global collections (accounts, tokens) and one file per account
+// collection under the data directory. It is the only code that touches these files.
+import { join } from "node:path";
+import { mkdir } from "node:fs/promises";
+import { type Clock, type RandomSource, systemClock, systemRandom } from "../clock.js";
+import { Collection, type DocData } from "./collection.js";
+import { ID_PATTERN } from "./ids.js";
+
+export interface StoreOptions {
+  dir: string;
+  clock?: Clock;
+  random?: RandomSource;
+}
+
+const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,63}$/;
+
+export class Store {
+  readonly dir: string;
+  readonly clock: Clock;
+  readonly random: RandomSource;
+  readonly #open = new Map<string, Promise<Collection>>();
+
+  private constructor(options: StoreOptions) {
+    this.dir = options.dir;
+    this.clock = options.clock ?? systemClock;
+    this.random = options.random ?? systemRandom;
+  }
+
+  static async open(options: StoreOptions): Promise<Store> {
+    await mkdir(options.dir, { recursive: true });
+    return new Store(options);
+  }
+
+  /** A collection shared by all accounts, such as `accounts`. */
+  global<T extends DocData = DocData>(name: string): Promise<Collection<T>> {
+    checkName(name);
+    return this.#collection<T>(join(this.dir, `${name}.json`));
+  }
+
+  /** One of an account's collections, such as `devices`. */
+  account<T extends DocData = DocData>(accountId: string, name: string): Promise<Collection<T>> {
+    if (!ID_PATTERN.test(accountId)) throw new Error(`store: bad account id ${JSON.stringify(accountId)}`);
+    checkName(name);
+    return this.#collection<T>(join(this.dir, "accounts", accountId, `${name}.json`));
+  }
+
+  /** Resolves once every change made so far, in every open collection, is on disk. */
+  async flush(): Promise<void> {
+    const collections = await Promise.all(this.#open.values());
+    await Promise.all(collections.map((c) => c.flush()));
+  }
+
+  #collection<T extends DocData>(file: string): Promise<Collection<T>> {
+    let opening = this.#open.get(file);
+    if (!opening) {
+      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random });
+      this.#open.set(file, opening);
+      opening.catch(() => this.#open.delete(file));
+    }
+    return opening as Promise<Collection<T>>;
+  }
+}
+
+function checkName(name: string): void {
+  if (!COLLECTION_NAME.test(name)) throw new Error(`store: bad collection name ${JSON.stringify(name)}`);
+}

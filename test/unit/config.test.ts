@@ -1,0 +1,37 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, parseArgs, type ServerConfig } from "../../server/config.js";
+
+const defaults: ServerConfig = {
+  host: "127.0.0.1",
+  port: 8000,
+  portExplicit: false,
+  dataDir: "/tmp/d",
+  assetsDir: "/tmp/a",
+  rendererDir: null,
+  demo: true,
+  allowOrigins: [],
+  logLevel: "info",
+};
+
+describe("serve-mode flags", () => {
+  it("keeps the loopback default and port 8000 when nothing is given", () => {
+    expect(parseArgs([], defaults)).toMatchObject({ host: "127.0.0.1", port: 8000, portExplicit: false, demo: true });
+  });
+
+  it("reads every flag, with = or a separate value", () => {
+    const c = parseArgs(
+      ["--port", "0", "--data-dir=/x", "--no-demo", "--host", "0.0.0.0", "--allow-origin", "http://a.example:5173/", "--log-level", "warn"],
+      defaults,
+    );
+    expect(c).toMatchObject({ port: 0, portExplicit: true, dataDir: "/x", demo: false, host: "0.0.0.0", logLevel: "warn" });
+    expect(c.allowOrigins).toEqual(["http://a.example:5173"]);
+  });
+
+  it("refuses bad values and unknown flags with a clear error", () => {
+    expect(() => parseArgs(["--port", "http"], defaults)).toThrow(ConfigError);
+    expect(() => parseArgs(["--port", "70000"], defaults)).toThrow(/0\.\.65535/);
+    expect(() => parseArgs(["--data-dir"], defaults)).toThrow(/needs a value/);
+    expect(() => parseArgs(["--allow-origin", "not a url"], defaults)).toThrow(/origin/);
+    expect(() => parseArgs(["--frobnicate"], defaults)).toThrow(/unknown option/);
+  });
+});
