@@ -59,7 +59,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     close() {
       closing ??= (async () => {
         await app.close();
-        await store.flush();
+        await store.close();
       })();
       return closing;
     },

@@ -1,7 +1,7 @@
-// One collection of documents in one lowdb JSON file, held in memory and written back whole,
-// atomically (lowdb's steno: temp file + rename). Writes coalesce: while one is on disk, every
-// change made meanwhile rides on the next single write, and each caller is acknowledged only
-// once the file that holds its change has been renamed into place.
+// One collection of documents, held in memory, kept in one lowdb JSON file plus a journal.
+// A change is acknowledged once its journal line is on disk; the JSON file is rewritten whole
+// and atomically (lowdb's steno: temp file + rename) every SNAPSHOT_EVERY changes or after a
+// quiet second, so a burst of writes costs one rewrite, not one each.
 import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
@@ -12,6 +12,7 @@ import { DataFile } from "lowdb/node";
 import { type Clock, type RandomSource, toGregorianSeconds } from "../clock.js";
 import { newId, newModbId, nextRevision } from "./ids.js";
 import { StoreConflictError, StoreNotFoundError } from "./errors.js";
+import { Journal } from "./journal.js";
 
 export type DocData = Record<string, unknown>;
 
@@ -35,7 +36,14 @@ export interface StoredDoc<T extends DocData = DocData> {
 
 interface FileShape {
   docs: StoredDoc[];
+  /** The first journal generation not yet folded into `docs`. */
+  journal_gen?: number;
 }
+
+type JournalLine = { put: StoredDoc } | { del: string };
+
+const SNAPSHOT_EVERY = 1_000;
+const SNAPSHOT_AFTER_IDLE_MS = 1_000;
 
 export interface CreateOptions {
   /** Use this id instead of a new one (it must not exist yet). */
@@ -61,8 +69,11 @@ export class Collection<T extends DocData = DocData> {
   readonly #docs = new Map<string, StoredDoc<T>>();
   readonly #attachmentsDir: string;
   readonly #deps: CollectionDeps;
-  #inFlight: Promise<void> | null = null;
-  #queued: Promise<void> | null = null;
+  readonly #journal: Journal;
+  #changesSinceSnapshot = 0;
+  #snapshotting: Promise<void> | null = null;
+  #snapshotAgain = false;
+  #idleTimer: NodeJS.Timeout | null = null;
 
   private constructor(readonly file: string, deps: CollectionDeps) {
     this.#deps = deps;
@@ -71,6 +82,7 @@ export class Collection<T extends DocData = DocData> {
       { docs: [] },
     );
     this.#attachmentsDir = file.replace(/\.json$/, ".attachments");
+    this.#journal = new Journal(file);
   }
 
   static async open<T extends DocData>(file: string, deps: CollectionDeps): Promise<Collection<T>> {
@@ -81,10 +93,19 @@ export class Collection<T extends DocData = DocData> {
     } catch (err) {
       throw new Error(`store: cannot read ${file}: ${(err as Error).message}`, { cause: err });
     }
-    const docs = c.#db.data.docs;
+    const { docs, journal_gen: from = 0 } = c.#db.data;
     if (!Array.isArray(docs)) throw new Error(`store: ${file} is not a collection file`);
     for (const doc of docs) c.#docs.set(doc.id, doc as StoredDoc<T>);
     c.#db.data = { docs: [] };
+    const replayed = await c.#journal.open(from);
+    for (const line of replayed.lines as JournalLine[]) {
+      if ("put" in line) c.#docs.set(line.put.id, line.put as StoredDoc<T>);
+      else c.#docs.delete(line.del);
+    }
+    if (replayed.lines.length > 0) {
+      c.#changesSinceSnapshot = replayed.lines.length;
+      await c.#snapshot();
+    }
     return c;
   }
 
@@ -112,7 +133,7 @@ export class Collection<T extends DocData = DocData> {
     if (this.#docs.has(id)) throw new StoreConflictError(id, "a document with this id exists");
     const doc: StoredDoc<T> = { id, rev: nextRevision(this.#deps.random), created: now, modified: now, data: clone(data) };
     this.#docs.set(id, doc);
-    await this.#persist(() => {
+    await this.#persist({ put: doc }, () => {
       if (this.#docs.get(id) === doc) this.#docs.delete(id);
     });
     return doc;
@@ -128,7 +149,7 @@ export class Collection<T extends DocData = DocData> {
       data: clone(data),
     };
     this.#docs.set(id, doc);
-    await this.#persist(() => {
+    await this.#persist({ put: doc }, () => {
       if (this.#docs.get(id) === doc) this.#docs.set(id, current);
     });
     return doc;
@@ -137,7 +158,7 @@ export class Collection<T extends DocData = DocData> {
   async delete(id: string, options: WriteOptions = {}): Promise<StoredDoc<T>> {
     const current = this.#current(id, options);
     this.#docs.delete(id);
-    await this.#persist(() => {
+    await this.#persist({ del: id }, () => {
       if (!this.#docs.has(id)) this.#docs.set(id, current);
     });
     if (current.attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
@@ -180,7 +201,7 @@ export class Collection<T extends DocData = DocData> {
         attachments: { ...current.attachments, [name]: { content_type: contentType, length: size } },
       };
       this.#docs.set(id, doc);
-      await this.#persist(() => {
+      await this.#persist({ put: doc }, () => {
         if (this.#docs.get(id) === doc) this.#docs.set(id, current);
       });
       return doc;
@@ -210,16 +231,18 @@ export class Collection<T extends DocData = DocData> {
       attachments: rest,
     };
     this.#docs.set(id, doc);
-    await this.#persist(() => {
+    await this.#persist({ put: doc }, () => {
       if (this.#docs.get(id) === doc) this.#docs.set(id, current);
     });
     await rm(join(this.#attachmentsDir, id, name), { force: true });
     return doc;
   }
 
-  /** Resolves once every change made so far is on disk. */
+  /** Resolves once every change made so far is folded into the collection file. */
   async flush(): Promise<void> {
-    await (this.#queued ?? this.#inFlight ?? Promise.resolve());
+    if (this.#idleTimer) clearTimeout(this.#idleTimer);
+    this.#idleTimer = null;
+    if (this.#changesSinceSnapshot > 0 || this.#snapshotting) await this.#snapshot();
   }
 
   #current(id: string, options: WriteOptions): StoredDoc<T> {
@@ -231,38 +254,59 @@ export class Collection<T extends DocData = DocData> {
     return current;
   }
 
-  /** Wait for the write that carries the change just made; undo it in memory if that write fails. */
-  async #persist(undo: () => void): Promise<void> {
+  /** Journal the change just made in memory; undo it there if the journal write fails. */
+  async #persist(line: JournalLine, undo: () => void): Promise<void> {
     try {
-      await this.#scheduleWrite();
+      await this.#journal.append(JSON.stringify(line));
     } catch (err) {
       undo();
       throw err;
     }
+    this.#changesSinceSnapshot++;
+    if (this.#changesSinceSnapshot >= SNAPSHOT_EVERY) {
+      this.#snapshot().catch(() => undefined);
+    } else {
+      if (this.#idleTimer) clearTimeout(this.#idleTimer);
+      this.#idleTimer = setTimeout(() => {
+        this.#idleTimer = null;
+        this.#snapshot().catch(() => undefined);
+      }, SNAPSHOT_AFTER_IDLE_MS);
+      this.#idleTimer.unref();
+    }
   }
 
-  #scheduleWrite(): Promise<void> {
-    if (this.#queued) return this.#queued;
-    if (!this.#inFlight) return this.#startWrite();
-    const after = this.#inFlight;
-    this.#queued = after
-      .catch(() => undefined)
-      .then(() => {
-        this.#queued = null;
-        return this.#startWrite();
-      });
-    return this.#queued;
-  }
-
-  #startWrite(): Promise<void> {
+  /**
+   * Rewrite the collection file from memory (lowdb: temp + rename), then drop the journal
+   * generations it now covers. A failed rewrite leaves the journal in place for the next try.
+   */
+  #snapshot(): Promise<void> {
+    if (this.#snapshotting) {
+      this.#snapshotAgain = true;
+      return this.#snapshotting;
+    }
+    const covered = this.#changesSinceSnapshot;
+    this.#changesSinceSnapshot = 0;
+    const { generation, done } = this.#journal.rotate();
     // lowdb serialises synchronously inside write(), so the snapshot can be dropped at once.
-    this.#db.data = { docs: Array.from(this.#docs.values()) };
-    const write = this.#db.write().finally(() => {
-      if (this.#inFlight === write) this.#inFlight = null;
-    });
+    this.#db.data = { docs: Array.from(this.#docs.values()), journal_gen: generation };
+    const write = this.#db.write();
     this.#db.data = { docs: [] };
-    this.#inFlight = write;
-    return write;
+    this.#snapshotting = (async () => {
+      try {
+        await Promise.all([write, done]);
+        await this.#journal.removeBefore(generation);
+      } catch (err) {
+        this.#changesSinceSnapshot += covered;
+        throw err;
+      } finally {
+        this.#snapshotting = null;
+      }
+      if (this.#snapshotAgain) {
+        this.#snapshotAgain = false;
+        await this.#snapshot();
+      }
+    })();
+    return this.#snapshotting;
   }
 }
 

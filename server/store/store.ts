@@ -1,7 +1,7 @@
 // The document store: global collections (accounts, tokens) and one file per account
 // collection under the data directory. It is the only code that touches these files.
 import { join } from "node:path";
-import { mkdir } from "node:fs/promises";
+import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "../clock.js";
 import { Collection, type DocData } from "./collection.js";
 import { ID_PATTERN } from "./ids.js";
@@ -28,7 +28,14 @@ export class Store {
 
   static async open(options: StoreOptions): Promise<Store> {
     await mkdir(options.dir, { recursive: true });
+    await takeLock(options.dir);
     return new Store(options);
+  }
+
+  /** Flush everything, then let another process open this data directory. */
+  async close(): Promise<void> {
+    await this.flush();
+    await rm(join(this.dir, LOCK_FILE), { force: true });
   }
 
   /** A collection shared by all accounts, such as `accounts`. */
@@ -58,6 +65,40 @@ export class Store {
       opening.catch(() => this.#open.delete(file));
     }
     return opening as Promise<Collection<T>>;
+  }
+}
+
+const LOCK_FILE = "switchboard.lock";
+
+/**
+ * One process owns a data directory: two servers writing the same files would undo each other.
+ * A lock left by a process that died is taken over; this process may open the store again.
+ */
+async function takeLock(dir: string): Promise<void> {
+  const file = join(dir, LOCK_FILE);
+  for (let attempt = 0; attempt < 2; attempt++) {
+    try {
+      await writeFile(file, String(process.pid), { flag: "wx" });
+      return;
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+    }
+    const holder = Number((await readFile(file, "utf8").catch(() => "")).trim());
+    if (holder === process.pid) return;
+    if (Number.isInteger(holder) && holder > 0 && processIsAlive(holder)) {
+      throw new Error(`store: the data directory ${dir} is in use by process ${holder}`);
+    }
+    await rm(file, { force: true });
+  }
+  throw new Error(`store: cannot lock the data directory ${dir}`);
+}
+
+function processIsAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === "EPERM";
   }
 }
 

@@ -1,5 +1,5 @@
 import { fork } from "node:child_process";
-import { mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -87,6 +87,7 @@ describe("collection", () => {
     expect(withFile.rev.startsWith("2-")).toBe(true);
     const onDisk = await readFile(join(dir, "accounts", ACCOUNT, "media.attachments", doc.id, "tone.wav"));
     expect(onDisk.equals(bytes)).toBe(true);
+    await store.flush();
     const json = await readFile(join(dir, "accounts", ACCOUNT, "media.json"), "utf8");
     expect(json.length).toBeLessThan(2_000); // never base64 inside the JSON
 
@@ -98,6 +99,33 @@ describe("collection", () => {
     await media.delete(doc.id);
     expect(await readdir(join(dir, "accounts", ACCOUNT, "media.attachments"))).toEqual([]);
     expect(() => media.readAttachment(doc.id, "tone.wav")).toThrow(StoreNotFoundError);
+  });
+
+  it("folds the journal into the collection file on flush, and keeps both consistent", async () => {
+    const store = await Store.open({ dir });
+    const devices = await store.account(ACCOUNT, "devices");
+    const docs = [];
+    for (let i = 0; i < 30; i++) docs.push(await devices.create({ name: `d${i}` }));
+    const folder = join(dir, "accounts", ACCOUNT);
+    expect((await readdir(folder)).some((f) => f.endsWith(".journal"))).toBe(true);
+    await store.flush();
+    expect((await readdir(folder)).filter((f) => f.endsWith(".journal"))).toEqual([]);
+    const file = JSON.parse(await readFile(join(folder, "devices.json"), "utf8")) as { docs: { id: string }[] };
+    expect(file.docs.map((d) => d.id)).toEqual(docs.map((d) => d.id));
+  });
+
+  it("ignores a torn last journal line (a write cut by a crash, never acknowledged)", async () => {
+    const store = await Store.open({ dir });
+    const devices = await store.account(ACCOUNT, "devices");
+    const kept = await devices.create({ name: "kept" });
+    const folder = join(dir, "accounts", ACCOUNT);
+    const journal = (await readdir(folder)).find((f) => f.endsWith(".journal")) ?? "";
+    await appendFile(join(folder, journal), '{"put":{"id":"abc","rev":"1-');
+    const again = await reopen();
+    expect(again.size).toBe(1);
+    expect(again.get(kept.id)?.data.name).toBe("kept");
+    const next = await again.create({ name: "next" });
+    expect((await reopen()).has(next.id)).toBe(true);
   });
 
   it("rejects bad account ids and collection names", async () => {
@@ -131,5 +159,20 @@ describe("collection", () => {
     JSON.parse(await readFile(join(dir, "accounts", ACCOUNT, "devices.json"), "utf8"));
     const more = await devices.create({ name: "after the crash" });
     expect((await reopen()).has(more.id)).toBe(true);
+  });
+});
+
+describe("data directory lock", () => {
+  it("refuses a data directory held by another live process, and takes over a dead one's", async () => {
+    const child = fork(join(import.meta.dirname, "../../fixtures/store-writer.ts"), [dir], {
+      execArgv: ["--import", "tsx"],
+      stdio: ["ignore", "inherit", "inherit", "ipc"],
+    });
+    await new Promise<void>((resolve) => child.once("message", () => resolve()));
+    await expect(Store.open({ dir })).rejects.toThrow(/in use by process/);
+    child.kill("SIGKILL");
+    await new Promise((resolve) => child.once("exit", resolve));
+    const store = await Store.open({ dir });
+    await store.close();
   });
 });

@@ -1,0 +1,146 @@
+// A collection's write-ahead journal: numbered files of JSON lines beside the collection file.
+// A change is acknowledged once its line is appended (one write call per batch, in order); the
+// collection file is rewritten later and the generations it covers are then removed.
+import { appendFile, readFile, readdir, rm } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
+
+interface LineItem {
+  kind: "line";
+  text: string;
+  resolve: () => void;
+  reject: (err: Error) => void;
+}
+
+interface RotateItem {
+  kind: "rotate";
+  generation: number;
+  resolve: () => void;
+}
+
+export interface Replayed {
+  /** Parsed lines, oldest first. */
+  lines: unknown[];
+  /** Lines that could not be parsed: a torn last line from a crash, never acknowledged. */
+  torn: number;
+}
+
+export class Journal {
+  readonly #dir: string;
+  readonly #base: string;
+  readonly #queue: (LineItem | RotateItem)[] = [];
+  /** The newest generation handed out. */
+  #generation = 0;
+  /** The generation the pump is appending to; it catches up with #generation at each marker. */
+  #writing = 0;
+  #pumping = false;
+
+  constructor(collectionFile: string) {
+    this.#dir = dirname(collectionFile);
+    this.#base = basename(collectionFile).replace(/\.json$/, "");
+  }
+
+  get generation(): number {
+    return this.#generation;
+  }
+
+  /**
+   * Read every generation from `from` on, delete the older ones, and start appending to a new
+   * generation (never after a possibly torn line).
+   */
+  async open(from: number): Promise<Replayed> {
+    const generations = await this.#generations();
+    const lines: unknown[] = [];
+    let torn = 0;
+    for (const g of generations) {
+      if (g < from) {
+        await rm(this.#path(g), { force: true });
+        continue;
+      }
+      const text = await readFile(this.#path(g), "utf8");
+      for (const raw of text.split("\n")) {
+        if (raw === "") continue;
+        try {
+          lines.push(JSON.parse(raw));
+        } catch {
+          torn++;
+        }
+      }
+    }
+    this.#generation = Math.max(from, ...generations) + 1;
+    this.#writing = this.#generation;
+    return { lines, torn };
+  }
+
+  /** Append one line; resolves once it is written. */
+  append(line: string): Promise<void> {
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ kind: "line", text: `${line}\n`, resolve, reject });
+      void this.#pump();
+    });
+  }
+
+  /**
+   * Lines appended after this call go to a new generation, whose number is returned at once;
+   * `done` resolves once every earlier line is written.
+   */
+  rotate(): { generation: number; done: Promise<void> } {
+    const generation = this.#generation + 1;
+    this.#generation = generation;
+    const done = new Promise<void>((resolve) => {
+      this.#queue.push({ kind: "rotate", generation, resolve });
+    });
+    void this.#pump();
+    return { generation, done };
+  }
+
+  /** Delete the generations before `generation` (the collection file now covers them). */
+  async removeBefore(generation: number): Promise<void> {
+    for (const g of await this.#generations()) if (g < generation) await rm(this.#path(g), { force: true });
+  }
+
+  async #pump(): Promise<void> {
+    if (this.#pumping) return;
+    this.#pumping = true;
+    try {
+      while (this.#queue.length > 0) {
+        const head = this.#queue[0];
+        if (head?.kind === "rotate") {
+          // Lines queued before the marker went to the old generation; later ones go here.
+          this.#queue.shift();
+          this.#writing = head.generation;
+          head.resolve();
+          continue;
+        }
+        const batch: LineItem[] = [];
+        while (this.#queue[0]?.kind === "line") batch.push(this.#queue.shift() as LineItem);
+        try {
+          await appendFile(this.#path(this.#writing), batch.map((b) => b.text).join(""));
+          for (const b of batch) b.resolve();
+        } catch (err) {
+          for (const b of batch) b.reject(err as Error);
+        }
+      }
+    } finally {
+      this.#pumping = false;
+    }
+  }
+
+  async #generations(): Promise<number[]> {
+    const prefix = `${this.#base}.`;
+    let names: string[];
+    try {
+      names = await readdir(this.#dir);
+    } catch {
+      return [];
+    }
+    return names
+      .filter((n) => n.startsWith(prefix) && n.endsWith(".journal"))
+      .map((n) => Number(n.slice(prefix.length, -".journal".length)))
+      .filter((g) => Number.isInteger(g) && g >= 0)
+      .sort((a, b) => a - b);
+  }
+
+  #path(generation: number): string {
+    return join(this.#dir, `${this.#base}.${generation}.journal`);
+  }
+}
