@@ -1,0 +1,80 @@
+// Serve mode as a user runs it: the built out/main/server.js on port 0 with a fresh data dir.
+import { request } from "node:http";
+import { mkdtemp, readdir, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { Store } from "../../server/store/index.js";
+import { serve, type Served } from "../helpers/serve.js";
+
+let served: Served;
+let dataDir: string;
+let startMs: number;
+
+function rawGet(url: string, headers: Record<string, string>): Promise<number> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port, path: "/", headers, setHost: !("Host" in headers) }, (res) => {
+      res.resume();
+      resolve(res.statusCode ?? 0);
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+beforeAll(async () => {
+  dataDir = await mkdtemp(join(tmpdir(), "sb-serve-"));
+  const t0 = performance.now();
+  // The issue's bar: serve mode is up on port 0 with a fresh data dir within 3 s.
+  served = await serve({ args: ["--data-dir", dataDir], timeoutMs: 3_000 });
+  startMs = performance.now() - t0;
+});
+
+afterAll(async () => {
+  await served.stop();
+  await rm(dataDir, { recursive: true, force: true });
+});
+
+describe("serve mode", () => {
+  it("starts within 3 s on a random port and serves the built renderer", async () => {
+    expect(startMs).toBeLessThan(3_000);
+    expect(served.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    const res = await fetch(`${served.url}/`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toContain("text/html");
+    const html = await res.text();
+    expect(html).toContain('id="root"');
+    const script = /src="\.?(\/assets\/[^"]+\.js)"/.exec(html)?.[1];
+    expect(script).toBeDefined();
+    const js = await fetch(`${served.url}${script ?? ""}`);
+    expect(js.status).toBe(200);
+    expect(js.headers.get("content-type")).toContain("javascript");
+  });
+
+  it("prints the URL and the demo logins", () => {
+    expect(served.output()).toContain(`Switchboard is serving ${served.url}`);
+    expect(served.output()).toMatch(/demo account "demo", password "switchboard" for users: admin, agent1, agent2, agent3, supervisor/);
+  });
+
+  it("refuses a forged Host with 421 and a foreign Origin with 403", async () => {
+    expect(await rawGet(served.url, { Host: "rebind.example:80" })).toBe(421);
+    expect(await rawGet(served.url, { Origin: "http://evil.example" })).toBe(403);
+    expect(await rawGet(served.url, { Origin: served.url })).toBe(200);
+  });
+
+  it("seeded the demo data, and stops cleanly on SIGTERM with everything flushed", async () => {
+    await served.stop();
+    const files = await readdir(dataDir, { recursive: true });
+    expect(files.filter((f) => f.endsWith(".journal"))).toEqual([]);
+    expect(files).not.toContain("switchboard.lock");
+    const store = await Store.open({ dir: dataDir });
+    const demo = (await store.global("accounts")).all().find((a) => a.data.name === "demo");
+    expect(demo).toBeDefined();
+    const users = (await store.account(demo?.id ?? "", "users")).all().map((u) => u.data.username);
+    expect(users.sort()).toEqual(["admin", "agent1", "agent2", "agent3", "supervisor"]);
+    expect((await store.account(demo?.id ?? "", "devices")).size).toBe(5);
+    await store.close();
+  });
+});
