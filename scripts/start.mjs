@@ -10,7 +10,7 @@ if (build.status !== 0) {
 }
 
 const args = process.argv.slice(2);
-const electron = findElectronBinary();
+const electron = findElectronBinary().path;
 const child = electron
   ? spawn(electron, [".", ...args], { stdio: "inherit" })
   : (console.log("Electron binary not found (it cannot be downloaded here); running serve mode instead."),

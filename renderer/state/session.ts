@@ -1,0 +1,115 @@
+// The session slice: who is signed in (account, user, token, ids), the sign-in attempt in flight
+// and its error, and the account name and username remembered on this computer between visits.
+import type { StateCreator } from "zustand/vanilla";
+import { ApiRequestError, type AuthApi, type Credentials } from "../api/client.js";
+import type { AppState } from "./store.js";
+import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
+
+export interface SignedInSession {
+  accountName: string;
+  username: string;
+  token: string;
+  accountId: string;
+  ownerId: string;
+}
+
+export interface RememberedLogin {
+  accountName: string;
+  username: string;
+}
+
+export interface SessionSlice {
+  session: SignedInSession | null;
+  signingIn: boolean;
+  /** Why the last sign-in failed, in words for the agent; null when it did not. */
+  signInError: string | null;
+  remembered: RememberedLogin | null;
+  /** Resolves true when signed in. `remember` keeps (or forgets) the account and username. */
+  signIn(credentials: Credentials, options: { remember: boolean }): Promise<boolean>;
+  signOut(): void;
+}
+
+export interface SessionDeps {
+  storage: KeyValueStorage;
+  auth: AuthApi;
+}
+
+const REMEMBERED_KEY = "switchboard.remembered";
+
+export function createSessionSlice(deps: SessionDeps): StateCreator<AppState, [], [], SessionSlice> {
+  // Bumped by every sign-in and sign-out, so an answer that arrives after the agent gave up
+  // (signed out, or tried again) cannot sign them in behind their back.
+  let attempt = 0;
+
+  return (set, get) => ({
+    session: null,
+    signingIn: false,
+    signInError: null,
+    remembered: parseRemembered(readStored(deps.storage, REMEMBERED_KEY)),
+
+    async signIn(credentials, options) {
+      const accountName = credentials.accountName.trim();
+      const username = credentials.username.trim();
+      if (accountName === "" || username === "" || credentials.password === "") {
+        set({ signInError: "Enter the account name, username and password." });
+        return false;
+      }
+      const mine = ++attempt;
+      const serverUrl = get().serverUrl;
+      set({ signingIn: true, signInError: null });
+      try {
+        const grant = await deps.auth.signIn(serverUrl, { accountName, username, password: credentials.password });
+        if (mine !== attempt) return false;
+        const remembered = options.remember ? { accountName, username } : null;
+        writeStored(deps.storage, REMEMBERED_KEY, remembered);
+        set({
+          session: { accountName: grant.accountName, username, token: grant.token, accountId: grant.accountId, ownerId: grant.ownerId },
+          signingIn: false,
+          remembered,
+        });
+        return true;
+      } catch (error) {
+        if (mine === attempt) set({ signingIn: false, signInError: signInErrorText(error, serverUrl) });
+        return false;
+      }
+    },
+
+    signOut() {
+      attempt++;
+      const session = get().session;
+      set({ session: null, signingIn: false, signInError: null });
+      // Revoking is a courtesy to the server; the console is signed out whatever it answers.
+      if (session !== null) deps.auth.signOut(get().serverUrl, session.token).catch(() => undefined);
+    },
+  });
+}
+
+export function signInErrorText(error: unknown, serverUrl: string): string {
+  if (!(error instanceof ApiRequestError)) return "Sign-in failed unexpectedly. Try again.";
+  if (error.kind === "network") return `Cannot reach the server at ${serverUrl}. Check that it is running and the address is right.`;
+  if (error.kind === "malformed") return `The server at ${serverUrl} gave an answer the console does not understand.`;
+  switch (error.status) {
+    case 400:
+      return "The server refused the sign-in request as invalid.";
+    case 401:
+      return "The account name, username or password is not right.";
+    case 403:
+      return "This account is not allowed to sign in here.";
+    case 404:
+    case 405:
+      return `The server at ${serverUrl} does not offer sign-in (no /v2/user_auth). Check the server address.`;
+    case 429:
+      return "Too many sign-in attempts. Wait a minute and try again.";
+    default:
+      return error.status >= 500
+        ? `The server had a problem signing you in (${error.status}${error.code ? ` ${error.code}` : ""}). Try again.`
+        : `Sign-in failed (${error.status}${error.code ? ` ${error.code}` : ""}).`;
+  }
+}
+
+function parseRemembered(value: unknown): RememberedLogin | null {
+  if (typeof value !== "object" || value === null) return null;
+  const accountName: unknown = Reflect.get(value, "accountName");
+  const username: unknown = Reflect.get(value, "username");
+  return typeof accountName === "string" && typeof username === "string" ? { accountName, username } : null;
+}

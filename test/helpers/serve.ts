@@ -1,0 +1,96 @@
+// Runs the built headless server (out/main/server.js) on a free port with a fresh data directory,
+// for tests that need the real thing over HTTP; stop() ends it and removes the directory.
+import { spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+export const REPO_ROOT = fileURLToPath(new URL("../..", import.meta.url));
+export const SERVER_ENTRY = join(REPO_ROOT, "out/main/server.js");
+
+export interface ServeOptions {
+  /** Extra command-line arguments after --port 0 --data-dir D. */
+  args?: string[];
+  /** How long to wait for the URL line. */
+  timeoutMs?: number;
+}
+
+export interface Served {
+  url: string;
+  dataDir: string;
+  /** Everything the server printed so far, for failure messages. */
+  output(): string;
+  stop(): Promise<void>;
+}
+
+// Port 0 itself must not count: only the port the server really listens on.
+const URL_LINE = /http:\/\/127\.0\.0\.1:[1-9]\d*/;
+
+// Preloaded into the server: when the test process's end of the server's stdin closes, the server
+// shuts itself down. A test worker that dies without stop() (crashed, killed, or ended by the
+// runner before afterAll) would otherwise leave an orphan holding a port; an "exit" handler in
+// the worker is not enough, since a worker ended by a signal never runs it.
+const END_WITH_PARENT = `data:text/javascript,${encodeURIComponent(
+  'process.stdin.on("end", () => process.kill(process.pid, "SIGTERM")); process.stdin.resume();',
+)}`;
+const STOP_GRACE_MS = 10_000;
+
+export async function serve(options: ServeOptions = {}): Promise<Served> {
+  if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run npm run build first`);
+  const timeoutMs = options.timeoutMs ?? 20_000;
+  const dataDir = await mkdtemp(join(tmpdir(), "switchboard-test-"));
+  const args = ["--import", END_WITH_PARENT, SERVER_ENTRY, "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])];
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
+
+  let output = "";
+  const exited = new Promise<string>((resolve) => {
+    child.once("exit", (code, signal) => resolve(signal ?? `code ${code ?? "?"}`));
+  });
+
+  const removeDataDir = () => rm(dataDir, { recursive: true, force: true });
+
+  async function stop(): Promise<void> {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGTERM");
+      const timer = setTimeout(() => child.kill("SIGKILL"), STOP_GRACE_MS);
+      await exited;
+      clearTimeout(timer);
+    }
+    await removeDataDir();
+  }
+
+  let url: string;
+  try {
+    url = await new Promise<string>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`server printed no URL within ${timeoutMs} ms; its output:\n${output}`)),
+        timeoutMs,
+      );
+      const onOutput = (chunk: Buffer) => {
+        output += chunk.toString("utf8");
+        const match = URL_LINE.exec(output);
+        if (match) {
+          clearTimeout(timer);
+          resolve(match[0]);
+        }
+      };
+      child.stdout.on("data", onOutput);
+      child.stderr.on("data", onOutput);
+      child.once("error", (err) => {
+        clearTimeout(timer);
+        reject(err);
+      });
+      void exited.then((how) => {
+        clearTimeout(timer);
+        reject(new Error(`server exited (${how}) before printing its URL; its output:\n${output}`));
+      });
+    });
+  } catch (err) {
+    await stop();
+    throw err;
+  }
+
+  return { url, dataDir, output: () => output, stop };
+}
