@@ -22,6 +22,8 @@ export interface ServerConfig {
   /** Origins of consoles served elsewhere that may use this server. */
   allowOrigins: string[];
   logLevel: LogLevel;
+  /** Seconds a token lives without use (each use slides the window). */
+  tokenTtlS?: number;
   clock?: Clock;
   random?: RandomSource;
 }
@@ -89,6 +91,12 @@ export function parseArgs(argv: readonly string[], defaults: ServerConfig): Serv
           throw new ConfigError(`--allow-origin must be an origin such as http://host:port, not ${v}`);
         }
         config.allowOrigins.push(url.origin);
+        break;
+      }
+      case "--token-ttl": {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) < 1) throw new ConfigError(`--token-ttl must be a whole number of seconds, not ${v}`);
+        config.tokenTtlS = Number(v);
         break;
       }
       case "--log-level": {

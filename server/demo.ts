@@ -1,11 +1,12 @@
 // The demo account seeded on first run, so the console works at once: users, their softphones,
 // two queues, callflows, feature codes and hold music. Idempotent: each piece is found by its
 // natural key (username, device name, queue name, number, media name) and made only if missing.
-import { createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { DocData, Store } from "./store/index.js";
+import { credentialHashes } from "./auth/credentials.js";
 
 export const DEMO_ACCOUNT_NAME = "demo";
 export const DEMO_PASSWORD = "switchboard";
@@ -41,15 +42,6 @@ const FEATURE_CODES = [
 ] as const;
 
 export const HOLD_MUSIC_FILE = "hold-music.wav";
-
-/** Kazoo's credential hashes of `lowercase(username):password`; the clear password is never kept. */
-export function credentialHashes(username: string, password: string): { pvt_md5_auth: string; pvt_sha1_auth: string } {
-  const text = `${username.toLowerCase()}:${password}`;
-  return {
-    pvt_md5_auth: createHash("md5").update(text).digest("hex"),
-    pvt_sha1_auth: createHash("sha1").update(text).digest("hex"),
-  };
-}
 
 export async function seedDemo(store: Store, options: { assetsDir: string; logger: Logger }): Promise<string> {
   const accounts = await store.global("accounts");

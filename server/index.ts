@@ -7,6 +7,9 @@ import { DEFAULT_PORT, LOOPBACK, type ServerConfig } from "./config.js";
 import { buildApp } from "./http/app.js";
 import { Store } from "./store/index.js";
 import { seedDemo } from "./demo.js";
+import { AuthService } from "./auth/index.js";
+import { registerApi } from "./api/index.js";
+import type { EndpointSpec } from "./http/endpoint.js";
 
 export interface RunningServer {
   url: string;
@@ -17,6 +20,7 @@ export interface RunningServer {
   close(): Promise<void>;
 }
 
+const DEFAULT_TOKEN_TTL_S = 3600;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
@@ -25,6 +29,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const logger = pino({ level: config.logLevel, base: { service: "switchboard" } });
   const store = await Store.open({ dir: config.dataDir, clock, random });
   if (config.demo) await seedDemo(store, { assetsDir: config.assetsDir, logger });
+
+  const auth = await AuthService.open(store, { tokenTtlS: config.tokenTtlS ?? DEFAULT_TOKEN_TTL_S });
 
   const port = await choosePort(config, logger);
   let listening = port;
@@ -36,6 +42,15 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     allowOrigins: config.allowOrigins,
     port: () => listening,
     rendererDir: config.rendererDir,
+  });
+  const catalogue: EndpointSpec[] = [];
+  registerApi(app, {
+    clock,
+    auth,
+    catalogue,
+    store,
+    collection: (accountId, name) => store.account(accountId, name),
+    global: (name) => store.global(name),
   });
   if (!LOOPBACK_HOSTS.has(config.host)) {
     logger.warn(

@@ -4,6 +4,7 @@ import { existsSync } from "node:fs";
 import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from "fastify";
 import fastifyStatic from "@fastify/static";
 import type { Clock, RandomSource } from "../clock.js";
+import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
 import { registerGuard } from "./guard.js";
 
@@ -43,6 +44,19 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.setNotFoundHandler((request, reply) => {
     const err = new ApiError("not_found", { path: request.url.split("?")[0] ?? "" });
     return reply.status(err.status).send(errorEnvelope(err, request.id, new Date(options.clock.now())));
+  });
+
+  // JSON bodies: an empty body is an empty envelope; bad JSON is a 400 naming `json`; keys that
+  // would poison prototypes are dropped.
+  app.removeContentTypeParser("application/json");
+  app.addContentTypeParser(/^application\/(.+\+)?json/, { parseAs: "string" }, (_request, body, done) => {
+    const text = typeof body === "string" ? body : body.toString("utf8");
+    if (text.trim() === "") return done(null, {});
+    try {
+      done(null, secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" }));
+    } catch {
+      done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
+    }
   });
 
   registerGuard(app, { hosts: options.hosts, allowOrigins: options.allowOrigins, port: options.port });

@@ -88,4 +88,50 @@ describe("login view", () => {
     expect(await page.getByLabel("Username", { exact: true }).inputValue()).toBe("NoBody");
     await page.screenshot({ path: join(SCREENSHOTS, "login-error.png") });
   });
+
+  it("signs in to the console frame and signs out again, remembering the account and username", async () => {
+    const { page, server } = await openConsole();
+    // The token the console got from the real /v2/user_auth, read off the wire.
+    let token = "";
+    page.on("response", (res) => {
+      if (res.url().endsWith("/v2/user_auth") && res.status() === 201) {
+        void res.json().then((body: { auth_token: string }) => (token = body.auth_token));
+      }
+    });
+    await page.getByLabel("Account name", { exact: true }).fill("demo");
+    await page.getByLabel("Username", { exact: true }).fill("agent1");
+    await page.getByLabel("Password", { exact: true }).fill("switchboard");
+    await page.getByRole("button", { name: "Sign in" }).click();
+
+    await page.getByRole("button", { name: "Sign out" }).waitFor();
+    expect(new URL(page.url()).hash).toBe("#/");
+    const header = await page.getByRole("banner").innerText();
+    expect(header).toContain("agent1");
+    expect(header).toContain("demo");
+    const nav = page.getByRole("navigation", { name: "Console views" });
+    for (const view of ["Agent", "Queues", "Recordings", "Texting", "Supervisor", "Admin", "Settings"]) {
+      const entry = nav.getByText(view, { exact: true });
+      expect(await entry.isVisible(), view).toBe(true);
+    }
+    // Placeholders, not links: nothing in the nav can be followed yet.
+    expect(await nav.getByRole("link").count()).toBe(0);
+    expect(await nav.getByText("Coming soon").count()).toBe(7);
+    await page.screenshot({ path: join(SCREENSHOTS, "console.png") });
+
+    await page.getByRole("button", { name: "Sign out" }).click();
+    await page.getByRole("heading", { name: "Sign in to Switchboard" }).waitFor();
+    // The console revoked its token on the real server: it no longer opens anything.
+    expect(token).toMatch(/^[0-9a-f]{64}$/);
+    const after = await fetch(`${server.url}/v2/token_auth`, { headers: { "X-Auth-Token": token } });
+    expect(after.status).toBe(401);
+    expect(await page.getByLabel("Account name", { exact: true }).inputValue()).toBe("demo");
+    expect(await page.getByLabel("Username", { exact: true }).inputValue()).toBe("agent1");
+    expect(await page.getByLabel("Password", { exact: true }).inputValue()).toBe("");
+
+    // The console is out of reach once signed out, and the remembered login survives a reload.
+    await page.goto(`${new URL(page.url()).origin}/#/`);
+    await page.waitForURL(/#\/login$/);
+    await page.getByRole("heading", { name: "Sign in to Switchboard" }).waitFor();
+    expect(await page.getByLabel("Username", { exact: true }).inputValue()).toBe("agent1");
+  });
 });

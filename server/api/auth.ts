@@ -1,0 +1,152 @@
+// Authentication endpoints: PUT /v2/user_auth (credentials hash), PUT /v2/api_auth (account API
+// key), GET and DELETE /v2/token_auth (describe, revoke), GET /v2/accounts/{id}/api_key.
+import type { FastifyInstance } from "fastify";
+import { toGregorianSeconds } from "../clock.js";
+import { ApiError } from "../http/errors.js";
+import { registerEndpoint, type Ctx, type Outcome } from "../http/endpoint.js";
+import { dataObject } from "../http/resource.js";
+import { validate, type JsonSchema } from "../http/validation.js";
+import type { LoginResult } from "../auth/index.js";
+import type { ApiDeps } from "./deps.js";
+
+const userAuthSchema: JsonSchema = {
+  type: "object",
+  required: ["credentials"],
+  properties: {
+    credentials: { type: "string", pattern: "^([0-9a-fA-F]{32}|[0-9a-fA-F]{40})$" },
+    method: { type: "string", enum: ["md5", "sha"] },
+    account_name: { type: "string", minLength: 1, maxLength: 128 },
+    account_realm: { type: "string", minLength: 1, maxLength: 253 },
+    phone_number: { type: "string", minLength: 1, maxLength: 32 },
+  },
+  anyOf: [{ required: ["account_name"] }, { required: ["account_realm"] }, { required: ["phone_number"] }],
+};
+
+const apiAuthSchema: JsonSchema = {
+  type: "object",
+  required: ["api_key"],
+  properties: { api_key: { type: "string", minLength: 1, maxLength: 256 } },
+};
+
+export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
+  const login = async (ctx: Ctx, client: string, attempt: () => Promise<LoginResult | null>): Promise<Outcome> => {
+    const wait = deps.auth.throttle.waitFor(client);
+    if (wait > 0) {
+      ctx.reply.header("Retry-After", String(Math.ceil(wait / 1000)));
+      throw new ApiError("too_many_requests", { retry_after_s: Math.ceil(wait / 1000) });
+    }
+    const result = await attempt();
+    if (!result) {
+      deps.auth.throttle.failed(client);
+      throw new ApiError("invalid_credentials", { credentials: { invalid: { message: "invalid credentials" } } });
+    }
+    deps.auth.throttle.succeeded(client);
+    const account = result.account;
+    return {
+      status: 201,
+      authToken: result.token,
+      data: {
+        account_id: account.id,
+        owner_id: result.user?.id ?? null,
+        apps: [],
+        language: typeof account.data.language === "string" ? account.data.language : "en-US",
+        is_reseller: false,
+        reseller_id: account.id,
+        account_name: account.data.name,
+      },
+    };
+  };
+
+  registerEndpoint(app, deps, {
+    path: "/v2/user_auth",
+    access: "public",
+    tag: "auth",
+    verbs: {
+      PUT: {
+        summary: "Log in with md5 (or sha1) of lowercase(username):password and an account name, realm or number",
+        body: userAuthSchema,
+        handler: async (ctx) => {
+          const data = dataObject(ctx);
+          validate(userAuthSchema, data);
+          const account = String(data.account_name ?? data.account_realm ?? data.phone_number ?? "").toLowerCase();
+          return login(ctx, `${ctx.request.ip}|${account}`, () =>
+            deps.auth.userLogin({
+              credentials: String(data.credentials),
+              method: typeof data.method === "string" ? data.method : undefined,
+              account_name: typeof data.account_name === "string" ? data.account_name : undefined,
+              account_realm: typeof data.account_realm === "string" ? data.account_realm : undefined,
+              phone_number: typeof data.phone_number === "string" ? data.phone_number : undefined,
+            }),
+          );
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: "/v2/api_auth",
+    access: "public",
+    tag: "auth",
+    verbs: {
+      PUT: {
+        summary: "Log in with the account's API key",
+        body: apiAuthSchema,
+        handler: async (ctx) => {
+          const data = dataObject(ctx);
+          validate(apiAuthSchema, data);
+          return login(ctx, `${ctx.request.ip}|api_key`, () => deps.auth.apiLogin(String(data.api_key)));
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: "/v2/token_auth",
+    access: "token",
+    tag: "auth",
+    verbs: {
+      GET: {
+        summary: "Describe the token used",
+        handler: async (ctx) => {
+          const t = ctx.auth ? await deps.auth.describe(ctx.auth.token) : null;
+          if (!t || !ctx.auth) throw new ApiError("invalid_credentials");
+          return {
+            data: {
+              account_id: t.account_id,
+              owner_id: t.owner_id,
+              method: t.method,
+              is_admin: ctx.auth.isAdmin,
+              created: t.created,
+              last_used: toGregorianSeconds(t.last_used),
+              expires_in: t.expires_in,
+            },
+          };
+        },
+      },
+      DELETE: {
+        summary: "Revoke the token used",
+        handler: async (ctx) => {
+          if (ctx.auth) await deps.auth.tokens.revoke(ctx.auth.token);
+          return { data: {} };
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/api_key",
+    access: "account",
+    tag: "accounts",
+    verbs: {
+      GET: {
+        summary: "Show the account's API key (admins)",
+        admin: true,
+        handler: async (ctx) => {
+          const account = (await deps.global("accounts")).get(ctx.params.account_id ?? "");
+          if (!account) throw new ApiError("bad_identifier", { cause: ctx.params.account_id });
+          return { data: { api_key: account.data.pvt_api_key } };
+        },
+      },
+    },
+  });
+}

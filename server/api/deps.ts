@@ -1,0 +1,12 @@
+// What every api/ module is given: the endpoint plumbing, the account collections, and the
+// services it calls.
+import type { AuthService } from "../auth/index.js";
+import type { ResourceDeps } from "../http/resource.js";
+import type { Collection, Store } from "../store/index.js";
+
+export interface ApiDeps extends ResourceDeps {
+  auth: AuthService;
+  /** A global collection (accounts). */
+  global(name: string): Promise<Collection>;
+  store: Store;
+}

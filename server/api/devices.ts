@@ -1,0 +1,139 @@
+// /v2/accounts/{account_id}/devices: phones, softphones and other endpoints of an account.
+// Defaults and list rows as the hosted service shapes them; SIP credentials generated when absent.
+import type { FastifyInstance } from "fastify";
+import { fieldError, type JsonSchema } from "../http/validation.js";
+import { registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
+import type { StoredDoc } from "../store/index.js";
+import type { ApiDeps } from "./deps.js";
+
+export const DEVICE_TYPES = ["sip_device", "softphone", "cellphone", "smartphone", "landline", "fax", "sip_uri", "ata"] as const;
+const CODECS_AUDIO = ["PCMU", "PCMA", "G722", "G729", "OPUS", "speex", "CELT"];
+const CODECS_VIDEO = ["H261", "H263", "H264", "VP8", "VP9"];
+
+const objectField = { type: "object" };
+
+export const deviceSchema: JsonSchema = {
+  type: "object",
+  required: ["name"],
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 128 },
+    enabled: { type: "boolean" },
+    device_type: { type: "string", enum: [...DEVICE_TYPES] },
+    owner_id: { type: "string", pattern: "^[0-9a-f]{32}$" },
+    exclude_from_queues: { type: "boolean" },
+    mac_address: { type: "string", pattern: "^(([0-9a-fA-F]{2}[:-]?){5}[0-9a-fA-F]{2})?$" },
+    flags: { type: "array", items: { type: "string", maxLength: 64 } },
+    call_restriction: objectField,
+    caller_id: objectField,
+    contact_list: objectField,
+    dial_plan: objectField,
+    music_on_hold: objectField,
+    ringtones: objectField,
+    call_recording: objectField,
+    mwi_unsolicited_updates: { type: "boolean" },
+    register_overwrite_notify: { type: "boolean" },
+    suppress_unregister_notifications: { type: "boolean" },
+    media: {
+      type: "object",
+      properties: {
+        audio: { type: "object", properties: { codecs: { type: "array", items: { type: "string", enum: CODECS_AUDIO } } } },
+        video: { type: "object", properties: { codecs: { type: "array", items: { type: "string", enum: CODECS_VIDEO } } } },
+        encryption: {
+          type: "object",
+          properties: {
+            enforce_security: { type: "boolean" },
+            methods: { type: "array", items: { type: "string", enum: ["srtp", "zrtp"] } },
+          },
+        },
+      },
+    },
+    sip: {
+      type: "object",
+      properties: {
+        method: { type: "string", enum: ["password", "ip"] },
+        invite_format: { type: "string", enum: ["contact", "username", "npan", "1npan", "e164", "route"] },
+        registration_expiration: { type: "integer", minimum: 0, maximum: 86400 },
+        username: { type: "string", minLength: 1, maxLength: 64, pattern: "^[A-Za-z0-9_.+-]+$" },
+        password: { type: "string", minLength: 1, maxLength: 64 },
+        ip: { type: "string", maxLength: 64 },
+        realm: { type: "string", maxLength: 253 },
+      },
+    },
+  },
+};
+
+export function deviceDefaults(data: Data, hex: (bytes: number) => string): Data {
+  const media = (data.media ?? {}) as Data;
+  const sip = (data.sip ?? {}) as Data;
+  // The hosted service's misspelt key is accepted on input; the stored key is the correct one.
+  const mwi = data.mwi_unsolicited_updates ?? data.mwi_unsolicitated_updates ?? true;
+  const out: Data = {
+    enabled: true,
+    device_type: "sip_device",
+    exclude_from_queues: false,
+    call_restriction: {},
+    caller_id: {},
+    contact_list: {},
+    dial_plan: {},
+    music_on_hold: {},
+    ringtones: {},
+    ...data,
+    mwi_unsolicited_updates: mwi,
+    media: {
+      ...media,
+      audio: { codecs: ["PCMU"], ...(media.audio as Data | undefined) },
+      video: { codecs: [], ...(media.video as Data | undefined) },
+      encryption: { enforce_security: false, methods: [], ...(media.encryption as Data | undefined) },
+    },
+    sip: {
+      method: "password",
+      invite_format: "contact",
+      registration_expiration: 300,
+      ...sip,
+      username: sip.username ?? `user_${hex(4)}`,
+      password: sip.password ?? hex(12),
+    },
+  };
+  delete out.mwi_unsolicitated_updates;
+  // `sync` asks for a reboot of the phone on this write; it is an instruction, not a field.
+  delete out.sync;
+  return out;
+}
+
+export function deviceRow(doc: StoredDoc): Data {
+  const d = doc.data;
+  return {
+    id: doc.id,
+    name: d.name,
+    username: (d.sip as Data | undefined)?.username,
+    mac_address: d.mac_address ?? "",
+    owner_id: d.owner_id,
+    enabled: d.enabled,
+    device_type: d.device_type,
+    flags: d.flags ?? [],
+  };
+}
+
+export function registerDevices(app: FastifyInstance, deps: ApiDeps): void {
+  const hex = (bytes: number) => deps.store.random.bytes(bytes).toString("hex");
+  registerDocResource(app, deps, {
+    name: "devices",
+    collection: "devices",
+    schema: deviceSchema,
+    verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
+    adminWrites: true,
+    prepare: (data) => deviceDefaults(data, hex),
+    check: async (data: Data, ctx: WriteCtx) => {
+      const username = String((data.sip as Data).username).toLowerCase();
+      const clash = ctx.collection
+        .all()
+        .find((d) => d.id !== ctx.existing?.id && String((d.data.sip as Data | undefined)?.username ?? "").toLowerCase() === username);
+      if (clash) throw fieldError("sip.username", "unique", "SIP username already in use", (data.sip as Data).username);
+      if (typeof data.owner_id === "string") {
+        const users = await deps.collection(ctx.accountId, "users");
+        if (!users.has(data.owner_id)) throw fieldError("owner_id", "not_found", "no user with this id", data.owner_id);
+      }
+    },
+    row: deviceRow,
+  });
+}

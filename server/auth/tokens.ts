@@ -1,0 +1,101 @@
+// Auth tokens: opaque random strings, stored only as their sha256 in the global `auth_tokens`
+// collection so the data files never hold a usable token. A token expires after `ttlS` seconds
+// without use; each use slides the window (persisted at most every tenth of the window, so busy
+// clients do not turn every request into a write). Tokens survive a server restart.
+import { createHash } from "node:crypto";
+import type { Clock, RandomSource } from "../clock.js";
+import type { Collection, Store } from "../store/index.js";
+
+export type AuthMethod = "user_auth" | "api_auth";
+
+export type TokenRecord = {
+  account_id: string;
+  owner_id: string | null;
+  method: AuthMethod;
+  /** Unix ms of the last use. */
+  last_used: number;
+};
+
+export type NewToken = Pick<TokenRecord, "account_id" | "owner_id" | "method">;
+
+export interface VerifiedToken extends TokenRecord {
+  token: string;
+  /** Seconds left before the token expires if not used again. */
+  expires_in: number;
+  /** Gregorian seconds. */
+  created: number;
+}
+
+export class TokenService {
+  readonly #lastUsed = new Map<string, number>();
+
+  private constructor(
+    private readonly tokens: Collection<TokenRecord>,
+    private readonly clock: Clock,
+    private readonly random: RandomSource,
+    readonly ttlS: number,
+  ) {}
+
+  static async open(store: Store, options: { ttlS: number }): Promise<TokenService> {
+    const tokens = await store.global<TokenRecord>("auth_tokens");
+    const service = new TokenService(tokens, store.clock, store.random, options.ttlS);
+    await service.purgeExpired();
+    return service;
+  }
+
+  async issue(record: NewToken): Promise<string> {
+    const token = this.random.bytes(32).toString("hex");
+    await this.tokens.create({ ...record, last_used: this.clock.now() }, { id: hash(token) });
+    return token;
+  }
+
+  /** The token's record if it is live (and slides its window), else null. */
+  async verify(token: string): Promise<VerifiedToken | null> {
+    if (!/^[0-9a-f]{64}$/.test(token)) return null;
+    const id = hash(token);
+    const doc = this.tokens.get(id);
+    if (!doc) return null;
+    const now = this.clock.now();
+    const last = this.#lastUsed.get(id) ?? doc.data.last_used;
+    if (now - last > this.ttlS * 1000) {
+      this.#lastUsed.delete(id);
+      await this.tokens.delete(id).catch(() => undefined);
+      return null;
+    }
+    this.#lastUsed.set(id, now);
+    if (now - doc.data.last_used > (this.ttlS * 1000) / 10) {
+      await this.tokens.update(id, { ...doc.data, last_used: now }).catch(() => undefined);
+    }
+    return { ...doc.data, token, expires_in: this.ttlS, created: doc.created };
+  }
+
+  async revoke(token: string): Promise<void> {
+    const id = hash(token);
+    this.#lastUsed.delete(id);
+    if (this.tokens.has(id)) await this.tokens.delete(id);
+  }
+
+  /** Revoke every token of one user (password change, user deleted). */
+  async revokeOwner(accountId: string, ownerId: string): Promise<void> {
+    for (const doc of this.tokens.all()) {
+      if (doc.data.account_id === accountId && doc.data.owner_id === ownerId) {
+        this.#lastUsed.delete(doc.id);
+        await this.tokens.delete(doc.id);
+      }
+    }
+  }
+
+  async purgeExpired(): Promise<void> {
+    const now = this.clock.now();
+    for (const doc of this.tokens.all()) {
+      if (now - (this.#lastUsed.get(doc.id) ?? doc.data.last_used) > this.ttlS * 1000) {
+        this.#lastUsed.delete(doc.id);
+        await this.tokens.delete(doc.id);
+      }
+    }
+  }
+}
+
+function hash(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}

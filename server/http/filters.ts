@@ -1,0 +1,74 @@
+// The query-string filters of the hosted API, AND-combined: filter_KEY, filter_not_KEY,
+// has_key, key_missing, has_value, missing_value, created_from/to, modified_from/to.
+// KEY may be a dotted path into the document.
+import { ApiError } from "./errors.js";
+
+export interface Filterable {
+  id: string;
+  created: number;
+  modified: number;
+  data: Record<string, unknown>;
+}
+
+export type Predicate = (doc: Filterable) => boolean;
+
+/** Parameters that are not filters (paging, tunnels, auth). */
+const NOT_FILTERS = new Set(["page_size", "start_key", "paginate", "verb", "accept", "auth_token", "ascending", "descending", "inline"]);
+
+export function filterFromQuery(query: Record<string, string>): Predicate {
+  const tests: Predicate[] = [];
+  for (const [param, value] of Object.entries(query)) {
+    if (NOT_FILTERS.has(param)) continue;
+    if (param.startsWith("filter_not_")) {
+      const key = param.slice("filter_not_".length);
+      tests.push((d) => !matches(lookup(d, key), value));
+    } else if (param.startsWith("filter_")) {
+      const key = param.slice("filter_".length);
+      tests.push((d) => matches(lookup(d, key), value));
+    } else if (param === "has_key") {
+      tests.push((d) => lookup(d, value) !== undefined);
+    } else if (param === "key_missing") {
+      tests.push((d) => lookup(d, value) === undefined);
+    } else if (param === "has_value") {
+      tests.push((d) => !isEmpty(lookup(d, value)));
+    } else if (param === "missing_value") {
+      tests.push((d) => isEmpty(lookup(d, value)));
+    } else if (param === "created_from" || param === "created_to" || param === "modified_from" || param === "modified_to") {
+      const bound = Number(value);
+      if (!/^\d+$/.test(value)) {
+        throw new ApiError("validation_error", { [param]: { type: { message: "Value is not of type integer", value } } });
+      }
+      const field = param.startsWith("created") ? "created" : "modified";
+      const from = param.endsWith("_from");
+      tests.push((d) => (from ? d[field] >= bound : d[field] <= bound));
+    }
+  }
+  return (doc) => tests.every((t) => t(doc));
+}
+
+function lookup(doc: Filterable, key: string): unknown {
+  if (key === "id") return doc.id;
+  let value: unknown = doc.data;
+  for (const part of key.split(".")) {
+    if (typeof value !== "object" || value === null || !Object.hasOwn(value, part)) return undefined;
+    value = (value as Record<string, unknown>)[part];
+  }
+  return value;
+}
+
+/** A query value is a string; compare it to a document value of any scalar type. */
+function matches(actual: unknown, wanted: string): boolean {
+  if (actual === undefined) return false;
+  if (Array.isArray(actual)) return actual.some((a) => matches(a, wanted));
+  if (typeof actual === "boolean") return String(actual) === wanted;
+  if (typeof actual === "number") return wanted.trim() !== "" && Number(wanted) === actual;
+  if (typeof actual === "string") return actual === wanted;
+  return actual === null && wanted === "null";
+}
+
+function isEmpty(value: unknown): boolean {
+  if (value === undefined || value === null || value === "") return true;
+  if (Array.isArray(value)) return value.length === 0;
+  if (typeof value === "object") return Object.keys(value).length === 0;
+  return false;
+}

@@ -1,0 +1,68 @@
+// What a request asks for once the tunnels are undone: the effective verb (`verb` in the query
+// or envelope), the effective Accept (`accept` in the query or envelope), the envelope's data,
+// and flat string query parameters.
+import type { FastifyRequest } from "fastify";
+import { ApiError } from "./errors.js";
+
+export type Verb = "GET" | "PUT" | "POST" | "PATCH" | "DELETE";
+export const VERBS: readonly Verb[] = ["GET", "PUT", "POST", "PATCH", "DELETE"];
+
+export interface ParsedRequest {
+  verb: Verb;
+  query: Record<string, string>;
+  /** The envelope's `data`; undefined when the body had none. */
+  data: unknown;
+  /** The whole JSON body when it was an object (envelope keys included). */
+  envelope: Record<string, unknown>;
+  /** `auth_token` from the query string or the envelope. */
+  bodyToken: string | null;
+  /** The Accept wanted, lower-case: `accept=` wins over the header. */
+  accept: string;
+}
+
+export function parseRequest(request: FastifyRequest): ParsedRequest {
+  const query = flatQuery(request.query);
+  const envelope = isObject(request.body) ? request.body : {};
+  const method = request.method.toUpperCase();
+  let verb: Verb = VERBS.find((v) => v === method) ?? "GET";
+  const tunnelled = stringOf(envelope.verb) ?? query.verb;
+  if (method === "POST" && tunnelled !== undefined) {
+    const wanted = tunnelled.toUpperCase();
+    const v = VERBS.find((x) => x === wanted);
+    if (!v) throw new ApiError("invalid_method", { verb: tunnelled });
+    verb = v;
+  }
+  const accept = (stringOf(envelope.accept) ?? query.accept ?? request.headers.accept ?? "application/json").toLowerCase();
+  return {
+    verb,
+    query,
+    data: envelope.data,
+    envelope,
+    bodyToken: query.auth_token ?? stringOf(envelope.auth_token) ?? null,
+    accept,
+  };
+}
+
+/** Does the client want CSV (`accept=csv`, `text/csv`)? */
+export function wantsCsv(accept: string): boolean {
+  return accept === "csv" || accept.split(",").some((part) => part.trim().startsWith("text/csv"));
+}
+
+export function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function stringOf(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** Query parameters as single strings: a repeated parameter keeps its last value. */
+function flatQuery(query: unknown): Record<string, string> {
+  const out: Record<string, string> = {};
+  if (!isObject(query)) return out;
+  for (const [k, v] of Object.entries(query)) {
+    if (typeof v === "string") out[k] = v;
+    else if (Array.isArray(v) && v.length > 0) out[k] = String(v[v.length - 1]);
+  }
+  return out;
+}

@@ -1,0 +1,216 @@
+// A configuration resource over one account collection, the crossbar way: list, create (PUT,
+// 201 + Location), read, update (POST: replace), PATCH (merge, then validate the whole), DELETE
+// (answers the deleted document), with validation before every write, If-Match, filters and
+// paging. Each api/ file describes its resource with a DocResourceSpec and hooks.
+import type { FastifyInstance } from "fastify";
+import type { Collection, StoredDoc } from "../store/index.js";
+import { StoreConflictError, StoreNotFoundError } from "../store/index.js";
+import { ApiError } from "./errors.js";
+import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
+import { contentRevision } from "./envelope.js";
+import { filterFromQuery } from "./filters.js";
+import { paginate } from "./paging.js";
+import { mergePatch } from "./patch.js";
+import { isObject, type Verb } from "./request.js";
+import { validate, type JsonSchema } from "./validation.js";
+
+export type Data = Record<string, unknown>;
+
+export interface WriteCtx {
+  accountId: string;
+  auth: AuthContext;
+  collection: Collection;
+  /** The stored document being replaced or patched; absent on create. */
+  existing?: StoredDoc;
+  verb: "create" | "update" | "patch";
+  /** The client's `data` as sent (before defaults), for flags such as `sync`. */
+  input: Data;
+}
+
+export interface DocResourceSpec {
+  /** The module name in the path: `/v2/accounts/{account_id}/<name>`. */
+  name: string;
+  collection: string;
+  /** Schema of a document's data as stored (after `prepare`), pvt_ fields excluded. */
+  schema: JsonSchema;
+  verbs: { list?: boolean; create?: boolean; read?: boolean; update?: boolean; patch?: boolean; delete?: boolean };
+  /** Writes (create, update, patch, delete) need an admin. */
+  adminWrites?: boolean;
+  /** Turn the client's data into the document to validate: defaults on create, aliases. */
+  prepare?(data: Data, ctx: WriteCtx): Data | Promise<Data>;
+  /** Checks a schema cannot express (uniqueness ...); throw an ApiError to refuse. */
+  check?(data: Data, ctx: WriteCtx): void | Promise<void>;
+  /** The private fields to store beside the validated data (hashes ...). */
+  privateFields?(data: Data, ctx: WriteCtx): Data | Promise<Data>;
+  /** Called after a successful write, outside the validation path (device sync ...). */
+  afterWrite?(doc: StoredDoc, ctx: WriteCtx): void | Promise<void>;
+  afterDelete?(doc: StoredDoc, ctx: { accountId: string; auth: AuthContext }): void | Promise<void>;
+  /** List row shape; the full view by default. */
+  row?(doc: StoredDoc): Data;
+  /** Sort key of list rows (ascending by id by default). */
+  sortKey?(doc: StoredDoc): string;
+  sortDescending?: boolean;
+  /** Extra verbs on the collection path (id-less POST of blacklists, PATCH of webhooks). */
+  collectionVerbs?: Partial<Record<Verb, VerbSpec>>;
+  summaries?: Partial<Record<"list" | "create" | "read" | "update" | "patch" | "delete", string>>;
+}
+
+export interface ResourceDeps extends EndpointDeps {
+  collection(accountId: string, name: string): Promise<Collection>;
+}
+
+/** The document as the API shows it: its data without private fields, plus its id. */
+export function view(doc: StoredDoc): Data {
+  return { ...publicFields(doc.data), id: doc.id };
+}
+
+export function publicFields(data: Data): Data {
+  const out: Data = {};
+  for (const [k, v] of Object.entries(data)) if (!k.startsWith("pvt_")) out[k] = v;
+  return out;
+}
+
+export function privateOf(data: Data): Data {
+  const out: Data = {};
+  for (const [k, v] of Object.entries(data)) if (k.startsWith("pvt_")) out[k] = v;
+  return out;
+}
+
+/** The envelope's data as an object, or a 400 naming `data`. */
+export function dataObject(ctx: Ctx): Data {
+  const data = ctx.req.data ?? {};
+  if (!isObject(data)) throw new ApiError("validation_error", { data: { type: { message: "Value is not of type object", value: data } } });
+  return publicFields(data);
+}
+
+export function notFound(id: string): ApiError {
+  return new ApiError("bad_identifier", { cause: id });
+}
+
+export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, spec: DocResourceSpec): void {
+  const base = `/v2/accounts/:account_id/${spec.name}`;
+  const tag = spec.name;
+  const admin = spec.adminWrites ?? false;
+  const collectionOf = (ctx: Ctx) => deps.collection(ctx.params.account_id ?? "", spec.collection);
+  const authOf = (ctx: Ctx): AuthContext => {
+    if (!ctx.auth) throw new ApiError("invalid_credentials");
+    return ctx.auth;
+  };
+
+  const write = async (ctx: Ctx, verb: WriteCtx["verb"], existing?: StoredDoc): Promise<StoredDoc> => {
+    const collection = await collectionOf(ctx);
+    const input = dataObject(ctx);
+    const wctx: WriteCtx = { accountId: ctx.params.account_id ?? "", auth: authOf(ctx), collection, existing, verb, input };
+    const start = verb === "patch" && existing ? mergePatch(publicFields(existing.data), input) : input;
+    const prepared = spec.prepare ? await spec.prepare(structuredClone(start), wctx) : start;
+    validate(spec.schema, prepared);
+    await spec.check?.(prepared, wctx);
+    const stored = {
+      ...prepared,
+      ...(existing ? privateOf(existing.data) : {}),
+      ...(spec.privateFields ? await spec.privateFields(prepared, wctx) : {}),
+    };
+    let doc: StoredDoc;
+    try {
+      doc = existing ? await collection.update(existing.id, stored, { rev: ifMatch(ctx.request) }) : await collection.create(stored);
+    } catch (err) {
+      throw storeError(err);
+    }
+    await spec.afterWrite?.(doc, wctx);
+    return doc;
+  };
+
+  const existingDoc = async (ctx: Ctx): Promise<StoredDoc> => {
+    const id = ctx.params.id ?? "";
+    const doc = (await collectionOf(ctx)).get(id);
+    if (!doc) throw notFound(id);
+    return doc;
+  };
+
+  const listVerbs: Partial<Record<Verb, VerbSpec>> = { ...spec.collectionVerbs };
+  if (spec.verbs.list) {
+    listVerbs.GET = {
+      summary: spec.summaries?.list ?? `List ${spec.name}`,
+      handler: async (ctx) => {
+        const docs = (await collectionOf(ctx)).all();
+        const matching = docs.filter(filterFromQuery(ctx.req.query));
+        const page = paginate(matching, { key: spec.sortKey ?? ((d) => d.id), descending: spec.sortDescending }, ctx.req.query);
+        const rows = page.rows.map(spec.row ?? view);
+        return { data: rows, paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+      },
+    };
+  }
+  if (spec.verbs.create) {
+    listVerbs.PUT = {
+      summary: spec.summaries?.create ?? `Create one of ${spec.name}`,
+      admin,
+      body: spec.schema,
+      handler: async (ctx) => {
+        const doc = await write(ctx, "create");
+        return created(ctx, doc, `/v2/accounts/${ctx.params.account_id ?? ""}/${spec.name}/${doc.id}`);
+      },
+    };
+  }
+  if (Object.keys(listVerbs).length) registerEndpoint(app, deps, { path: base, access: "account", tag, verbs: listVerbs });
+
+  const itemVerbs: Partial<Record<Verb, VerbSpec>> = {};
+  if (spec.verbs.read) {
+    itemVerbs.GET = {
+      summary: spec.summaries?.read ?? `Read one of ${spec.name}`,
+      handler: async (ctx) => {
+        const doc = await existingDoc(ctx);
+        return { data: view(doc), revision: doc.rev };
+      },
+    };
+  }
+  if (spec.verbs.update) {
+    itemVerbs.POST = {
+      summary: spec.summaries?.update ?? `Replace one of ${spec.name}`,
+      admin,
+      body: spec.schema,
+      handler: async (ctx) => docOutcome(await write(ctx, "update", await existingDoc(ctx))),
+    };
+  }
+  if (spec.verbs.patch) {
+    itemVerbs.PATCH = {
+      summary: spec.summaries?.patch ?? `Change some fields of one of ${spec.name}`,
+      admin,
+      handler: async (ctx) => docOutcome(await write(ctx, "patch", await existingDoc(ctx))),
+    };
+  }
+  if (spec.verbs.delete) {
+    itemVerbs.DELETE = {
+      summary: spec.summaries?.delete ?? `Delete one of ${spec.name}`,
+      admin,
+      handler: async (ctx) => {
+        const doc = await existingDoc(ctx);
+        let deleted: StoredDoc;
+        try {
+          deleted = await (await collectionOf(ctx)).delete(doc.id, { rev: ifMatch(ctx.request) });
+        } catch (err) {
+          throw storeError(err);
+        }
+        await spec.afterDelete?.(deleted, { accountId: ctx.params.account_id ?? "", auth: authOf(ctx) });
+        return docOutcome(deleted);
+      },
+    };
+  }
+  if (Object.keys(itemVerbs).length) registerEndpoint(app, deps, { path: `${base}/:id`, access: "account", tag, verbs: itemVerbs });
+}
+
+export function docOutcome(doc: StoredDoc): Outcome {
+  return { data: view(doc), revision: doc.rev };
+}
+
+export function created(_ctx: Ctx, doc: StoredDoc, location: string): Outcome {
+  return { data: view(doc), revision: doc.rev, status: 201, headers: { Location: location } };
+}
+
+/** Store failures in the API's words: a stale revision is 409, a vanished document 404. */
+export function storeError(err: unknown): unknown {
+  if (err instanceof StoreConflictError) return new ApiError("datastore_conflict", { cause: err.docId, message: err.message });
+  if (err instanceof StoreNotFoundError) return notFound(err.docId);
+  return err;
+}
+
+export type { Handler };

@@ -1,0 +1,109 @@
+// A real server for API tests: started in this process on port 0 with a fresh data directory
+// and the demo account, plus small helpers to log in and call it over real HTTP.
+import { createHash } from "node:crypto";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Clock } from "../../server/clock.js";
+import { startServer, type RunningServer } from "../../server/index.js";
+
+export const ASSETS_DIR = join(import.meta.dirname, "../../assets");
+export const DEMO_PASSWORD = "switchboard";
+
+export interface ApiResponse<T = unknown> {
+  status: number;
+  headers: Headers;
+  /** Parsed JSON when the answer was JSON, else the text. */
+  body: T;
+  text: string;
+}
+
+export interface Envelope<T = unknown> {
+  status: string;
+  data: T;
+  error?: string;
+  message?: string;
+  revision?: string;
+  request_id?: string;
+  auth_token?: string;
+  page_size?: number;
+  start_key?: string;
+  next_start_key?: string;
+}
+
+export interface CallOptions {
+  token?: string | null;
+  /** Sent as the envelope's `data`. */
+  data?: unknown;
+  /** Sent as the whole body (overrides `data`). */
+  body?: string | Buffer;
+  headers?: Record<string, string>;
+  query?: Record<string, string>;
+}
+
+export interface TestApi {
+  server: RunningServer;
+  url: string;
+  dataDir: string;
+  call<T = unknown>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<Envelope<T>>>;
+  login(username?: string, password?: string): Promise<{ token: string; accountId: string; ownerId: string }>;
+  close(): Promise<void>;
+}
+
+export function credentials(username: string, password: string): string {
+  return createHash("md5").update(`${username.toLowerCase()}:${password}`).digest("hex");
+}
+
+export async function startApi(options: { tokenTtlS?: number; clock?: Clock; demo?: boolean } = {}): Promise<TestApi> {
+  const dataDir = await mkdtemp(join(tmpdir(), "sb-api-"));
+  const server = await startServer({
+    host: "127.0.0.1",
+    port: 0,
+    portExplicit: true,
+    dataDir,
+    assetsDir: ASSETS_DIR,
+    rendererDir: null,
+    demo: options.demo ?? true,
+    allowOrigins: [],
+    logLevel: "silent",
+    tokenTtlS: options.tokenTtlS,
+    clock: options.clock,
+  });
+
+  async function call<T>(method: string, path: string, o: CallOptions = {}): Promise<ApiResponse<Envelope<T>>> {
+    const url = new URL(path, server.url);
+    for (const [k, v] of Object.entries(o.query ?? {})) url.searchParams.set(k, v);
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers["X-Auth-Token"] = o.token;
+    let body: string | Buffer | undefined = o.body;
+    if (body === undefined && o.data !== undefined) body = JSON.stringify({ data: o.data });
+    if (body !== undefined && !Object.keys(headers).some((h) => h.toLowerCase() === "content-type")) {
+      headers["Content-Type"] = "application/json";
+    }
+    const res = await fetch(url, { method, headers, body });
+    const text = await res.text();
+    let parsed: unknown = text;
+    if ((res.headers.get("content-type") ?? "").includes("json")) parsed = JSON.parse(text);
+    return { status: res.status, headers: res.headers, body: parsed as Envelope<T>, text };
+  }
+
+  async function login(username = "admin", password = DEMO_PASSWORD) {
+    const res = await call<{ account_id: string; owner_id: string }>("PUT", "/v2/user_auth", {
+      data: { credentials: credentials(username, password), account_name: "demo" },
+    });
+    if (res.status !== 201) throw new Error(`login of ${username} failed: ${res.status} ${res.text}`);
+    return { token: res.body.auth_token ?? "", accountId: res.body.data.account_id, ownerId: res.body.data.owner_id };
+  }
+
+  return {
+    server,
+    url: server.url,
+    dataDir,
+    call,
+    login,
+    async close() {
+      await server.close();
+      await rm(dataDir, { recursive: true, force: true });
+    },
+  };
+}
