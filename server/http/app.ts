@@ -59,6 +59,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
     }
   });
 
+  // Binary uploads (media, recordings) arrive as a raw stream for the resource to store.
+  app.addContentTypeParser(/^(audio\/|application\/octet-stream)/, (_request, payload, done) => done(null, payload));
+
   registerGuard(app, { hosts: options.hosts, allowOrigins: options.allowOrigins, port: options.port });
 
   if (options.rendererDir && existsSync(options.rendererDir)) {

@@ -107,3 +107,37 @@ export async function startApi(options: { tokenTtlS?: number; clock?: Clock; dem
     },
   };
 }
+
+/**
+ * A second account with one admin user, made through the store (there is no account-creation
+ * endpoint in the hosted API for a plain account), to test isolation between accounts.
+ */
+export async function createAccount(api: TestApi, name: string, username = "boss", password = "secret"): Promise<{ accountId: string; token: string }> {
+  const accounts = await api.server.store.global("accounts");
+  const account = await accounts.create({ name, realm: `${name}.switchboard.local`, enabled: true, blacklists: [], language: "en-US" });
+  const users = await api.server.store.account(account.id, "users");
+  const text = `${username.toLowerCase()}:${password}`;
+  await users.create({
+    username,
+    first_name: "Other",
+    last_name: "Admin",
+    priv_level: "admin",
+    enabled: true,
+    pvt_md5_auth: createHash("md5").update(text).digest("hex"),
+    pvt_sha1_auth: createHash("sha1").update(text).digest("hex"),
+  });
+  const res = await api.call<{ account_id: string }>("PUT", "/v2/user_auth", {
+    data: { credentials: credentials(username, password), account_name: name },
+  });
+  if (res.status !== 201) throw new Error(`login to ${name} failed: ${res.text}`);
+  return { accountId: account.id, token: res.body.auth_token ?? "" };
+}
+
+/** A clock tests can move forward (token expiry, created/modified filters). */
+export class TestClock {
+  offsetMs = 0;
+  now = (): number => Date.now() + this.offsetMs;
+  advance(ms: number): void {
+    this.offsetMs += ms;
+  }
+}
