@@ -10,6 +10,7 @@ import { seedDemo } from "./demo.js";
 import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
 import type { EndpointSpec } from "./http/endpoint.js";
+import { registerOpenApi } from "./http/openapi.js";
 
 export interface RunningServer {
   url: string;
@@ -21,6 +22,7 @@ export interface RunningServer {
 }
 
 const DEFAULT_TOKEN_TTL_S = 3600;
+const VERSION = "0.1.0";
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
@@ -52,6 +54,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     collection: (accountId, name) => store.account(accountId, name),
     global: (name) => store.global(name),
   });
+  await registerOpenApi(app, catalogue, VERSION);
   if (!LOOPBACK_HOSTS.has(config.host)) {
     logger.warn(
       { host: config.host },
