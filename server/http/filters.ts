@@ -20,19 +20,23 @@ export function filterFromQuery(query: Record<string, string>): Predicate {
   for (const [param, value] of Object.entries(query)) {
     if (NOT_FILTERS.has(param)) continue;
     if (param.startsWith("filter_not_")) {
-      const key = param.slice("filter_not_".length);
-      tests.push((d) => !matches(lookup(d, key), value));
+      const get = getter(param.slice("filter_not_".length));
+      tests.push((d) => !matches(get(d), value));
     } else if (param.startsWith("filter_")) {
-      const key = param.slice("filter_".length);
-      tests.push((d) => matches(lookup(d, key), value));
+      const get = getter(param.slice("filter_".length));
+      tests.push((d) => matches(get(d), value));
     } else if (param === "has_key") {
-      tests.push((d) => lookup(d, value) !== undefined);
+      const get = getter(value);
+      tests.push((d) => get(d) !== undefined);
     } else if (param === "key_missing") {
-      tests.push((d) => lookup(d, value) === undefined);
+      const get = getter(value);
+      tests.push((d) => get(d) === undefined);
     } else if (param === "has_value") {
-      tests.push((d) => !isEmpty(lookup(d, value)));
+      const get = getter(value);
+      tests.push((d) => !isEmpty(get(d)));
     } else if (param === "missing_value") {
-      tests.push((d) => isEmpty(lookup(d, value)));
+      const get = getter(value);
+      tests.push((d) => isEmpty(get(d)));
     } else if (param === "created_from" || param === "created_to" || param === "modified_from" || param === "modified_to") {
       const bound = Number(value);
       if (!/^\d+$/.test(value)) {
@@ -43,17 +47,30 @@ export function filterFromQuery(query: Record<string, string>): Predicate {
       tests.push((d) => (from ? d[field] >= bound : d[field] <= bound));
     }
   }
-  return (doc) => tests.every((t) => t(doc));
+  if (tests.length === 0) return () => true;
+  return (doc) => {
+    for (const t of tests) if (!t(doc)) return false;
+    return true;
+  };
 }
 
-function lookup(doc: Filterable, key: string): unknown {
-  if (key === "id") return doc.id;
-  let value: unknown = doc.data;
-  for (const part of key.split(".")) {
-    if (typeof value !== "object" || value === null || !Object.hasOwn(value, part)) return undefined;
-    value = (value as Record<string, unknown>)[part];
-  }
-  return value;
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** A reader of one dotted key, split once per request rather than once per document. */
+function getter(key: string): (doc: Filterable) => unknown {
+  if (key === "id") return (doc) => doc.id;
+  // Private fields (credential hashes, API keys) are never filterable: no probing them.
+  if (key.startsWith("pvt_")) return () => undefined;
+  const parts = key.split(".");
+  if (parts.length === 1) return (doc) => (hasOwn.call(doc.data, key) ? doc.data[key] : undefined);
+  return (doc) => {
+    let value: unknown = doc.data;
+    for (const part of parts) {
+      if (typeof value !== "object" || value === null || !hasOwn.call(value, part)) return undefined;
+      value = (value as Record<string, unknown>)[part];
+    }
+    return value;
+  };
 }
 
 /** A query value is a string; compare it to a document value of any scalar type. */

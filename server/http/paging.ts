@@ -17,13 +17,23 @@ export interface Page<T> {
   paging?: Paging;
 }
 
+export interface Keyed<T> {
+  row: T;
+  key: string;
+}
+
 export function paginate<T>(rows: T[], sort: SortSpec<T>, query: Record<string, string>): Page<T> {
-  let descending = sort.descending ?? false;
-  if (query.descending === "true") descending = true;
-  if (query.ascending === "true") descending = false;
   const keyed = rows.map((row) => ({ row, key: sort.key(row) }));
   keyed.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-  if (descending) keyed.reverse();
+  return paginateSorted(keyed, sort.descending ?? false, query);
+}
+
+/** Page through rows already sorted ascending by key (a collection's cached index). */
+export function paginateSorted<T>(ascending: Keyed<T>[], defaultDescending: boolean, query: Record<string, string>): Page<T> {
+  let descending = defaultDescending;
+  if (query.descending === "true") descending = true;
+  if (query.ascending === "true") descending = false;
+  const keyed = descending ? [...ascending].reverse() : ascending;
 
   if (query.paginate === "false") return { rows: keyed.map((k) => k.row) };
 

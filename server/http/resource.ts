@@ -9,7 +9,7 @@ import { ApiError } from "./errors.js";
 import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
 import { contentRevision } from "./envelope.js";
 import { filterFromQuery } from "./filters.js";
-import { paginate } from "./paging.js";
+import { paginateSorted } from "./paging.js";
 import { mergePatch } from "./patch.js";
 import { isObject, type Verb } from "./request.js";
 import { validate, type JsonSchema } from "./validation.js";
@@ -91,6 +91,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   const base = `/v2/accounts/:account_id/${spec.name}`;
   const tag = spec.name;
   const admin = spec.adminWrites ?? false;
+  const sortKey = spec.sortKey ?? byId;
   const collectionOf = (ctx: Ctx) => deps.collection(ctx.params.account_id ?? "", spec.collection);
   const authOf = (ctx: Ctx): AuthContext => {
     if (!ctx.auth) throw new ApiError("invalid_credentials");
@@ -132,9 +133,9 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     listVerbs.GET = {
       summary: spec.summaries?.list ?? `List ${spec.name}`,
       handler: async (ctx) => {
-        const docs = (await collectionOf(ctx)).all();
-        const matching = docs.filter(filterFromQuery(ctx.req.query));
-        const page = paginate(matching, { key: spec.sortKey ?? ((d) => d.id), descending: spec.sortDescending }, ctx.req.query);
+        const test = filterFromQuery(ctx.req.query);
+        const sorted = (await collectionOf(ctx)).sortedBy(sortKey);
+        const page = paginateSorted(sorted.filter((k) => test(k.row)), spec.sortDescending ?? false, ctx.req.query);
         const rows = page.rows.map(spec.row ?? view);
         return { data: rows, paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
       },
@@ -196,6 +197,10 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     };
   }
   if (Object.keys(itemVerbs).length) registerEndpoint(app, deps, { path: `${base}/:id`, access: "account", tag, verbs: itemVerbs });
+}
+
+function byId(doc: StoredDoc): string {
+  return doc.id;
 }
 
 export function docOutcome(doc: StoredDoc): Outcome {

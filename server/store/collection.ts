@@ -74,6 +74,9 @@ export class Collection<T extends DocData = DocData> {
   #snapshotting: Promise<void> | null = null;
   #snapshotAgain = false;
   #idleTimer: NodeJS.Timeout | null = null;
+  /** Bumped on every change, so derived indexes know when they are stale. */
+  #version = 0;
+  readonly #sorted = new Map<(doc: StoredDoc<T>) => string, { version: number; rows: { row: StoredDoc<T>; key: string }[] }>();
 
   private constructor(readonly file: string, deps: CollectionDeps) {
     this.#deps = deps;
@@ -124,6 +127,19 @@ export class Collection<T extends DocData = DocData> {
 
   has(id: string): boolean {
     return this.#docs.has(id);
+  }
+
+  /**
+   * Every document with its sort key, ascending, cached until the next change: list requests
+   * filter and page this instead of sorting the collection each time.
+   */
+  sortedBy(key: (doc: StoredDoc<T>) => string): readonly { row: StoredDoc<T>; key: string }[] {
+    const cached = this.#sorted.get(key);
+    if (cached && cached.version === this.#version) return cached.rows;
+    const rows = Array.from(this.#docs.values(), (row) => ({ row, key: key(row) }));
+    rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
+    this.#sorted.set(key, { version: this.#version, rows });
+    return rows;
   }
 
   async create(data: T, options: CreateOptions = {}): Promise<StoredDoc<T>> {
@@ -256,10 +272,12 @@ export class Collection<T extends DocData = DocData> {
 
   /** Journal the change just made in memory; undo it there if the journal write fails. */
   async #persist(line: JournalLine, undo: () => void): Promise<void> {
+    this.#version++;
     try {
       await this.#journal.append(JSON.stringify(line));
     } catch (err) {
       undo();
+      this.#version++;
       throw err;
     }
     this.#changesSinceSnapshot++;
