@@ -14,12 +14,14 @@ export interface GuardOptions {
 }
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
+const EXPOSED = "X-Request-ID, ETag, Location, Content-Range, Content-Disposition, Retry-After";
+const ALLOWED_HEADERS = "X-Auth-Token, Content-Type, X-Request-ID, If-Match, Range, Authorization";
 
 export function registerGuard(app: FastifyInstance, options: GuardOptions): void {
   const names = new Set([...LOOPBACK_NAMES, ...options.hosts.map(bracketIpv6)].map((h) => h.toLowerCase()));
   const extraOrigins = new Set(options.allowOrigins.map((o) => o.replace(/\/+$/, "").toLowerCase()));
 
-  app.addHook("onRequest", async (request) => {
+  app.addHook("onRequest", async (request, reply) => {
     const port = options.port();
     const host = (request.headers.host ?? "").toLowerCase();
     if (!hostIsOurs(host, names, port)) {
@@ -28,6 +30,19 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): void
     const origin = request.headers.origin;
     if (origin !== undefined && !originIsAllowed(origin.toLowerCase(), names, port, extraOrigins)) {
       throw new ApiError("forbidden", { origin });
+    }
+    // A console served from an allowed other origin (remote mode) needs CORS to read answers.
+    if (origin !== undefined && extraOrigins.has(origin.toLowerCase())) {
+      reply.header("Access-Control-Allow-Origin", origin).header("Vary", "Origin").header("Access-Control-Expose-Headers", EXPOSED);
+      if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
+        const asked = request.headers["access-control-request-headers"];
+        return reply
+          .status(204)
+          .header("Access-Control-Allow-Methods", "GET, PUT, POST, PATCH, DELETE")
+          .header("Access-Control-Allow-Headers", typeof asked === "string" ? asked : ALLOWED_HEADERS)
+          .header("Access-Control-Max-Age", "600")
+          .send();
+      }
     }
   });
 }

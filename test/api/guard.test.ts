@@ -86,6 +86,35 @@ describe("root guard", () => {
     expect((await get("/", { Host: host, Origin: "http://console.example:9000" })).status).toBe(200);
   });
 
+  it("lets a console from an allowed origin read answers (CORS), preflight included", async () => {
+    const host = `127.0.0.1:${server.port}`;
+    const res = await get("/v2/nothing-here", { Host: host, Origin: "http://console.example:9000" });
+    expect(res.headers["access-control-allow-origin"]).toBe("http://console.example:9000");
+    expect(String(res.headers["access-control-expose-headers"])).toContain("X-Request-ID");
+    const preflight = await new Promise<{ status: number; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
+      const req = request(
+        {
+          host: "127.0.0.1",
+          port: server.port,
+          path: "/v2/user_auth",
+          method: "OPTIONS",
+          headers: { Origin: "http://console.example:9000", "Access-Control-Request-Method": "PUT", "Access-Control-Request-Headers": "content-type,x-auth-token" },
+        },
+        (r) => {
+          r.resume();
+          resolve({ status: r.statusCode ?? 0, headers: r.headers });
+        },
+      );
+      req.on("error", reject);
+      req.end();
+    });
+    expect(preflight.status).toBe(204);
+    expect(preflight.headers["access-control-allow-methods"]).toContain("PUT");
+    expect(preflight.headers["access-control-allow-headers"]).toBe("content-type,x-auth-token");
+    const own = await get("/", { Host: host, Origin: `http://127.0.0.1:${server.port}` });
+    expect(own.headers["access-control-allow-origin"]).toBeUndefined();
+  });
+
   it("guards WebSocket upgrades the same way", async () => {
     expect(await upgrade({ Host: "evil.example" })).toBe(421);
     expect(await upgrade({ Origin: "http://evil.example" })).toBe(403);
