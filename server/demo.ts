@@ -7,6 +7,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { DocData, Store } from "./store/index.js";
 import { credentialHashes } from "./auth/credentials.js";
+import { deviceDefaults } from "./api/devices.js";
 
 export const DEMO_ACCOUNT_NAME = "demo";
 export const DEMO_PASSWORD = "switchboard";
@@ -172,32 +173,9 @@ export async function seedDemo(store: Store, options: { assetsDir: string; logge
 }
 
 function demoDevice(name: string, ownerId: string, username: string): DocData {
-  return {
-    name,
-    owner_id: ownerId,
-    device_type: "softphone",
-    enabled: true,
-    exclude_from_queues: false,
-    call_restriction: {},
-    caller_id: {},
-    contact_list: {},
-    dial_plan: {},
-    music_on_hold: {},
-    ringtones: {},
-    media: {
-      audio: { codecs: ["PCMU", "PCMA"] },
-      video: { codecs: [] },
-      encryption: { enforce_security: false, methods: [] },
-    },
-    mwi_unsolicited_updates: true,
-    register_overwrite_notify: false,
-    suppress_unregister_notifications: false,
-    sip: {
-      method: "password",
-      invite_format: "contact",
-      registration_expiration: 300,
-      username,
-      password: randomBytes(12).toString("hex"),
-    },
-  };
+  const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+  return deviceDefaults(
+    { name, owner_id: ownerId, device_type: "softphone", media: { audio: { codecs: ["PCMU", "PCMA"] } }, sip: { username } },
+    hex,
+  );
 }
