@@ -1,6 +1,7 @@
 // Server configuration: defaults and the command-line flags of serve mode.
 import { homedir } from "node:os";
 import { join } from "node:path";
+import type { Logger } from "pino";
 import type { Clock, RandomSource } from "./clock.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
@@ -26,6 +27,8 @@ export interface ServerConfig {
   tokenTtlS?: number;
   clock?: Clock;
   random?: RandomSource;
+  /** A logger to use instead of one made from logLevel (tests capture warnings with it). */
+  logger?: Logger;
 }
 
 export const DEFAULT_PORT = 8000;

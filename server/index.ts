@@ -28,7 +28,7 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "::1"]);
 export async function startServer(config: ServerConfig): Promise<RunningServer> {
   const clock = config.clock ?? systemClock;
   const random = config.random ?? systemRandom;
-  const logger = pino({ level: config.logLevel, base: { service: "switchboard" } });
+  const logger = config.logger ?? pino({ level: config.logLevel, base: { service: "switchboard" } });
   const store = await Store.open({ dir: config.dataDir, clock, random });
   if (config.demo) await seedDemo(store, { assetsDir: config.assetsDir, logger });
 

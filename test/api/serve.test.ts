@@ -5,6 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { pino } from "pino";
 import { Store } from "../../server/store/index.js";
 import { serve, type Served } from "../helpers/serve.js";
 
@@ -76,5 +77,39 @@ describe("serve mode", () => {
     expect(users.sort()).toEqual(["admin", "agent1", "agent2", "agent3", "supervisor"]);
     expect((await store.account(demo?.id ?? "", "devices")).size).toBe(5);
     await store.close();
+  });
+});
+
+describe("serve mode options", () => {
+  it("--no-demo starts empty", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "sb-serve-empty-"));
+    const empty = await serve({ args: ["--data-dir", dir, "--no-demo"] });
+    try {
+      expect(empty.output()).not.toContain("demo account");
+    } finally {
+      await empty.stop();
+    }
+    const store = await Store.open({ dir });
+    expect((await store.global("accounts")).size).toBe(0);
+    await store.close();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("falls back to the next free port, saying so, when the default port is taken", async () => {
+    const { startServer } = await import("../../server/index.js");
+    const dirs = [await mkdtemp(join(tmpdir(), "sb-port-a-")), await mkdtemp(join(tmpdir(), "sb-port-b-"))];
+    const base = { host: "127.0.0.1", portExplicit: false, assetsDir: "", rendererDir: null, demo: false, allowOrigins: [], logLevel: "silent" as const };
+    const first = await startServer({ ...base, port: 0, portExplicit: true, dataDir: dirs[0] ?? "" });
+    const warnings: string[] = [];
+    const logger = pino({ level: "warn" }, { write: (line: string) => warnings.push(line) });
+    const second = await startServer({ ...base, port: first.port, dataDir: dirs[1] ?? "", logger });
+    try {
+      expect(second.port).not.toBe(first.port);
+      expect(warnings.join("\n")).toContain(`port ${first.port} is in use`);
+    } finally {
+      await second.close();
+      await first.close();
+      for (const d of dirs) await rm(d, { recursive: true, force: true });
+    }
   });
 });
