@@ -10,10 +10,16 @@ if (build.status !== 0) {
 }
 
 const args = process.argv.slice(2);
-const electron = findElectronBinary().path;
+let electron = findElectronBinary().path;
+if (!electron && !process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) {
+  // Install scripts are off (.npmrc), so the binary is fetched here, once, where the network allows.
+  const install = spawnSync(process.execPath, ["node_modules/electron/install.js"], { stdio: "ignore", timeout: 120_000 });
+  if (install.status === 0) electron = findElectronBinary().path;
+}
+
 const child = electron
   ? spawn(electron, [".", ...args], { stdio: "inherit" })
-  : (console.log("Electron binary not found (it cannot be downloaded here); running serve mode instead."),
+  : (console.log("Electron binary not found and it cannot be downloaded here; running serve mode instead."),
     spawn(process.execPath, ["out/main/server.js", ...args], { stdio: "inherit" }));
 
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
