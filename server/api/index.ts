@@ -3,10 +3,22 @@ import type { FastifyInstance } from "fastify";
 import type { ApiDeps } from "./deps.js";
 import { registerAuth } from "./auth.js";
 import { registerDevices } from "./devices.js";
+import { registerCallflows } from "./callflows.js";
+import { registerMedia } from "./media.js";
+import { registerAccounts } from "./accounts.js";
+import { registerUsers } from "./users.js";
+import { registerBlacklists } from "./blacklists.js";
+import { registerWebhooks } from "./webhooks.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
   registerDevices(app, deps);
+  registerCallflows(app, deps);
+  registerMedia(app, deps);
+  registerAccounts(app, deps);
+  registerUsers(app, deps);
+  registerBlacklists(app, deps);
+  registerWebhooks(app, deps);
 }
 
 export type { ApiDeps };

@@ -1,0 +1,217 @@
+// /v2/accounts/{account_id}/callflows: which numbers and patterns run which tree of callflow
+// modules. Checked here so the call engine only meets modules it runs and ids that exist.
+import type { FastifyInstance } from "fastify";
+import { ApiError } from "../http/errors.js";
+import { registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
+import { isObject } from "../http/request.js";
+import type { FieldErrors, JsonSchema } from "../http/validation.js";
+import type { StoredDoc } from "../store/index.js";
+import type { ApiDeps } from "./deps.js";
+import { isMediaUri } from "./media.js";
+
+/** The modules the call engine runs; a callflow naming any other is refused. */
+export const CALLFLOW_MODULES = ["device", "user", "play", "callq", "callq_recipient"] as const;
+type CallflowModule = (typeof CALLFLOW_MODULES)[number];
+
+function isCallflowModule(value: unknown): value is CallflowModule {
+  return CALLFLOW_MODULES.some((m) => m === value);
+}
+
+const CALLQ_RECIPIENT_ACTIONS = ["login", "logout", "ready", "away", "login_ready", "state_toggle"] as const;
+const CALLQ_LINK_METHODS = ["device", "pin", "both"] as const;
+
+/**
+ * Far deeper than any real menu tree, and shallow enough that code which follows a flow by
+ * recursion (merge, clone, the call engine) cannot be driven into a stack overflow.
+ */
+export const MAX_FLOW_DEPTH = 32;
+
+export const callflowSchema: JsonSchema = {
+  type: "object",
+  required: ["flow"],
+  properties: {
+    name: { type: "string", minLength: 1, maxLength: 128 },
+    numbers: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1, maxLength: 64, pattern: "^[0-9+*#]*$" } },
+    patterns: { type: "array", items: { type: "string", minLength: 1, maxLength: 256 } },
+    flow: { type: "object" },
+    featurecode: {
+      type: "object",
+      properties: { name: { type: "string", minLength: 1, maxLength: 128 }, number: { type: "string", minLength: 1, maxLength: 64 } },
+    },
+  },
+};
+
+type Referenced = "devices" | "users" | "media" | "callq_queues";
+
+const NOUN: Record<Referenced, string> = { devices: "device", users: "user", media: "media", callq_queues: "queue" };
+
+/** An id in the flow that must name a document of the account. */
+interface Reference {
+  field: string;
+  collection: Referenced;
+  id: string;
+}
+
+class Problems {
+  readonly errors: FieldErrors = {};
+
+  add(field: string, rule: string, message: string, value?: unknown): void {
+    this.errors[field] = { ...this.errors[field], [rule]: value === undefined ? { message } : { message, value } };
+  }
+
+  get any(): boolean {
+    return Object.keys(this.errors).length > 0;
+  }
+}
+
+export function callflowDefaults(data: Data): Data {
+  return { numbers: [], patterns: [], ...data };
+}
+
+export function callflowRow(doc: StoredDoc): Data {
+  const d = doc.data;
+  const row: Data = { id: doc.id, name: d.name, numbers: d.numbers ?? [], patterns: d.patterns ?? [] };
+  if (d.featurecode !== undefined) row.featurecode = d.featurecode;
+  return row;
+}
+
+/**
+ * Walks the module tree breadth-first without recursion, naming each problem by its dotted path
+ * (`flow.children._.module`), and returns the ids it must find in the account.
+ */
+function checkFlow(flow: unknown, problems: Problems): Reference[] {
+  const references: Reference[] = [];
+  const pending: { node: unknown; path: string; depth: number }[] = [{ node: flow, path: "flow", depth: 1 }];
+  for (const { node, path, depth } of pending) {
+    if (!isObject(node)) {
+      problems.add(path, "type", "Value is not of type object", node);
+      continue;
+    }
+    if (depth > MAX_FLOW_DEPTH) {
+      problems.add(path, "maxDepth", `flows are limited to ${MAX_FLOW_DEPTH} nested modules`);
+      continue;
+    }
+    const data = node.data ?? {};
+    if (!isObject(data)) problems.add(`${path}.data`, "type", "Value is not of type object", data);
+    if (node.module === undefined) {
+      problems.add(`${path}.module`, "required", "Field is required but missing");
+    } else if (!isCallflowModule(node.module)) {
+      problems.add(`${path}.module`, "enum", `Value not found in enumerated list of values: ${CALLFLOW_MODULES.join(", ")}`, node.module);
+    } else if (isObject(data)) {
+      references.push(...checkModuleData(node.module, data, `${path}.data`, problems));
+    }
+    const children = node.children ?? {};
+    if (!isObject(children)) {
+      problems.add(`${path}.children`, "type", "Value is not of type object", children);
+      continue;
+    }
+    for (const [key, child] of Object.entries(children)) pending.push({ node: child, path: `${path}.children.${key}`, depth: depth + 1 });
+  }
+  return references;
+}
+
+/** The cheap checks of one module's data: required keys, enums, and the ids to look up. */
+function checkModuleData(module: CallflowModule, data: Data, path: string, problems: Problems): Reference[] {
+  const refs: Reference[] = [];
+  const stringAt = (key: string): string | undefined => {
+    const value = data[key];
+    if (value === undefined || typeof value === "string") return value;
+    problems.add(`${path}.${key}`, "type", "Value is not of type string", value);
+    return undefined;
+  };
+  const required = (key: string, message: string) => problems.add(`${path}.${key}`, "required", message);
+  const reference = (key: string, collection: Referenced) => {
+    const id = stringAt(key);
+    if (id !== undefined) refs.push({ field: `${path}.${key}`, collection, id });
+  };
+  // A media id, or a URI played as it is.
+  const media = (key: string) => {
+    if (typeof data[key] === "string" && isMediaUri(data[key])) return;
+    reference(key, "media");
+  };
+  const oneOf = (key: string, values: readonly string[]) => {
+    const value = stringAt(key);
+    if (value !== undefined && !values.includes(value)) {
+      problems.add(`${path}.${key}`, "enum", `Value not found in enumerated list of values: ${values.join(", ")}`, value);
+    }
+  };
+
+  switch (module) {
+    case "device":
+    case "user": {
+      if (data.id === undefined) required("id", `the ${module} module needs the id of a ${module}`);
+      else reference("id", module === "device" ? "devices" : "users");
+      break;
+    }
+    case "callq": {
+      // `queue_id` is the documented key; `id` is its alias.
+      if (data.queue_id !== undefined) reference("queue_id", "callq_queues");
+      else if (data.id !== undefined) reference("id", "callq_queues");
+      else required("queue_id", "the callq module needs the id of a queue (queue_id or id)");
+      break;
+    }
+    case "play": {
+      const uri = stringAt("uri");
+      if (uri !== undefined && !isMediaUri(uri)) {
+        problems.add(`${path}.uri`, "format", "Value is not a tone_stream://, silence_stream:// or http(s) URI", uri);
+      }
+      if (data.id === undefined && data.uri === undefined) required("id", "the play module needs data.id (a media id) or data.uri");
+      else media("id");
+      break;
+    }
+    case "callq_recipient": {
+      if (data.action === undefined) required("action", `the callq_recipient module needs an action: ${CALLQ_RECIPIENT_ACTIONS.join(", ")}`);
+      else oneOf("action", CALLQ_RECIPIENT_ACTIONS);
+      oneOf("link_method", CALLQ_LINK_METHODS);
+      reference("target_queue", "callq_queues");
+      for (const key of ["pin_prompt_media", "success_media", "failure_media"]) media(key);
+      break;
+    }
+  }
+  return refs;
+}
+
+export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
+  registerDocResource(app, deps, {
+    name: "callflows",
+    collection: "callflows",
+    schema: callflowSchema,
+    verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
+    adminWrites: true,
+    prepare: callflowDefaults,
+    check: async (data: Data, ctx: WriteCtx) => {
+      const problems = new Problems();
+      const numbers = data.numbers as string[];
+      const patterns = data.patterns as string[];
+      if (numbers.length === 0 && patterns.length === 0) {
+        problems.add("numbers", "required", "a callflow needs at least one number or pattern");
+      }
+      patterns.forEach((pattern, index) => {
+        try {
+          new RegExp(pattern);
+        } catch (err) {
+          problems.add(`patterns.${index}`, "pattern", `Value is not a valid regular expression: ${(err as Error).message}`, pattern);
+        }
+      });
+      const owner = new Map<string, string>();
+      for (const doc of ctx.collection.all()) {
+        if (doc.id === ctx.existing?.id || !Array.isArray(doc.data.numbers)) continue;
+        for (const n of doc.data.numbers) if (typeof n === "string") owner.set(n, doc.id);
+      }
+      const clashes = numbers.filter((n) => owner.has(n));
+      if (clashes.length > 0) {
+        const which = clashes.map((n) => `${n} (callflow ${owner.get(n) ?? ""})`).join(", ");
+        problems.add("numbers", "unique", `A number may route to only one callflow: already used: ${which}`, clashes[0]);
+      }
+      const references = checkFlow(data.flow, problems);
+      for (const collection of new Set(references.map((r) => r.collection))) {
+        const docs = await deps.collection(ctx.accountId, collection);
+        for (const ref of references) {
+          if (ref.collection === collection && !docs.has(ref.id)) problems.add(ref.field, "not_found", `no ${NOUN[collection]} with this id`, ref.id);
+        }
+      }
+      if (problems.any) throw new ApiError("validation_error", problems.errors);
+    },
+    row: callflowRow,
+  });
+}

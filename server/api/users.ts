@@ -1,0 +1,221 @@
+// /v2/accounts/{account_id}/users: the people of an account (logins, admins, queue agents) and
+// the devices each one owns. A password arrives in clear and is kept only as Kazoo's md5/sha1.
+import type { FastifyInstance } from "fastify";
+import { credentialHashes } from "../auth/index.js";
+import type { ApiError } from "../http/errors.js";
+import { registerEndpoint } from "../http/endpoint.js";
+import { contentRevision } from "../http/envelope.js";
+import { filterFromQuery } from "../http/filters.js";
+import { paginate } from "../http/paging.js";
+import { isObject } from "../http/request.js";
+import { notFound, registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
+import { fieldError, validate, type JsonSchema } from "../http/validation.js";
+import type { Collection, StoredDoc, WriteOptions } from "../store/index.js";
+import type { ApiDeps } from "./deps.js";
+import { deviceRow } from "./devices.js";
+
+export const PRIV_LEVELS = ["admin", "user"] as const;
+export const CALLQ_PERMISSIONS = ["call_monitor"] as const;
+
+const personName = { type: "string", minLength: 1, maxLength: 128 };
+
+export const userSchema: JsonSchema = {
+  type: "object",
+  required: ["username", "first_name", "last_name"],
+  properties: {
+    username: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._@+-]*$" },
+    first_name: personName,
+    last_name: personName,
+    email: { type: "string", format: "email", maxLength: 254 },
+    priv_level: { type: "string", enum: [...PRIV_LEVELS] },
+    enabled: { type: "boolean" },
+    presence_id: { type: "string", minLength: 1, maxLength: 128 },
+    caller_id: { type: "object" },
+    call_recording: { type: "object" },
+    callq: {
+      type: "object",
+      properties: {
+        enabled: { type: "boolean" },
+        pin: { type: "string", pattern: "^[0-9]{4,16}$" },
+        permissions: { type: "array", uniqueItems: true, items: { type: "string", enum: [...CALLQ_PERMISSIONS] } },
+      },
+    },
+  },
+};
+
+// The password is input only, so it is checked apart from the stored document's schema.
+const passwordSchema: JsonSchema = {
+  type: "object",
+  properties: { password: { type: "string", minLength: 1, maxLength: 128 } },
+};
+
+export function userDefaults(data: Data): Data {
+  // `id` names the document, it is not one of its fields; clients send it back from a GET.
+  const { password: _password, id: _id, ...rest } = data;
+  const callq = rest.callq ?? {};
+  return {
+    priv_level: "user",
+    enabled: true,
+    ...rest,
+    // A callq that is not an object is left as sent, so validation names it.
+    callq: isObject(callq) ? { enabled: false, permissions: [], ...callq } : callq,
+  };
+}
+
+export function userRow(doc: StoredDoc): Data {
+  const d = doc.data;
+  return {
+    id: doc.id,
+    username: d.username,
+    first_name: d.first_name,
+    last_name: d.last_name,
+    email: d.email,
+    priv_level: d.priv_level,
+    enabled: d.enabled,
+    presence_id: d.presence_id,
+    callq: { enabled: isObject(d.callq) && d.callq.enabled === true },
+  };
+}
+
+function userSortKey(doc: StoredDoc): string {
+  // NUL sorts before every character, so "Li" comes before "Lin" whatever the first names are.
+  return `${String(doc.data.last_name ?? "")}\u0000${String(doc.data.first_name ?? "")}\u0000${doc.id}`.toLowerCase();
+}
+
+/** The clear password of this write, validated, or undefined when none was sent. */
+function passwordOf(input: Data): string | undefined {
+  const { password } = input;
+  if (password === undefined || password === null) return undefined;
+  validate(passwordSchema, { password });
+  return String(password);
+}
+
+function isActiveAdmin(data: Data): boolean {
+  return data.priv_level === "admin" && data.enabled !== false;
+}
+
+function hasOtherActiveAdmin(users: Collection, id: string): boolean {
+  return users.all().some((u) => u.id !== id && isActiveAdmin(u.data));
+}
+
+function lastAdminError(field: string): ApiError {
+  return fieldError(field, "last_admin", "the account's last enabled admin cannot be removed, disabled or demoted: nobody could manage the account");
+}
+
+/**
+ * The users collection with deletes refused when they would remove the account's last enabled
+ * admin. registerDocResource has no hook before a delete, so the guard sits on the collection
+ * it is given. The check and the in-memory delete run in one turn of the event loop, so two
+ * concurrent deletes of the last two admins cannot both pass.
+ */
+function guardLastAdmin(users: Collection): Collection {
+  const guardedDelete = (id: string, options?: WriteOptions): Promise<StoredDoc> => {
+    const doc = users.get(id);
+    if (doc && isActiveAdmin(doc.data) && !hasOtherActiveAdmin(users, id)) throw lastAdminError("priv_level");
+    return users.delete(id, options);
+  };
+  return new Proxy(users, {
+    get(target, key) {
+      if (key === "delete") return guardedDelete;
+      const value: unknown = Reflect.get(target, key, target);
+      // Collection keeps its state in #private fields, reachable only with the real instance as this.
+      return typeof value === "function" ? value.bind(target) : value;
+    },
+  });
+}
+
+export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
+  const check = (data: Data, ctx: WriteCtx): void => {
+    const username = String(data.username).toLowerCase();
+    const others = ctx.collection.all().filter((u) => u.id !== ctx.existing?.id);
+    if (others.some((u) => String(u.data.username ?? "").toLowerCase() === username)) {
+      throw fieldError("username", "unique", "username already in use", data.username);
+    }
+    const pin = isObject(data.callq) ? data.callq.pin : undefined;
+    // A caller identifies with the pin alone (callq_recipient link_method pin), so it must be unambiguous.
+    if (pin !== undefined && others.some((u) => isObject(u.data.callq) && u.data.callq.pin === pin)) {
+      throw fieldError("callq.pin", "unique", "pin already in use by another user", pin);
+    }
+    const password = passwordOf(ctx.input);
+    if (password === undefined) {
+      const previous = ctx.existing ? String(ctx.existing.data.username ?? "").toLowerCase() : undefined;
+      if (previous === undefined) throw fieldError("password", "required", "Field is required but missing");
+      // The hashes cover lowercase(username):password, so a new username needs the password again.
+      if (previous !== username) throw fieldError("password", "required", "a new username needs the password too");
+    }
+    if (ctx.existing && isActiveAdmin(ctx.existing.data) && !isActiveAdmin(data) && !hasOtherActiveAdmin(ctx.collection, ctx.existing.id)) {
+      throw lastAdminError(data.priv_level === "admin" ? "enabled" : "priv_level");
+    }
+  };
+
+  const passwordChanged = (ctx: WriteCtx): boolean => {
+    const password = passwordOf(ctx.input);
+    if (password === undefined || !ctx.existing) return false;
+    const before = ctx.existing.data;
+    return credentialHashes(String(before.username ?? ""), password).pvt_md5_auth !== before.pvt_md5_auth;
+  };
+
+  const unassignDevices = async (accountId: string, ownerId: string): Promise<void> => {
+    const devices = await deps.collection(accountId, "devices");
+    for (const device of devices.all()) {
+      if (device.data.owner_id !== ownerId) continue;
+      const { owner_id: _owner, ...rest } = device.data;
+      await devices.update(device.id, rest);
+    }
+  };
+
+  registerDocResource(
+    app,
+    {
+      ...deps,
+      collection: async (accountId, name) => {
+        const collection = await deps.collection(accountId, name);
+        return name === "users" ? guardLastAdmin(collection) : collection;
+      },
+    },
+    {
+      name: "users",
+      collection: "users",
+      schema: userSchema,
+      verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
+      adminWrites: true,
+      prepare: userDefaults,
+      check,
+      privateFields: (data, ctx) => {
+        const password = passwordOf(ctx.input);
+        return password === undefined ? {} : { ...credentialHashes(String(data.username), password) };
+      },
+      afterWrite: async (doc, ctx) => {
+        // A disabled user or a changed password must not leave a session working.
+        if (doc.data.enabled === false || passwordChanged(ctx)) await deps.auth.tokens.revokeOwner(ctx.accountId, doc.id);
+      },
+      afterDelete: async (doc, ctx) => {
+        await deps.auth.tokens.revokeOwner(ctx.accountId, doc.id);
+        // Devices check that their owner exists; a dangling owner_id would make them uneditable.
+        await unassignDevices(ctx.accountId, doc.id);
+      },
+      row: userRow,
+      sortKey: userSortKey,
+    },
+  );
+
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/users/:id/devices",
+    access: "account",
+    tag: "users",
+    verbs: {
+      GET: {
+        summary: "List the devices a user owns",
+        handler: async (ctx) => {
+          const accountId = ctx.params.account_id ?? "";
+          const id = ctx.params.id ?? "";
+          if (!(await deps.collection(accountId, "users")).has(id)) throw notFound(id);
+          const filter = filterFromQuery(ctx.req.query);
+          const owned = (await deps.collection(accountId, "devices")).all().filter((d) => d.data.owner_id === id && filter(d));
+          const page = paginate(owned, { key: (d) => d.id }, ctx.req.query);
+          return { data: page.rows.map(deviceRow), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+        },
+      },
+    },
+  });
+}
