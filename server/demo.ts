@@ -73,7 +73,8 @@ export async function seedDemo(store: Store, options: { assetsDir: string; logge
     });
   }
   const holdMusicPath = join(options.assetsDir, HOLD_MUSIC_FILE);
-  if (!holdMusic.attachments?.[HOLD_MUSIC_FILE]) {
+  // Any audio on it will do: an admin may have replaced the shipped music through the API.
+  if (Object.keys(holdMusic.attachments ?? {}).length === 0) {
     if (existsSync(holdMusicPath)) {
       await media.putAttachment(holdMusic.id, HOLD_MUSIC_FILE, createReadStream(holdMusicPath), "audio/wav");
     } else {

@@ -5,7 +5,7 @@ import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from
 import { ApiError } from "../http/errors.js";
 import type { Handler } from "../http/endpoint.js";
 import { isObject } from "../http/request.js";
-import { dataObject, registerDocResource, type Data } from "../http/resource.js";
+import { dataObject, registerDocResource, type Data, type ResourceOps } from "../http/resource.js";
 import { fieldError, type FieldErrors, type JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
@@ -72,15 +72,16 @@ export function registerBlacklists(app: FastifyInstance, deps: ApiDeps): void {
     return isSupportedCountry(upper) ? upper : DEFAULT_COUNTRY;
   };
 
-  // The id-less POST is the item POST with the id taken from the body: it calls that handler so
-  // both share one validate-then-write path (If-Match included). `updateOne` is looked up below,
-  // once registered; requests only come after that.
-  const updateNamed: Handler = async (ctx) => {
-    const id = dataObject(ctx).id;
-    if (id === undefined) throw fieldError("id", "required", "the id of the blocklist to update is required");
-    if (typeof id !== "string") throw fieldError("id", "type", "Value is not of type string", id);
-    return updateOne({ ...ctx, params: { ...ctx.params, id } });
-  };
+  // The id-less POST is the item POST with the id taken from the body: both share one
+  // validate-then-write path (If-Match included).
+  const updateNamed =
+    (ops: ResourceOps): Handler =>
+    async (ctx) => {
+      const id = dataObject(ctx).id;
+      if (id === undefined) throw fieldError("id", "required", "the id of the blocklist to update is required");
+      if (typeof id !== "string") throw fieldError("id", "type", "Value is not of type string", id);
+      return ops.update(ctx, id);
+    };
 
   registerDocResource(app, deps, {
     name: "blacklists",
@@ -89,8 +90,6 @@ export function registerBlacklists(app: FastifyInstance, deps: ApiDeps): void {
     verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
     adminWrites: true,
     prepare: async (data, ctx) => {
-      // The id names the document (path or id-less POST); it is not part of the stored data.
-      delete data.id;
       const numbers = data.numbers ?? {};
       return {
         should_block_anonymous: false,
@@ -111,16 +110,8 @@ export function registerBlacklists(app: FastifyInstance, deps: ApiDeps): void {
       await accounts.update(account.id, { ...account.data, blacklists: linked.filter((id) => id !== doc.id) });
     },
     row: blacklistRow,
-    collectionVerbs: {
-      POST: { summary: "Update the blocklist named by data.id", admin: true, body: namedUpdateSchema, handler: updateNamed },
-    },
+    collectionVerbs: (ops) => ({
+      POST: { summary: "Update the blocklist named by data.id", admin: true, body: namedUpdateSchema, handler: updateNamed(ops) },
+    }),
   });
-
-  const updateOne = itemPost(deps);
-}
-
-function itemPost(deps: ApiDeps): Handler {
-  const handler = deps.catalogue.find((e) => e.path === "/v2/accounts/:account_id/blacklists/:id")?.verbs.POST?.handler;
-  if (!handler) throw new Error("blacklists: the item POST was not registered");
-  return handler;
 }

@@ -123,6 +123,11 @@ function uploadFormat(contentType: string | undefined): AudioFormat {
   return format;
 }
 
+/** `Accept: audio/...` (or `accept=audio/...`), but not a browser's catch-all. */
+function wantsAudio(accept: string): boolean {
+  return accept.split(",").some((part) => part.trim().startsWith("audio/"));
+}
+
 export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
   registerDocResource(app, deps, {
     name: "media",
@@ -137,6 +142,8 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
       if (data.media_source === "tts" && typeof tts?.text !== "string") throw fieldError("tts.text", "required", "Field is required but missing");
     },
     row: mediaRow,
+    // The document's path also streams its audio to a client that asks for audio (Accept).
+    readAs: async (_doc, ctx) => (wantsAudio(ctx.req.accept) ? download(ctx) : undefined),
   });
 
   const existing = async (ctx: Ctx): Promise<{ collection: Collection; doc: StoredDoc }> => {

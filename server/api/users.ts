@@ -4,13 +4,10 @@ import type { FastifyInstance } from "fastify";
 import { credentialHashes } from "../auth/index.js";
 import type { ApiError } from "../http/errors.js";
 import { registerEndpoint } from "../http/endpoint.js";
-import { contentRevision } from "../http/envelope.js";
-import { filterFromQuery } from "../http/filters.js";
-import { paginate } from "../http/paging.js";
 import { isObject } from "../http/request.js";
-import { notFound, registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
+import { listOutcome, notFound, registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
-import type { Collection, StoredDoc, WriteOptions } from "../store/index.js";
+import type { Collection, StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 import { deviceRow } from "./devices.js";
 
@@ -102,28 +99,6 @@ function lastAdminError(field: string): ApiError {
   return fieldError(field, "last_admin", "the account's last enabled admin cannot be removed, disabled or demoted: nobody could manage the account");
 }
 
-/**
- * The users collection with deletes refused when they would remove the account's last enabled
- * admin. registerDocResource has no hook before a delete, so the guard sits on the collection
- * it is given. The check and the in-memory delete run in one turn of the event loop, so two
- * concurrent deletes of the last two admins cannot both pass.
- */
-function guardLastAdmin(users: Collection): Collection {
-  const guardedDelete = (id: string, options?: WriteOptions): Promise<StoredDoc> => {
-    const doc = users.get(id);
-    if (doc && isActiveAdmin(doc.data) && !hasOtherActiveAdmin(users, id)) throw lastAdminError("priv_level");
-    return users.delete(id, options);
-  };
-  return new Proxy(users, {
-    get(target, key) {
-      if (key === "delete") return guardedDelete;
-      const value: unknown = Reflect.get(target, key, target);
-      // Collection keeps its state in #private fields, reachable only with the real instance as this.
-      return typeof value === "function" ? value.bind(target) : value;
-    },
-  });
-}
-
 export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
   const check = (data: Data, ctx: WriteCtx): void => {
     const username = String(data.username).toLowerCase();
@@ -166,13 +141,7 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
 
   registerDocResource(
     app,
-    {
-      ...deps,
-      collection: async (accountId, name) => {
-        const collection = await deps.collection(accountId, name);
-        return name === "users" ? guardLastAdmin(collection) : collection;
-      },
-    },
+    deps,
     {
       name: "users",
       collection: "users",
@@ -188,6 +157,11 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
       afterWrite: async (doc, ctx) => {
         // A disabled user or a changed password must not leave a session working.
         if (doc.data.enabled === false || passwordChanged(ctx)) await deps.auth.tokens.revokeOwner(ctx.accountId, doc.id);
+      },
+      // The check and the in-memory delete run in one turn of the event loop, so two concurrent
+      // deletes of the last two admins cannot both pass.
+      beforeDelete: (doc, ctx) => {
+        if (isActiveAdmin(doc.data) && !hasOtherActiveAdmin(ctx.collection, doc.id)) throw lastAdminError("priv_level");
       },
       afterDelete: async (doc, ctx) => {
         await deps.auth.tokens.revokeOwner(ctx.accountId, doc.id);
@@ -210,10 +184,7 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
           const accountId = ctx.params.account_id ?? "";
           const id = ctx.params.id ?? "";
           if (!(await deps.collection(accountId, "users")).has(id)) throw notFound(id);
-          const filter = filterFromQuery(ctx.req.query);
-          const owned = (await deps.collection(accountId, "devices")).all().filter((d) => d.data.owner_id === id && filter(d));
-          const page = paginate(owned, { key: (d) => d.id }, ctx.req.query);
-          return { data: page.rows.map(deviceRow), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+          return listOutcome(await deps.collection(accountId, "devices"), ctx, { row: deviceRow, where: (d) => d.data.owner_id === id });
         },
       },
     },

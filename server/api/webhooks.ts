@@ -113,7 +113,7 @@ export function registerWebhooks(app: FastifyInstance, deps: ApiDeps): void {
     prepare: (data, ctx) => webhookDefaults(data, ctx.existing),
     check: checkNotificationType,
     row: webhookRow,
-    collectionVerbs: {
+    collectionVerbs: () => ({
       PATCH: {
         summary: "Re-enable every auto-disabled webhook of the account",
         admin: true,
@@ -133,7 +133,7 @@ export function registerWebhooks(app: FastifyInstance, deps: ApiDeps): void {
           return { data: reenabled.map(webhookRow) };
         },
       },
-    },
+    }),
   });
 
   registerEndpoint(app, deps, {

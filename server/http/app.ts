@@ -19,6 +19,19 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+const MAX_JSON_DEPTH = 128;
+
+/** Iterative, so the check itself cannot overflow. */
+export function depthExceeds(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 1]];
+  while (stack.length > 0) {
+    const [v, depth] = stack.pop() as [unknown, number];
+    if (typeof v !== "object" || v === null) continue;
+    if (depth > limit) return true;
+    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+  }
+  return false;
+}
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const app = Fastify({
@@ -29,6 +42,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       return typeof given === "string" && REQUEST_ID.test(given) ? given : options.random.bytes(16).toString("hex");
     },
     bodyLimit: 8 * 1024 * 1024,
+    // A client that stopped reading a download must not hold shutdown hostage.
+    forceCloseConnections: true,
   });
 
   app.addHook("onSend", async (request, reply) => {
@@ -52,11 +67,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addContentTypeParser(/^application\/(.+\+)?json/, { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, {});
+    let parsed: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" }));
+      parsed = secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" });
     } catch {
-      done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
+      return done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
     }
+    // Deeper bodies serve no resource and would blow the stack of recursive code further on.
+    if (depthExceeds(parsed, MAX_JSON_DEPTH)) {
+      return done(new ApiError("validation_error", { json: { maxDepth: { message: `the body nests deeper than ${MAX_JSON_DEPTH} levels` } } }), undefined);
+    }
+    done(null, parsed);
   });
 
   // Binary uploads (media, recordings) arrive as a raw stream for the resource to store.

@@ -22,7 +22,8 @@ export interface ParsedRequest {
 
 export function parseRequest(request: FastifyRequest): ParsedRequest {
   const query = flatQuery(request.query);
-  const envelope = isObject(request.body) ? request.body : {};
+  // Only a parsed JSON object is an envelope; a raw upload stream is not.
+  const envelope = isPlainObject(request.body) ? request.body : {};
   const method = request.method.toUpperCase();
   let verb: Verb = VERBS.find((v) => v === method) ?? "GET";
   const tunnelled = stringOf(envelope.verb) ?? query.verb;
@@ -50,6 +51,12 @@ export function wantsCsv(accept: string): boolean {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  if (!isObject(value)) return false;
+  const proto: unknown = Object.getPrototypeOf(value);
+  return proto === Object.prototype || proto === null;
 }
 
 function stringOf(value: unknown): string | undefined {

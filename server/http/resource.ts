@@ -44,15 +44,33 @@ export interface DocResourceSpec {
   privateFields?(data: Data, ctx: WriteCtx): Data | Promise<Data>;
   /** Called after a successful write, outside the validation path (device sync ...). */
   afterWrite?(doc: StoredDoc, ctx: WriteCtx): void | Promise<void>;
-  afterDelete?(doc: StoredDoc, ctx: { accountId: string; auth: AuthContext }): void | Promise<void>;
+  /** Refuse a delete by throwing (last admin ...); runs in the same turn as the delete itself. */
+  beforeDelete?(doc: StoredDoc, ctx: DeleteCtx): void;
+  afterDelete?(doc: StoredDoc, ctx: DeleteCtx): void | Promise<void>;
+  /** Answer a read differently (binary by Accept ...); undefined falls back to the document. */
+  readAs?(doc: StoredDoc, ctx: Ctx): Promise<Outcome | "sent" | undefined>;
   /** List row shape; the full view by default. */
   row?(doc: StoredDoc): Data;
   /** Sort key of list rows (ascending by id by default). */
   sortKey?(doc: StoredDoc): string;
   sortDescending?: boolean;
-  /** Extra verbs on the collection path (id-less POST of blacklists, PATCH of webhooks). */
-  collectionVerbs?: Partial<Record<Verb, VerbSpec>>;
+  /**
+   * Extra verbs on the collection path (id-less POST of blacklists, PATCH of webhooks); given the
+   * resource's own operations so they share its validate-then-write path.
+   */
+  collectionVerbs?(ops: ResourceOps): Partial<Record<Verb, VerbSpec>>;
   summaries?: Partial<Record<"list" | "create" | "read" | "update" | "patch" | "delete", string>>;
+}
+
+export interface DeleteCtx {
+  accountId: string;
+  auth: AuthContext;
+  collection: Collection;
+}
+
+export interface ResourceOps {
+  /** The item POST (replace) of the document `id`, as if it were in the path. */
+  update(ctx: Ctx, id: string): Promise<Outcome>;
 }
 
 export interface ResourceDeps extends EndpointDeps {
@@ -101,6 +119,8 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   const write = async (ctx: Ctx, verb: WriteCtx["verb"], existing?: StoredDoc): Promise<StoredDoc> => {
     const collection = await collectionOf(ctx);
     const input = dataObject(ctx);
+    // The id names the document (in the path); it is never one of its fields.
+    delete input.id;
     const wctx: WriteCtx = { accountId: ctx.params.account_id ?? "", auth: authOf(ctx), collection, existing, verb, input };
     const start = verb === "patch" && existing ? mergePatch(publicFields(existing.data), input) : input;
     const prepared = spec.prepare ? await spec.prepare(structuredClone(start), wctx) : start;
@@ -128,16 +148,15 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     return doc;
   };
 
-  const listVerbs: Partial<Record<Verb, VerbSpec>> = { ...spec.collectionVerbs };
+  const ops: ResourceOps = {
+    update: async (ctx, id) => docOutcome(await write({ ...ctx, params: { ...ctx.params, id } }, "update", await existingDoc({ ...ctx, params: { ...ctx.params, id } }))),
+  };
+  const listVerbs: Partial<Record<Verb, VerbSpec>> = { ...spec.collectionVerbs?.(ops) };
   if (spec.verbs.list) {
     listVerbs.GET = {
       summary: spec.summaries?.list ?? `List ${spec.name}`,
       handler: async (ctx) => {
-        const test = filterFromQuery(ctx.req.query);
-        const sorted = (await collectionOf(ctx)).sortedBy(sortKey);
-        const page = paginateSorted(sorted.filter((k) => test(k.row)), spec.sortDescending ?? false, ctx.req.query);
-        const rows = page.rows.map(spec.row ?? view);
-        return { data: rows, paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+        return listOutcome(await collectionOf(ctx), ctx, { sortKey, descending: spec.sortDescending, row: spec.row ?? view });
       },
     };
   }
@@ -160,7 +179,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
       summary: spec.summaries?.read ?? `Read one of ${spec.name}`,
       handler: async (ctx) => {
         const doc = await existingDoc(ctx);
-        return { data: view(doc), revision: doc.rev };
+        return (await spec.readAs?.(doc, ctx)) ?? { data: view(doc), revision: doc.rev };
       },
     };
   }
@@ -185,13 +204,16 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
       admin,
       handler: async (ctx) => {
         const doc = await existingDoc(ctx);
+        const collection = await collectionOf(ctx);
+        const dctx: DeleteCtx = { accountId: ctx.params.account_id ?? "", auth: authOf(ctx), collection };
         let deleted: StoredDoc;
         try {
-          deleted = await (await collectionOf(ctx)).delete(doc.id, { rev: ifMatch(ctx.request) });
+          spec.beforeDelete?.(doc, dctx);
+          deleted = await collection.delete(doc.id, { rev: ifMatch(ctx.request) });
         } catch (err) {
           throw storeError(err);
         }
-        await spec.afterDelete?.(deleted, { accountId: ctx.params.account_id ?? "", auth: authOf(ctx) });
+        await spec.afterDelete?.(deleted, dctx);
         return docOutcome(deleted);
       },
     };
@@ -199,8 +221,28 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   if (Object.keys(itemVerbs).length) registerEndpoint(app, deps, { path: `${base}/:id`, access: "account", tag, verbs: itemVerbs });
 }
 
-function byId(doc: StoredDoc): string {
+export function byId(doc: StoredDoc): string {
   return doc.id;
+}
+
+/**
+ * One page of a collection as a list answer: the query's filters (and an optional `where`),
+ * sorted by `sortKey`, paged, each document shown as `row`.
+ */
+export function listOutcome(
+  collection: Collection,
+  ctx: Ctx,
+  options: { sortKey?: (doc: StoredDoc) => string; descending?: boolean; row: (doc: StoredDoc) => Data; where?: (doc: StoredDoc) => boolean },
+): Outcome {
+  const test = filterFromQuery(ctx.req.query);
+  const where = options.where;
+  const sorted = collection.sortedBy(options.sortKey ?? byId);
+  const page = paginateSorted(
+    sorted.filter((k) => test(k.row) && (where === undefined || where(k.row))),
+    options.descending ?? false,
+    ctx.req.query,
+  );
+  return { data: page.rows.map(options.row), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
 }
 
 export function docOutcome(doc: StoredDoc): Outcome {

@@ -101,3 +101,17 @@ describe("fuzzing every route", () => {
     expect((await api.call("GET", `/v2/accounts/${accountId}/devices`, { token })).status).toBe(200);
   });
 });
+
+describe("hostile bodies", () => {
+  it("refuses JSON nested deeper than 128 levels with 400 naming json, and the server stays up", async () => {
+    const deep = `${"[".repeat(5000)}${"]".repeat(5000)}`;
+    const res = await api.call("PUT", `/v2/accounts/${accountId}/callflows`, { token, body: `{"data":{"flow":${deep}}}` });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ message: "validation error", data: { json: { maxDepth: expect.any(Object) } } });
+    let nested: Record<string, unknown> = { module: "user", data: {}, children: {} };
+    for (let i = 0; i < 1000; i++) nested = { module: "user", data: {}, children: { _: nested } };
+    const flow = await api.call("PUT", `/v2/accounts/${accountId}/callflows`, { token, data: { numbers: ["9999"], flow: nested } });
+    expect(flow.status).toBe(400);
+    expect((await api.call("GET", `/v2/accounts/${accountId}/devices`, { token })).status).toBe(200);
+  });
+});

@@ -118,6 +118,20 @@ describe("media: audio upload and download", () => {
     expect((await upload(missing, wav, "audio/wav")).status).toBe(404);
   });
 
+  it("streams the audio from the document's own path when the client asks for audio (header or accept=)", async () => {
+    const id = await newMedia("By accept");
+    expect((await upload(id, wav, "audio/wav")).status).toBe(200);
+    const byHeader = await download(`${base}/${id}`, { headers: { Accept: "audio/wav" } });
+    expect(byHeader.status).toBe(200);
+    expect(byHeader.headers.get("content-type")).toContain("audio/wav");
+    expect(byHeader.bytes.equals(wav)).toBe(true);
+    const byQuery = await download(`${base}/${id}`, { query: { accept: "audio/wav" }, headers: { Range: "bytes=0-99" } });
+    expect(byQuery.status).toBe(206);
+    expect(byQuery.bytes.equals(wav.subarray(0, 100))).toBe(true);
+    const json = await api.call<Media>("GET", `${base}/${id}`, { token });
+    expect(json.body.data.id).toBe(id);
+  });
+
   it("stores an uploaded WAV and answers the document with its content_type and length", async () => {
     const id = await newMedia("Welcome");
     const res = await upload(id, wav, "audio/wav");

@@ -25,6 +25,8 @@ export interface ConformanceSpec {
   invalid: InvalidCase[];
   /** True when writes need an admin (tested with agent1's token). */
   adminWrites: boolean;
+  /** Input-only fields (a password): accepted, never shown back. */
+  writeOnly?: string[];
   /** Verbs the item path must refuse with 405 (e.g. PUT). */
   refusedOnItem?: string[];
   /** Verbs the collection path must refuse with 405 (e.g. DELETE). */
@@ -69,7 +71,11 @@ export function describeConformance(spec: ConformanceSpec): void {
       expect(res.body.revision).toMatch(/^1-[0-9a-f]{32}$/);
       expect(res.headers.get("etag")).toBe(`"${res.body.revision}"`);
       expect(res.body.auth_token).toBe(token);
-      for (const [k, v] of Object.entries(data)) if (typeof v !== "object") expect(res.body.data[k], k).toEqual(v);
+      const writeOnly = new Set(spec.writeOnly ?? []);
+      for (const [k, v] of Object.entries(data)) {
+        if (writeOnly.has(k)) expect(res.body.data, `${k} is write-only`).not.toHaveProperty(k);
+        else if (typeof v !== "object") expect(res.body.data[k], k).toEqual(v);
+      }
       expect(Object.keys(res.body.data).some((k) => k.startsWith("pvt_"))).toBe(false);
 
       const read = await api.call<Record<string, unknown>>("GET", `${base}/${id}`, { token });
