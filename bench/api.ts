@@ -101,7 +101,7 @@ async function switchboard(): Promise<{ byId: Load; list: Load; fixed: Load; lis
   }
 }
 
-async function jsonServer(): Promise<{ byId: Load; list: Load }> {
+async function jsonServer(): Promise<{ byId: Load; list: Load; fixed: Load }> {
   const dir = await mkdtemp(join(tmpdir(), "sb-bench-jsonserver-"));
   const devices = Array.from({ length: DEVICES }, (_, i) => ({ id: String(i + 1), ...device(i) }));
   await writeFile(join(dir, "db.json"), JSON.stringify({ devices }));
@@ -118,6 +118,7 @@ async function jsonServer(): Promise<{ byId: Load; list: Load }> {
     return {
       byId: await load(`http://127.0.0.1:${port}/devices/500`, {}),
       list: await load(`http://127.0.0.1:${port}/devices?device_type=softphone&_page=1&_limit=50`, {}),
+      fixed: await load(`http://127.0.0.1:${port}/devices/500`, {}, 1_000),
     };
   } finally {
     await stop(child);
@@ -137,4 +138,5 @@ report(`REST API (${CONNECTIONS} connections, ${DURATION_S} s each, ${DEVICES} d
   ["  ratio", `${(sb.list.rps / js.list.rps).toFixed(1)}x`],
   ["switchboard GET by id at 1,000 req/s", fmt(sb.fixed)],
   ["switchboard filtered page at 1,000 req/s", fmt(sb.listFixed)],
+  ["json-server GET by id at 1,000 req/s", fmt(js.fixed)],
 ]);

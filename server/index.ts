@@ -39,7 +39,6 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const app = buildApp({
     logger,
     clock,
-    random,
     hosts: LOOPBACK_HOSTS.has(config.host) || isWildcard(config.host) ? [] : [config.host],
     allowOrigins: config.allowOrigins,
     port: () => listening,
