@@ -9,14 +9,17 @@ import { Store } from "./store/index.js";
 import { seedDemo } from "./demo.js";
 import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
+import { registerSip } from "./sip/index.js";
 import type { EndpointSpec } from "./http/endpoint.js";
 import { registerOpenApi } from "./http/openapi.js";
+import { startEvents, type Events } from "./events/index.js";
 
 export interface RunningServer {
   url: string;
   port: number;
   host: string;
   store: Store;
+  events: Events;
   logger: Logger;
   close(): Promise<void>;
 }
@@ -30,6 +33,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const random = config.random ?? systemRandom;
   const logger = config.logger ?? pino({ level: config.logLevel, base: { service: "switchboard" } });
   const store = await Store.open({ dir: config.dataDir, clock, random });
+  const events = await startEvents({ store, clock, dataDir: config.dataDir });
   if (config.demo) await seedDemo(store, { assetsDir: config.assetsDir, logger });
 
   const auth = await AuthService.open(store, { tokenTtlS: config.tokenTtlS ?? DEFAULT_TOKEN_TTL_S });
@@ -45,6 +49,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     rendererDir: config.rendererDir,
   });
   const catalogue: EndpointSpec[] = [];
+  const sip = await registerSip(app, { store, clock, random, logger });
   registerApi(app, {
     clock,
     auth,
@@ -52,6 +57,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     store,
     collection: (accountId, name) => store.account(accountId, name),
     global: (name) => store.global(name),
+    sip,
   });
   await registerOpenApi(app, catalogue, VERSION);
   if (!LOOPBACK_HOSTS.has(config.host)) {
@@ -72,11 +78,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     port: listening,
     host: config.host,
     store,
+    events,
     logger,
     close() {
       closing ??= (async () => {
         await app.close();
         await store.close();
+        await events.close();
       })();
       return closing;
     },

@@ -57,9 +57,13 @@ export interface WriteOptions {
   rev?: string;
 }
 
+export type ChangeKind = "created" | "edited" | "deleted";
+
 export interface CollectionDeps {
   clock: Clock;
   random: RandomSource;
+  /** Told of every change once it is acknowledged (on disk). */
+  onChange?(kind: ChangeKind, doc: StoredDoc): void;
 }
 
 const ATTACHMENT_NAME = /^[A-Za-z0-9._-]{1,128}$/;
@@ -152,6 +156,7 @@ export class Collection<T extends DocData = DocData> {
     await this.#persist({ put: doc }, () => {
       if (this.#docs.get(id) === doc) this.#docs.delete(id);
     });
+    this.#deps.onChange?.("created", doc);
     return doc;
   }
 
@@ -168,6 +173,7 @@ export class Collection<T extends DocData = DocData> {
     await this.#persist({ put: doc }, () => {
       if (this.#docs.get(id) === doc) this.#docs.set(id, current);
     });
+    this.#deps.onChange?.("edited", doc);
     return doc;
   }
 
@@ -177,6 +183,7 @@ export class Collection<T extends DocData = DocData> {
     await this.#persist({ del: id }, () => {
       if (!this.#docs.has(id)) this.#docs.set(id, current);
     });
+    this.#deps.onChange?.("deleted", current);
     if (current.attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
     return current;
   }
@@ -220,6 +227,7 @@ export class Collection<T extends DocData = DocData> {
       await this.#persist({ put: doc }, () => {
         if (this.#docs.get(id) === doc) this.#docs.set(id, current);
       });
+      this.#deps.onChange?.("edited", doc);
       return doc;
     } finally {
       await rm(temp, { force: true });
@@ -250,6 +258,7 @@ export class Collection<T extends DocData = DocData> {
     await this.#persist({ put: doc }, () => {
       if (this.#docs.get(id) === doc) this.#docs.set(id, current);
     });
+    this.#deps.onChange?.("edited", doc);
     await rm(join(this.#attachmentsDir, id, name), { force: true });
     return doc;
   }

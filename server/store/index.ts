@@ -1,5 +1,5 @@
 // The store's public face: everything above store/ imports from here.
-export { Store, type StoreOptions } from "./store.js";
-export { Collection, type StoredDoc, type DocData, type AttachmentMeta, type CreateOptions, type WriteOptions } from "./collection.js";
+export { Store, type StoreOptions, type StoreChange, type ChangeListener } from "./store.js";
+export { Collection, type StoredDoc, type DocData, type AttachmentMeta, type CreateOptions, type WriteOptions, type ChangeKind } from "./collection.js";
 export { StoreConflictError, StoreNotFoundError } from "./errors.js";
 export { ID_PATTERN, MODB_ID_PATTERN, REVISION_PATTERN, newId } from "./ids.js";

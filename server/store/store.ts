@@ -3,8 +3,18 @@
 import { join } from "node:path";
 import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "../clock.js";
-import { Collection, type DocData } from "./collection.js";
+import { Collection, type ChangeKind, type DocData, type StoredDoc } from "./collection.js";
 import { ID_PATTERN } from "./ids.js";
+
+export interface StoreChange {
+  kind: ChangeKind;
+  /** Null for global collections (accounts, tokens). */
+  accountId: string | null;
+  collection: string;
+  doc: StoredDoc;
+}
+
+export type ChangeListener = (change: StoreChange) => void;
 
 export interface StoreOptions {
   dir: string;
@@ -19,6 +29,7 @@ export class Store {
   readonly clock: Clock;
   readonly random: RandomSource;
   readonly #open = new Map<string, Promise<Collection>>();
+  readonly #listeners = new Set<ChangeListener>();
 
   private constructor(options: StoreOptions) {
     this.dir = options.dir;
@@ -38,17 +49,23 @@ export class Store {
     await rm(join(this.dir, LOCK_FILE), { force: true });
   }
 
+  /** Hear of every acknowledged change in every collection. */
+  onChange(listener: ChangeListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
   /** A collection shared by all accounts, such as `accounts`. */
   global<T extends DocData = DocData>(name: string): Promise<Collection<T>> {
     checkName(name);
-    return this.#collection<T>(join(this.dir, `${name}.json`));
+    return this.#collection<T>(join(this.dir, `${name}.json`), null, name);
   }
 
   /** One of an account's collections, such as `devices`. */
   account<T extends DocData = DocData>(accountId: string, name: string): Promise<Collection<T>> {
     if (!ID_PATTERN.test(accountId)) throw new Error(`store: bad account id ${JSON.stringify(accountId)}`);
     checkName(name);
-    return this.#collection<T>(join(this.dir, "accounts", accountId, `${name}.json`));
+    return this.#collection<T>(join(this.dir, "accounts", accountId, `${name}.json`), accountId, name);
   }
 
   /** Resolves once every change made so far, in every open collection, is on disk. */
@@ -57,10 +74,13 @@ export class Store {
     await Promise.all(collections.map((c) => c.flush()));
   }
 
-  #collection<T extends DocData>(file: string): Promise<Collection<T>> {
+  #collection<T extends DocData>(file: string, accountId: string | null, collection: string): Promise<Collection<T>> {
     let opening = this.#open.get(file);
     if (!opening) {
-      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random });
+      const onChange = (kind: ChangeKind, doc: StoredDoc): void => {
+        for (const listener of this.#listeners) listener({ kind, accountId, collection, doc });
+      };
+      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange });
       this.#open.set(file, opening);
       opening.catch(() => this.#open.delete(file));
     }
