@@ -4,6 +4,7 @@ import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from "fastify";
 import fastifyStatic from "@fastify/static";
+import fastifyWebsocket from "@fastify/websocket";
 import type { Clock } from "../clock.js";
 import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
@@ -83,6 +84,9 @@ export function buildApp(options: AppOptions): FastifyInstance {
 
   // Binary uploads (media, recordings) arrive as a raw stream for the resource to store.
   app.addContentTypeParser(/^(audio\/|application\/octet-stream)/, (_request, payload, done) => done(null, payload));
+
+  // Once for the whole app: /sip and /events declare their routes in plugins registered after it.
+  app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
 
   registerGuard(app, { hosts: options.hosts, allowOrigins: options.allowOrigins, port: options.port });
 
