@@ -9,6 +9,7 @@ import { Store } from "./store/index.js";
 import { seedDemo } from "./demo.js";
 import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
+import { registerSip } from "./sip/index.js";
 import type { EndpointSpec } from "./http/endpoint.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { startEvents, type Events } from "./events/index.js";
@@ -48,6 +49,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     rendererDir: config.rendererDir,
   });
   const catalogue: EndpointSpec[] = [];
+  const sip = await registerSip(app, { store, clock, random, logger });
   registerApi(app, {
     clock,
     auth,
@@ -55,6 +57,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     store,
     collection: (accountId, name) => store.account(accountId, name),
     global: (name) => store.global(name),
+    sip,
   });
   await registerOpenApi(app, catalogue, VERSION);
   if (!LOOPBACK_HOSTS.has(config.host)) {

@@ -3,10 +3,13 @@
 import type { AuthService } from "../auth/index.js";
 import type { ResourceDeps } from "../http/resource.js";
 import type { Collection, Store } from "../store/index.js";
+import type { SipService } from "../sip/index.js";
 
 export interface ApiDeps extends ResourceDeps {
   auth: AuthService;
   /** A global collection (accounts). */
   global(name: string): Promise<Collection>;
   store: Store;
+  /** Registrations and check-sync; absent when the server runs without SIP. */
+  sip?: SipService;
 }

@@ -5,6 +5,7 @@ import { fieldError, type JsonSchema } from "../http/validation.js";
 import { registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
+import { syncOnWrite } from "./device-status.js";
 
 export const DEVICE_TYPES = ["sip_device", "softphone", "cellphone", "smartphone", "landline", "fax", "sip_uri", "ata"] as const;
 const CODECS_AUDIO = ["PCMU", "PCMA", "G722", "G729", "OPUS", "speex", "CELT"];
@@ -134,6 +135,8 @@ export function registerDevices(app: FastifyInstance, deps: ApiDeps): void {
         if (!users.has(data.owner_id)) throw fieldError("owner_id", "not_found", "no user with this id", data.owner_id);
       }
     },
+    // `sync: true` on a write asks the phone to re-read its configuration (NOTIFY check-sync).
+    afterWrite: (doc, ctx) => syncOnWrite(deps, doc, ctx),
     row: deviceRow,
   });
 }

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import type { ApiDeps } from "./deps.js";
 import { registerAuth } from "./auth.js";
 import { registerDevices } from "./devices.js";
+import { registerDeviceStatus } from "./device-status.js";
 import { registerCallflows } from "./callflows.js";
 import { registerMedia } from "./media.js";
 import { registerAccounts } from "./accounts.js";
@@ -12,6 +13,7 @@ import { registerWebhooks } from "./webhooks.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
+  registerDeviceStatus(app, deps);
   registerDevices(app, deps);
   registerCallflows(app, deps);
   registerMedia(app, deps);

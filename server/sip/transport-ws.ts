@@ -1,0 +1,106 @@
+// SIP over WebSocket (RFC 7118) at /sip: the upgrade with subprotocol `sip`, one SIP message per
+// WebSocket message, each connection a flow whose messages are handled in order; junk is dropped.
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import type { RawData, WebSocket } from "ws";
+import type { RandomSource } from "../clock.js";
+import { ApiError } from "../http/errors.js";
+import type { SipDispatcher, SipLog } from "./dispatcher.js";
+import type { Flow, FlowTable } from "./flows.js";
+import { randomHex } from "./message.js";
+import type { Registrar } from "./registrar.js";
+
+const SIP_PATH = "/sip";
+const SIP_SUBPROTOCOL = "sip";
+
+export interface WsTransportOptions {
+  dispatcher: SipDispatcher;
+  flows: FlowTable;
+  registrar: Registrar;
+  random: RandomSource;
+  log: SipLog;
+}
+
+/** Messages waiting on one connection beyond this are dropped, so a flood cannot pile up. */
+const MAX_QUEUED = 64;
+/** The Via host when the upgrade carried no Host (the guard refuses those, but be sure). */
+const FALLBACK_HOST = "switchboard.invalid";
+
+export function registerWsTransport(app: FastifyInstance, options: WsTransportOptions): void {
+  app.get(SIP_PATH, { websocket: true, onRequest: requireSubprotocol }, (socket, request) => {
+    const flow = wsFlow(randomHex(options.random), socket, request.headers.host ?? FALLBACK_HOST);
+    options.flows.add(flow);
+    let queue: Promise<void> = Promise.resolve();
+    let queued = 0;
+
+    socket.on("message", (data, isBinary) => {
+      const text = decode(data);
+      if (text === null) {
+        options.log.debug({ flow: flow.id, binary: isBinary }, "sip: frame is not UTF-8 text, dropped");
+        return;
+      }
+      if (queued >= MAX_QUEUED) {
+        options.log.debug({ flow: flow.id }, "sip: too many messages waiting, dropped");
+        return;
+      }
+      queued++;
+      // One at a time per flow: a REGISTER and the un-REGISTER after it must not cross.
+      queue = queue
+        .then(() => options.dispatcher.receive(text, flow))
+        .catch((err: unknown) => options.log.error({ err, flow: flow.id }, "sip: message handling failed"))
+        .finally(() => {
+          queued--;
+        });
+    });
+
+    socket.on("close", () => {
+      options.flows.remove(flow.id);
+      options.registrar.dropFlow(flow.id);
+    });
+  });
+}
+
+/** RFC 7118 §4.1: the handshake must agree on `sip`; a client that did not offer it is refused. */
+async function requireSubprotocol(request: FastifyRequest, _reply: FastifyReply): Promise<void> {
+  if (!request.ws) return;
+  const offered = String(request.headers["sec-websocket-protocol"] ?? "")
+    .split(",")
+    .map((p) => p.trim().toLowerCase());
+  if (!offered.includes(SIP_SUBPROTOCOL)) {
+    throw new ApiError("validation_error", { "sec-websocket-protocol": { required: { message: "the WebSocket subprotocol sip is needed" } } });
+  }
+  // The app-wide WebSocket server picks the first protocol offered; this route speaks only sip,
+  // so the offer it sees is narrowed to that.
+  request.raw.headers["sec-websocket-protocol"] = SIP_SUBPROTOCOL;
+}
+
+function wsFlow(id: string, socket: WebSocket, host: string): Flow {
+  const isOpen = () => socket.readyState === socket.OPEN;
+  return {
+    id,
+    // The server listens on plain HTTP; a TLS front end would make this WSS.
+    transport: "WS",
+    localHost: host,
+    isOpen,
+    send(text) {
+      if (!isOpen()) return false;
+      try {
+        socket.send(text);
+        return true;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/** RFC 7118 allows SIP in text or binary frames; either way it must be UTF-8. */
+function decode(data: RawData): string | null {
+  const bytes = Array.isArray(data) ? Buffer.concat(data) : Buffer.isBuffer(data) ? data : Buffer.from(data);
+  try {
+    return utf8.decode(bytes);
+  } catch {
+    return null;
+  }
+}
