@@ -1,0 +1,331 @@
+// Media engine load: N bridged, recorded calls, each two werift pairs (caller phone ↔ caller leg,
+// agent leg ↔ agent phone) with the two server legs mixed and recorded, tones both ways.
+// Reports CPU per call, event-loop delay p99, frame-clock lateness and frames lost.
+//
+// Runs: every call inside this one process (BENCH_MEDIA_CALLS, default 10,50,100), then the same
+// with the simulated phones in a child process (BENCH_MEDIA_SPLIT_CALLS, default 50,100), which
+// isolates the server side's cost: in production the phones are browsers and desk phones
+// elsewhere. BENCH_MEDIA_SECONDS sets the measured window (default 10).
+import { fork, type ChildProcess } from "node:child_process";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
+import { join } from "node:path";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { fileURLToPath } from "node:url";
+import { MediaEngine, toneShare, type LegStats, type RecordingResult, type StereoRecorder, type WebRtcLeg } from "../server/media/index.js";
+import { parseWav } from "../server/media/wav.js";
+import { report } from "./report.js";
+
+const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(",").filter(Boolean).map(Number);
+const INLINE_CALLS = list(process.env.BENCH_MEDIA_CALLS, "10,50,100");
+const SPLIT_CALLS = list(process.env.BENCH_MEDIA_SPLIT_CALLS, "50,100");
+const SECONDS = Number(process.env.BENCH_MEDIA_SECONDS ?? 10);
+const SETUP_BATCH = 10;
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+async function connected(...legs: WebRtcLeg[]): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (legs.some((l) => l.state !== "connected")) {
+    const down = legs.find((l) => l.state === "closed");
+    if (down) throw new Error(`leg ${down.id} closed while connecting: ${down.closeReason ?? "?"}`);
+    if (performance.now() > deadline) throw new Error(`legs not connected: ${legs.map((l) => `${l.id}=${l.state}`).join(" ")}`);
+    await sleep(10);
+  }
+}
+
+/** The simulated phones: each makes the offer (as a browser calling in would) and plays a tone. */
+interface Phones {
+  /** Creates phone `id`, offers, lets `answer` produce the server's answer, waits until connected. */
+  dial(id: string, tone: string, answer: (offer: string) => Promise<string>): Promise<void>;
+  stats(): Promise<Map<string, LegStats>>;
+  /** CPU microseconds the phones used, when they run in their own process. */
+  cpuMicros(): Promise<number | undefined>;
+  close(): Promise<void>;
+}
+
+class InlinePhones implements Phones {
+  readonly #engine: MediaEngine;
+  readonly #legs = new Map<string, WebRtcLeg>();
+
+  constructor(engine: MediaEngine) {
+    this.#engine = engine;
+  }
+
+  async dial(id: string, tone: string, answer: (offer: string) => Promise<string>): Promise<void> {
+    const leg = this.#engine.createLeg({ id });
+    this.#legs.set(id, leg);
+    leg.play(await this.#engine.player(tone));
+    await leg.acceptAnswer(await answer(await leg.createOffer()));
+    await connected(leg);
+  }
+
+  async stats(): Promise<Map<string, LegStats>> {
+    return new Map([...this.#legs].map(([id, leg]) => [id, structuredClone(leg.stats())]));
+  }
+
+  async cpuMicros(): Promise<undefined> {
+    return undefined;
+  }
+
+  async close(): Promise<void> {
+    await Promise.all([...this.#legs.values()].map((leg) => leg.close()));
+  }
+}
+
+type Request =
+  | { op: "dial"; id: string; tone: string }
+  | { op: "answer"; id: string; sdp: string }
+  | { op: "stats" }
+  | { op: "cpu" }
+  | { op: "close" };
+type Reply =
+  | { op: "offer"; id: string; sdp: string }
+  | { op: "connected"; id: string }
+  | { op: "stats"; stats: [string, LegStats][] }
+  | { op: "cpu"; micros: number }
+  | { op: "error"; message: string };
+
+/** Phones in a child process (this file again, as BENCH_MEDIA_ROLE=phones), driven over IPC. */
+class ChildPhones implements Phones {
+  readonly #child: ChildProcess;
+  readonly #waiting = new Map<string, (reply: Reply) => void>();
+
+  constructor() {
+    this.#child = fork(fileURLToPath(import.meta.url), [], {
+      execArgv: ["--import", "tsx"],
+      env: { ...process.env, BENCH_MEDIA_ROLE: "phones" },
+    });
+    this.#child.on("message", (message: Reply) => {
+      if (message.op === "error") throw new Error(`phones process: ${message.message}`);
+      const key = "id" in message ? `${message.op}:${message.id}` : message.op;
+      this.#waiting.get(key)?.(message);
+      this.#waiting.delete(key);
+    });
+  }
+
+  #ask<R extends Reply>(request: Request, key: string): Promise<R> {
+    return new Promise((resolve) => {
+      this.#waiting.set(key, (reply) => resolve(reply as R));
+      this.#child.send(request);
+    });
+  }
+
+  async dial(id: string, tone: string, answer: (offer: string) => Promise<string>): Promise<void> {
+    const offer = await this.#ask<Extract<Reply, { op: "offer" }>>({ op: "dial", id, tone }, `offer:${id}`);
+    const sdp = await answer(offer.sdp);
+    await this.#ask({ op: "answer", id, sdp }, `connected:${id}`);
+  }
+
+  async stats(): Promise<Map<string, LegStats>> {
+    return new Map((await this.#ask<Extract<Reply, { op: "stats" }>>({ op: "stats" }, "stats")).stats);
+  }
+
+  async cpuMicros(): Promise<number> {
+    return (await this.#ask<Extract<Reply, { op: "cpu" }>>({ op: "cpu" }, "cpu")).micros;
+  }
+
+  /** Closes the phones' legs and waits for the process to exit. */
+  async close(): Promise<void> {
+    const exited = new Promise((resolve) => this.#child.once("exit", resolve));
+    this.#child.send({ op: "close" } satisfies Request);
+    await exited;
+  }
+}
+
+/** The child's side: answers the parent's requests with a MediaEngine of its own. */
+function servePhones(): void {
+  const engine = new MediaEngine();
+  const legs = new Map<string, WebRtcLeg>();
+  const send = (reply: Reply) => process.send?.(reply);
+  process.on("message", (request: Request) => {
+    void (async () => {
+      switch (request.op) {
+        case "dial": {
+          const leg = engine.createLeg({ id: request.id });
+          legs.set(request.id, leg);
+          leg.play(await engine.player(request.tone));
+          send({ op: "offer", id: request.id, sdp: await leg.createOffer() });
+          break;
+        }
+        case "answer": {
+          const leg = legs.get(request.id);
+          if (!leg) throw new Error(`no phone ${request.id}`);
+          await leg.acceptAnswer(request.sdp);
+          await connected(leg);
+          send({ op: "connected", id: request.id });
+          break;
+        }
+        case "stats":
+          send({ op: "stats", stats: [...legs].map(([id, leg]) => [id, leg.stats()]) });
+          break;
+        case "cpu": {
+          const cpu = process.cpuUsage();
+          send({ op: "cpu", micros: cpu.user + cpu.system });
+          break;
+        }
+        case "close":
+          await engine.close();
+          process.exit(0);
+      }
+    })().catch((error: unknown) => send({ op: "error", message: String(error) }));
+  });
+}
+
+interface Call {
+  id: number;
+  caller: WebRtcLeg;
+  agent: WebRtcLeg;
+  recorder: StereoRecorder;
+}
+
+async function setUpCall(engine: MediaEngine, phones: Phones, dir: string, id: number): Promise<Call> {
+  const caller = engine.createLeg({ id: `caller-${id}` });
+  const agent = engine.createLeg({ id: `agent-${id}` });
+  await Promise.all([
+    phones.dial(`caller-phone-${id}`, "tone_stream://440", (offer) => caller.acceptOffer(offer)),
+    phones.dial(`agent-phone-${id}`, "tone_stream://1000", (offer) => agent.acceptOffer(offer)),
+  ]);
+  await connected(caller, agent);
+  const mixer = engine.mixer();
+  caller.play(mixer.join("caller", caller.incoming));
+  agent.play(mixer.join("agent", agent.incoming));
+  const recorder = engine.recorder(join(dir, `call-${id}.wav`));
+  recorder.attach(mixer, "caller");
+  return { id, caller, agent, recorder };
+}
+
+interface Flow {
+  sent: number;
+  received: number;
+  /** Sequence gaps at the receivers. */
+  lost: number;
+  /** Frames the receivers' FIFOs dropped (overflow) or found missing when due (underruns). */
+  dropped: number;
+  underruns: number;
+  /** The deepest receive cushion any leg grew to. */
+  jitterMaxMs: number;
+}
+
+type Snapshot = Map<string, LegStats>;
+
+async function snapshot(calls: Call[], phones: Phones): Promise<Snapshot> {
+  const all = await phones.stats();
+  for (const c of calls) for (const leg of [c.caller, c.agent]) all.set(leg.id, structuredClone(leg.stats()));
+  return all;
+}
+
+/** Every direction audio travels in the calls, summed between two snapshots. */
+function flows(calls: Call[], before: Snapshot, after: Snapshot): Flow {
+  const total: Flow = { sent: 0, received: 0, lost: 0, dropped: 0, underruns: 0, jitterMaxMs: 0 };
+  for (const c of calls) {
+    for (const [server, phone] of [[`caller-${c.id}`, `caller-phone-${c.id}`], [`agent-${c.id}`, `agent-phone-${c.id}`]]) {
+      for (const [from, to] of [[server, phone], [phone, server]]) {
+        const [f0, f1, t0, t1] = [before.get(from), after.get(from), before.get(to), after.get(to)];
+        if (!f0 || !f1 || !t0 || !t1) throw new Error(`no stats for ${from} or ${to}`);
+        total.sent += f1.packetsSent - f0.packetsSent;
+        total.received += t1.packetsReceived - t0.packetsReceived;
+        total.lost += t1.packetsLost - t0.packetsLost;
+        total.dropped += t1.fifo.dropped - t0.fifo.dropped;
+        total.underruns += t1.fifo.underruns - t0.fifo.underruns;
+        total.jitterMaxMs = Math.max(total.jitterMaxMs, t1.jitterBufferMs);
+      }
+    }
+  }
+  return total;
+}
+
+/** Left channel must be the caller's 440 Hz, right the agent's 1000 Hz. */
+async function recordingHolds(result: RecordingResult): Promise<boolean> {
+  const bytes = await readFile(result.path);
+  const wav = parseWav(bytes);
+  const left: number[] = [];
+  const right: number[] = [];
+  // One second from the second second on: the receive FIFOs prime first.
+  for (let at = wav.dataOffset + 8000 * 4; at + 4 <= Math.min(wav.dataOffset + wav.dataLength, wav.dataOffset + 16000 * 4); at += 4) {
+    left.push(bytes.readInt16LE(at));
+    right.push(bytes.readInt16LE(at + 2));
+  }
+  return toneShare(left, 440) > 0.9 && toneShare(right, 1000) > 0.9;
+}
+
+async function run(n: number, split: boolean): Promise<void> {
+  const dir = await mkdtemp(join(tmpdir(), "sb-bench-media-"));
+  const engine = new MediaEngine();
+  const phones: Phones = split ? new ChildPhones() : new InlinePhones(engine);
+  const calls: Call[] = [];
+  try {
+    const setupStart = performance.now();
+    for (let i = 0; i < n; i += SETUP_BATCH) {
+      const batch = Array.from({ length: Math.min(SETUP_BATCH, n - i) }, (_, j) => setUpCall(engine, phones, dir, i + j));
+      calls.push(...(await Promise.all(batch)));
+    }
+    const setupMs = performance.now() - setupStart;
+    await sleep(1000);
+
+    const loop = monitorEventLoopDelay({ resolution: 1 });
+    const load0 = loadavg()[0];
+    const elu0 = performance.eventLoopUtilization();
+    const before = await snapshot(calls, phones);
+    const childCpu0 = await phones.cpuMicros();
+    engine.clock.resetStats();
+    loop.enable();
+    const cpu0 = process.cpuUsage();
+    const wall0 = performance.now();
+    await sleep(SECONDS * 1000);
+    const cpu = process.cpuUsage(cpu0);
+    const wallMs = performance.now() - wall0;
+    loop.disable();
+    const elu = performance.eventLoopUtilization(elu0).utilization;
+    const load1 = loadavg()[0];
+    const clock = engine.clock.stats();
+    const childCpu1 = await phones.cpuMicros();
+    const flow = flows(calls, before, await snapshot(calls, phones));
+    const rssMiB = process.memoryUsage().rss / 2 ** 20;
+
+    await Promise.all(calls.flatMap((c) => [c.caller.close(), c.agent.close()]));
+    const results = await Promise.all(calls.map((c) => c.recorder.finish()));
+    const checked = results.filter((_, i) => i % Math.max(1, Math.floor(n / 5)) === 0);
+    const good = (await Promise.all(checked.map(recordingHolds))).filter(Boolean).length;
+
+    const share = (micros: number) => micros / 1000 / wallMs;
+    const mainShare = share(cpu.user + cpu.system);
+    const legsHere = split ? 2 * n : 4 * n;
+    const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
+    const rows: [string, string][] = [
+      ["set-up time (all calls connected)", `${(setupMs / 1000).toFixed(1)} s`],
+      [split ? "CPU, server process" : "CPU, whole process", `${pct(mainShare)} of one core`],
+    ];
+    if (childCpu0 !== undefined && childCpu1 !== undefined) {
+      rows.push(["CPU, phones process", `${pct(share(childCpu1 - childCpu0))} of one core`]);
+    }
+    rows.push(
+      [split ? "CPU per call (server side: 2 legs, mixer, recorder)" : "CPU per call (2 server legs + 2 phones, mixer, recorder)", `${pct(mainShare / n, 2)} of a core`],
+      ["CPU per werift leg in this process", `${pct(mainShare / legsHere, 3)} of a core`],
+      ["event-loop utilisation (busy share of wall time)", pct(elu)],
+      ["machine load average (1 min) before / after, 2 cores", `${load0.toFixed(1)} / ${load1.toFixed(1)}`],
+      ["event-loop delay p50 / p99 / max (1 ms sampling)", `${(loop.percentile(50) / 1e6).toFixed(1)} / ${(loop.percentile(99) / 1e6).toFixed(1)} / ${(loop.max / 1e6).toFixed(1)} ms`],
+      ["frame clock lateness p50 / p99 / max", `${clock.latenessP50Ms.toFixed(2)} / ${clock.latenessP99Ms.toFixed(2)} / ${clock.latenessMaxMs.toFixed(1)} ms`],
+      ["frame clock ticks (expected) / skipped", `${clock.ticks} (${Math.round(wallMs / 20)}) / ${clock.skipped}`],
+      ["RTP frames sent / received, all directions", `${flow.sent} / ${flow.received} (difference ${flow.sent - flow.received})`],
+      ["frames lost: sequence gaps / FIFO drops / FIFO underruns", `${flow.lost} / ${flow.dropped} / ${flow.underruns}`],
+      ["deepest jitter buffer at the end (starts at 40 ms)", `${flow.jitterMaxMs} ms`],
+      ["recordings checked (440 Hz left, 1000 Hz right)", `${good} of ${checked.length} good, ${((results[0]?.durationMs ?? 0) / 1000).toFixed(1)} s each`],
+      ["RSS (this process)", `${rssMiB.toFixed(0)} MiB`],
+    );
+    const where = split ? `${2 * n} legs here, ${2 * n} phones in a child process` : `${4 * n} werift legs in one process`;
+    report(`media: ${n} bridged recorded calls (${where}), ${SECONDS} s`, rows);
+  } finally {
+    await Promise.all([engine.close(), phones.close()]);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+if (process.env.BENCH_MEDIA_ROLE === "phones") {
+  servePhones();
+} else {
+  const started = performance.now();
+  for (const n of INLINE_CALLS) await run(n, false);
+  for (const n of SPLIT_CALLS) await run(n, true);
+  process.stdout.write(`\nmedia bench wall time ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+}

@@ -1,0 +1,82 @@
+// The media engine's public face for calls/: one shared frame clock, WebRTC legs made from SDP,
+// players for media URIs, mixers for bridges and recorders. No SIP here; callers bring SDP text.
+
+import type { Clock, RandomSource } from "../clock.js";
+import { FrameClock, type FrameClockOptions } from "./frame-clock.js";
+import { WebRtcLeg, type WebRtcLegOptions } from "./leg.js";
+import { Mixer } from "./mixer.js";
+import { createPlayer, WavLibrary, type PlayerOptions } from "./player.js";
+import { StereoRecorder, type RecorderOptions } from "./recorder.js";
+import type { AudioSource } from "./audio-frame.js";
+
+export { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silence, type AudioSource } from "./audio-frame.js";
+export { FrameClock, performanceTime, type FrameClockStats, type TimeSource } from "./frame-clock.js";
+export type { DtmfDigit, DtmfSendOptions } from "./dtmf.js";
+export { decodeG711, encodeG711, type G711Codec } from "./g711.js";
+export { goertzelPower, levelDbfs, toneShare } from "./goertzel.js";
+export { IllegalLegTransition, type LegState, type LegStateChange } from "./leg-state.js";
+export { LegStateError, WebRtcLeg, type LegDirection, type LegEvents, type LegStats } from "./leg.js";
+export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
+export { MediaUriError, type PlayerOptions } from "./player.js";
+export { StereoRecorder, type RecorderOptions, type RecordingResult } from "./recorder.js";
+export { SdpError } from "./sdp.js";
+export { WavFormatError } from "./wav.js";
+
+export interface MediaEngineOptions {
+  /** Address every leg binds and advertises (default 127.0.0.1). */
+  host?: string;
+  /** Stamps leg state changes (default the system clock). */
+  wallClock?: Clock;
+  random?: RandomSource;
+  /** The frame clock's time source and catch-up limit (tests run it by hand). */
+  frameClock?: FrameClockOptions;
+}
+
+export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host">;
+
+export class MediaEngine {
+  readonly clock: FrameClock;
+  readonly #options: MediaEngineOptions;
+  readonly #library = new WavLibrary();
+  readonly #legs = new Set<WebRtcLeg>();
+
+  constructor(options: MediaEngineOptions = {}) {
+    this.#options = options;
+    this.clock = new FrameClock(options.frameClock);
+  }
+
+  /** Legs not yet closed. */
+  get legs(): ReadonlySet<WebRtcLeg> {
+    return this.#legs;
+  }
+
+  /** A new WebRTC leg on the engine's clock; start it with createOffer() or acceptOffer(sdp). */
+  createLeg(options: LegOptions = {}): WebRtcLeg {
+    const { host, wallClock, random } = this.#options;
+    const leg = new WebRtcLeg({ ...options, clock: this.clock, host, wallClock, random });
+    this.#legs.add(leg);
+    leg.on("state", (change) => {
+      if (change.to === "closed") this.#legs.delete(leg);
+    });
+    return leg;
+  }
+
+  /** A source for a WAV path, file:// URL, tone_stream:// or silence_stream:// URI. */
+  player(uri: string, options?: PlayerOptions): Promise<AudioSource> {
+    return createPlayer(uri, options, this.#library);
+  }
+
+  mixer(): Mixer {
+    return new Mixer();
+  }
+
+  /** A stereo WAV recorder writing to `path`; attach it to a mixer, finish() when the call ends. */
+  recorder(path: string, options?: RecorderOptions): StereoRecorder {
+    return new StereoRecorder(path, options);
+  }
+
+  /** Closes every open leg (server shutdown); the clock then stops by itself. */
+  async close(): Promise<void> {
+    await Promise.all([...this.#legs].map((leg) => leg.close("shutdown")));
+  }
+}

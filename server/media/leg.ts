@@ -1,0 +1,464 @@
+// A WebRTC media leg: one werift RTCPeerConnection carrying G.711 audio and RFC 4733 DTMF to one
+// endpoint; it plays an AudioSource on the frame clock and decodes what it receives into a FIFO.
+
+import { EventEmitter } from "node:events";
+import { randomUUID } from "node:crypto";
+import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, type MediaStreamTrack, type RtpPacket, type RTCRtpTransceiver } from "werift";
+import { systemClock, systemRandom, type Clock, type RandomSource } from "../clock.js";
+import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
+import { DtmfDetector, DtmfSender, type DtmfDigit, type DtmfSendOptions } from "./dtmf.js";
+import type { FrameClock } from "./frame-clock.js";
+import { FrameFifo, type FrameFifoOptions, type FrameFifoStats } from "./frame-fifo.js";
+import { decodeG711, encodeG711, G711_PAYLOAD_TYPE, type G711Codec } from "./g711.js";
+import { LegStateMachine, type LegState, type LegStateChange } from "./leg-state.js";
+import { filterCandidates, isLoopbackAddress, restrictToG711, telephoneEventPayloadType } from "./sdp.js";
+
+export interface WebRtcLegOptions {
+  /** The shared 20 ms clock the leg sends on. */
+  clock: FrameClock;
+  id?: string;
+  /** Stamps state changes. */
+  wallClock?: Clock;
+  /** Initial RTP sequence number and timestamp (RFC 3550 wants them random). */
+  random?: RandomSource;
+  /**
+   * The one address the leg binds and advertises (default 127.0.0.1). On loopback, remote
+   * candidates on other addresses are dropped too: they could never be reached from here.
+   */
+  host?: string;
+  /** Offer and accept these G.711 variants, in preference order (default PCMU, PCMA). */
+  codecs?: readonly G711Codec[];
+  /** Payload type offered for telephone-event/8000 (default 101). */
+  telephoneEventPayloadType?: number;
+  fifo?: FrameFifoOptions;
+  /** Close with reason "connect timeout" when ICE/DTLS are not up this long after the remote SDP. */
+  connectTimeoutMs?: number;
+}
+
+export interface LegEvents {
+  state: [LegStateChange];
+  dtmf: [DtmfDigit];
+}
+
+export interface LegStats {
+  /** Audio RTP packets sent and received. */
+  packetsSent: number;
+  packetsReceived: number;
+  /** Gaps in the received sequence numbers. */
+  packetsLost: number;
+  /** Late or repeated packets, dropped. */
+  packetsDiscarded: number;
+  dtmfPacketsSent: number;
+  /** Sends that werift rejected (the transport was going down). */
+  sendErrors: number;
+  fifo: Readonly<FrameFifoStats>;
+  /** The receive FIFO's current cushion (it grows when packets arrive late). */
+  jitterBufferMs: number;
+}
+
+/** Negotiated RTP direction from this leg's side; "stopped" once the m-line is torn down. */
+export type LegDirection = "sendrecv" | "sendonly" | "recvonly" | "inactive" | "stopped";
+
+export class LegStateError extends Error {
+  override name = "LegStateError";
+}
+
+/** Largest forward jump in sequence numbers still read as loss; beyond it the sender restarted. */
+const MAX_SEQUENCE_GAP = 100;
+/** Silent frames put in for lost packets, at most: enough to keep timing, never a long delay. */
+const MAX_CONCEALED_FRAMES = 3;
+
+export class WebRtcLeg extends EventEmitter<LegEvents> {
+  readonly id: string;
+  /** What the far end says, one frame per tick (silence when nothing arrived): a mixer input. */
+  readonly incoming: AudioSource;
+  readonly #clock: FrameClock;
+  readonly #pc: RTCPeerConnection;
+  readonly #state: LegStateMachine;
+  readonly #host: string;
+  readonly #fifo: FrameFifo;
+  readonly #dtmfIn = new DtmfDetector();
+  readonly #dtmfOut = new DtmfSender();
+  readonly #connectTimeoutMs: number;
+  readonly #stats = { packetsSent: 0, packetsReceived: 0, packetsLost: 0, packetsDiscarded: 0, dtmfPacketsSent: 0, sendErrors: 0 };
+  #transceiver: RTCRtpTransceiver | undefined;
+  #source: AudioSource = silence;
+  #unsubscribeTick: (() => void) | undefined;
+  #connectTimer: NodeJS.Timeout | undefined;
+  #closing: Promise<void> | undefined;
+  #closeReason: string | undefined;
+  // Sending.
+  #sequence: number;
+  readonly #timestampBase: number;
+  #marker = true;
+  #dtmfTimestamp = 0;
+  #remoteTelephoneEvent: number | undefined;
+  // Receiving.
+  readonly #tracks = new WeakSet<MediaStreamTrack>();
+  #receiveTypes = new Set<number>();
+  #expectedSequence: number | undefined;
+  #remoteSsrc: number | undefined;
+  #underrunsSeen = 0;
+  #lastAudioEnd: number | undefined;
+  #stage = new Int16Array(FRAME_SAMPLES);
+  #staged = 0;
+  #incomingTick = -1;
+  #incomingFrame = silentFrame();
+
+  constructor(options: WebRtcLegOptions) {
+    super();
+    this.id = options.id ?? randomUUID();
+    this.#clock = options.clock;
+    this.#host = options.host ?? "127.0.0.1";
+    this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
+    this.#fifo = new FrameFifo(options.fifo);
+    this.#state = new LegStateMachine(options.wallClock ?? systemClock, (change) => this.emit("state", change));
+    const seed = (options.random ?? systemRandom).bytes(6);
+    this.#sequence = seed.readUInt16BE(0);
+    this.#timestampBase = seed.readUInt32BE(2);
+
+    const codecs = (options.codecs ?? ["PCMU", "PCMA"]).map(
+      (name) => new RTCRtpCodecParameters({ mimeType: `audio/${name}`, clockRate: 8000, channels: 1, payloadType: G711_PAYLOAD_TYPE[name] }),
+    );
+    const telephoneEvent = new RTCRtpCodecParameters({
+      mimeType: "audio/telephone-event",
+      clockRate: 8000,
+      channels: 1,
+      payloadType: options.telephoneEventPayloadType ?? 101,
+      parameters: "0-16",
+    });
+    const family = this.#host.includes(":") ? "udp6" : "udp4";
+    this.#pc = new RTCPeerConnection({
+      codecs: { audio: [...codecs, telephoneEvent], video: [] },
+      // No STUN, no interface scan: one host candidate on one socket bound to `host`.
+      iceServers: [],
+      iceUseIpv4: false,
+      iceUseIpv6: false,
+      iceAdditionalHostAddresses: [this.#host],
+      iceInterfaceAddresses: { [family]: this.#host },
+    });
+    // Hooked before any remote description is applied: a track announced by
+    // setRemoteDescription is missed by a listener added after it (field notes, pitfall 5).
+    this.#pc.onTrack.subscribe((track) => this.#listen(track));
+    this.#pc.connectionStateChange.subscribe((state) => {
+      if (state === "connected") this.#connected();
+      else if (state === "failed") void this.close("ice failed");
+      else if (state === "closed") void this.close("transport closed");
+    });
+
+    const machine = this.#state;
+    this.incoming = {
+      read: (tick) => this.#incomingFrameFor(tick),
+      get ended() {
+        return machine.state === "closed";
+      },
+    };
+  }
+
+  get state(): LegState {
+    return this.#state.state;
+  }
+
+  /** Why the leg closed ("hangup", "ice failed", "connect timeout" ...), once closed. */
+  get closeReason(): string | undefined {
+    return this.#closeReason;
+  }
+
+  /** The G.711 variant this leg sends, once negotiated. */
+  get codec(): G711Codec | undefined {
+    const mime = this.#transceiver?.sender.codec?.mimeType.toUpperCase();
+    return mime === "AUDIO/PCMU" ? "PCMU" : mime === "AUDIO/PCMA" ? "PCMA" : undefined;
+  }
+
+  /** The negotiated direction from this side ("sendonly" while this leg holds the far end). */
+  get direction(): LegDirection | undefined {
+    return this.#transceiver?.currentDirection ?? undefined;
+  }
+
+  stats(): LegStats {
+    return { ...this.#stats, fifo: { ...this.#fifo.stats }, jitterBufferMs: this.#fifo.prime * FRAME_MS };
+  }
+
+  /** Plays `source` to the far end from the next tick on (silence when given nothing). */
+  play(source: AudioSource = silence): void {
+    this.#source = source;
+  }
+
+  get source(): AudioSource {
+    return this.#source;
+  }
+
+  /**
+   * An SDP offer: the first one starts negotiation, later ones re-negotiate a connected leg
+   * (a re-INVITE). Candidates are gathered before it returns, so it needs no trickle.
+   */
+  async createOffer(): Promise<string> {
+    this.#assertOpen("createOffer");
+    if (this.state === "new") {
+      this.#state.transition("negotiating");
+      this.#transceiver = this.#pc.addTransceiver("audio", { direction: "sendrecv" });
+    }
+    const offer = await this.#pc.createOffer();
+    await this.#pc.setLocalDescription(offer);
+    return this.#localSdp();
+  }
+
+  /** Applies the far end's answer to this leg's offer. */
+  async acceptAnswer(sdp: string): Promise<void> {
+    this.#assertOpen("acceptAnswer");
+    if (this.state === "new") throw new LegStateError("acceptAnswer before createOffer");
+    await this.#pc.setRemoteDescription({ type: "answer", sdp: this.#cleanRemote(sdp, false) });
+    this.#negotiated();
+  }
+
+  /**
+   * Answers an offer: the first starts negotiation, a later one (the far end holding, resuming,
+   * re-INVITE) re-negotiates. Throws SdpError when the offer has no G.711.
+   */
+  async acceptOffer(sdp: string): Promise<string> {
+    this.#assertOpen("acceptOffer");
+    const cleaned = this.#cleanRemote(sdp, true);
+    const first = this.state === "new";
+    if (first) this.#state.transition("negotiating");
+    await this.#pc.setRemoteDescription({ type: "offer", sdp: cleaned });
+    if (first) {
+      this.#transceiver = this.#pc.getTransceivers().find((t) => t.kind === "audio");
+      // werift answers an offer with recvonly unless told this side sends too.
+      this.#transceiver?.setDirection("sendrecv");
+    }
+    const answer = await this.#pc.createAnswer();
+    await this.#pc.setLocalDescription(answer);
+    this.#negotiated();
+    return this.#localSdp();
+  }
+
+  /**
+   * Puts the far end on hold: this side keeps sending (hold music) but asks for nothing back
+   * ("sendonly"), or goes silent both ways ("inactive"). Returns the re-offer; feed the answer
+   * to acceptAnswer.
+   */
+  async hold(mode: "sendonly" | "inactive" = "sendonly"): Promise<string> {
+    this.#assertConnected("hold");
+    this.#transceiver?.setDirection(mode);
+    return this.createOffer();
+  }
+
+  /** Takes the far end off hold; returns the re-offer. */
+  async unhold(): Promise<string> {
+    this.#assertConnected("unhold");
+    this.#transceiver?.setDirection("sendrecv");
+    return this.createOffer();
+  }
+
+  /** Sends digits (0-9 * # A-D) as RFC 4733 events; resolves when the last one is out. */
+  async sendDtmf(digits: string, options?: DtmfSendOptions): Promise<void> {
+    this.#assertOpen("sendDtmf");
+    await this.#dtmfOut.enqueue(digits, options);
+  }
+
+  /** Ends the leg: stops sending, releases the sockets, reports `closed` once. */
+  close(reason = "hangup"): Promise<void> {
+    this.#closing ??= this.#close(reason);
+    return this.#closing;
+  }
+
+  async #close(reason: string): Promise<void> {
+    this.#closeReason = reason;
+    if (this.state !== "closed") this.#state.transition("closed", reason);
+    this.#unsubscribeTick?.();
+    this.#unsubscribeTick = undefined;
+    clearTimeout(this.#connectTimer);
+    this.#dtmfOut.cancel();
+    this.#fifo.clear();
+    await this.#pc.close();
+  }
+
+  #assertOpen(action: string): void {
+    if (this.state === "closed") throw new LegStateError(`${action} on a closed leg`);
+  }
+
+  #assertConnected(action: string): void {
+    if (this.state !== "connected") throw new LegStateError(`${action} needs a connected leg (it is ${this.state})`);
+  }
+
+  #cleanRemote(sdp: string, isOffer: boolean): string {
+    let cleaned = isOffer ? restrictToG711(sdp) : sdp;
+    if (isLoopbackAddress(this.#host)) cleaned = filterCandidates(cleaned, isLoopbackAddress);
+    this.#remoteTelephoneEvent = telephoneEventPayloadType(cleaned) ?? this.#remoteTelephoneEvent;
+    return cleaned;
+  }
+
+  #localSdp(): string {
+    const sdp = this.#pc.localDescription?.sdp;
+    if (sdp === undefined) throw new LegStateError("werift produced no local description");
+    return sdp;
+  }
+
+  /** After each offer/answer exchange: learn the payload types to expect, watch the connect. */
+  #negotiated(): void {
+    const local = this.#pc.localDescription?.sdp ?? "";
+    const remote = this.#pc.remoteDescription?.sdp ?? "";
+    this.#receiveTypes = new Set([telephoneEventPayloadType(local), telephoneEventPayloadType(remote)].filter((pt) => pt !== undefined));
+    if (this.state === "negotiating" && this.#connectTimer === undefined) {
+      this.#connectTimer = setTimeout(() => void this.close("connect timeout"), this.#connectTimeoutMs);
+    }
+    if (this.state === "negotiating" && this.#pc.connectionState === "connected") this.#connected();
+  }
+
+  #connected(): void {
+    if (this.state !== "negotiating") return;
+    clearTimeout(this.#connectTimer);
+    this.#state.transition("connected");
+    this.#unsubscribeTick = this.#clock.subscribe((tick) => this.#tick(tick));
+  }
+
+  #canSend(): boolean {
+    const t = this.#transceiver;
+    if (!t) return false;
+    const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
+    // The wanted direction stops sending at once when this side holds; the negotiated one
+    // starts it again only once the far end has agreed.
+    return sends(t.direction) && sends(t.currentDirection);
+  }
+
+  // Packets go straight to the DTLS transport (SRTP, then UDP), past werift's RTCRtpSender: the
+  // sender rewrites every payload type to the audio codec's (breaking RFC 4733 events), and its
+  // per-packet bookkeeping for video (bandwidth estimation, NACK history, NTP stamps, header
+  // extensions) cost more CPU than the audio itself. Sequence numbers, timestamps and the SSRC
+  // are this leg's own; what is lost is werift's RTCP sender reports, which G.711 does not need.
+  #tick(tick: number): void {
+    // The receive FIFO drains at the clock's pace even when no bridge reads it, so a bridge
+    // joining later does not start with a backlog of stale audio.
+    this.#incomingFrameFor(tick);
+    // The source advances even while nothing is sent, so hold music does not restart.
+    const frame = this.#source.read(tick);
+    const transceiver = this.#transceiver;
+    if (!transceiver || !this.#canSend()) {
+      this.#marker = true;
+      return;
+    }
+    const timestamp = (this.#timestampBase + tick * FRAME_SAMPLES) >>> 0;
+    const dtmf = this.#dtmfOut.next();
+    if (dtmf !== undefined && dtmf !== "gap") {
+      const payloadType = this.#remoteTelephoneEvent;
+      if (payloadType === undefined) return;
+      if (dtmf.start) this.#dtmfTimestamp = timestamp;
+      const header = new RtpHeader({
+        payloadType,
+        sequenceNumber: this.#nextSequence(),
+        timestamp: this.#dtmfTimestamp,
+        ssrc: transceiver.sender.ssrc,
+        marker: dtmf.start,
+      });
+      this.#stats.dtmfPacketsSent++;
+      transceiver.dtlsTransport.sendRtp(dtmf.payload, header).catch(() => this.#stats.sendErrors++);
+      return;
+    }
+    const codec = this.codec;
+    if (!codec) return;
+    const payload = Buffer.allocUnsafe(FRAME_SAMPLES);
+    encodeG711(codec, frame, payload);
+    const header = new RtpHeader({
+      payloadType: G711_PAYLOAD_TYPE[codec],
+      sequenceNumber: this.#nextSequence(),
+      timestamp,
+      ssrc: transceiver.sender.ssrc,
+      marker: this.#marker,
+    });
+    this.#marker = false;
+    this.#stats.packetsSent++;
+    transceiver.dtlsTransport.sendRtp(payload, header).catch(() => this.#stats.sendErrors++);
+  }
+
+  #nextSequence(): number {
+    const sequence = this.#sequence;
+    this.#sequence = (sequence + 1) & 0xffff;
+    return sequence;
+  }
+
+  #listen(track: MediaStreamTrack): void {
+    // werift announces the same track again after each re-negotiation.
+    if (this.#tracks.has(track)) return;
+    this.#tracks.add(track);
+    track.onReceiveRtp.subscribe((packet) => this.#receive(packet));
+  }
+
+  #receive(packet: RtpPacket): void {
+    if (this.state === "closed") return;
+    const { payloadType, sequenceNumber, timestamp, ssrc } = packet.header;
+    if (!this.#inSequence(ssrc, sequenceNumber)) return;
+    if (this.#receiveTypes.has(payloadType)) {
+      const digit = this.#dtmfIn.accept(timestamp, packet.payload);
+      if (digit) this.emit("dtmf", digit);
+      return;
+    }
+    const codec: G711Codec | undefined = payloadType === 0 ? "PCMU" : payloadType === 8 ? "PCMA" : undefined;
+    if (!codec) return;
+    this.#stats.packetsReceived++;
+    this.#adaptJitterBuffer(timestamp, packet.payload.length);
+    this.#pushAudio(decodeG711(codec, packet.payload));
+  }
+
+  /**
+   * The FIFO ran dry since the last packet: if this packet continues the last one's audio
+   * (timestamps adjacent), it was merely late, so the cushion grows. A far end that paused
+   * (hold, DTMF) resumes with a timestamp gap and leaves the cushion alone.
+   */
+  #adaptJitterBuffer(timestamp: number, samples: number): void {
+    const underruns = this.#fifo.stats.underruns;
+    if (underruns !== this.#underrunsSeen && this.#lastAudioEnd === timestamp) this.#fifo.stretch();
+    this.#underrunsSeen = underruns;
+    this.#lastAudioEnd = (timestamp + samples) >>> 0;
+  }
+
+  /** Counts lost packets, fills their time with silence; false for a late or repeated packet. */
+  #inSequence(ssrc: number, sequence: number): boolean {
+    if (ssrc !== this.#remoteSsrc || this.#expectedSequence === undefined) {
+      this.#remoteSsrc = ssrc;
+      this.#expectedSequence = (sequence + 1) & 0xffff;
+      return true;
+    }
+    const ahead = (sequence - this.#expectedSequence) & 0xffff;
+    if (ahead >= 0x8000) {
+      this.#stats.packetsDiscarded++;
+      return false;
+    }
+    if (ahead > 0 && ahead <= MAX_SEQUENCE_GAP) {
+      this.#stats.packetsLost += ahead;
+      for (let i = 0; i < Math.min(ahead, MAX_CONCEALED_FRAMES); i++) this.#fifo.push(new Int16Array(FRAME_SAMPLES));
+    }
+    this.#expectedSequence = (sequence + 1) & 0xffff;
+    return true;
+  }
+
+  /** Re-frames decoded audio into 160-sample frames, whatever packet time the far end uses. */
+  #pushAudio(pcm: Int16Array): void {
+    if (this.#staged === 0 && pcm.length === FRAME_SAMPLES) {
+      this.#fifo.push(pcm);
+      return;
+    }
+    let at = 0;
+    while (at < pcm.length) {
+      const n = Math.min(FRAME_SAMPLES - this.#staged, pcm.length - at);
+      this.#stage.set(pcm.subarray(at, at + n), this.#staged);
+      this.#staged += n;
+      at += n;
+      if (this.#staged === FRAME_SAMPLES) {
+        this.#fifo.push(this.#stage);
+        this.#stage = new Int16Array(FRAME_SAMPLES);
+        this.#staged = 0;
+      }
+    }
+  }
+
+  #incomingFrameFor(tick: number): Int16Array {
+    // Several readers in one tick (a mixer, a recorder) must see the same frame.
+    if (tick !== this.#incomingTick) {
+      // Ticks the clock skipped after a long stall: their audio is too late to play.
+      if (this.#incomingTick >= 0 && tick > this.#incomingTick + 1) this.#fifo.skip(tick - this.#incomingTick - 1);
+      this.#incomingTick = tick;
+      this.#incomingFrame = this.#fifo.pop();
+    }
+    return this.#incomingFrame;
+  }
+}

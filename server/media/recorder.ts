@@ -1,0 +1,134 @@
+// Call recording: a bridge written as a stereo 8 kHz 16-bit WAV (left = one party's voice,
+// right = what that party hears), streamed to disk a chunk at a time, header fixed at the end.
+
+import { open, type FileHandle } from "node:fs/promises";
+import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE } from "./audio-frame.js";
+import type { Mixer } from "./mixer.js";
+import { WAV_HEADER_BYTES, wavHeader } from "./wav.js";
+
+export interface RecordingResult {
+  path: string;
+  /** Audio length: frames written × 20 ms. */
+  durationMs: number;
+  /** File size including the header. */
+  bytes: number;
+}
+
+export interface RecorderOptions {
+  /** Bytes buffered before a write is issued (default one second of audio, 32,000 bytes). */
+  chunkBytes?: number;
+}
+
+const FORMAT = { channels: 2, sampleRate: SAMPLE_RATE, bitsPerSample: 16 };
+const FRAME_BYTES = FRAME_SAMPLES * 4;
+
+export class StereoRecorder {
+  readonly path: string;
+  readonly #chunkBytes: number;
+  #chunk: Buffer;
+  #view: DataView;
+  #fill = 0;
+  #frames = 0;
+  /** Where the next chunk goes; the header's 44 bytes come first. */
+  #offset = WAV_HEADER_BYTES;
+  // Writes run one after another on this chain, so the file is written in order and only the
+  // chunks not yet on disk are held in memory.
+  #chain: Promise<FileHandle | undefined>;
+  #error: unknown;
+  #finished: Promise<RecordingResult> | undefined;
+  readonly #detach: (() => void)[] = [];
+
+  constructor(path: string, options: RecorderOptions = {}) {
+    this.path = path;
+    this.#chunkBytes = Math.max(FRAME_BYTES, Math.floor((options.chunkBytes ?? 32000) / FRAME_BYTES) * FRAME_BYTES);
+    this.#chunk = Buffer.alloc(this.#chunkBytes);
+    this.#view = viewOf(this.#chunk);
+    this.#chain = open(path, "w").then(
+      async (file) => {
+        // A placeholder until finish(): a reader of an unfinished file sees sizes of zero.
+        await file.write(wavHeader(FORMAT, 0), 0, WAV_HEADER_BYTES, 0).catch((error: unknown) => (this.#error ??= error));
+        return file;
+      },
+      (error: unknown) => {
+        this.#error ??= error;
+        return undefined;
+      },
+    );
+  }
+
+  get durationMs(): number {
+    return this.#frames * FRAME_MS;
+  }
+
+  /** Appends one 20 ms stereo frame; the samples are copied, so the caller may reuse them. */
+  write(left: Int16Array, right: Int16Array): void {
+    if (this.#finished) throw new Error(`recording ${this.path} is finished`);
+    if (this.#error !== undefined) return;
+    const view = this.#view;
+    let at = this.#fill;
+    for (let i = 0; i < FRAME_SAMPLES; i++) {
+      view.setInt16(at, left[i] ?? 0, true);
+      view.setInt16(at + 2, right[i] ?? 0, true);
+      at += 4;
+    }
+    this.#fill = at;
+    this.#frames++;
+    if (this.#fill >= this.#chunkBytes) this.#flush();
+  }
+
+  /** Records member `left` of `mixer`: its voice left, what it hears right. Returns the detach. */
+  attach(mixer: Mixer, left: string): () => void {
+    const detach = mixer.tap((_tick, input, output) => {
+      const voice = input.get(left);
+      const heard = output.get(left);
+      if (voice && heard) this.write(voice, heard);
+    });
+    this.#detach.push(detach);
+    return detach;
+  }
+
+  /**
+   * Stops recording (detaching from any mixer), writes what is buffered, then the real header;
+   * resolves with the recording's figures.
+   */
+  finish(): Promise<RecordingResult> {
+    this.#finished ??= this.#finish();
+    return this.#finished;
+  }
+
+  async #finish(): Promise<RecordingResult> {
+    // The bridge may carry on (a transfer, a conference) after its recording stops.
+    for (const detach of this.#detach) detach();
+    this.#flush();
+    const file = await this.#chain;
+    if (file === undefined) throw this.#error;
+    try {
+      if (this.#error !== undefined) throw this.#error;
+      const dataBytes = this.#frames * FRAME_BYTES;
+      await file.write(wavHeader(FORMAT, dataBytes), 0, WAV_HEADER_BYTES, 0);
+      return { path: this.path, durationMs: this.durationMs, bytes: WAV_HEADER_BYTES + dataBytes };
+    } finally {
+      await file.close();
+    }
+  }
+
+  #flush(): void {
+    if (this.#fill === 0) return;
+    const data = this.#chunk.subarray(0, this.#fill);
+    const position = this.#offset;
+    this.#offset += this.#fill;
+    this.#chunk = Buffer.alloc(this.#chunkBytes);
+    this.#view = viewOf(this.#chunk);
+    this.#fill = 0;
+    this.#chain = this.#chain.then(async (file) => {
+      if (file && this.#error === undefined) {
+        await file.write(data, 0, data.length, position).catch((error: unknown) => (this.#error ??= error));
+      }
+      return file;
+    });
+  }
+}
+
+function viewOf(buffer: Buffer): DataView {
+  return new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}

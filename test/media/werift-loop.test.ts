@@ -1,0 +1,145 @@
+// Two real werift legs in one process, connected over UDP on 127.0.0.1: audio both ways checked
+// with Goertzel, hold and unhold by re-offer, RFC 4733 DTMF, and a clean close.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { MediaEngine, toneShare, type DtmfDigit, type WebRtcLeg } from "../../server/media/index.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/** What `leg` received over `ms` of ticks, as the bridge would read it. */
+async function listen(engine: MediaEngine, leg: WebRtcLeg, ms: number): Promise<Int16Array> {
+  const frames: Int16Array[] = [];
+  const stop = engine.clock.subscribe((tick) => frames.push(Int16Array.from(leg.incoming.read(tick))));
+  await sleep(ms);
+  stop();
+  const out = new Int16Array(frames.length * 160);
+  frames.forEach((f, i) => out.set(f, i * 160));
+  return out;
+}
+
+async function until(check: () => boolean, ms = 5000): Promise<void> {
+  const deadline = performance.now() + ms;
+  while (!check()) {
+    if (performance.now() > deadline) throw new Error("timed out");
+    await sleep(10);
+  }
+}
+
+async function connect(a: WebRtcLeg, b: WebRtcLeg, mangleOffer = (sdp: string) => sdp): Promise<{ offer: string; answer: string }> {
+  const offer = await a.createOffer();
+  const answer = await b.acceptOffer(mangleOffer(offer));
+  await a.acceptAnswer(answer);
+  await until(() => a.state === "connected" && b.state === "connected");
+  return { offer, answer };
+}
+
+/** Sockets and timers this process holds (dgram sockets show as UDPWRAP). */
+const resources = () => process.getActiveResourcesInfo().filter((r) => r === "UDPWRAP" || r === "Timeout").sort();
+
+describe("two werift legs over loopback", () => {
+  const before = resources();
+  const engine = new MediaEngine();
+  const a = engine.createLeg({ id: "A" });
+  const b = engine.createLeg({ id: "B" });
+  const dtmfAtB: DtmfDigit[] = [];
+  const dtmfAtA: DtmfDigit[] = [];
+  b.on("dtmf", (d) => dtmfAtB.push(d));
+  a.on("dtmf", (d) => dtmfAtA.push(d));
+  const states: string[] = [];
+  a.on("state", (c) => states.push(`A ${c.to}`));
+  b.on("state", (c) => states.push(`B ${c.to}`));
+  let sdp: { offer: string; answer: string };
+
+  beforeAll(async () => {
+    a.play(await engine.player("tone_stream://440"));
+    b.play(await engine.player("tone_stream://1000"));
+    sdp = await connect(a, b);
+  });
+
+  afterAll(() => engine.close());
+
+  it("negotiates PCMU with telephone-event/8000 on loopback candidates only", () => {
+    expect(sdp.offer).toMatch(/^m=audio \d+ UDP\/TLS\/RTP\/SAVPF 0 8 101\r?$/m);
+    expect(sdp.offer).toMatch(/^a=rtpmap:101 telephone-event\/8000\r?$/m);
+    for (const text of [sdp.offer, sdp.answer]) {
+      const candidates = text.split(/\r?\n/).filter((l) => l.startsWith("a=candidate:"));
+      expect(candidates.length).toBeGreaterThan(0);
+      for (const c of candidates) expect(c.split(" ")[4]).toBe("127.0.0.1");
+    }
+    expect([a.codec, b.codec]).toEqual(["PCMU", "PCMU"]);
+    expect([a.direction, b.direction]).toEqual(["sendrecv", "sendrecv"]);
+    expect(states).toEqual(expect.arrayContaining(["A negotiating", "B negotiating", "A connected", "B connected"]));
+  });
+
+  it("carries audio both ways: B hears A's 440 Hz, A hears B's 1000 Hz", async () => {
+    const [atA, atB] = await Promise.all([listen(engine, a, 1000), listen(engine, b, 1000)]);
+    const tailA = atA.subarray(-4000);
+    const tailB = atB.subarray(-4000);
+    expect(toneShare(tailB, 440)).toBeGreaterThan(0.95);
+    expect(toneShare(tailB, 1000)).toBeLessThan(0.01);
+    expect(toneShare(tailA, 1000)).toBeGreaterThan(0.95);
+    expect(toneShare(tailA, 440)).toBeLessThan(0.01);
+    expect(a.stats().packetsReceived).toBeGreaterThan(40);
+    expect(a.stats().packetsLost).toBe(0);
+  });
+
+  it("hold (sendonly re-offer) stops B's audio to A but not A's to B; unhold brings it back", async () => {
+    await a.acceptAnswer(await b.acceptOffer(await a.hold()));
+    expect([a.direction, b.direction]).toEqual(["sendonly", "recvonly"]);
+    await sleep(200);
+    const [heldA, heldB] = await Promise.all([listen(engine, a, 600), listen(engine, b, 600)]);
+    expect(heldA.every((s) => s === 0)).toBe(true);
+    expect(toneShare(heldB.subarray(-2400), 440)).toBeGreaterThan(0.95);
+
+    await a.acceptAnswer(await b.acceptOffer(await a.unhold()));
+    expect([a.direction, b.direction]).toEqual(["sendrecv", "sendrecv"]);
+    await sleep(200);
+    const resumed = await listen(engine, a, 600);
+    expect(toneShare(resumed.subarray(-2400), 1000)).toBeGreaterThan(0.95);
+    // B paused rather than arriving late: A's jitter buffer did not grow for it.
+    expect(a.stats().jitterBufferMs).toBe(40);
+  });
+
+  it("inactive hold silences both directions", async () => {
+    await a.acceptAnswer(await b.acceptOffer(await a.hold("inactive")));
+    expect([a.direction, b.direction]).toEqual(["inactive", "inactive"]);
+    await sleep(200);
+    const [atA, atB] = await Promise.all([listen(engine, a, 400), listen(engine, b, 400)]);
+    expect(atA.every((s) => s === 0) && atB.every((s) => s === 0)).toBe(true);
+    await a.acceptAnswer(await b.acceptOffer(await a.unhold()));
+  });
+
+  it("delivers DTMF sent by A to B as digit events, each once, and B's to A", async () => {
+    await Promise.all([a.sendDtmf("159#*D"), b.sendDtmf("0")]);
+    await until(() => dtmfAtB.length >= 6 && dtmfAtA.length >= 1);
+    await sleep(100);
+    expect(dtmfAtB.map((d) => d.digit).join("")).toBe("159#*D");
+    expect(dtmfAtB.every((d) => d.durationMs === 100)).toBe(true);
+    expect(dtmfAtA.map((d) => d.digit)).toEqual(["0"]);
+    expect(b.stats().jitterBufferMs).toBe(40);
+  });
+
+  it("answers a Chromium-shaped offer with G.711 and telephone-event/8000 only", async () => {
+    const c = engine.createLeg({ id: "C" });
+    const d = engine.createLeg({ id: "D" });
+    // Chromium lists opus and telephone-event/48000 first; werift would pick them by name.
+    const chromiumLike = (offer: string) =>
+      offer
+        .replace(/^(m=audio \d+ \S+) 0 8 101/m, "$1 111 110 0 8 101")
+        .replace(/^(a=rtpmap:0 PCMU\/8000)/m, "a=rtpmap:111 opus/48000/2\r\na=fmtp:111 minptime=10\r\na=rtpmap:110 telephone-event/48000\r\n$1");
+    const { answer } = await connect(c, d, chromiumLike);
+    expect(answer).toMatch(/^m=audio \d+ UDP\/TLS\/RTP\/SAVPF 0 8 101\r?$/m);
+    expect(answer).not.toMatch(/opus|telephone-event\/48000/);
+    await Promise.all([c.close(), d.close()]);
+  });
+
+  it("closes both legs, stops the clock and leaves no sockets or timers behind", async () => {
+    await engine.close();
+    expect([a.state, b.state]).toEqual(["closed", "closed"]);
+    expect(engine.legs.size).toBe(0);
+    expect(engine.clock.running).toBe(false);
+    await until(() => resources().filter((r) => r === "UDPWRAP").length <= before.filter((r) => r === "UDPWRAP").length);
+    await until(() => resources().length <= before.length, 3000);
+    expect(resources()).toEqual(before);
+    await expect(a.sendDtmf("1")).rejects.toThrow(/closed/);
+  });
+});
