@@ -66,7 +66,7 @@ async function switchboard(): Promise<{ byId: Load; list: Load; fixed: Load; lis
     stdio: ["ignore", "pipe", "pipe"],
   });
   try {
-    const url = await waitForLine(child, /http:\/\/127\.0\.0\.1:[1-9]\d*/);
+    const url = (await waitForLine(child, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/)).replace("Switchboard is serving ", "");
     const login = await fetch(`${url}/v2/user_auth`, {
       method: "PUT",
       headers: { "Content-Type": "application/json" },

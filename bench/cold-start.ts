@@ -21,8 +21,8 @@ async function once(): Promise<number> {
       let out = "";
       child.stdout.on("data", (c: Buffer) => {
         out += c.toString();
-        const m = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-        if (m) resolve(m[0]);
+        const m = /Switchboard is serving (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (m?.[1]) resolve(m[1]);
       });
       child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${out}`)));
     });

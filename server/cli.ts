@@ -40,6 +40,9 @@ async function main(): Promise<void> {
   const lines = [
     `Switchboard is serving ${server.url}`,
     `  data: ${config.dataDir}`,
+    `  SIP over WebSocket: ${server.url.replace(/^http/, "ws")}/sip; events: ${server.url.replace(/^http/, "ws")}/events${
+      server.eventsPort ? ` (also port ${server.eventsPort})` : ""
+    }`,
     ...(config.demo
       ? [`  demo account "demo", password "${DEMO_PASSWORD}" for users: ${DEMO_LOGINS.map((l) => l.username).join(", ")}`]
       : []),

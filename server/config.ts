@@ -13,6 +13,8 @@ export interface ServerConfig {
   port: number;
   /** True when the port was chosen by the user; then a taken port is an error, not a fall-back. */
   portExplicit: boolean;
+  /** The event websocket's classic port, 5555 when absent, 0 for a random free one. */
+  eventsPort?: number;
   dataDir: string;
   /** Where hold music and other shipped media live. */
   assetsDir: string;
@@ -29,9 +31,14 @@ export interface ServerConfig {
   random?: RandomSource;
   /** A logger to use instead of one made from logLevel (tests capture warnings with it). */
   logger?: Logger;
+  /** Milliseconds between a failed webhook attempt and its retry; 2 s unless tests shorten it. */
+  webhookRetryDelayMs?: number;
+  /** Milliseconds a webhook receiver has to answer before the attempt fails; 10 s by default. */
+  webhookTimeoutMs?: number;
 }
 
 export const DEFAULT_PORT = 8000;
+export const DEFAULT_EVENTS_PORT = 5555;
 export const LOOPBACK = "127.0.0.1";
 
 export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
@@ -62,14 +69,13 @@ export function parseArgs(argv: readonly string[], defaults: ServerConfig): Serv
       return v;
     };
     switch (flag) {
-      case "--port": {
-        const v = value();
-        const port = Number(v);
-        if (!/^\d+$/.test(v) || port > 65535) throw new ConfigError(`--port must be 0..65535, not ${v}`);
-        config.port = port;
+      case "--port":
+        config.port = portNumber(flag, value());
         config.portExplicit = true;
         break;
-      }
+      case "--events-port":
+        config.eventsPort = portNumber(flag, value());
+        break;
       case "--host":
         config.host = value();
         break;
@@ -114,4 +120,10 @@ export function parseArgs(argv: readonly string[], defaults: ServerConfig): Serv
     }
   }
   return config;
+}
+
+function portNumber(flag: string, v: string): number {
+  const port = Number(v);
+  if (!/^\d+$/.test(v) || port > 65535) throw new ConfigError(`${flag} must be 0..65535, not ${v}`);
+  return port;
 }

@@ -3,7 +3,7 @@
 import { createServer } from "node:net";
 import { pino, type Logger } from "pino";
 import { systemClock, systemRandom } from "./clock.js";
-import { DEFAULT_PORT, LOOPBACK, type ServerConfig } from "./config.js";
+import { DEFAULT_EVENTS_PORT, DEFAULT_PORT, LOOPBACK, type ServerConfig } from "./config.js";
 import { buildApp } from "./http/app.js";
 import { Store } from "./store/index.js";
 import { seedDemo } from "./demo.js";
@@ -13,6 +13,9 @@ import { registerSip } from "./sip/index.js";
 import type { EndpointSpec } from "./http/endpoint.js";
 import { registerOpenApi } from "./http/openapi.js";
 import { startEvents, type Events } from "./events/index.js";
+import { startEventSockets } from "./events/websocket.js";
+import { startWebhookDispatcher } from "./events/webhook-dispatcher.js";
+import { publishRegistrations } from "./events/registrations.js";
 
 export interface RunningServer {
   url: string;
@@ -20,6 +23,8 @@ export interface RunningServer {
   host: string;
   store: Store;
   events: Events;
+  /** The event websocket's classic port (5555 unless configured); null when it could not be had. */
+  eventsPort: number | null;
   logger: Logger;
   close(): Promise<void>;
 }
@@ -34,22 +39,32 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const logger = config.logger ?? pino({ level: config.logLevel, base: { service: "switchboard" } });
   const store = await Store.open({ dir: config.dataDir, clock, random });
   const events = await startEvents({ store, clock, dataDir: config.dataDir });
+  const webhooks = await startWebhookDispatcher({
+    store,
+    bus: events.bus,
+    clock,
+    logger,
+    retryDelayMs: config.webhookRetryDelayMs,
+    timeoutMs: config.webhookTimeoutMs,
+  });
   if (config.demo) await seedDemo(store, { assetsDir: config.assetsDir, logger });
 
   const auth = await AuthService.open(store, { tokenTtlS: config.tokenTtlS ?? DEFAULT_TOKEN_TTL_S });
 
   const port = await choosePort(config, logger);
   let listening = port;
+  const hosts = LOOPBACK_HOSTS.has(config.host) || isWildcard(config.host) ? [] : [config.host];
   const app = buildApp({
     logger,
     clock,
-    hosts: LOOPBACK_HOSTS.has(config.host) || isWildcard(config.host) ? [] : [config.host],
+    hosts,
     allowOrigins: config.allowOrigins,
     port: () => listening,
     rendererDir: config.rendererDir,
   });
   const catalogue: EndpointSpec[] = [];
   const sip = await registerSip(app, { store, clock, random, logger });
+  publishRegistrations(sip.registrar, events.bus, () => clock.now() / 1000);
   registerApi(app, {
     clock,
     auth,
@@ -58,6 +73,19 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     collection: (accountId, name) => store.account(accountId, name),
     global: (name) => store.global(name),
     sip,
+    events,
+  });
+  const eventSockets = await startEventSockets(app, {
+    bus: events.bus,
+    log: events.log,
+    auth,
+    logger,
+    clock,
+    host: config.host,
+    port: config.eventsPort ?? DEFAULT_EVENTS_PORT,
+    hosts,
+    allowOrigins: config.allowOrigins,
+    consolePort: () => listening,
   });
   await registerOpenApi(app, catalogue, VERSION);
   if (!LOOPBACK_HOSTS.has(config.host)) {
@@ -79,10 +107,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     host: config.host,
     store,
     events,
+    eventsPort: eventSockets.port,
     logger,
     close() {
       closing ??= (async () => {
         await app.close();
+        await eventSockets.close();
+        await webhooks.stop();
         await store.close();
         await events.close();
       })();

@@ -4,6 +4,7 @@ import type { AuthService } from "../auth/index.js";
 import type { ResourceDeps } from "../http/resource.js";
 import type { Collection, Store } from "../store/index.js";
 import type { SipService } from "../sip/index.js";
+import type { Events } from "../events/index.js";
 
 export interface ApiDeps extends ResourceDeps {
   auth: AuthService;
@@ -12,4 +13,6 @@ export interface ApiDeps extends ResourceDeps {
   store: Store;
   /** Registrations and check-sync; absent when the server runs without SIP. */
   sip?: SipService;
+  /** The bus and the event log; absent when the server runs without events. */
+  events?: Events;
 }

@@ -10,6 +10,8 @@ import { registerAccounts } from "./accounts.js";
 import { registerUsers } from "./users.js";
 import { registerBlacklists } from "./blacklists.js";
 import { registerWebhooks } from "./webhooks.js";
+import { registerWebhookAttempts } from "./webhook-attempts.js";
+import { registerEvents } from "./events.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -21,6 +23,8 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerUsers(app, deps);
   registerBlacklists(app, deps);
   registerWebhooks(app, deps);
+  registerWebhookAttempts(app, deps);
+  registerEvents(app, deps);
 }
 
 export type { ApiDeps };

@@ -16,6 +16,7 @@ export interface EventLogOptions {
 }
 
 const FILE = /^events-(\d+)\.jsonl$/;
+const MAX_PENDING = 100_000;
 
 export class EventLog {
   readonly #dir: string;
@@ -27,6 +28,10 @@ export class EventLog {
   #currentBytes = 0;
   #pending: string[] = [];
   #writing: Promise<void> | null = null;
+  /** Lines appended and lines on disk: a flush waits for its own lines, not for a quiet moment. */
+  #appended = 0;
+  #written = 0;
+  #flushes: { upTo: number; resolve: () => void }[] = [];
 
   private constructor(options: EventLogOptions) {
     this.#dir = options.dir;
@@ -65,12 +70,16 @@ export class EventLog {
     this.#recent.push(event);
     if (this.#recent.length > this.#memory) this.#recent.splice(0, this.#recent.length - this.#memory);
     this.#pending.push(`${JSON.stringify(event)}\n`);
+    this.#appended++;
     this.#writing ??= this.#drain();
   }
 
   /** Resolves once everything appended so far is on disk. */
   async flush(): Promise<void> {
-    while (this.#writing) await this.#writing;
+    // Waiting for the writer to go idle would never end while events keep coming.
+    if (this.#written >= this.#appended || !this.#writing) return;
+    const upTo = this.#appended;
+    await new Promise<void>((resolve) => this.#flushes.push({ upTo, resolve }));
   }
 
   /**
@@ -116,12 +125,28 @@ export class EventLog {
           batch += line;
           batchBytes += bytes;
         }
-        if (batch) await appendFile(this.#path(this.#current), batch);
+        try {
+          if (batch) await appendFile(this.#path(this.#current), batch);
+        } catch {
+          // A full or failing disk: keep the lines (bounded) for the next append to retry.
+          this.#pending = lines.slice(-MAX_PENDING + this.#pending.length).concat(this.#pending);
+          return;
+        }
         this.#currentBytes += batchBytes;
+        this.#written += lines.length;
+        this.#settleFlushes(false);
       }
     } finally {
       this.#writing = null;
+      this.#settleFlushes(true);
     }
+  }
+
+  #settleFlushes(all: boolean): void {
+    const due = this.#flushes.filter((f) => all || f.upTo <= this.#written);
+    if (due.length === 0) return;
+    this.#flushes = this.#flushes.filter((f) => !due.includes(f));
+    for (const f of due) f.resolve();
   }
 
   async #rotate(): Promise<void> {

@@ -84,6 +84,7 @@ describe("tokens", () => {
       host: "127.0.0.1",
       port: 0,
       portExplicit: true,
+    eventsPort: 0,
       dataDir: api.dataDir,
       assetsDir: "",
       rendererDir: null,

@@ -44,6 +44,7 @@ beforeAll(async () => {
     host: "127.0.0.1",
     port: 0,
     portExplicit: true,
+    eventsPort: 0,
     dataDir,
     assetsDir: join(import.meta.dirname, "../../assets"),
     rendererDir: null,

@@ -98,7 +98,7 @@ describe("serve mode options", () => {
   it("falls back to the next free port, saying so, when the default port is taken", async () => {
     const { startServer } = await import("../../server/index.js");
     const dirs = [await mkdtemp(join(tmpdir(), "sb-port-a-")), await mkdtemp(join(tmpdir(), "sb-port-b-"))];
-    const base = { host: "127.0.0.1", portExplicit: false, assetsDir: "", rendererDir: null, demo: false, allowOrigins: [], logLevel: "silent" as const };
+    const base = { host: "127.0.0.1", portExplicit: false, eventsPort: 0, assetsDir: "", rendererDir: null, demo: false, allowOrigins: [], logLevel: "silent" as const };
     const first = await startServer({ ...base, port: 0, portExplicit: true, dataDir: dirs[0] ?? "" });
     const warnings: string[] = [];
     const logger = pino({ level: "warn" }, { write: (line: string) => warnings.push(line) });

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "../../server/clock.js";
 import { startServer, type RunningServer } from "../../server/index.js";
+import type { ServerConfig } from "../../server/config.js";
 
 export const ASSETS_DIR = join(import.meta.dirname, "../../assets");
 export const DEMO_PASSWORD = "switchboard";
@@ -54,12 +55,14 @@ export function credentials(username: string, password: string): string {
   return createHash("md5").update(`${username.toLowerCase()}:${password}`).digest("hex");
 }
 
-export async function startApi(options: { tokenTtlS?: number; clock?: Clock; demo?: boolean } = {}): Promise<TestApi> {
+export async function startApi(options: { tokenTtlS?: number; clock?: Clock; demo?: boolean; config?: Partial<ServerConfig> } = {}): Promise<TestApi> {
   const dataDir = await mkdtemp(join(tmpdir(), "sb-api-"));
   const server = await startServer({
     host: "127.0.0.1",
     port: 0,
     portExplicit: true,
+    // Tests never take the real 5555 (a running console may hold it; parallel tests would race).
+    eventsPort: 0,
     dataDir,
     assetsDir: ASSETS_DIR,
     rendererDir: null,
@@ -68,6 +71,7 @@ export async function startApi(options: { tokenTtlS?: number; clock?: Clock; dem
     logLevel: "silent",
     tokenTtlS: options.tokenTtlS,
     clock: options.clock,
+    ...options.config,
   });
 
   async function call<T>(method: string, path: string, o: CallOptions = {}): Promise<ApiResponse<Envelope<T>>> {

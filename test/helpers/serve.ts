@@ -26,7 +26,8 @@ export interface Served {
 }
 
 // Port 0 itself must not count: only the port the server really listens on.
-const URL_LINE = /http:\/\/127\.0\.0\.1:[1-9]\d*/;
+// The banner line, not a log line: other listeners (the events port) log their own URLs first.
+const URL_LINE = /Switchboard is serving (http:\/\/127\.0\.0\.1:[1-9]\d*)/;
 
 // Preloaded into the server: when the test process's end of the server's stdin closes, the server
 // shuts itself down. A test worker that dies without stop() (crashed, killed, or ended by the
@@ -41,7 +42,7 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run npm run build first`);
   const timeoutMs = options.timeoutMs ?? 20_000;
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-test-"));
-  const args = ["--import", END_WITH_PARENT, SERVER_ENTRY, "--port", "0", "--data-dir", dataDir, ...(options.args ?? [])];
+  const args = ["--import", END_WITH_PARENT, SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir, ...(options.args ?? [])];
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
 
   let output = "";
@@ -73,7 +74,7 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
         const match = URL_LINE.exec(output);
         if (match) {
           clearTimeout(timer);
-          resolve(match[0]);
+          resolve(match[1] ?? "");
         }
       };
       child.stdout.on("data", onOutput);
