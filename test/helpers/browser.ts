@@ -25,8 +25,9 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-export async function launchBrowser(): Promise<LaunchedBrowser> {
+/** `extraArgs`: e.g. `--use-file-for-fake-audio-capture=tone.wav` to give this browser's microphone a known tone. */
+export async function launchBrowser(extraArgs: string[] = []): Promise<LaunchedBrowser> {
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium package`);
-  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: CHROMIUM_ARGS });
+  const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs] });
   return { browser, close: () => browser.close() };
 }

@@ -1,0 +1,252 @@
+// The console's softphone: one sip.js user agent registered as the agent's device over the
+// server's /sip WebSocket, with its calls (place, answer, reject, hold, DTMF, hang up) and their audio.
+import {
+  Invitation,
+  Inviter,
+  Registerer,
+  RegistererState,
+  SessionState,
+  UserAgent,
+  Web,
+  type Session,
+} from "sip.js";
+
+export interface SoftphoneOptions {
+  /** ws://host:port/sip */
+  server: string;
+  /** The device's SIP username and password, and the account realm. */
+  username: string;
+  password: string;
+  realm: string;
+  displayName?: string;
+  /** Seconds a registration lasts before it is refreshed. */
+  expires?: number;
+  /** Microphone constraints; tests turn the processing off to measure levels. */
+  audio?: MediaTrackConstraints | boolean;
+}
+
+export type RegistrationState = "unregistered" | "registering" | "registered" | "failed";
+export type CallState = "dialing" | "ringing" | "incoming" | "active" | "held" | "ended";
+
+export interface CallInfo {
+  id: string;
+  direction: "inbound" | "outbound";
+  remoteUser: string;
+  remoteName: string;
+  state: CallState;
+}
+
+type Listener<T> = (value: T) => void;
+
+/** The SDP handler options every session uses: no public STUN, quick ICE on the local server. */
+function handlerOptions(audio: MediaTrackConstraints | boolean) {
+  return { constraints: { audio, video: false } };
+}
+
+export class Softphone {
+  readonly #ua: UserAgent;
+  readonly #registerer: Registerer;
+  readonly #options: SoftphoneOptions;
+  readonly #calls = new Map<string, { session: Session; info: CallInfo }>();
+  readonly #callListeners = new Set<Listener<CallInfo>>();
+  readonly #registrationListeners = new Set<Listener<RegistrationState>>();
+  readonly #dtmfListeners = new Set<Listener<string>>();
+  #registration: RegistrationState = "unregistered";
+
+  constructor(options: SoftphoneOptions) {
+    this.#options = options;
+    const uri = UserAgent.makeURI(`sip:${options.username}@${options.realm}`);
+    if (!uri) throw new Error(`not a SIP address: ${options.username}@${options.realm}`);
+    this.#ua = new UserAgent({
+      uri,
+      displayName: options.displayName,
+      authorizationUsername: options.username,
+      authorizationPassword: options.password,
+      transportOptions: { server: options.server },
+      logConfiguration: false,
+      logLevel: "error",
+      // A PBX on 127.0.0.1 must not wait on a public STUN server (media notes, pitfall 7).
+      sessionDescriptionHandlerFactoryOptions: { peerConnectionConfiguration: { iceServers: [] }, iceGatheringTimeout: 500 },
+      delegate: {
+        onInvite: (invitation) => this.#incoming(invitation),
+        onDisconnect: () => this.#setRegistration("failed"),
+      },
+    });
+    this.#registerer = new Registerer(this.#ua, { expires: options.expires ?? 300 });
+    this.#registerer.stateChange.addListener((state) => {
+      if (state === RegistererState.Registered) this.#setRegistration("registered");
+      else if (state === RegistererState.Unregistered || state === RegistererState.Terminated) this.#setRegistration("unregistered");
+    });
+  }
+
+  get registration(): RegistrationState {
+    return this.#registration;
+  }
+
+  get calls(): CallInfo[] {
+    return [...this.#calls.values()].map((c) => ({ ...c.info }));
+  }
+
+  onRegistration(listener: Listener<RegistrationState>): () => void {
+    this.#registrationListeners.add(listener);
+    return () => this.#registrationListeners.delete(listener);
+  }
+
+  onCall(listener: Listener<CallInfo>): () => void {
+    this.#callListeners.add(listener);
+    return () => this.#callListeners.delete(listener);
+  }
+
+  /** SIP INFO digits the far end sends (the server relays DTMF this way when asked). */
+  onDtmf(listener: Listener<string>): () => void {
+    this.#dtmfListeners.add(listener);
+    return () => this.#dtmfListeners.delete(listener);
+  }
+
+  async register(): Promise<void> {
+    this.#setRegistration("registering");
+    try {
+      if (!this.#ua.isConnected()) await this.#ua.start();
+      await new Promise<void>((resolve, reject) => {
+        void this.#registerer.register({
+          requestDelegate: {
+            onAccept: () => resolve(),
+            onReject: (response) => reject(new Error(`registration refused: ${response.message.statusCode} ${response.message.reasonPhrase}`)),
+          },
+        });
+      });
+    } catch (err) {
+      this.#setRegistration("failed");
+      throw err;
+    }
+  }
+
+  async unregister(): Promise<void> {
+    await this.#registerer.unregister();
+  }
+
+  async stop(): Promise<void> {
+    for (const { session } of this.#calls.values()) await this.#end(session).catch(() => undefined);
+    await this.#ua.stop();
+  }
+
+  /** Dial an extension or number; resolves with the call's id once the INVITE is on its way. */
+  async call(target: string): Promise<string> {
+    const uri = UserAgent.makeURI(`sip:${target}@${this.#options.realm}`);
+    if (!uri) throw new Error(`cannot dial ${target}`);
+    const inviter = new Inviter(this.#ua, uri, { sessionDescriptionHandlerOptions: handlerOptions(this.#options.audio ?? true) });
+    const info: CallInfo = { id: inviter.id, direction: "outbound", remoteUser: target, remoteName: target, state: "dialing" };
+    this.#track(inviter, info);
+    await inviter.invite({
+      requestDelegate: {
+        onProgress: () => this.#update(info, "ringing"),
+      },
+    });
+    return inviter.id;
+  }
+
+  async answer(id: string): Promise<void> {
+    const call = this.#calls.get(id);
+    if (!(call?.session instanceof Invitation)) throw new Error(`no incoming call ${id}`);
+    await call.session.accept({ sessionDescriptionHandlerOptions: handlerOptions(this.#options.audio ?? true) });
+  }
+
+  async reject(id: string): Promise<void> {
+    const call = this.#calls.get(id);
+    if (!(call?.session instanceof Invitation)) throw new Error(`no incoming call ${id}`);
+    await call.session.reject({ statusCode: 486 });
+  }
+
+  async hangup(id: string): Promise<void> {
+    const call = this.#calls.get(id);
+    if (call) await this.#end(call.session);
+  }
+
+  async hold(id: string, held: boolean): Promise<void> {
+    const call = this.#calls.get(id);
+    if (!call || call.session.state !== SessionState.Established) throw new Error(`no active call ${id}`);
+    await call.session.invite({
+      sessionDescriptionHandlerModifiers: held ? [Web.holdModifier] : [],
+      requestDelegate: { onAccept: () => this.#update(call.info, held ? "held" : "active") },
+    });
+  }
+
+  /** RFC 4733 digits on the call's audio (what a desk phone sends). */
+  sendDtmf(id: string, digits: string): boolean {
+    const handler = this.#calls.get(id)?.session.sessionDescriptionHandler;
+    return handler instanceof Web.SessionDescriptionHandler ? handler.sendDtmf(digits) : false;
+  }
+
+  /** The same digits as SIP INFO (application/dtmf-relay), for far ends that want them out of band. */
+  async sendInfoDtmf(id: string, digit: string): Promise<void> {
+    const call = this.#calls.get(id);
+    if (!call) throw new Error(`no call ${id}`);
+    await call.session.info({
+      requestOptions: { body: { contentDisposition: "render", contentType: "application/dtmf-relay", content: `Signal=${digit}\r\nDuration=160` } },
+    });
+  }
+
+  /** The far end's audio, to play in an <audio> element or analyse. */
+  remoteStream(id: string): MediaStream | null {
+    const handler = this.#calls.get(id)?.session.sessionDescriptionHandler;
+    return handler instanceof Web.SessionDescriptionHandler ? handler.remoteMediaStream : null;
+  }
+
+  #incoming(invitation: Invitation): void {
+    const identity = invitation.remoteIdentity;
+    const info: CallInfo = {
+      id: invitation.id,
+      direction: "inbound",
+      remoteUser: identity.uri.user ?? "",
+      remoteName: identity.displayName || identity.uri.user || "",
+      state: "incoming",
+    };
+    this.#track(invitation, info);
+  }
+
+  #track(session: Session, info: CallInfo): void {
+    this.#calls.set(info.id, { session, info });
+    session.delegate = {
+      onInfo: (request) => {
+        const body = request.request.body ?? "";
+        const digit = /Signal=\s*([0-9A-D*#])/i.exec(body)?.[1];
+        void request.accept();
+        if (digit) for (const l of this.#dtmfListeners) l(digit);
+      },
+    };
+    session.stateChange.addListener((state) => {
+      if (state === SessionState.Established) this.#update(info, "active");
+      if (state === SessionState.Terminated) {
+        this.#update(info, "ended");
+        this.#calls.delete(info.id);
+      }
+    });
+    this.#emit(info);
+  }
+
+  async #end(session: Session): Promise<void> {
+    if (session instanceof Inviter && (session.state === SessionState.Initial || session.state === SessionState.Establishing)) {
+      await session.cancel();
+    } else if (session instanceof Invitation && (session.state === SessionState.Initial || session.state === SessionState.Establishing)) {
+      await session.reject();
+    } else if (session.state === SessionState.Established) {
+      await session.bye();
+    }
+  }
+
+  #update(info: CallInfo, state: CallState): void {
+    if (info.state === state || info.state === "ended") return;
+    info.state = state;
+    this.#emit(info);
+  }
+
+  #emit(info: CallInfo): void {
+    for (const l of this.#callListeners) l({ ...info });
+  }
+
+  #setRegistration(state: RegistrationState): void {
+    if (this.#registration === state) return;
+    this.#registration = state;
+    for (const l of this.#registrationListeners) l(state);
+  }
+}

@@ -1,0 +1,61 @@
+// The phone lab (test/e2e/fixtures/phone-lab.ts, bundled once with Vite into a folder with an
+// index.html): tests start the real server with that folder as its renderer directory, so the
+// page, the /sip WebSocket and the API share the server's own loopback origin, as the console does.
+import { mkdtemp, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { Browser, Page } from "playwright-core";
+import { build } from "vite";
+
+let bundled: Promise<string> | null = null;
+
+/** A folder holding the lab page; pass it as the server's `rendererDir`. */
+export function phoneLabDir(): Promise<string> {
+  bundled ??= (async () => {
+    const outDir = await mkdtemp(join(tmpdir(), "sb-phone-lab-"));
+    await build({
+      configFile: false,
+      logLevel: "silent",
+      build: {
+        outDir,
+        emptyOutDir: true,
+        minify: false,
+        lib: { entry: join(import.meta.dirname, "../e2e/fixtures/phone-lab.ts"), formats: ["iife"], name: "PhoneLab", fileName: () => "phone-lab.js" },
+      },
+    });
+    // sip.js's grammar holds non-ASCII characters: the page must be read as UTF-8.
+    await writeFile(join(outDir, "index.html"), '<!doctype html><meta charset="utf-8"><title>phone lab</title><script src="phone-lab.js"></script>\n');
+    return outDir;
+  })();
+  return bundled;
+}
+
+export async function openPhoneLab(browser: Browser, serverUrl: string): Promise<Page> {
+  const page = await browser.newPage();
+  await page.goto(`${serverUrl}/`);
+  await page.waitForFunction(() => "lab" in globalThis);
+  return page;
+}
+
+/** A mono 16-bit WAV of a sine tone, for --use-file-for-fake-audio-capture. */
+export async function toneWav(frequency: number, seconds = 10, rate = 48000): Promise<string> {
+  const samples = Math.round(seconds * rate);
+  const data = Buffer.alloc(samples * 2);
+  for (let i = 0; i < samples; i++) data.writeInt16LE(Math.round(0.3 * 32767 * Math.sin((2 * Math.PI * frequency * i) / rate)), i * 2);
+  const header = Buffer.alloc(44);
+  header.write("RIFF", 0);
+  header.writeUInt32LE(36 + data.length, 4);
+  header.write("WAVEfmt ", 8);
+  header.writeUInt32LE(16, 16);
+  header.writeUInt16LE(1, 20);
+  header.writeUInt16LE(1, 22);
+  header.writeUInt32LE(rate, 24);
+  header.writeUInt32LE(rate * 2, 28);
+  header.writeUInt16LE(2, 32);
+  header.writeUInt16LE(16, 34);
+  header.write("data", 36);
+  header.writeUInt32LE(data.length, 40);
+  const path = join(await mkdtemp(join(tmpdir(), "sb-tone-")), `tone-${frequency}.wav`);
+  await writeFile(path, Buffer.concat([header, data]));
+  return path;
+}
