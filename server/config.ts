@@ -3,6 +3,7 @@ import { homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Clock, RandomSource } from "./clock.js";
+import type { CallSignalling } from "./sip/call-signalling.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -35,6 +36,8 @@ export interface ServerConfig {
   webhookRetryDelayMs?: number;
   /** Milliseconds a webhook receiver has to answer before the attempt fails; 10 s by default. */
   webhookTimeoutMs?: number;
+  /** Calls come and go through this instead of SIP (tests drive the call engine with it). */
+  callSignalling?: CallSignalling;
 }
 
 export const DEFAULT_PORT = 8000;

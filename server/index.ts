@@ -16,6 +16,8 @@ import { startEvents, type Events } from "./events/index.js";
 import { startEventSockets } from "./events/websocket.js";
 import { startWebhookDispatcher } from "./events/webhook-dispatcher.js";
 import { publishRegistrations } from "./events/registrations.js";
+import { MediaEngine } from "./media/index.js";
+import { startCalls, type CallEngine } from "./calls/index.js";
 
 export interface RunningServer {
   url: string;
@@ -23,6 +25,8 @@ export interface RunningServer {
   host: string;
   store: Store;
   events: Events;
+  /** The call engine: live channels and their commands. */
+  calls: CallEngine;
   /** The event websocket's classic port (5555 unless configured); null when it could not be had. */
   eventsPort: number | null;
   logger: Logger;
@@ -65,6 +69,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const catalogue: EndpointSpec[] = [];
   const sip = await registerSip(app, { store, clock, random, logger });
   publishRegistrations(sip.registrar, events.bus, () => clock.now() / 1000);
+  // The call engine: server-side media on one frame clock, SIP calls (or a test's stand-in) in
+  // and out. Closed with the app, before the store, so every hung-up call still writes its CDR.
+  const media = new MediaEngine({ wallClock: clock, random });
+  const calls = startCalls({ store, bus: events.bus, media, signalling: config.callSignalling ?? sip.calls, clock, logger });
+  app.addHook("onClose", async () => {
+    await calls.close();
+    await media.close();
+  });
   registerApi(app, {
     clock,
     auth,
@@ -74,6 +86,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     global: (name) => store.global(name),
     sip,
     events,
+    calls,
   });
   const eventSockets = await startEventSockets(app, {
     bus: events.bus,
@@ -107,6 +120,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     host: config.host,
     store,
     events,
+    calls,
     eventsPort: eventSockets.port,
     logger,
     close() {

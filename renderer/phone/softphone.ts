@@ -36,6 +36,17 @@ export interface CallInfo {
   state: CallState;
 }
 
+export interface CallStats {
+  packetsReceived: number;
+  packetsSent: number;
+  packetsLost: number;
+  /** 0..1, the received audio's level. */
+  audioLevel: number;
+  /** 0..1, the microphone's level as sent. */
+  localLevel: number;
+  jitterMs: number;
+}
+
 type Listener<T> = (value: T) => void;
 
 /** The SDP handler options every session uses: no public STUN, quick ICE on the local server. */
@@ -165,9 +176,20 @@ export class Softphone {
   async hold(id: string, held: boolean): Promise<void> {
     const call = this.#calls.get(id);
     if (!call || call.session.state !== SessionState.Established) throw new Error(`no active call ${id}`);
-    await call.session.invite({
-      sessionDescriptionHandlerModifiers: held ? [Web.holdModifier] : [],
-      requestDelegate: { onAccept: () => this.#update(call.info, held ? "held" : "active") },
+    // Resolves once the far end has accepted the new media direction, not when the INVITE leaves.
+    await new Promise<void>((resolve, reject) => {
+      call.session
+        .invite({
+          sessionDescriptionHandlerModifiers: held ? [Web.holdModifier] : [],
+          requestDelegate: {
+            onAccept: () => {
+              this.#update(call.info, held ? "held" : "active");
+              resolve();
+            },
+            onReject: (response) => reject(new Error(`${held ? "hold" : "resume"} refused: ${response.message.statusCode}`)),
+          },
+        })
+        .catch(reject);
     });
   }
 
@@ -190,6 +212,27 @@ export class Softphone {
   remoteStream(id: string): MediaStream | null {
     const handler = this.#calls.get(id)?.session.sessionDescriptionHandler;
     return handler instanceof Web.SessionDescriptionHandler ? handler.remoteMediaStream : null;
+  }
+
+  /** Audio packets and level both ways, for the call-quality display and diagnostics. */
+  async stats(id: string): Promise<CallStats | null> {
+    const handler = this.#calls.get(id)?.session.sessionDescriptionHandler;
+    if (!(handler instanceof Web.SessionDescriptionHandler)) return null;
+    const pc = handler.peerConnection;
+    if (!pc) return null;
+    const report = await pc.getStats();
+    const out: CallStats = { packetsReceived: 0, packetsSent: 0, audioLevel: 0, localLevel: 0, packetsLost: 0, jitterMs: 0 };
+    report.forEach((entry: { type: string; kind?: string; packetsReceived?: number; packetsSent?: number; audioLevel?: number; packetsLost?: number; jitter?: number }) => {
+      if (entry.type === "inbound-rtp" && entry.kind === "audio") {
+        out.packetsReceived += entry.packetsReceived ?? 0;
+        out.packetsLost += entry.packetsLost ?? 0;
+        out.audioLevel = entry.audioLevel ?? out.audioLevel;
+        out.jitterMs = (entry.jitter ?? 0) * 1000;
+      }
+      if (entry.type === "outbound-rtp" && entry.kind === "audio") out.packetsSent += entry.packetsSent ?? 0;
+      if (entry.type === "media-source" && entry.kind === "audio") out.localLevel = entry.audioLevel ?? out.localLevel;
+    });
+    return out;
   }
 
   #incoming(invitation: Invitation): void {

@@ -5,6 +5,7 @@ import type { ResourceDeps } from "../http/resource.js";
 import type { Collection, Store } from "../store/index.js";
 import type { SipService } from "../sip/index.js";
 import type { Events } from "../events/index.js";
+import type { CallEngine } from "../calls/index.js";
 
 export interface ApiDeps extends ResourceDeps {
   auth: AuthService;
@@ -15,4 +16,6 @@ export interface ApiDeps extends ResourceDeps {
   sip?: SipService;
   /** The bus and the event log; absent when the server runs without events. */
   events?: Events;
+  /** Live channels and their commands; absent when the server runs without the call engine. */
+  calls?: CallEngine;
 }

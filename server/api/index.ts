@@ -12,6 +12,8 @@ import { registerBlacklists } from "./blacklists.js";
 import { registerWebhooks } from "./webhooks.js";
 import { registerWebhookAttempts } from "./webhook-attempts.js";
 import { registerEvents } from "./events.js";
+import { registerChannels } from "./channels.js";
+import { registerCdrs } from "./cdrs.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -25,6 +27,8 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerWebhooks(app, deps);
   registerWebhookAttempts(app, deps);
   registerEvents(app, deps);
+  registerChannels(app, deps);
+  registerCdrs(app, deps);
 }
 
 export type { ApiDeps };

@@ -1,5 +1,5 @@
 // What becomes of each SIP message arriving on a flow: a request goes to the handler for its
-// method (the call engine adds INVITE and the rest here), a response to the client transaction
+// method with the server transaction it may answer through, a response to the client transaction
 // that sent its request, and anything else gets the proper error or is dropped.
 import type { RandomSource } from "../clock.js";
 import type { Flow } from "./flows.js";
@@ -10,12 +10,32 @@ export interface SipReply {
   status: number;
   /** A reason phrase other than the standard one. */
   reason?: string;
+  /** The To tag, when it must be one given before (a CANCEL's 200 carries its INVITE's, §9.2). */
+  toTag?: string;
   headers?: [string, string][];
   body?: string;
 }
 
-/** Answers a request, or null when nothing can or should be sent (the flow closed meanwhile). */
-export type RequestHandler = (request: SipRequest, flow: Flow) => Promise<SipReply | null>;
+/**
+ * The responses to one request (RFC 3261 §17.2): any number of provisional ones, then one final.
+ * An INVITE is answered over time through it; nothing is ever sent for an ACK.
+ */
+export interface ServerTransaction {
+  /** The To tag of its responses (a dialog's local tag when the request makes one). */
+  readonly toTag: string;
+  /** True once a final response was sent. */
+  readonly answered: boolean;
+  /** Sends a response; false when it was not sent (a final one went before, or the flow closed). */
+  respond(reply: SipReply): boolean;
+  /** Sends the last response again, for a retransmitted request. */
+  resend(): void;
+}
+
+/**
+ * Answers a request: with the reply to send as its final response, or null when the handler
+ * answers through the transaction itself (now or later) or nothing should be sent.
+ */
+export type RequestHandler = (request: SipRequest, flow: Flow, transaction: ServerTransaction) => Promise<SipReply | null>;
 
 export interface SipLog {
   debug(obj: object, msg: string): void;
@@ -77,32 +97,57 @@ export class SipDispatcher {
       return;
     }
     if (parsed.kind === "response") {
-      if (!this.#transactions.receive(parsed, flow.id)) {
-        this.#log.debug({ flow: flow.id, status: parsed.status, method: parsed.method }, "sip: stray response dropped");
+      try {
+        if (!this.#transactions.receive(parsed, flow.id)) {
+          this.#log.debug({ flow: flow.id, status: parsed.status, method: parsed.method }, "sip: stray response dropped");
+        }
+      } catch (err) {
+        this.#log.error({ err, flow: flow.id, status: parsed.status, method: parsed.method }, "sip: response handling failed");
       }
       return;
     }
-    // With no INVITE server transactions yet, an ACK acknowledges nothing here.
-    if (parsed.method === "ACK") return;
     const handler = this.#handlers.get(parsed.method);
+    // Nothing answers an ACK: one that acknowledges nothing here is dropped.
+    if (parsed.method === "ACK" && !handler) return;
+    const transaction = this.#transaction(parsed.raw, flow, parsed.method !== "ACK");
     let reply: SipReply | null;
     try {
-      reply = handler ? await handler(parsed, flow) : { status: 501, headers: [["Allow", this.allow()]] };
+      reply = handler ? await handler(parsed, flow, transaction) : { status: 501, headers: [["Allow", this.allow()]] };
     } catch (err) {
       this.#log.error({ err, flow: flow.id, method: parsed.method }, "sip: request handler failed");
       reply = { status: 500 };
     }
-    if (reply) this.#answer(parsed.raw, flow, reply);
+    if (reply && !transaction.answered) transaction.respond(reply);
+  }
+
+  #transaction(request: RawMessage, flow: Flow, answerable: boolean): ServerTransaction {
+    const toTag = randomHex(this.#random);
+    let answered = !answerable;
+    let last: string | null = null;
+    return {
+      toTag,
+      get answered() {
+        return answered;
+      },
+      respond(reply) {
+        if (answered) return false;
+        // §8.2.6.2: a 100 Trying need not carry a tag, and carries none here.
+        last = buildResponse(request, reply.status, {
+          reason: reply.reason,
+          toTag: reply.status === 100 ? null : (reply.toTag ?? toTag),
+          headers: reply.headers,
+          body: reply.body,
+        });
+        if (reply.status >= 200) answered = true;
+        return flow.send(last);
+      },
+      resend() {
+        if (last !== null) flow.send(last);
+      },
+    };
   }
 
   #answer(request: RawMessage, flow: Flow, reply: SipReply): void {
-    flow.send(
-      buildResponse(request, reply.status, {
-        reason: reply.reason,
-        toTag: randomHex(this.#random),
-        headers: reply.headers,
-        body: reply.body,
-      }),
-    );
+    this.#transaction(request, flow, true).respond(reply);
   }
 }

@@ -1,5 +1,7 @@
 // The connections SIP arrives on ("flows", RFC 5626): one per WebSocket, each with an id, so
 // whatever is sent to a device goes back over the socket it registered on.
+import { EventEmitter } from "node:events";
+
 export interface Flow {
   readonly id: string;
   /** The Via transport token for requests this server sends on the flow. */
@@ -11,7 +13,12 @@ export interface Flow {
   send(text: string): boolean;
 }
 
-export class FlowTable {
+interface FlowEvents {
+  /** The flow's socket closed: dialogs and requests on it can no longer go anywhere. */
+  closed: [flowId: string];
+}
+
+export class FlowTable extends EventEmitter<FlowEvents> {
   readonly #flows = new Map<string, Flow>();
 
   add(flow: Flow): void {
@@ -19,7 +26,7 @@ export class FlowTable {
   }
 
   remove(id: string): void {
-    this.#flows.delete(id);
+    if (this.#flows.delete(id)) this.emit("closed", id);
   }
 
   get(id: string): Flow | undefined {
@@ -29,4 +36,14 @@ export class FlowTable {
   get size(): number {
     return this.#flows.size;
   }
+}
+
+/** The Via this server puts on a request it sends over the flow. */
+export function viaOf(flow: Flow, branch: string): string {
+  return `SIP/2.0/${flow.transport} ${flow.localHost};branch=${branch}`;
+}
+
+/** The Contact of this server on a flow: where the device sends requests back to it. */
+export function serverContact(flow: Flow): string {
+  return `<sip:switchboard@${flow.localHost};transport=${flow.transport.toLowerCase()}>`;
 }

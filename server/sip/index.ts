@@ -1,8 +1,10 @@
-// The SIP service: composes the registrar, digest nonces, the method table and the WebSocket
-// transport on the app, runs their housekeeping on the clock, and offers what the API needs.
+// The SIP service: composes the registrar, digest nonces, the method table, call signalling and
+// the WebSocket transport on the app, runs their housekeeping on the clock, and offers what the API needs.
 import type { FastifyBaseLogger, FastifyInstance } from "fastify";
 import type { Clock, RandomSource } from "../clock.js";
 import type { Store } from "../store/index.js";
+import type { CallSignalling } from "./call-signalling.js";
+import { SipCalls } from "./call-signalling-impl.js";
 import { NonceBook } from "./digest.js";
 import { Directory } from "./directory.js";
 import { SipDispatcher, type SipLog } from "./dispatcher.js";
@@ -22,8 +24,10 @@ export interface SipDeps {
 
 export interface SipService {
   registrar: Registrar;
-  /** The method table: the call engine registers INVITE, BYE ... here. */
+  /** The method table (INVITE, BYE ... belong to `calls`). */
   dispatcher: SipDispatcher;
+  /** Calls in and out of registered devices: what the call engine drives. */
+  calls: CallSignalling;
   flows: FlowTable;
   directory: Directory;
   /** Ids of the account's registered devices. */
@@ -42,11 +46,17 @@ export async function registerSip(app: FastifyInstance, deps: SipDeps): Promise<
     onListenerError: (err) => deps.logger.error({ err }, "sip: registration listener failed"),
   });
   const nonces = new NonceBook({ clock: deps.clock, random: deps.random });
-  const transactions = new ClientTransactions({ clock: deps.clock });
+  const transactions = new ClientTransactions({ clock: deps.clock, onError: (err) => log.error({ err }, "sip: a request's outcome failed to be handled") });
   const flows = new FlowTable();
   const directory = new Directory(deps.store);
   const dispatcher = new SipDispatcher({ random: deps.random, transactions, log });
   dispatcher.handle("REGISTER", registerHandler({ directory, registrar, nonces, clock: deps.clock }));
+  const calls = new SipCalls({ dispatcher, registrar, flows, transactions, directory, nonces, clock: deps.clock, random: deps.random, log });
+  // Dialogs first, so a call on a closed socket ends as `bye` before its requests fail as 503.
+  flows.on("closed", (flowId) => {
+    calls.flowClosed(flowId);
+    transactions.dropFlow(flowId);
+  });
   // In a plugin of its own, registered after @fastify/websocket (buildApp), whose route hook
   // must already be in place for a websocket route to be recognised.
   await app.register(async (scope) => registerWsTransport(scope, { dispatcher, flows, registrar, random: deps.random, log }));
@@ -55,6 +65,7 @@ export async function registerSip(app: FastifyInstance, deps: SipDeps): Promise<
     registrar.sweep();
     nonces.prune();
     transactions.prune();
+    calls.sweep();
   }, HOUSEKEEPING_MS);
   housekeeping.unref();
   app.addHook("onClose", async () => clearInterval(housekeeping));
@@ -62,9 +73,11 @@ export async function registerSip(app: FastifyInstance, deps: SipDeps): Promise<
   return {
     registrar,
     dispatcher,
+    calls,
     flows,
     directory,
     registeredDevices: (accountId) => registrar.registeredDevices(accountId),
     checkSync: (accountId, deviceId) => sendCheckSync({ registrar, flows, transactions, random: deps.random }, accountId, deviceId),
   };
 }
+

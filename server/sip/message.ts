@@ -35,6 +35,8 @@ export interface SipResponse {
   cseq: number;
   /** The branch of the top Via: with the CSeq it names the client transaction. */
   branch: string;
+  /** The parsed response, for what a dialog needs of it (To tag, Contact, body). */
+  message: Core.IncomingResponseMessage;
 }
 
 export interface SipInvalid {
@@ -69,6 +71,8 @@ const STATUS_LINE = /^SIP\/2\.0 \d{3}( |$)/;
 
 export const REASONS: Record<number, string> = {
   100: "Trying",
+  180: "Ringing",
+  183: "Session Progress",
   200: "OK",
   202: "Accepted",
   400: "Bad Request",
@@ -76,12 +80,26 @@ export const REASONS: Record<number, string> = {
   403: "Forbidden",
   404: "Not Found",
   405: "Method Not Allowed",
+  407: "Proxy Authentication Required",
   408: "Request Timeout",
+  415: "Unsupported Media Type",
+  420: "Bad Extension",
   423: "Interval Too Brief",
+  433: "Anonymity Disallowed",
+  480: "Temporarily Unavailable",
   481: "Call/Transaction Does Not Exist",
+  486: "Busy Here",
+  487: "Request Terminated",
+  488: "Not Acceptable Here",
+  491: "Request Pending",
   500: "Server Internal Error",
   501: "Not Implemented",
+  503: "Service Unavailable",
   513: "Message Too Large",
+  600: "Busy Everywhere",
+  603: "Decline",
+  604: "Does Not Exist Anywhere",
+  606: "Not Acceptable",
 };
 
 /** Reads the header section line by line, unfolding continuations; no grammar, so it never fails. */
@@ -176,7 +194,7 @@ export function parseSip(text: string): ParsedSip {
 
   if (message instanceof Core.IncomingResponseMessage) {
     const status = message.statusCode ?? 0;
-    return { kind: "response", status, method: message.method, cseq: message.cseq, branch: message.viaBranch };
+    return { kind: "response", status, method: message.method, cseq: message.cseq, branch: message.viaBranch, message };
   }
   const uri = message.ruri;
   if (!uri) return invalid("Bad Request-URI");
@@ -197,8 +215,8 @@ function complaintReason(complaint: string): string {
 
 export interface ResponseOptions {
   reason?: string;
-  /** Added to To when the request's To has no tag yet. */
-  toTag: string;
+  /** Added to To when the request's To has no tag yet; null adds none (a 100 Trying, §8.2.6.2). */
+  toTag: string | null;
   headers?: [string, string][];
   body?: string;
 }
@@ -211,7 +229,7 @@ export function buildResponse(request: RawMessage, status: number, options: Resp
   const from = rawHeader(request, "from");
   if (from !== undefined) lines.push(`From: ${from}`);
   const to = rawHeader(request, "to");
-  if (to !== undefined) lines.push(`To: ${hasTag(to) ? to : `${to};tag=${options.toTag}`}`);
+  if (to !== undefined) lines.push(`To: ${hasTag(to) || options.toTag === null ? to : `${to};tag=${options.toTag}`}`);
   const callId = rawHeader(request, "call-id");
   if (callId !== undefined) lines.push(`Call-ID: ${callId}`);
   const cseq = rawHeader(request, "cseq");
@@ -255,13 +273,37 @@ export function formatParams(params: Record<string, string | null>): string {
 
 /** The Contact headers of a request, each parsed; sip.js keeps them parsed as it reads them. */
 export function contactsOf(request: SipRequest): NameAddr[] {
+  return parsedContacts(request.message);
+}
+
+/** The URI of a message's first Contact: where requests inside the dialog it makes are sent. */
+export function contactUri(message: Core.IncomingMessage): string | undefined {
+  return parsedContacts(message)[0]?.uri.toString();
+}
+
+function parsedContacts(message: Core.IncomingMessage): NameAddr[] {
   const out: NameAddr[] = [];
-  const count = request.message.getHeaders("contact").length;
+  const count = message.getHeaders("contact").length;
   for (let i = 0; i < count; i++) {
-    const parsed: unknown = request.message.headers.Contact?.[i]?.parsed;
+    const parsed: unknown = message.headers.Contact?.[i]?.parsed;
     if (parsed instanceof Core.NameAddrHeader) out.push(parsed);
   }
   return out;
+}
+
+/** The media type of a message's Content-Type, lower-cased, without parameters ("" without one). */
+export function mediaType(message: Core.IncomingMessage): string {
+  return (message.getHeader("content-type") ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
+/** The SDP a message carries (an offer or an answer), or null when its body is something else or empty. */
+export function sdpBody(message: Core.IncomingMessage): string | null {
+  return mediaType(message) === "application/sdp" && message.body.trim() !== "" ? message.body : null;
+}
+
+/** A new Via branch: RFC 3261's magic cookie, then enough randomness to be unique. */
+export function newBranch(random: { bytes(n: number): Buffer }): string {
+  return `${BRANCH_MAGIC}${randomHex(random)}`;
 }
 
 /** Hex of `bytes` random bytes, for tags, branches and Call-IDs. */

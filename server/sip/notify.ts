@@ -1,8 +1,8 @@
 // NOTIFY `Event: check-sync`: asks a registered phone to re-read its configuration. Sent out of
 // dialog to each of the device's bindings, over the flow each registered on.
 import type { RandomSource } from "../clock.js";
-import type { FlowTable } from "./flows.js";
-import { BRANCH_MAGIC, buildRequest, randomHex } from "./message.js";
+import { serverContact, viaOf, type Flow, type FlowTable } from "./flows.js";
+import { buildRequest, newBranch, randomHex } from "./message.js";
 import type { Binding, Registrar } from "./registrar.js";
 import type { ClientTransactions } from "./transactions.js";
 
@@ -24,18 +24,18 @@ export interface RequestIds {
  * The NOTIFY for one binding. Its Request-URI is the registered contact: a WebSocket UA's AOR
  * host is not where it is, and sip.js refuses a request naming neither its AOR nor its contact.
  */
-export function checkSyncRequest(binding: Binding, via: { transport: string; host: string }, ids: RequestIds): string {
+export function checkSyncRequest(binding: Binding, flow: Flow, ids: RequestIds): string {
   return buildRequest({
     method: "NOTIFY",
     uri: binding.contact,
     headers: [
-      ["Via", `SIP/2.0/${via.transport} ${via.host};branch=${ids.branch}`],
+      ["Via", viaOf(flow, ids.branch)],
       ["Max-Forwards", "70"],
       ["From", `<sip:${binding.aor}>;tag=${ids.fromTag}`],
       ["To", `<sip:${binding.aor}>`],
       ["Call-ID", ids.callId],
       ["CSeq", `${ids.cseq} NOTIFY`],
-      ["Contact", `<sip:switchboard@${via.host};transport=ws>`],
+      ["Contact", serverContact(flow)],
       ["Event", "check-sync"],
       ["Subscription-State", "terminated"],
     ],
@@ -49,9 +49,9 @@ export function sendCheckSync(deps: NotifyDeps, accountId: string, deviceId: str
     const flow = deps.flows.get(binding.flowId);
     if (!flow?.isOpen()) continue;
     // Each NOTIFY is a request of its own (new Call-ID), so its CSeq starts the sequence at 1.
-    const ids: RequestIds = { branch: `${BRANCH_MAGIC}${randomHex(deps.random)}`, fromTag: randomHex(deps.random), callId: randomHex(deps.random, 16), cseq: 1 };
+    const ids: RequestIds = { branch: newBranch(deps.random), fromTag: randomHex(deps.random), callId: randomHex(deps.random, 16), cseq: 1 };
     deps.transactions.start({ branch: ids.branch, method: "NOTIFY", cseq: ids.cseq, flowId: flow.id });
-    if (flow.send(checkSyncRequest(binding, { transport: flow.transport, host: flow.localHost }, ids))) sent++;
+    if (flow.send(checkSyncRequest(binding, flow, ids))) sent++;
   }
   return sent;
 }

@@ -1,7 +1,8 @@
 // The REGISTER method (RFC 3261 §10.3): finds the account by realm and the device by SIP username,
 // authenticates by digest, works out each contact's expiry, and binds or unbinds it.
 import type { Clock } from "../clock.js";
-import { challenge, digestMatches, parseAuthorization, type DigestCredentials, type NonceBook } from "./digest.js";
+import type { NonceBook } from "./digest.js";
+import { authenticateDevice, isReply } from "./digest-auth.js";
 import type { Directory, SipAccount, SipDevice } from "./directory.js";
 import type { RequestHandler, SipReply } from "./dispatcher.js";
 import { contactsOf, formatParams, type SipRequest } from "./message.js";
@@ -64,26 +65,8 @@ async function authenticate(request: SipRequest, deps: RegisterDeps): Promise<Au
   const account = (await deps.directory.accountByRealm(request.uri.host)) ?? (await deps.directory.accountByRealm(to.host));
   // §10.3 steps 1 and 5: a domain this registrar does not serve, or an AOR outside it.
   if (!account || to.host.toLowerCase() !== account.realm.toLowerCase()) return { status: 404 };
-  const challengeReply = (stale: boolean): SipReply => ({
-    status: 401,
-    headers: [["WWW-Authenticate", challenge(account.realm, deps.nonces.issue(), stale)]],
-  });
-
-  const headers = request.message.getHeaders("authorization");
-  if (headers.length === 0) return challengeReply(false);
-  const parsed = headers.map(parseAuthorization);
-  if (parsed.some((c) => c === null)) return { status: 400, reason: "Malformed Authorization" };
-  const credentials = parsed.find((c): c is DigestCredentials => c !== null && c.realm.toLowerCase() === account.realm.toLowerCase());
-  // Credentials for another realm, or a digest algorithm we do not offer: ask again, ours.
-  if (!credentials || (credentials.algorithm !== undefined && credentials.algorithm.toUpperCase() !== "MD5")) return challengeReply(false);
-
-  // The digest-uri is hashed as the client sent it and not compared with the Request-URI:
-  // clients behind proxies rewrite one and not the other, and the hash already binds the method.
-  const device = await deps.directory.deviceByUsername(account.id, credentials.username);
-  // An unknown username and a wrong password answer alike, so usernames cannot be probed.
-  if (!device || !digestMatches(credentials, request.method, device.password)) return { status: 403 };
-  if (deps.nonces.use(credentials.nonce, credentials.qop === undefined ? undefined : credentials.nc) === "stale") return challengeReply(true);
-  if (!device.enabled || !account.enabled) return { status: 403 };
+  const device = await authenticateDevice(request, account, "registrar", deps);
+  if (isReply(device)) return device;
   // §10.3 step 6: the authenticated device may change only its own bindings.
   if ((to.user ?? "").toLowerCase() !== device.username.toLowerCase()) return { status: 403 };
   return { account, device };

@@ -289,3 +289,225 @@ export async function newDevice(
   if (res.status !== 201) throw new Error(`device not created: ${res.status} ${res.text}`);
   return { id: res.body.data.id, username, password };
 }
+
+/** The URI inside a Contact (or From/To) value: `<sip:x@y;transport=ws>;expires=1` gives `sip:x@y;transport=ws`. */
+export function uriOf(nameAddr: string): string {
+  return /<([^>]+)>/.exec(nameAddr)?.[1] ?? nameAddr.split(";")[0] ?? "";
+}
+
+/** The tag parameter of a From or To value (after its `<uri>`), if any. */
+export function tagOf(nameAddr: string): string | undefined {
+  const close = nameAddr.lastIndexOf(">");
+  return /;\s*tag=([^;\s]+)/i.exec(close === -1 ? nameAddr : nameAddr.slice(close))?.[1];
+}
+
+export const TEST_SDP = [
+  "v=0",
+  "o=- 1 1 IN IP4 127.0.0.1",
+  "s=-",
+  "c=IN IP4 127.0.0.1",
+  "t=0 0",
+  "m=audio 40000 RTP/AVP 0 101",
+  "a=rtpmap:0 PCMU/8000",
+  "a=rtpmap:101 telephone-event/8000",
+  "a=sendrecv",
+  "",
+].join("\r\n");
+
+export interface ResponseSpec {
+  reason?: string;
+  /** Added to To when the request's To has none. */
+  toTag?: string;
+  /** A Contact URI (written `<uri>`). */
+  contact?: string;
+  body?: string;
+  contentType?: string;
+  extra?: string[];
+}
+
+/** A response by hand: the request's Via, From, Call-ID and CSeq; To with a tag added. */
+export function responseTo(request: SipMessage, status: number, o: ResponseSpec = {}): string {
+  const to = request.header("to") ?? "";
+  const lines = [
+    `SIP/2.0 ${status} ${o.reason ?? "Whatever"}`,
+    ...(request.headers.get("via") ?? []).map((v) => `Via: ${v}`),
+    `From: ${request.header("from") ?? ""}`,
+    `To: ${tagOf(to) === undefined && o.toTag !== undefined ? `${to};tag=${o.toTag}` : to}`,
+    `Call-ID: ${request.header("call-id") ?? ""}`,
+    `CSeq: ${request.header("cseq") ?? ""}`,
+  ];
+  if (o.contact) lines.push(`Contact: <${o.contact}>`);
+  return finishMessage(lines, o);
+}
+
+function finishMessage(lines: string[], o: { body?: string; contentType?: string; extra?: string[] }): string {
+  const body = o.body ?? "";
+  if (body !== "") lines.push(`Content-Type: ${o.contentType ?? "application/sdp"}`);
+  lines.push(...(o.extra ?? []), `Content-Length: ${Buffer.byteLength(body)}`, "", body);
+  return lines.join("\r\n");
+}
+
+export interface RequestSpec {
+  body?: string;
+  contentType?: string;
+  extra?: string[];
+  /** Use this CSeq instead of the next one. */
+  cseq?: number;
+  branch?: string;
+}
+
+/** One side of a dialog as a phone keeps it, to write its requests inside it by hand (§12.2.1.1). */
+export class PhoneDialog {
+  constructor(
+    readonly socket: SipSocket,
+    readonly callId: string,
+    /** This phone's From/To value, its tag included. */
+    readonly localParty: string,
+    /** The server's From/To value, its tag included. */
+    readonly remoteParty: string,
+    /** Where requests go: the server's Contact URI. */
+    readonly remoteTarget: string,
+    public cseq: number,
+  ) {}
+
+  /** The text of a request in the dialog; ACK uses the CSeq given (that of its INVITE). */
+  text(method: string, o: RequestSpec = {}): string {
+    const cseq = o.cseq ?? (method === "ACK" ? this.cseq : ++this.cseq);
+    const lines = [
+      `${method} ${this.remoteTarget} SIP/2.0`,
+      `Via: SIP/2.0/WSS ${hex(4)}.invalid;branch=${o.branch ?? `z9hG4bK${hex()}`}`,
+      "Max-Forwards: 70",
+      `From: ${this.localParty}`,
+      `To: ${this.remoteParty}`,
+      `Call-ID: ${this.callId}`,
+      `CSeq: ${cseq} ${method}`,
+    ];
+    if (method === "INVITE") lines.push(`Contact: <sip:${hex(4)}@${hex(4)}.invalid;transport=ws>`);
+    return finishMessage(lines, o);
+  }
+
+  send(method: string, o: RequestSpec = {}): void {
+    this.socket.send(this.text(method, o));
+  }
+
+  /** Sends a request and returns the response to it (skipping a 100 Trying). */
+  async request(method: string, o: RequestSpec = {}): Promise<SipMessage> {
+    this.send(method, o);
+    for (;;) {
+      const message = await this.socket.next();
+      if (message.status !== 100) return message;
+    }
+  }
+}
+
+/** The phone's side of a dialog the server's INVITE opened, once the phone answers with `toTag`. */
+export function dialogOfInvite(socket: SipSocket, invite: SipMessage, toTag: string): PhoneDialog {
+  return new PhoneDialog(socket, invite.header("call-id") ?? "", `${invite.header("to") ?? ""};tag=${toTag}`, invite.header("from") ?? "", uriOf(invite.header("contact") ?? ""), 0);
+}
+
+export interface InviteSpec {
+  /** The offer; null sends none. */
+  sdp?: string | null;
+  contentType?: string;
+  proxyAuthorization?: string;
+  extra?: string[];
+  /** Send no Contact. */
+  noContact?: boolean;
+  /** Send a From without a tag. */
+  noFromTag?: boolean;
+}
+
+/** A call a phone places by hand: its INVITE, the 407 dance, ACK, CANCEL, and the dialog after. */
+export class PhoneCall {
+  readonly callId = `${hex()}@test.invalid`;
+  readonly fromTag = hex(4);
+  cseq = 0;
+  /** The branch of the last INVITE sent. */
+  branch = "";
+
+  constructor(
+    readonly phone: SipPhone,
+    readonly dialled: string,
+  ) {}
+
+  get uri(): string {
+    return `sip:${this.dialled}@${this.phone.options.realm}`;
+  }
+
+  get from(): string {
+    return `"Test Phone" <sip:${this.phone.options.username}@${this.phone.options.realm}>;tag=${this.fromTag}`;
+  }
+
+  get to(): string {
+    return `<${this.uri}>`;
+  }
+
+  inviteText(o: InviteSpec = {}): string {
+    this.cseq++;
+    this.branch = `z9hG4bK${hex()}`;
+    const lines = [
+      `INVITE ${this.uri} SIP/2.0`,
+      `Via: SIP/2.0/WSS ${hex(4)}.invalid;branch=${this.branch}`,
+      "Max-Forwards: 70",
+      `From: ${o.noFromTag ? this.from.replace(/;tag=.*$/, "") : this.from}`,
+      `To: ${this.to}`,
+      `Call-ID: ${this.callId}`,
+      `CSeq: ${this.cseq} INVITE`,
+    ];
+    if (!o.noContact) lines.push(`Contact: <${this.phone.contact}>`);
+    if (o.proxyAuthorization) lines.push(`Proxy-Authorization: ${o.proxyAuthorization}`);
+    const body = o.sdp === undefined ? TEST_SDP : (o.sdp ?? "");
+    return finishMessage(lines, { body, contentType: o.contentType, extra: o.extra });
+  }
+
+  /** The ACK of a non-2xx final response: the INVITE's branch and CSeq, To as the response has it. */
+  ackFailureText(response: SipMessage): string {
+    return this.#transactionText("ACK", response.header("to") ?? "");
+  }
+
+  cancelText(): string {
+    return this.#transactionText("CANCEL", this.to);
+  }
+
+  /** A request of the last INVITE's own transaction: its Request-URI, branch and CSeq number. */
+  #transactionText(method: string, to: string): string {
+    return [
+      `${method} ${this.uri} SIP/2.0`,
+      `Via: SIP/2.0/WSS ${hex(4)}.invalid;branch=${this.branch}`,
+      "Max-Forwards: 70",
+      `From: ${this.from}`,
+      `To: ${to}`,
+      `Call-ID: ${this.callId}`,
+      `CSeq: ${this.cseq} ${method}`,
+      "Content-Length: 0",
+      "",
+      "",
+    ].join("\r\n");
+  }
+
+  /**
+   * INVITE, take the 407 (ACKing it), INVITE again with the phone's credentials; returns the
+   * first answer to that (100 Trying when all is well).
+   */
+  async place(o: InviteSpec = {}, password = this.phone.options.password): Promise<SipMessage> {
+    const socket = this.phone.socket;
+    socket.send(this.inviteText(o));
+    const challenge = await socket.next();
+    if (challenge.status !== 407) return challenge;
+    socket.send(this.ackFailureText(challenge));
+    const proxyAuthorization = authorization({
+      username: this.phone.options.username,
+      password,
+      method: "INVITE",
+      uri: this.uri,
+      challenge: challenge.header("proxy-authenticate") ?? "",
+    });
+    socket.send(this.inviteText({ ...o, proxyAuthorization }));
+    return socket.next();
+  }
+
+  /** The dialog a response with a To tag makes: the server's tag and Contact. */
+  dialog(response: SipMessage): PhoneDialog {
+    return new PhoneDialog(this.phone.socket, this.callId, this.from, response.header("to") ?? "", uriOf(response.header("contact") ?? ""), this.cseq);
+  }
+}

@@ -1,0 +1,136 @@
+// A bridge: two answered channels talking through one mixer on the shared 20 ms clock, DTMF passed
+// across, and music on hold for the party of a leg whose device holds.
+import { silence, type AudioSource, type MediaEngine, type Mixer } from "../media/index.js";
+import type { Channel, ChannelDtmf, ChannelChange } from "./channel.js";
+
+export type BridgeEnd = { reason: "hangup"; gone: Channel; survivor: Channel } | { reason: "released" };
+
+export interface BridgeOptions {
+  media: MediaEngine;
+  /** The music the party of `holder` hears while `holder` holds. */
+  holdMusic(holder: Channel): Promise<AudioSource>;
+  /**
+   * What becomes of the other leg when one hangs up. Unset, it is hung up too (the hosted
+   * service's hangup-after-bridge); a transfer in progress decides otherwise.
+   */
+  afterHangup?(survivor: Channel, gone: Channel): void;
+  onError?(err: unknown, what: string): void;
+}
+
+export class Bridge {
+  readonly a: Channel;
+  readonly b: Channel;
+  /** Settles once, when a leg hangs up or the bridge is released. */
+  readonly ended: Promise<BridgeEnd>;
+  readonly #options: BridgeOptions;
+  readonly #mixer: Mixer;
+  /** What each member hears from the mixer. */
+  readonly #hears = new Map<string, AudioSource>();
+  /** Bumped on every hold change of a member, so late-loading music is not played after a resume. */
+  readonly #holdTurn = new Map<string, number>();
+  readonly #unlisten: (() => void)[] = [];
+  #settle: (end: BridgeEnd) => void = () => undefined;
+  #over = false;
+
+  constructor(a: Channel, b: Channel, options: BridgeOptions) {
+    if (a === b) throw new Error("a channel cannot be bridged to itself");
+    for (const c of [a, b]) {
+      if (c.state !== "answered") throw new Error(`channel ${c.id} is ${c.state}; a bridge needs answered, unbridged channels`);
+    }
+    this.a = a;
+    this.b = b;
+    this.#options = options;
+    this.#mixer = options.media.mixer();
+    this.ended = new Promise((resolve) => (this.#settle = resolve));
+    for (const [member, other] of [
+      [a, b],
+      [b, a],
+    ] as const) {
+      const hears = this.#mixer.join(member.id, member.media.incoming);
+      this.#hears.set(member.id, hears);
+      member.media.play(hears);
+      member.joined(other.id);
+      const onState = (change: ChannelChange) => {
+        if (change.to === "hungup") this.#memberGone(member);
+      };
+      const onHold = (on: boolean) => this.#hold(member, on);
+      const onDtmf = (dtmf: ChannelDtmf) => {
+        // Digits cross the bridge as RFC 4733 whichever way they came in, as a PBX passes them.
+        if (!this.#over) other.media.sendDtmf(dtmf.digit).catch((err: unknown) => this.#options.onError?.(err, "relaying DTMF"));
+      };
+      member.on("state", onState);
+      member.on("hold", onHold);
+      member.on("dtmf", onDtmf);
+      this.#unlisten.push(() => {
+        member.off("state", onState);
+        member.off("hold", onHold);
+        member.off("dtmf", onDtmf);
+      });
+    }
+    // A device that put its far end on hold before this bridge formed is still holding.
+    for (const member of [a, b]) if (member.farEndHolding) this.#hold(member, true);
+  }
+
+  get over(): boolean {
+    return this.#over;
+  }
+
+  other(channel: Channel): Channel {
+    return channel === this.a ? this.b : this.a;
+  }
+
+  has(channel: Channel): boolean {
+    return channel === this.a || channel === this.b;
+  }
+
+  /** Ends the bridge and leaves both legs up and silent, for a transfer to move them. */
+  release(): void {
+    if (this.#over) return;
+    this.#finish();
+    for (const member of [this.a, this.b]) member.left();
+    this.#settle({ reason: "released" });
+  }
+
+  #memberGone(gone: Channel): void {
+    if (this.#over) return;
+    this.#finish();
+    const survivor = this.other(gone);
+    const afterHangup = this.#options.afterHangup;
+    this.#settle({ reason: "hangup", gone, survivor });
+    if (afterHangup) {
+      survivor.left();
+      afterHangup(survivor, gone);
+    } else {
+      survivor.hangup("NORMAL_CLEARING");
+    }
+  }
+
+  #hold(holder: Channel, on: boolean): void {
+    if (this.#over) return;
+    holder.holding(on);
+    const party = this.other(holder);
+    const turn = (this.#holdTurn.get(holder.id) ?? 0) + 1;
+    this.#holdTurn.set(holder.id, turn);
+    if (!on) {
+      party.media.play(this.#hears.get(party.id));
+      return;
+    }
+    // Until the music is loaded the party hears nothing rather than the holder.
+    party.media.play(silence);
+    this.#options.holdMusic(holder).then(
+      (music) => {
+        if (!this.#over && this.#holdTurn.get(holder.id) === turn) party.media.play(music);
+      },
+      (err: unknown) => this.#options.onError?.(err, "loading music on hold"),
+    );
+  }
+
+  #finish(): void {
+    this.#over = true;
+    for (const unlisten of this.#unlisten) unlisten();
+    for (const member of [this.a, this.b]) {
+      this.#mixer.leave(member.id);
+      if (member.state !== "hungup") member.media.play(silence);
+    }
+  }
+}

@@ -1,0 +1,54 @@
+// The call engine's public face: startCalls() wires SIP signalling to the B2BUA, writes CDRs and
+// offers the live channels and their commands to the API; close() ends every call for shutdown.
+import { B2bua } from "./b2bua.js";
+import type { ModuleRegistry } from "./callflow-executor.js";
+import { CdrWriter } from "./cdrs.js";
+import type { Channels } from "./channels.js";
+import { ChannelCommands } from "./commands.js";
+import { CallContext, type CallContextOptions } from "./context.js";
+import { builtinModules } from "./modules/index.js";
+
+/** The store, the bus, the media engine, SIP signalling (optional), the clock and the log. */
+export type CallsDeps = CallContextOptions;
+
+export class CallEngine {
+  readonly channels: Channels;
+  /** The callflow modules; the queue modules register here. */
+  readonly modules: ModuleRegistry;
+  readonly commands: ChannelCommands;
+  readonly #b2bua: B2bua;
+  readonly #cdrs: CdrWriter;
+  #closing: Promise<void> | undefined;
+
+  constructor(deps: CallsDeps) {
+    const ctx = new CallContext(deps);
+    this.channels = ctx.channels;
+    this.modules = builtinModules();
+    this.#b2bua = new B2bua(ctx, this.modules);
+    this.commands = new ChannelCommands(ctx, this.#b2bua);
+    this.#cdrs = new CdrWriter(deps.store, ctx.channels, ctx.onError);
+    deps.signalling?.onInbound((call) => void this.#b2bua.inbound(call));
+  }
+
+  /** Refuses new calls, hangs up every live one and waits for their CDRs. */
+  close(): Promise<void> {
+    this.#closing ??= (async () => {
+      this.#b2bua.close();
+      for (const channel of this.channels.all()) channel.hangup("SYSTEM_SHUTDOWN");
+      await this.#cdrs.flush();
+    })();
+    return this.#closing;
+  }
+}
+
+export function startCalls(deps: CallsDeps): CallEngine {
+  return new CallEngine(deps);
+}
+
+export { Channel, IllegalChannelTransition, type ChannelState, type ChannelParty } from "./channel.js";
+export { Channels } from "./channels.js";
+export { ChannelCommandError } from "./command-error.js";
+export { cdrSortKey, CDRS_COLLECTION } from "./cdrs.js";
+export type { TransferRequest } from "./transfer.js";
+export type { InterceptRequest } from "./intercept.js";
+export type { CallflowModule, ModuleOutcome, ModuleRun } from "./callflow-executor.js";

@@ -1,0 +1,17 @@
+// Callflow module `user`: rings every enabled device the user (data.id) owns at once (those not
+// registered are skipped) and bridges the first answer; else the flow goes on or ends.
+import type { CallflowModule } from "../callflow-executor.js";
+import { userParty } from "../identity.js";
+import { userTargets } from "../targets.js";
+import { ringAndBridge, withoutCaller } from "./ring.js";
+
+export const userModule: CallflowModule = async (run) => {
+  const { channel, ctx, data } = run;
+  const id = typeof data.id === "string" ? data.id : "";
+  const found = await userTargets(ctx.store, channel.accountId, id);
+  if (!found) {
+    ctx.logger.warn({ call_id: channel.id, user_id: id }, "user module: no such user");
+    return { kind: "failed", code: 404, cause: "UNALLOCATED_NUMBER" };
+  }
+  return ringAndBridge(run, { targets: withoutCaller(run, found.targets), callee: userParty(found.user), ownerId: found.user.id });
+};

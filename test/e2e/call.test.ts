@@ -1,0 +1,149 @@
+// A real call between two consoles' softphones (sip.js in two Chromium browsers, each with its
+// own fake microphone tone) through the server's B2BUA: ringing, answer, audio both ways measured
+// at the far ends, hold and unhold, hang-up; the channel and its CDR seen through the API.
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Page } from "playwright-core";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { openPhoneLab, phoneLabDir, toneWav } from "../helpers/phone-page.js";
+import { startApi, type TestApi } from "../helpers/api.js";
+
+const REALM = "demo.switchboard.local";
+// Neither tone nor the floor probe is in the hold music (its notes and their octaves stay
+// under 1.1 kHz), so hold can be heard as the caller's tone going away.
+const TONE_A = 1500;
+const TONE_B = 2200;
+const FLOOR = 2900;
+
+interface CallInfo {
+  id: string;
+  direction: string;
+  state: string;
+  remoteUser: string;
+}
+interface LabWindow {
+  lab: {
+    start(o: unknown): Promise<void>;
+    calls(): CallInfo[];
+    level(id: string, f: number, ms?: number): Promise<number>;
+    phone(): {
+      call(t: string): Promise<string>;
+      answer(id: string): Promise<void>;
+      hangup(id: string): Promise<void>;
+      hold(id: string, held: boolean): Promise<void>;
+    };
+  };
+}
+
+let api: TestApi;
+let token: string;
+let accountId: string;
+let browserA: LaunchedBrowser;
+let browserB: LaunchedBrowser;
+let pageA: Page;
+let pageB: Page;
+
+async function sipOf(username: string): Promise<{ username: string; password: string }> {
+  const devices = (await api.server.store.account(accountId, "devices")).all();
+  const d = devices.find((x) => (x.data.sip as { username?: string }).username === username);
+  if (!d) throw new Error(`no device for ${username}`);
+  return d.data.sip as { username: string; password: string };
+}
+
+async function startPhone(page: Page, username: string): Promise<void> {
+  const sip = await sipOf(username);
+  // Echo cancellation and gain control change levels (media notes, pitfall 9): off for measuring.
+  const audio = { echoCancellation: false, autoGainControl: false, noiseSuppression: false };
+  await page.evaluate((o) => (globalThis as unknown as LabWindow).lab.start(o), {
+    server: `${api.url.replace(/^http/, "ws")}/sip`,
+    username: sip.username,
+    password: sip.password,
+    realm: REALM,
+    audio,
+  });
+}
+
+const calls = (page: Page) => page.evaluate(() => (globalThis as unknown as LabWindow).lab.calls());
+const level = (page: Page, id: string, f: number) => page.evaluate(([i, q]) => (globalThis as unknown as LabWindow).lab.level(i, q, 1500), [id, f] as [string, number]);
+
+async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const v = await probe();
+    if (v !== undefined) return v;
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+beforeAll(async () => {
+  api = await startApi({ config: { rendererDir: await phoneLabDir() } });
+  ({ token, accountId } = await api.login("admin"));
+  browserA = await launchBrowser([`--use-file-for-fake-audio-capture=${await toneWav(TONE_A)}`]);
+  browserB = await launchBrowser([`--use-file-for-fake-audio-capture=${await toneWav(TONE_B)}`]);
+  pageA = await openPhoneLab(browserA.browser, api.url);
+  pageB = await openPhoneLab(browserB.browser, api.url);
+  await startPhone(pageA, "agent1");
+  await startPhone(pageB, "agent2");
+});
+afterAll(async () => {
+  await browserA?.close();
+  await browserB?.close();
+  await api?.close();
+});
+
+describe("a call between two softphones", () => {
+  it("rings, connects with audio both ways, holds, unholds, and hangs up with a CDR", async () => {
+    // agent1 dials agent2's extension (1003): the demo callflow rings agent2's registered devices.
+    const outgoing = await pageA.evaluate(() => (globalThis as unknown as LabWindow).lab.phone().call("1003"));
+    const incoming = await until("the call offered to agent2", async () => (await calls(pageB)).find((c) => c.state === "incoming"));
+    expect(incoming.direction).toBe("inbound");
+    await pageB.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().answer(id), incoming.id);
+    await until("agent1's call active", async () => ((await calls(pageA)).find((c) => c.id === outgoing)?.state === "active" ? true : undefined));
+
+    const channels = await api.call<{ uuid: string; answered: boolean }[]>("GET", `/v2/accounts/${accountId}/channels`, { token });
+    expect(channels.body.data.length).toBe(2);
+    expect(channels.body.data.every((c) => c.answered)).toBe(true);
+
+    // Each side hears the other's tone, well above the other frequency's floor.
+    const heardAtB = await level(pageB, incoming.id, TONE_A);
+    const otherAtB = await level(pageB, incoming.id, FLOOR);
+    const heardAtA = await level(pageA, outgoing, TONE_B);
+    const otherAtA = await level(pageA, outgoing, FLOOR);
+    expect(heardAtB - otherAtB, `agent2 hears agent1's ${TONE_A} Hz`).toBeGreaterThan(20);
+    expect(heardAtA - otherAtA, `agent1 hears agent2's ${TONE_B} Hz`).toBeGreaterThan(20);
+
+    // Hold: agent2 stops hearing agent1's tone and hears the music instead; unhold brings the tone
+    // back. Levels are polled: the far end's audio path lags a source switch by a few seconds
+    // (measured below; see the issue note).
+    const quiet = async (page: Page, id: string, f: number, below: number) =>
+      until(`${f} Hz below ${below} dB`, async () => ((await level(page, id, f)) < below ? true : undefined), 12_000);
+    const loud = async (page: Page, id: string, f: number, above: number) =>
+      until(`${f} Hz above ${above} dB`, async () => ((await level(page, id, f)) > above ? true : undefined), 12_000);
+    const musicBefore = await level(pageB, incoming.id, 523.25);
+    await pageA.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().hold(id, true), outgoing);
+    const heldAt = Date.now();
+    await quiet(pageB, incoming.id, TONE_A, heardAtB - 30);
+    console.log(`far-end switch lag on hold: ${Date.now() - heldAt} ms`);
+    const musicHeld = await level(pageB, incoming.id, 523.25);
+    expect(musicHeld - musicBefore, "the held party hears the hold music").toBeGreaterThan(15);
+    const legs = await Promise.all(
+      channels.body.data.map(async (c) => (await api.call<{ is_onhold: boolean; username: string }>("GET", `/v2/accounts/${accountId}/channels/${c.uuid}`, { token })).body.data),
+    );
+    // The holder's leg (agent1's) is the one on hold, as the hosted service reports it.
+    expect(legs.find((l) => l.username === "agent1")?.is_onhold).toBe(true);
+
+    await pageA.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().hold(id, false), outgoing);
+    await loud(pageB, incoming.id, TONE_A, otherAtB + 20);
+    expect((await level(pageA, outgoing, TONE_B)) - otherAtA, "agent1 still hears agent2 after unhold").toBeGreaterThan(20);
+
+    await pageA.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().hangup(id), outgoing);
+    await until("agent2's call ended", async () => ((await calls(pageB)).length === 0 ? true : undefined));
+    const after = await api.call<unknown[]>("GET", `/v2/accounts/${accountId}/channels`, { token });
+    expect(after.body.data).toEqual([]);
+    const cdrs = await until("a CDR", async () => {
+      const res = await api.call<{ call_id: string; duration_seconds: number }[]>("GET", `/v2/accounts/${accountId}/cdrs`, { token });
+      return res.body.data.length > 0 ? res.body.data : undefined;
+    });
+    expect(cdrs[0]?.duration_seconds).toBeGreaterThanOrEqual(1);
+  });
+});
