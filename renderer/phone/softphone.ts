@@ -214,6 +214,20 @@ export class Softphone {
     return handler instanceof Web.SessionDescriptionHandler ? handler.remoteMediaStream : null;
   }
 
+  /** The call's peer connection, for diagnostics beyond stats() (tests read getStats() from it). */
+  peerConnection(id: string): RTCPeerConnection | null {
+    const handler = this.#calls.get(id)?.session.sessionDescriptionHandler;
+    return handler instanceof Web.SessionDescriptionHandler ? (handler.peerConnection ?? null) : null;
+  }
+
+  /** The negotiated SDP both ways, for diagnostics. */
+  descriptions(id: string): { local: string; remote: string } | null {
+    const handler = this.#calls.get(id)?.session.sessionDescriptionHandler;
+    const pc = handler instanceof Web.SessionDescriptionHandler ? handler.peerConnection : undefined;
+    if (!pc) return null;
+    return { local: pc.localDescription?.sdp ?? "", remote: pc.remoteDescription?.sdp ?? "" };
+  }
+
   /** Audio packets and level both ways, for the call-quality display and diagnostics. */
   async stats(id: string): Promise<CallStats | null> {
     const handler = this.#calls.get(id)?.session.sessionDescriptionHandler;
