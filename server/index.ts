@@ -18,6 +18,7 @@ import { startWebhookDispatcher } from "./events/webhook-dispatcher.js";
 import { publishRegistrations } from "./events/registrations.js";
 import { MediaEngine } from "./media/index.js";
 import { startCalls, type CallEngine } from "./calls/index.js";
+import { SimCallers } from "./sim/callers.js";
 
 export interface RunningServer {
   url: string;
@@ -72,8 +73,11 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // The call engine: server-side media on one frame clock, SIP calls (or a test's stand-in) in
   // and out. Closed with the app, before the store, so every hung-up call still writes its CDR.
   const media = new MediaEngine({ wallClock: clock, random });
-  const calls = startCalls({ store, bus: events.bus, media, signalling: config.callSignalling ?? sip.calls, clock, logger });
+  // Simulated callers reach the engine as inbound calls beside SIP's.
+  const sim = new SimCallers({ store, media, clock, random });
+  const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
   app.addHook("onClose", async () => {
+    sim.close();
     await calls.close();
     await media.close();
   });
@@ -87,6 +91,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     sip,
     events,
     calls,
+    sim,
   });
   const eventSockets = await startEventSockets(app, {
     bus: events.bus,

@@ -42,7 +42,7 @@ export function channelRow(channel: Channel): Data {
     uuid: channel.id,
     answered: channel.answered,
     authorizing_id: id.deviceId,
-    authorizing_type: "device",
+    authorizing_type: id.authorizingType ?? "device",
     destination: id.destination,
     direction: channel.direction,
     other_leg: channel.otherLeg,

@@ -6,6 +6,7 @@ import type { Collection, Store } from "../store/index.js";
 import type { SipService } from "../sip/index.js";
 import type { Events } from "../events/index.js";
 import type { CallEngine } from "../calls/index.js";
+import type { SimCallers } from "../sim/callers.js";
 
 export interface ApiDeps extends ResourceDeps {
   auth: AuthService;
@@ -18,4 +19,6 @@ export interface ApiDeps extends ResourceDeps {
   events?: Events;
   /** Live channels and their commands; absent when the server runs without the call engine. */
   calls?: CallEngine;
+  /** Simulated callers; absent when the server runs without the call engine. */
+  sim?: SimCallers;
 }

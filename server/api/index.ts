@@ -14,6 +14,8 @@ import { registerWebhookAttempts } from "./webhook-attempts.js";
 import { registerEvents } from "./events.js";
 import { registerChannels } from "./channels.js";
 import { registerCdrs } from "./cdrs.js";
+import { registerRecordings } from "./recordings.js";
+import { registerSim } from "./sim.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -29,6 +31,8 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerEvents(app, deps);
   registerChannels(app, deps);
   registerCdrs(app, deps);
+  registerRecordings(app, deps);
+  registerSim(app, deps);
 }
 
 export type { ApiDeps };

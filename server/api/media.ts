@@ -124,7 +124,7 @@ function uploadFormat(contentType: string | undefined): AudioFormat {
 }
 
 /** `Accept: audio/...` (or `accept=audio/...`), but not a browser's catch-all. */
-function wantsAudio(accept: string): boolean {
+export function wantsAudio(accept: string): boolean {
   return accept.split(",").some((part) => part.trim().startsWith("audio/"));
 }
 

@@ -94,6 +94,7 @@ export class B2bua {
           realm,
           deviceId,
           username: device ? sipUsernameOf(device) : call.from.user,
+          authorizingType: call.authorizingType,
           ownerId,
           presenceId: device ? presenceIdOf(device, owner, realm) : `${call.from.user}@${realm}`,
           caller,

@@ -75,6 +75,11 @@ export class Bridge {
     return this.#over;
   }
 
+  /** The mixer, for taps that see the call's audio (a recorder, recording.ts). */
+  get mixer(): Mixer {
+    return this.#mixer;
+  }
+
   other(channel: Channel): Channel {
     return channel === this.a ? this.b : this.a;
   }

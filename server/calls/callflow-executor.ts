@@ -85,6 +85,11 @@ export class CallflowExecutor {
     this.#options = options;
   }
 
+  /** The callflow document this executor runs (its `call_recording` asks for recording). */
+  get callflowId(): string {
+    return this.#options.callflowId;
+  }
+
   /** The module running now, if any. */
   get module(): string | undefined {
     return this.#module;

@@ -4,7 +4,7 @@ import { EventEmitter } from "node:events";
 import { toGregorianSeconds, type Clock } from "../clock.js";
 import type { EventSink } from "./event-sink.js";
 import { SdpError, type AudioSource, type DtmfDigit, type LegStateChange } from "../media/index.js";
-import type { InboundCall, InfoDtmf, OutboundCall } from "../sip/call-signalling.js";
+import type { AuthorizingType, InboundCall, InfoDtmf, OutboundCall } from "../sip/call-signalling.js";
 import { causeOfSipCode, hangupCodeText, sipCodeOf, type HangupCause } from "./hangup-cause.js";
 
 /**
@@ -64,6 +64,8 @@ export interface ChannelIdentity {
   deviceId: string;
   /** That device's SIP username. */
   username: string;
+  /** What `deviceId` is: a device unless the simulator placed the call. */
+  authorizingType?: AuthorizingType;
   ownerId?: string;
   /** `<user presence id or username>@realm`. */
   presenceId: string;
@@ -347,7 +349,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       from: id.from,
       account_id: id.accountId,
       authorizing_id: id.deviceId,
-      authorizing_type: "device",
+      authorizing_type: id.authorizingType ?? "device",
       presence_id: id.presenceId,
       timestamp: toGregorianSeconds(this.createdAt),
     };

@@ -7,6 +7,7 @@ import type { Channels } from "./channels.js";
 import { ChannelCommands } from "./commands.js";
 import { CallContext, type CallContextOptions } from "./context.js";
 import { builtinModules } from "./modules/index.js";
+import { CallRecordings } from "./recording.js";
 
 /** The store, the bus, the media engine, SIP signalling (optional), the clock and the log. */
 export type CallsDeps = CallContextOptions;
@@ -16,6 +17,8 @@ export class CallEngine {
   /** The callflow modules; the queue modules register here. */
   readonly modules: ModuleRegistry;
   readonly commands: ChannelCommands;
+  /** Recordings of bridged calls that asked for it. */
+  readonly recordings: CallRecordings;
   readonly #b2bua: B2bua;
   readonly #cdrs: CdrWriter;
   #closing: Promise<void> | undefined;
@@ -27,15 +30,17 @@ export class CallEngine {
     this.#b2bua = new B2bua(ctx, this.modules);
     this.commands = new ChannelCommands(ctx, this.#b2bua);
     this.#cdrs = new CdrWriter(deps.store, ctx.channels, ctx.onError);
+    this.recordings = new CallRecordings(ctx, (channel) => this.#b2bua.executorOf(channel)?.callflowId);
     deps.signalling?.onInbound((call) => void this.#b2bua.inbound(call));
   }
 
-  /** Refuses new calls, hangs up every live one and waits for their CDRs. */
+  /** Refuses new calls, hangs up every live one and waits for their CDRs and recordings. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
       this.#b2bua.close();
       for (const channel of this.channels.all()) channel.hangup("SYSTEM_SHUTDOWN");
       await this.#cdrs.flush();
+      await this.recordings.flush();
     })();
     return this.#closing;
   }
@@ -49,6 +54,7 @@ export { Channel, IllegalChannelTransition, type ChannelState, type ChannelParty
 export { Channels } from "./channels.js";
 export { ChannelCommandError } from "./command-error.js";
 export { cdrSortKey, CDRS_COLLECTION } from "./cdrs.js";
+export { CallRecordings, RECORDING_ATTACHMENT, RECORDING_CONTENT_TYPE, RECORDINGS_COLLECTION } from "./recording.js";
 export type { TransferRequest } from "./transfer.js";
 export type { InterceptRequest } from "./intercept.js";
 export type { CallflowModule, ModuleOutcome, ModuleRun } from "./callflow-executor.js";

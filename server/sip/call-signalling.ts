@@ -9,6 +9,9 @@ export interface CallParty {
   display?: string;
 }
 
+/** `device`: a digest-authenticated registration; `sim`: the server's own simulated caller (sim/). */
+export type AuthorizingType = "device" | "sim";
+
 export interface DeviceRef {
   accountId: string;
   deviceId: string;
@@ -54,6 +57,8 @@ export interface InboundCall extends EventEmitter<InboundCallEvents> {
   readonly offer: string;
   /** Every header of the INVITE, lower-cased names, for the engine's records. */
   readonly headers: ReadonlyMap<string, string[]>;
+  /** Who vouched for the caller, for the records: a registered device unless said otherwise. */
+  readonly authorizingType?: AuthorizingType;
   /** 180 Ringing (idempotent). */
   ringing(): void;
   /** 200 OK with this SDP; resolves once the ACK arrives (rejects if it never does). */

@@ -1,0 +1,248 @@
+// A simulated caller: a server-side WebRTC leg that calls the account as a device would (it makes
+// the offer, hears 180 and 200 or a refusal), plays its audio once answered, and sends DTMF or
+// hangs up when the API says so. The call engine meets it as an ordinary InboundCall.
+import { EventEmitter } from "node:events";
+import type { Clock } from "../clock.js";
+import type { AudioSource, LegStateChange, WebRtcLeg } from "../media/index.js";
+import type { CallParty, DeviceRef, InboundCall, InboundCallEvents } from "../sip/call-signalling.js";
+
+/**
+ * ```
+ *   new ──180──> ringing ──200──> answered ──hangup, BYE──> ended
+ *    │                              ▲
+ *    └──────────────200─────────────┘
+ *   new, ringing ──hangup (CANCEL), refusal, media lost──> ended
+ * ```
+ * `ended` is final. Each arrow is one `state` event.
+ */
+export type SimCallState = "new" | "ringing" | "answered" | "ended";
+
+const ALLOWED: Record<SimCallState, readonly SimCallState[]> = {
+  new: ["ringing", "answered", "ended"],
+  ringing: ["answered", "ended"],
+  answered: ["ended"],
+  ended: [],
+};
+
+export class IllegalSimCallTransition extends Error {
+  override name = "IllegalSimCallTransition";
+}
+
+/** A request the call cannot take as it is now (DTMF before an answer ...). */
+export class SimCallStateError extends Error {
+  override name = "SimCallStateError";
+}
+
+/**
+ * Why the call ended, the leg's close reason: the caller's hang-up before (cancelled) or after
+ * (hangup) the answer, the engine's refusal or BYE, or lost media.
+ */
+export type SimCallEnd = "cancelled" | "hangup" | "rejected" | "remote-bye" | "media-lost";
+
+export interface SimCallChange {
+  from: SimCallState;
+  to: SimCallState;
+  /** Unix ms from the injected clock. */
+  at: number;
+}
+
+export interface SimulatedCallerOptions {
+  /** The SIP Call-ID of the call: also its id in the API and the channel's uuid. */
+  id: string;
+  accountId: string;
+  /** What the caller dials. */
+  to: string;
+  caller: { name: string; number: string };
+  /** The caller's own leg, already holding its offer. */
+  leg: WebRtcLeg;
+  offer: string;
+  /** Played from the answer on, once. */
+  audio: AudioSource;
+  /** What the request named as audio, for the API's rows. */
+  audioName: string;
+  clock: Clock;
+}
+
+interface SimulatedCallerEvents {
+  state: [SimCallChange];
+}
+
+export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
+  readonly id: string;
+  readonly accountId: string;
+  readonly to: string;
+  readonly caller: { name: string; number: string };
+  readonly audioName: string;
+  readonly createdAt: number;
+  /** What the call engine is handed: the INVITE this caller sends. */
+  readonly inbound: InboundCall;
+  readonly #leg: WebRtcLeg;
+  readonly #audio: AudioSource;
+  readonly #clock: Clock;
+  readonly #face: SimInboundCall;
+  #state: SimCallState = "new";
+
+  constructor(options: SimulatedCallerOptions) {
+    super();
+    this.id = options.id;
+    this.accountId = options.accountId;
+    this.to = options.to;
+    this.caller = { ...options.caller };
+    this.audioName = options.audioName;
+    this.#leg = options.leg;
+    this.#audio = options.audio;
+    this.#clock = options.clock;
+    this.createdAt = this.#clock.now();
+    this.#face = new SimInboundCall(
+      {
+        callId: options.id,
+        // No device document stands behind it: the call authorises itself, as the simulator.
+        device: { accountId: options.accountId, deviceId: options.id },
+        from: { user: options.caller.number, display: options.caller.name },
+        to: { user: options.to },
+        dialled: options.to,
+        offer: options.offer,
+      },
+      {
+        ringing: () => this.#engineRinging(),
+        answer: (sdp) => this.#engineAnswered(sdp),
+        reject: () => this.#end("rejected"),
+        hangup: () => this.#end("remote-bye"),
+        reinvite: (offer) => this.#engineReinvite(offer),
+      },
+    );
+    this.inbound = this.#face;
+    this.#leg.on("state", (change: LegStateChange) => {
+      // The media died under the call (ICE failed, shutdown): the caller is gone, as a phone would be.
+      if (change.to === "closed" && !this.#over()) this.#leave("media-lost");
+    });
+  }
+
+  get state(): SimCallState {
+    return this.#state;
+  }
+
+  /**
+   * RFC 4733 digits on the caller's leg; resolves once they are sent. Throws at once (not in the
+   * promise) when the call is not answered, so a caller can refuse the request before accepting it.
+   */
+  sendDtmf(digits: string): Promise<void> {
+    if (this.#state !== "answered") throw new SimCallStateError(`the call is ${this.#state}: digits need an answered call`);
+    return this.#leg.sendDtmf(digits);
+  }
+
+  /** The caller hangs up: a CANCEL before the answer, a BYE after it. Idempotent. */
+  hangup(): void {
+    if (this.#over()) return;
+    this.#leave(this.#state === "answered" ? "hangup" : "cancelled");
+  }
+
+  /** The caller goes away by itself: the engine hears CANCEL or BYE. */
+  #leave(how: SimCallEnd): void {
+    const answered = this.#state === "answered";
+    this.#end(how);
+    if (answered) this.#face.emit("bye");
+    else this.#face.emit("cancel");
+  }
+
+  #engineRinging(): void {
+    if (this.#state === "new") this.#transition("ringing");
+  }
+
+  async #engineAnswered(sdp: string): Promise<void> {
+    // No ACK for an answer that crossed our CANCEL; state is read again after every await.
+    const gone = () => new SimCallStateError("the simulated caller hung up before the answer");
+    if (this.#over()) throw gone();
+    await this.#leg.acceptAnswer(sdp);
+    if (this.#over()) throw gone();
+    if (this.#state === "answered") return;
+    this.#transition("answered");
+    this.#leg.play(this.#audio);
+  }
+
+  async #engineReinvite(offer: string): Promise<string> {
+    if (this.#over()) throw new SimCallStateError("the simulated call is over");
+    return this.#leg.acceptOffer(offer);
+  }
+
+  #over(): boolean {
+    return this.#state === "ended";
+  }
+
+  /** Ended, however: the leg closes with `how` as its reason. */
+  #end(how: SimCallEnd): void {
+    if (this.#over()) return;
+    this.#transition("ended");
+    void this.#leg.close(how).catch(() => undefined);
+  }
+
+  /** The one way the state changes: checked against the diagram, stamped, told once. */
+  #transition(to: SimCallState): void {
+    const from = this.#state;
+    if (!ALLOWED[from].includes(to)) throw new IllegalSimCallTransition(`simulated call ${this.id} cannot go from ${from} to ${to}`);
+    this.#state = to;
+    this.emit("state", { from, to, at: this.#clock.now() });
+  }
+}
+
+interface SimInboundDetails {
+  callId: string;
+  device: DeviceRef;
+  from: CallParty;
+  to: CallParty;
+  dialled: string;
+  offer: string;
+}
+
+/** What the engine's requests do to the simulated caller. */
+interface SimFarEnd {
+  ringing(): void;
+  answer(sdp: string): Promise<void>;
+  reject(): void;
+  hangup(): void;
+  reinvite(offer: string): Promise<string>;
+}
+
+/** The caller's INVITE as the engine sees it: the same contract a SIP device's INVITE meets. */
+class SimInboundCall extends EventEmitter<InboundCallEvents> implements InboundCall {
+  readonly callId: string;
+  readonly device: DeviceRef;
+  readonly from: CallParty;
+  readonly to: CallParty;
+  readonly dialled: string;
+  readonly offer: string;
+  readonly headers: ReadonlyMap<string, string[]> = new Map();
+  readonly authorizingType = "sim" as const;
+  readonly #far: SimFarEnd;
+
+  constructor(details: SimInboundDetails, far: SimFarEnd) {
+    super();
+    this.callId = details.callId;
+    this.device = details.device;
+    this.from = details.from;
+    this.to = details.to;
+    this.dialled = details.dialled;
+    this.offer = details.offer;
+    this.#far = far;
+  }
+
+  ringing(): void {
+    this.#far.ringing();
+  }
+
+  answer(sdp: string): Promise<void> {
+    return this.#far.answer(sdp);
+  }
+
+  reject(): void {
+    this.#far.reject();
+  }
+
+  async hangup(): Promise<void> {
+    this.#far.hangup();
+  }
+
+  reinvite(offer: string): Promise<string> {
+    return this.#far.reinvite(offer);
+  }
+}
