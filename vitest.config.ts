@@ -9,7 +9,9 @@ export default defineConfig({
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    maxWorkers: 2,
+    // One file at a time: the call and browser tests run real WebRTC media (werift, Chromium) on
+    // the shared 20 ms clock, and two of them side by side on a 2-core machine starve each other.
+    maxWorkers: 1,
     reporters: ["default"],
   },
 });
