@@ -23,6 +23,8 @@ export interface SoftphoneOptions {
   expires?: number;
   /** Microphone constraints; tests turn the processing off to measure levels. */
   audio?: MediaTrackConstraints | boolean;
+  /** Play the far end's audio muted (tests that read it through WebAudio). Default false. */
+  muteRemoteAudio?: boolean;
 }
 
 export type RegistrationState = "unregistered" | "registering" | "registered" | "failed";
@@ -58,7 +60,7 @@ export class Softphone {
   readonly #ua: UserAgent;
   readonly #registerer: Registerer;
   readonly #options: SoftphoneOptions;
-  readonly #calls = new Map<string, { session: Session; info: CallInfo }>();
+  readonly #calls = new Map<string, { session: Session; info: CallInfo; player?: HTMLAudioElement }>();
   readonly #callListeners = new Set<Listener<CallInfo>>();
   readonly #registrationListeners = new Set<Listener<RegistrationState>>();
   readonly #dtmfListeners = new Set<Listener<string>>();
@@ -262,7 +264,8 @@ export class Softphone {
   }
 
   #track(session: Session, info: CallInfo): void {
-    this.#calls.set(info.id, { session, info });
+    const call: { session: Session; info: CallInfo; player?: HTMLAudioElement } = { session, info };
+    this.#calls.set(info.id, call);
     session.delegate = {
       onInfo: (request) => {
         const body = request.request.body ?? "";
@@ -272,13 +275,34 @@ export class Softphone {
       },
     };
     session.stateChange.addListener((state) => {
-      if (state === SessionState.Established) this.#update(info, "active");
+      if (state === SessionState.Established) {
+        this.#update(info, "active");
+        call.player ??= this.#play(session);
+      }
       if (state === SessionState.Terminated) {
+        if (call.player) call.player.srcObject = null;
         this.#update(info, "ended");
         this.#calls.delete(info.id);
       }
     });
     this.#emit(info);
+  }
+
+  /**
+   * Plays the call's audio from the moment it is established until it ends. Chromium drains a
+   * call's jitter buffer only while something renders the stream: audio left unplayed, even
+   * for a few seconds, piles up there (up to 4 s) and is then heard that late, trimmed back
+   * only slowly by time-stretching.
+   */
+  #play(session: Session): HTMLAudioElement | undefined {
+    const handler = session.sessionDescriptionHandler;
+    if (!(handler instanceof Web.SessionDescriptionHandler)) return undefined;
+    const player = new Audio();
+    player.muted = this.#options.muteRemoteAudio ?? false;
+    // The handler keeps one stream for the call and swaps tracks in it on re-negotiation.
+    player.srcObject = handler.remoteMediaStream;
+    player.play().catch(() => undefined);
+    return player;
   }
 
   async #end(session: Session): Promise<void> {

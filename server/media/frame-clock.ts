@@ -60,6 +60,7 @@ export class FrameClock {
   #active = false;
   #nextDue = 0;
   #tick = 0;
+  #lateness = 0;
   #skipped = 0;
   #latenessSum = 0;
   #latenessMax = 0;
@@ -77,6 +78,14 @@ export class FrameClock {
   /** The number of the last tick delivered (0 before the first). */
   get tick(): number {
     return this.#tick;
+  }
+
+  /**
+   * How long after its due time the tick now being delivered started, in ms: under a timer's
+   * jitter normally, up to maxCatchUpTicks periods for owed ticks delivered after a stall.
+   */
+  get lateMs(): number {
+    return this.#lateness;
   }
 
   get running(): boolean {
@@ -145,7 +154,8 @@ export class FrameClock {
       this.#nextDue += behind * this.periodMs;
     }
     if (now >= this.#nextDue) {
-      this.#record(now - this.#nextDue);
+      this.#lateness = now - this.#nextDue;
+      this.#record(this.#lateness);
       this.#nextDue += this.periodMs;
       this.#tick++;
       this.#deliver(this.#tick);

@@ -30,6 +30,12 @@ export interface MediaEngineOptions {
   random?: RandomSource;
   /** The frame clock's time source and catch-up limit (tests run it by hand). */
   frameClock?: FrameClockOptions;
+  /**
+   * Every leg's maxSendLatenessMs unless its own options say otherwise (default 60 ms). An
+   * engine whose far ends are all in this process (tests) sets Infinity: they stall with the
+   * server, so a burst after a stall is no network delay to them, and a dropped frame is a gap.
+   */
+  maxSendLatenessMs?: number;
 }
 
 export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host">;
@@ -52,8 +58,8 @@ export class MediaEngine {
 
   /** A new WebRTC leg on the engine's clock; start it with createOffer() or acceptOffer(sdp). */
   createLeg(options: LegOptions = {}): WebRtcLeg {
-    const { host, wallClock, random } = this.#options;
-    const leg = new WebRtcLeg({ ...options, clock: this.clock, host, wallClock, random });
+    const { host, wallClock, random, maxSendLatenessMs } = this.#options;
+    const leg = new WebRtcLeg({ maxSendLatenessMs, ...options, clock: this.clock, host, wallClock, random });
     this.#legs.add(leg);
     leg.on("state", (change) => {
       if (change.to === "closed") this.#legs.delete(leg);

@@ -33,6 +33,13 @@ export interface WebRtcLegOptions {
   fifo?: FrameFifoOptions;
   /** Close with reason "connect timeout" when ICE/DTLS are not up this long after the remote SDP. */
   connectTimeoutMs?: number;
+  /**
+   * Audio for a tick the clock delivers later than this after its due time (catching up after
+   * a stall) is not sent (default 60 ms, three frames). Sent in a burst, such frames read to
+   * the far end's jitter buffer as network delay: Chromium's raised its target by the whole
+   * stall and kept it there for seconds, so every later word arrived that much later.
+   */
+  maxSendLatenessMs?: number;
 }
 
 export interface LegEvents {
@@ -49,6 +56,8 @@ export interface LegStats {
   /** Late or repeated packets, dropped. */
   packetsDiscarded: number;
   dtmfPacketsSent: number;
+  /** Audio frames not sent because their tick ran too late (see maxSendLatenessMs). */
+  staleFramesSkipped: number;
   /** Sends that werift rejected (the transport was going down). */
   sendErrors: number;
   fifo: Readonly<FrameFifoStats>;
@@ -67,6 +76,7 @@ export class LegStateError extends Error {
 const MAX_SEQUENCE_GAP = 100;
 /** Silent frames put in for lost packets, at most: enough to keep timing, never a long delay. */
 const MAX_CONCEALED_FRAMES = 3;
+const DEFAULT_MAX_SEND_LATENESS_MS = 3 * FRAME_MS;
 
 export class WebRtcLeg extends EventEmitter<LegEvents> {
   readonly id: string;
@@ -80,7 +90,16 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
   readonly #dtmfIn = new DtmfDetector();
   readonly #dtmfOut = new DtmfSender();
   readonly #connectTimeoutMs: number;
-  readonly #stats = { packetsSent: 0, packetsReceived: 0, packetsLost: 0, packetsDiscarded: 0, dtmfPacketsSent: 0, sendErrors: 0 };
+  readonly #maxSendLatenessMs: number;
+  readonly #stats = {
+    packetsSent: 0,
+    packetsReceived: 0,
+    packetsLost: 0,
+    packetsDiscarded: 0,
+    dtmfPacketsSent: 0,
+    staleFramesSkipped: 0,
+    sendErrors: 0,
+  };
   #transceiver: RTCRtpTransceiver | undefined;
   #source: AudioSource = silence;
   #unsubscribeTick: (() => void) | undefined;
@@ -111,6 +130,7 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     this.#clock = options.clock;
     this.#host = options.host ?? "127.0.0.1";
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
+    this.#maxSendLatenessMs = options.maxSendLatenessMs ?? DEFAULT_MAX_SEND_LATENESS_MS;
     this.#fifo = new FrameFifo(options.fifo);
     this.#state = new LegStateMachine(options.wallClock ?? systemClock, (change) => this.emit("state", change));
     const seed = (options.random ?? systemRandom).bytes(6);
@@ -356,6 +376,14 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     }
     const codec = this.codec;
     if (!codec) return;
+    // Too late to be worth hearing: the far end has already concealed this frame's time, and
+    // sending it now would only teach its jitter buffer to wait longer for every frame after
+    // it. Not sending leaves a timestamp gap with no sequence gap, which receivers play as a
+    // pause, as after a clock skip or a DTMF event.
+    if (this.#clock.lateMs > this.#maxSendLatenessMs) {
+      this.#stats.staleFramesSkipped++;
+      return;
+    }
     const payload = Buffer.allocUnsafe(FRAME_SAMPLES);
     encodeG711(codec, frame, payload);
     const header = new RtpHeader({

@@ -16,6 +16,11 @@ import type {
   OutboundCallEvents,
 } from "../../server/sip/call-signalling.js";
 
+// The phones share the server's frame clock, so they stall with it; a real phone would not, and
+// its audio would reach the server whole. They send every frame however late, as bursts that
+// the server's receive FIFO absorbs (server legs drop such frames: see maxSendLatenessMs).
+const PHONE_LEG = { maxSendLatenessMs: Infinity };
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Waits until `check` holds, polling; fails with `what` after `timeoutMs`. */
@@ -342,7 +347,7 @@ export class FakePhone extends EventEmitter<PhoneEvents> {
 
   /** Dials a number; the call is handed to the engine at once. */
   async dial(number: string, options: { from?: CallParty; headers?: Record<string, string[]> } = {}): Promise<PhoneCall> {
-    const leg = this.#media.createLeg();
+    const leg = this.#media.createLeg(PHONE_LEG);
     const offer = await leg.createOffer();
     const callId = `${randomUUID()}@phone`;
     const from = options.from ?? { user: this.user };
@@ -371,7 +376,7 @@ export class FakePhone extends EventEmitter<PhoneEvents> {
     const call = new PhoneCall({
       callId: server.callId,
       direction: "incoming",
-      leg: this.#media.createLeg(),
+      leg: this.#media.createLeg(PHONE_LEG),
       media: this.#media,
       server,
       offer: options.offer,

@@ -88,6 +88,18 @@ describe("FrameClock", () => {
     expect(clock.stats().latenessMaxMs).toBe(75);
   });
 
+  it("tells each listener how late the tick it is delivering runs (legs drop stale audio by it)", () => {
+    const time = new ManualTime();
+    const clock = new FrameClock({ time });
+    const late: number[] = [];
+    clock.subscribe(() => late.push(clock.lateMs));
+    time.advanceTo(100);
+    expect(late).toEqual([0, 0, 0, 0, 0]);
+    time.stall(95); // t = 195: the ticks due at 120..180 are delivered 75..15 ms late
+    time.advanceTo(200);
+    expect(late.slice(5)).toEqual([75, 56, 37, 18, 0]);
+  });
+
   it("skips ahead instead of bursting after a stall longer than maxCatchUpTicks", () => {
     const { time, clock, ticks } = setup({ maxCatchUpTicks: 5 });
     time.advanceTo(20);
