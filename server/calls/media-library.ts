@@ -10,7 +10,7 @@ export const DEFAULT_HOLD_TONE = "tone_stream://v=-20;%(500,3500,440);loops=-1";
 export const RINGBACK_TONE = "tone_stream://%(2000,4000,440,480);loops=-1";
 /** The demo account's hold music (server/demo.ts), used when nothing else is configured. */
 const DEMO_HOLD_MUSIC = "Hold music";
-const PLAYABLE_URI = /^(tone_stream|silence_stream):\/\/\S+$/;
+const PLAYABLE_URI = /^(tone_stream|silence_stream):\/\/\S*$/;
 const MEDIA_ID = /^[0-9a-f]{32}$/;
 
 export class MediaLibrary {
