@@ -91,7 +91,7 @@ describe("webhooks on a real call", () => {
       password: sip.password,
       realm: "demo.switchboard.local",
     });
-    await poll("register delivered", () => (at("/notifications-register").length > 0 ? true : undefined));
+    await poll("register delivered", async () => (at("/notifications-register").length > 0 ? true : undefined));
     expect(at("/notifications-register")[0]).toMatchObject({ hook_event: "notifications", account_id: accountId, device_id: device?.id });
 
     // An answered, bridged call from a simulated customer, hung up by the customer.
@@ -104,10 +104,10 @@ describe("webhooks on a real call", () => {
       (await page.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).find((c) => c.state === "incoming"),
     );
     await page.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().answer(id), offered.id);
-    await poll("bridge delivered", () => (at("/channel_bridge").length > 0 ? true : undefined));
+    await poll("bridge delivered", async () => (at("/channel_bridge").length > 0 ? true : undefined));
     const hangup = await api.call("POST", `/v2/accounts/${accountId}/sim/calls/${sim.body.data.id}`, { token, data: { action: "hangup" } });
     expect(hangup.status).toBe(202);
-    await poll("destroys delivered", () => (at("/channel_destroy").length >= 2 ? true : undefined));
+    await poll("destroys delivered", async () => (at("/channel_destroy").length >= 2 ? true : undefined));
 
     for (const path of ["/channel_create", "/channel_answer", "/channel_bridge", "/channel_destroy"]) {
       const first = at(path)[0];
@@ -131,14 +131,14 @@ describe("webhooks on a real call", () => {
       (await page.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).find((c) => c.state === "incoming"),
     );
     await api.call("POST", `/v2/accounts/${accountId}/sim/calls/${missed.body.data.id}`, { token, data: { action: "hangup" } });
-    await poll("missed_call delivered", () => (at("/notifications-missed_call").length > 0 ? true : undefined));
+    await poll("missed_call delivered", async () => (at("/notifications-missed_call").length > 0 ? true : undefined));
     expect(at("/notifications-missed_call")[0]).toMatchObject({ hook_event: "notifications", account_id: accountId });
 
     // The phone leaves, and a device edit is an object event.
     await page.evaluate(() => (globalThis as unknown as LabWindow).lab.phone().unregister());
-    await poll("deregister delivered", () => (at("/notifications-deregister").length > 0 ? true : undefined));
+    await poll("deregister delivered", async () => (at("/notifications-deregister").length > 0 ? true : undefined));
     await api.call("PATCH", `/v2/accounts/${accountId}/devices/${device?.id ?? ""}`, { token, data: { name: "renamed" } });
-    await poll("object delivered", () => (at("/object").some((p) => p.id === device?.id) ? true : undefined));
+    await poll("object delivered", async () => (at("/object").some((p) => p.id === device?.id) ? true : undefined));
     expect(at("/object").find((p) => p.id === device?.id)).toMatchObject({ action: "doc_edited", type: "device", account_id: accountId });
   });
 });
