@@ -1,7 +1,8 @@
 // /v2/accounts/{account_id}/blacklists: blocklists of caller-id numbers, keys kept in E.164,
 // the id-less POST that updates the list named by data.id, and the account's `blacklists` links.
 import type { FastifyInstance } from "fastify";
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js";
+import type { CountryCode } from "libphonenumber-js";
+import { accountCountry, DEFAULT_COUNTRY, toE164 } from "../phone-numbers.js";
 import { ApiError } from "../http/errors.js";
 import type { Handler } from "../http/endpoint.js";
 import { isObject } from "../http/request.js";
@@ -10,7 +11,6 @@ import { fieldError, type FieldErrors, type JsonSchema } from "../http/validatio
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 
-const DEFAULT_COUNTRY: CountryCode = "US";
 
 export const blacklistSchema: JsonSchema = {
   type: "object",
@@ -28,12 +28,6 @@ const namedUpdateSchema: JsonSchema = {
   required: ["id", "name"],
   properties: { ...(blacklistSchema.properties as Record<string, unknown>), id: { type: "string", pattern: "^[0-9a-f]{32}$" } },
 };
-
-/** The E.164 form of a caller-id number, or null when it is not a valid number. */
-export function toE164(number: string, country: CountryCode): string | null {
-  const parsed = parsePhoneNumberFromString(number, country);
-  return parsed?.isValid() ? parsed.number : null;
-}
 
 /**
  * Keys turned to E.164; two spellings of one number merge into one entry. A key that is not a
@@ -65,12 +59,7 @@ export function blacklistRow(doc: StoredDoc): Data {
 }
 
 export function registerBlacklists(app: FastifyInstance, deps: ApiDeps): void {
-  const countryOf = async (accountId: string): Promise<CountryCode> => {
-    const country = (await deps.global("accounts")).get(accountId)?.data.country;
-    if (typeof country !== "string") return DEFAULT_COUNTRY;
-    const upper = country.toUpperCase();
-    return isSupportedCountry(upper) ? upper : DEFAULT_COUNTRY;
-  };
+  const countryOf = async (accountId: string): Promise<CountryCode> => accountCountry((await deps.global("accounts")).get(accountId)?.data);
 
   // The id-less POST is the item POST with the id taken from the body: both share one
   // validate-then-write path (If-Match included).

@@ -1,6 +1,7 @@
 // The account's blocklists applied to a caller: a listed number is refused 603, and a caller who
 // hides its id is refused 433 when a list in force says should_block_anonymous.
-import { isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from "libphonenumber-js";
+import type { CountryCode } from "libphonenumber-js";
+import { accountCountry, toE164 } from "../phone-numbers.js";
 import type { Store, StoredDoc } from "../store/index.js";
 import type { CallParty } from "../sip/call-signalling.js";
 
@@ -21,7 +22,7 @@ export async function blocklistRefusal(store: Store, account: StoredDoc | undefi
   const ids = account?.data.blacklists;
   if (!account || !Array.isArray(ids) || ids.length === 0) return undefined;
   const lists = await store.account(account.id, "blacklists");
-  const forms = numberForms(callerNumber, countryOf(account));
+  const forms = numberForms(callerNumber, accountCountry(account.data));
   for (const id of ids) {
     const list = typeof id === "string" ? lists.get(id) : undefined;
     if (!list) continue;
@@ -34,13 +35,8 @@ export async function blocklistRefusal(store: Store, account: StoredDoc | undefi
   return undefined;
 }
 
-function countryOf(account: StoredDoc): CountryCode {
-  const country = typeof account.data.country === "string" ? account.data.country.toUpperCase() : "US";
-  return isSupportedCountry(country) ? country : "US";
-}
-
 /** The number as sent and in E.164, the form list keys are kept in (api/blacklists.ts). */
 function numberForms(number: string, country: CountryCode): string[] {
-  const parsed = parsePhoneNumberFromString(number, country);
-  return parsed?.isValid() ? [number, parsed.number] : [number];
+  const e164 = toE164(number, country);
+  return e164 ? [number, e164] : [number];
 }
