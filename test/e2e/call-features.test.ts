@@ -5,32 +5,14 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import type { ChannelDtmf } from "../../server/calls/channel.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openPhoneLab, phoneLabDir, toneWav } from "../helpers/phone-page.js";
+import { MEASURING_AUDIO, openPhoneLab, phoneLabDir, startLabPhone, toneWav, type LabWindow } from "../helpers/phone-page.js";
+import { poll } from "../helpers/poll.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 
-const REALM = "demo.switchboard.local";
 // Not in the hold music (its notes and octaves stay under 1.1 kHz).
 const TONE_CALLER = 1500;
 const FLOOR = 2900;
 
-interface CallInfo {
-  id: string;
-  state: string;
-}
-interface LabWindow {
-  lab: {
-    start(o: unknown): Promise<void>;
-    calls(): CallInfo[];
-    level(id: string, f: number, ms?: number): Promise<number>;
-    phone(): {
-      call(t: string): Promise<string>;
-      answer(id: string): Promise<void>;
-      hangup(id: string): Promise<void>;
-      sendDtmf(id: string, digits: string): boolean;
-      sendInfoDtmf(id: string, digit: string): Promise<void>;
-    };
-  };
-}
 const lab = (page: Page) => ({
   calls: () => page.evaluate(() => (globalThis as unknown as LabWindow).lab.calls()),
   level: (id: string, f: number) => page.evaluate(([i, q]) => (globalThis as unknown as LabWindow).lab.level(i, q, 1500), [id, f] as [string, number]),
@@ -42,29 +24,11 @@ let accountId: string;
 const browsers: LaunchedBrowser[] = [];
 const pages: Record<string, Page> = {};
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 async function phone(username: string, toneHz?: number): Promise<Page> {
   const browser = await launchBrowser(toneHz ? [`--use-file-for-fake-audio-capture=${await toneWav(toneHz)}`] : []);
   browsers.push(browser);
   const page = await openPhoneLab(browser.browser, api.url);
-  const device = (await api.server.store.account(accountId, "devices")).all().find((d) => (d.data.sip as { username?: string }).username === username);
-  const sip = device?.data.sip as { username: string; password: string };
-  await page.evaluate((o) => (globalThis as unknown as LabWindow).lab.start(o), {
-    server: `${api.url.replace(/^http/, "ws")}/sip`,
-    username: sip.username,
-    password: sip.password,
-    realm: REALM,
-    audio: { echoCancellation: false, autoGainControl: false, noiseSuppression: false },
-  });
+  await startLabPhone(page, api, accountId, username, { audio: MEASURING_AUDIO });
   pages[username] = page;
   return page;
 }
@@ -74,9 +38,9 @@ async function connect(): Promise<{ caller: string; callee: string }> {
   const a = pages.agent1 as Page;
   const b = pages.agent2 as Page;
   const caller = await a.evaluate(() => (globalThis as unknown as LabWindow).lab.phone().call("1003"));
-  const incoming = await until("agent2 rung", async () => (await lab(b).calls()).find((c) => c.state === "incoming"));
+  const incoming = await poll("agent2 rung", async () => (await lab(b).calls()).find((c) => c.state === "incoming"));
   await b.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().answer(id), incoming.id);
-  await until("connected", async () => ((await lab(a).calls()).find((c) => c.id === caller)?.state === "active" ? true : undefined));
+  await poll("connected", async () => ((await lab(a).calls()).find((c) => c.id === caller)?.state === "active" ? true : undefined));
   return { caller, callee: incoming.id };
 }
 
@@ -95,7 +59,7 @@ afterEach(async () => {
       for (const c of l.calls()) await l.phone().hangup(c.id).catch(() => undefined);
     });
   }
-  await until("no channel left", async () => (api.server.calls.channels.all().length === 0 ? true : undefined));
+  await poll("no channel left", async () => (api.server.calls.channels.all().length === 0 ? true : undefined));
 });
 
 afterAll(async () => {
@@ -112,16 +76,16 @@ describe("call features from real softphones", () => {
     channel?.on("dtmf", (d) => digits.push(d));
     const a = pages.agent1 as Page;
     // The browser can insert RFC 4733 digits only once its media transport is up.
-    await until("a DTMF sender", async () =>
+    await poll("a DTMF sender", async () =>
       (await a.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().sendDtmf(id, "159#"), caller)) ? true : undefined,
     );
-    await until("four RFC 4733 digits", async () => (digits.length >= 4 ? true : undefined));
+    await poll("four RFC 4733 digits", async () => (digits.length >= 4 ? true : undefined));
     await a.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().sendInfoDtmf(id, "7"), caller);
-    await until("the INFO digit", async () => (digits.length >= 5 ? true : undefined));
+    await poll("the INFO digit", async () => (digits.length >= 5 ? true : undefined));
     expect(digits.map((d) => d.digit).join("")).toBe("159#7");
     expect(digits.map((d) => d.via)).toEqual(["rfc4733", "rfc4733", "rfc4733", "rfc4733", "info"]);
     await a.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().hangup(id), caller);
-    await until("calls ended", async () => (api.server.calls.channels.all().length === 0 ? true : undefined));
+    await poll("calls ended", async () => (api.server.calls.channels.all().length === 0 ? true : undefined));
   });
 
   it("blind-transfers the caller to a third softphone through the channels API; the third hears the caller", async () => {
@@ -134,9 +98,9 @@ describe("call features from real softphones", () => {
     });
     expect(res.status, res.text).toBe(202);
     const c = pages.agent3 as Page;
-    const offered = await until("agent3 rung", async () => (await lab(c).calls()).find((x) => x.state === "incoming"));
+    const offered = await poll("agent3 rung", async () => (await lab(c).calls()).find((x) => x.state === "incoming"));
     await c.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().answer(id), offered.id);
-    await until("agent2 dropped", async () => ((await lab(pages.agent2 as Page).calls()).length === 0 ? true : undefined));
+    await poll("agent2 dropped", async () => ((await lab(pages.agent2 as Page).calls()).length === 0 ? true : undefined));
     const heard = await lab(c).level(offered.id, TONE_CALLER);
     const floor = await lab(c).level(offered.id, FLOOR);
     expect(heard - floor, "agent3 hears agent1's tone").toBeGreaterThan(20);

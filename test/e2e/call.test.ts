@@ -4,10 +4,10 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openPhoneLab, phoneLabDir, toneWav } from "../helpers/phone-page.js";
+import { MEASURING_AUDIO, openPhoneLab, phoneLabDir, startLabPhone, toneWav, type LabWindow, type LevelSample } from "../helpers/phone-page.js";
+import { poll } from "../helpers/poll.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 
-const REALM = "demo.switchboard.local";
 // Neither tone nor the floor probe is in the hold music (its notes and their octaves stay
 // under 1.1 kHz), so hold can be heard as the caller's tone going away.
 const TONE_A = 1500;
@@ -31,39 +31,6 @@ const BUTTON_TO_EAR_MS = 1000;
 // backlog above.
 const JITTER_BUFFER_MEAN_MS = 150;
 
-interface CallInfo {
-  id: string;
-  direction: string;
-  state: string;
-  remoteUser: string;
-}
-interface LevelSample {
-  at: number;
-  level: number;
-}
-interface ReceiveStats {
-  packetsReceived: number;
-  jitterBufferMeanMs: number;
-  jitterBufferTargetMeanMs: number;
-  concealedSamples: number;
-  removedSamplesForAcceleration: number;
-}
-interface LabWindow {
-  lab: {
-    start(o: unknown): Promise<void>;
-    calls(): CallInfo[];
-    level(id: string, f: number, ms?: number): Promise<number>;
-    trace(id: string, f: number, ms: number): Promise<LevelSample[]>;
-    receiveStats(id: string): Promise<ReceiveStats | null>;
-    phone(): {
-      call(t: string): Promise<string>;
-      answer(id: string): Promise<void>;
-      hangup(id: string): Promise<void>;
-      hold(id: string, held: boolean): Promise<void>;
-    };
-  };
-}
-
 let api: TestApi;
 let token: string;
 let accountId: string;
@@ -71,26 +38,6 @@ let browserA: LaunchedBrowser;
 let browserB: LaunchedBrowser;
 let pageA: Page;
 let pageB: Page;
-
-async function sipOf(username: string): Promise<{ username: string; password: string }> {
-  const devices = (await api.server.store.account(accountId, "devices")).all();
-  const d = devices.find((x) => (x.data.sip as { username?: string }).username === username);
-  if (!d) throw new Error(`no device for ${username}`);
-  return d.data.sip as { username: string; password: string };
-}
-
-async function startPhone(page: Page, username: string): Promise<void> {
-  const sip = await sipOf(username);
-  // Echo cancellation and gain control change levels (media notes, pitfall 9): off for measuring.
-  const audio = { echoCancellation: false, autoGainControl: false, noiseSuppression: false };
-  await page.evaluate((o) => (globalThis as unknown as LabWindow).lab.start(o), {
-    server: `${api.url.replace(/^http/, "ws")}/sip`,
-    username: sip.username,
-    password: sip.password,
-    realm: REALM,
-    audio,
-  });
-}
 
 const calls = (page: Page) => page.evaluate(() => (globalThis as unknown as LabWindow).lab.calls());
 const level = (page: Page, id: string, f: number) => page.evaluate(([i, q]) => (globalThis as unknown as LabWindow).lab.level(i, q, 1500), [id, f] as [string, number]);
@@ -107,16 +54,6 @@ function changedAt(samples: LevelSample[], from: number, direction: "above" | "b
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? -200;
 const receiveStats = (page: Page, id: string) => page.evaluate((i) => (globalThis as unknown as LabWindow).lab.receiveStats(i), id);
 
-async function until<T>(what: string, probe: () => Promise<T | undefined>, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const v = await probe();
-    if (v !== undefined) return v;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
-
 beforeAll(async () => {
   api = await startApi({ config: { rendererDir: await phoneLabDir() } });
   ({ token, accountId } = await api.login("admin"));
@@ -124,8 +61,8 @@ beforeAll(async () => {
   browserB = await launchBrowser([`--use-file-for-fake-audio-capture=${await toneWav(TONE_B)}`]);
   pageA = await openPhoneLab(browserA.browser, api.url);
   pageB = await openPhoneLab(browserB.browser, api.url);
-  await startPhone(pageA, "agent1");
-  await startPhone(pageB, "agent2");
+  await startLabPhone(pageA, api, accountId, "agent1", { audio: MEASURING_AUDIO });
+  await startLabPhone(pageB, api, accountId, "agent2", { audio: MEASURING_AUDIO });
 });
 afterAll(async () => {
   await browserA?.close();
@@ -137,10 +74,10 @@ describe("a call between two softphones", () => {
   it("rings, connects with audio both ways, holds, unholds, and hangs up with a CDR", async () => {
     // agent1 dials agent2's extension (1003): the demo callflow rings agent2's registered devices.
     const outgoing = await pageA.evaluate(() => (globalThis as unknown as LabWindow).lab.phone().call("1003"));
-    const incoming = await until("the call offered to agent2", async () => (await calls(pageB)).find((c) => c.state === "incoming"));
+    const incoming = await poll("the call offered to agent2", async () => (await calls(pageB)).find((c) => c.state === "incoming"));
     expect(incoming.direction).toBe("inbound");
     await pageB.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().answer(id), incoming.id);
-    await until("agent1's call active", async () => ((await calls(pageA)).find((c) => c.id === outgoing)?.state === "active" ? true : undefined));
+    await poll("agent1's call active", async () => ((await calls(pageA)).find((c) => c.id === outgoing)?.state === "active" ? true : undefined));
 
     const channels = await api.call<{ uuid: string; answered: boolean }[]>("GET", `/v2/accounts/${accountId}/channels`, { token });
     expect(channels.body.data.length).toBe(2);
@@ -198,10 +135,10 @@ describe("a call between two softphones", () => {
     expect((await level(pageA, outgoing, TONE_B)) - otherAtA, "agent1 still hears agent2 after unhold").toBeGreaterThan(20);
 
     await pageA.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().hangup(id), outgoing);
-    await until("agent2's call ended", async () => ((await calls(pageB)).length === 0 ? true : undefined));
+    await poll("agent2's call ended", async () => ((await calls(pageB)).length === 0 ? true : undefined));
     const after = await api.call<unknown[]>("GET", `/v2/accounts/${accountId}/channels`, { token });
     expect(after.body.data).toEqual([]);
-    const cdrs = await until("a CDR", async () => {
+    const cdrs = await poll("a CDR", async () => {
       const res = await api.call<{ call_id: string; duration_seconds: number }[]>("GET", `/v2/accounts/${accountId}/cdrs`, { token });
       return res.body.data.length > 0 ? res.body.data : undefined;
     });

@@ -4,30 +4,13 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openPhoneLab, phoneLabDir } from "../helpers/phone-page.js";
+import { MEASURING_AUDIO, openPhoneLab, phoneLabDir, startLabPhone, type LabWindow } from "../helpers/phone-page.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { poll } from "../helpers/poll.js";
 
-const REALM = "demo.switchboard.local";
 // Not in the hold music (its notes stay under 1.1 kHz) nor near the fake microphone's beep.
 const CALLER_TONE = 1200;
 const FLOOR = 2900;
-
-interface CallInfo {
-  id: string;
-  direction: string;
-  state: string;
-  remoteUser: string;
-  remoteName: string;
-}
-interface LabWindow {
-  lab: {
-    start(o: unknown): Promise<void>;
-    calls(): CallInfo[];
-    level(id: string, f: number, ms?: number): Promise<number>;
-    phone(): { answer(id: string): Promise<void> };
-  };
-}
 
 let api: TestApi;
 let token: string;
@@ -46,16 +29,7 @@ beforeAll(async () => {
   ({ token, accountId } = await api.login("admin"));
   browser = await launchBrowser();
   page = await openPhoneLab(browser.browser, api.url);
-  const devices = (await api.server.store.account(accountId, "devices")).all();
-  const sip = devices.find((d) => (d.data.sip as { username?: string }).username === "agent1")?.data.sip as { username: string; password: string };
-  await page.evaluate((o) => (globalThis as unknown as LabWindow).lab.start(o), {
-    server: `${api.url.replace(/^http/, "ws")}/sip`,
-    username: sip.username,
-    password: sip.password,
-    realm: REALM,
-    // Echo cancellation and gain control change levels (media notes, pitfall 9): off for measuring.
-    audio: { echoCancellation: false, autoGainControl: false, noiseSuppression: false },
-  });
+  await startLabPhone(page, api, accountId, "agent1", { audio: MEASURING_AUDIO });
 });
 afterAll(async () => {
   await browser?.close();

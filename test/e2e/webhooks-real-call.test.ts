@@ -7,20 +7,13 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openPhoneLab, phoneLabDir } from "../helpers/phone-page.js";
+import { openPhoneLab, phoneLabDir, startLabPhone, type LabWindow } from "../helpers/phone-page.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { poll } from "../helpers/poll.js";
 
 interface Delivery {
   path: string;
   body: Record<string, unknown>;
-}
-interface LabWindow {
-  lab: {
-    start(o: unknown): Promise<void>;
-    calls(): { id: string; state: string }[];
-    phone(): { answer(id: string): Promise<void>; unregister(): Promise<void> };
-  };
 }
 
 let api: TestApi;
@@ -84,13 +77,8 @@ describe("webhooks on a real call", () => {
   it("fires every hook type with its payload", async () => {
     const devices = (await api.server.store.account(accountId, "devices")).all();
     const device = devices.find((d) => (d.data.sip as { username?: string }).username === "agent1");
-    const sip = device?.data.sip as { username: string; password: string };
-    await page.evaluate((o) => (globalThis as unknown as LabWindow).lab.start(o), {
-      server: `${api.url.replace(/^http/, "ws")}/sip`,
-      username: sip.username,
-      password: sip.password,
-      realm: "demo.switchboard.local",
-    });
+    await startLabPhone(page, api, accountId, "agent1");
+
     await poll("register delivered", async () => (at("/notifications-register").length > 0 ? true : undefined));
     expect(at("/notifications-register")[0]).toMatchObject({ hook_event: "notifications", account_id: accountId, device_id: device?.id });
 

@@ -6,6 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { build } from "vite";
+import type { TestApi } from "./api.js";
 
 let bundled: Promise<string> | null = null;
 
@@ -58,4 +59,74 @@ export async function toneWav(frequency: number, seconds = 10, rate = 48000): Pr
   const path = join(await mkdtemp(join(tmpdir(), "sb-tone-")), `tone-${frequency}.wav`);
   await writeFile(path, Buffer.concat([header, data]));
   return path;
+}
+
+/** A call as the lab page reports it (renderer/phone/softphone.ts CallInfo). */
+export interface LabCall {
+  id: string;
+  direction: string;
+  state: string;
+  remoteUser: string;
+  remoteName: string;
+}
+
+export interface LevelSample {
+  at: number;
+  level: number;
+}
+
+export interface ReceiveStats {
+  packetsReceived: number;
+  jitterBufferMeanMs: number;
+  jitterBufferTargetMeanMs: number;
+  concealedSamples: number;
+  removedSamplesForAcceleration: number;
+}
+
+/** What tests call on `globalThis.lab` inside the page (test/e2e/fixtures/phone-lab.ts). */
+export interface LabWindow {
+  lab: {
+    start(o: unknown): Promise<void>;
+    calls(): LabCall[];
+    level(id: string, f: number, ms?: number): Promise<number>;
+    trace(id: string, f: number, ms: number): Promise<LevelSample[]>;
+    receiveStats(id: string): Promise<ReceiveStats | null>;
+    phone(): {
+      call(target: string): Promise<string>;
+      answer(id: string): Promise<void>;
+      hangup(id: string): Promise<void>;
+      hold(id: string, held: boolean): Promise<void>;
+      sendDtmf(id: string, digits: string): boolean;
+      sendInfoDtmf(id: string, digit: string): Promise<void>;
+      unregister(): Promise<void>;
+    };
+  };
+}
+
+/** Echo cancellation and gain control change levels (media notes, pitfall 9): off for measuring. */
+export const MEASURING_AUDIO = { echoCancellation: false, autoGainControl: false, noiseSuppression: false };
+
+/**
+ * Starts the lab's softphone in `page` as `username`'s demo softphone device (its SIP
+ * credentials read from the store) and registers it with the server.
+ */
+export async function startLabPhone(
+  page: Page,
+  api: TestApi,
+  accountId: string,
+  username: string,
+  options: { audio?: unknown } = {},
+): Promise<void> {
+  const devices = (await api.server.store.account(accountId, "devices")).all();
+  const sip = devices.find((d) => (d.data.sip as { username?: string } | undefined)?.username === username)?.data.sip as
+    | { username: string; password: string }
+    | undefined;
+  if (!sip) throw new Error(`no softphone device for ${username}`);
+  await page.evaluate((o) => (globalThis as unknown as LabWindow).lab.start(o), {
+    server: `${api.url.replace(/^http/, "ws")}/sip`,
+    username: sip.username,
+    password: sip.password,
+    realm: "demo.switchboard.local",
+    ...(options.audio === undefined ? {} : { audio: options.audio }),
+  });
 }
