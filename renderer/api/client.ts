@@ -55,6 +55,16 @@ export interface ApiClientOptions {
   fetch?: FetchLike;
 }
 
+let unauthorizedHandler: (() => void) | null = null;
+
+/**
+ * Who hears that a request carrying a token was answered 401 (the token expired or was revoked):
+ * the store sets it once, so every client, whichever view made it, sends the agent to sign in.
+ */
+export function onUnauthorized(handler: (() => void) | null): void {
+  unauthorizedHandler = handler;
+}
+
 export interface RequestOptions {
   /** Sent as `{data: body}`, the envelope every /v2 write expects. */
   body?: unknown;
@@ -93,6 +103,7 @@ export class ApiClient {
     }
 
     const body = await readJson(response);
+    if (response.status === 401 && this.token !== null) unauthorizedHandler?.();
     if (!response.ok) {
       const envelope = isErrorEnvelope(body) ? body : null;
       throw new ApiRequestError(
@@ -191,7 +202,7 @@ async function readJson(response: Response): Promise<unknown> {
   }
 }
 
-function isRecord(value: unknown): value is Record<string, unknown> {
+export function isRecord(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 

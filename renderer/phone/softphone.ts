@@ -1,5 +1,6 @@
 // The console's softphone: one sip.js user agent registered as the agent's device over the
-// server's /sip WebSocket, with its calls (place, answer, reject, hold, DTMF, hang up) and their audio.
+// server's /sip WebSocket, with its calls (place, answer, reject, hold, mute, DTMF, hang up) and
+// their audio, and, when asked, reconnecting and registering again by itself after a drop.
 import {
   Invitation,
   Inviter,
@@ -10,6 +11,10 @@ import {
   Web,
   type Session,
 } from "sip.js";
+import { backoffDelay, type Clock } from "../state/clock.js";
+import type { CallInfo, CallState, OfferDetails, PhoneLine, RegistrationState } from "./types.js";
+
+export type { CallInfo, CallState, OfferDetails, RegistrationState } from "./types.js";
 
 export interface SoftphoneOptions {
   /** ws://host:port/sip */
@@ -21,21 +26,37 @@ export interface SoftphoneOptions {
   displayName?: string;
   /** Seconds a registration lasts before it is refreshed. */
   expires?: number;
-  /** Microphone constraints; tests turn the processing off to measure levels. */
+  /** Microphone constraints; tests turn the processing off to measure levels. A chosen microphone is `{deviceId}`. */
   audio?: MediaTrackConstraints | boolean;
   /** Play the far end's audio muted (tests that read it through WebAudio). Default false. */
   muteRemoteAudio?: boolean;
+  /** The output device for the far end's audio (setSinkId); the system default when absent. */
+  speakerId?: string;
+  /** When the WebSocket drops or registering fails on the way, try again with back-off on this clock. */
+  reconnect?: { clock: Clock; random?: () => number };
 }
 
-export type RegistrationState = "unregistered" | "registering" | "registered" | "failed";
-export type CallState = "dialing" | "ringing" | "incoming" | "active" | "held" | "ended";
+/** The INVITE headers a queue's offer carries; absent on a direct call. */
+export const OFFER_HEADERS = { queueId: "X-Queue-ID", queueName: "X-Queue-Name", waited: "X-Queue-Wait-Seconds" } as const;
 
-export interface CallInfo {
-  id: string;
-  direction: "inbound" | "outbound";
-  remoteUser: string;
-  remoteName: string;
-  state: CallState;
+export function offerDetails(header: (name: string) => string | undefined): OfferDetails {
+  const out: OfferDetails = {};
+  const queueId = header(OFFER_HEADERS.queueId)?.trim();
+  const queueName = header(OFFER_HEADERS.queueName)?.trim();
+  const waited = Number(header(OFFER_HEADERS.waited)?.trim() ?? "");
+  if (queueId) out.queueId = queueId;
+  if (queueName) out.queueName = decodeHeaderText(queueName);
+  if (Number.isFinite(waited) && waited >= 0 && header(OFFER_HEADERS.waited) !== undefined) out.waitedS = Math.floor(waited);
+  return out;
+}
+
+/** Header values are ASCII; a name with other characters arrives percent-encoded. */
+function decodeHeaderText(value: string): string {
+  try {
+    return decodeURIComponent(value);
+  } catch {
+    return value;
+  }
 }
 
 export interface CallStats {
@@ -56,7 +77,7 @@ function handlerOptions(audio: MediaTrackConstraints | boolean) {
   return { constraints: { audio, video: false } };
 }
 
-export class Softphone {
+export class Softphone implements PhoneLine {
   readonly #ua: UserAgent;
   readonly #registerer: Registerer;
   readonly #options: SoftphoneOptions;
@@ -65,9 +86,17 @@ export class Softphone {
   readonly #registrationListeners = new Set<Listener<RegistrationState>>();
   readonly #dtmfListeners = new Set<Listener<string>>();
   #registration: RegistrationState = "unregistered";
+  #speakerId: string | undefined;
+  /** Registration wanted: set by register(), cleared by unregister() and stop(). */
+  #wanted = false;
+  #attempt = 0;
+  #cancelRetry: (() => void) | null = null;
+  #retryAt: number | null = null;
+  #lastError: string | null = null;
 
   constructor(options: SoftphoneOptions) {
     this.#options = options;
+    this.#speakerId = options.speakerId;
     const uri = UserAgent.makeURI(`sip:${options.username}@${options.realm}`);
     if (!uri) throw new Error(`not a SIP address: ${options.username}@${options.realm}`);
     this.#ua = new UserAgent({
@@ -82,18 +111,30 @@ export class Softphone {
       sessionDescriptionHandlerFactoryOptions: { peerConnectionConfiguration: { iceServers: [] }, iceGatheringTimeout: 500 },
       delegate: {
         onInvite: (invitation) => this.#incoming(invitation),
-        onDisconnect: () => this.#setRegistration("failed"),
+        onDisconnect: (error) => this.#lost(error?.message ?? "connection to the SIP server lost"),
       },
     });
     this.#registerer = new Registerer(this.#ua, { expires: options.expires ?? 300 });
     this.#registerer.stateChange.addListener((state) => {
       if (state === RegistererState.Registered) this.#setRegistration("registered");
+      // A registration that lapses while wanted (a refresh refused after a server restart) is retried.
+      else if (state === RegistererState.Unregistered && this.#wanted && this.#options.reconnect) this.#lost("registration lapsed");
       else if (state === RegistererState.Unregistered || state === RegistererState.Terminated) this.#setRegistration("unregistered");
     });
   }
 
   get registration(): RegistrationState {
     return this.#registration;
+  }
+
+  /** When the next reconnection attempt is due (clock ms), while `reconnecting`. */
+  get retryAt(): number | null {
+    return this.#retryAt;
+  }
+
+  /** Why the last attempt to connect or register failed, for the agent; null after success. */
+  get lastError(): string | null {
+    return this.#lastError;
   }
 
   get calls(): CallInfo[] {
@@ -117,30 +158,76 @@ export class Softphone {
   }
 
   async register(): Promise<void> {
+    this.#wanted = true;
+    this.#cancelRetry?.();
+    this.#cancelRetry = null;
+    this.#retryAt = null;
     this.#setRegistration("registering");
     try {
-      if (!this.#ua.isConnected()) await this.#ua.start();
+      if (!this.#ua.isConnected()) await (this.#ua.state === "Started" ? this.#ua.reconnect() : this.#ua.start());
       await new Promise<void>((resolve, reject) => {
-        void this.#registerer.register({
-          requestDelegate: {
-            onAccept: () => resolve(),
-            onReject: (response) => reject(new Error(`registration refused: ${response.message.statusCode} ${response.message.reasonPhrase}`)),
-          },
-        });
+        this.#registerer
+          .register({
+            requestDelegate: {
+              onAccept: () => resolve(),
+              onReject: (response) => reject(new RegistrationRefused(response.message.statusCode ?? 0, response.message.reasonPhrase ?? "")),
+            },
+          })
+          .catch(reject);
       });
+      this.#attempt = 0;
+      this.#lastError = null;
     } catch (err) {
-      this.#setRegistration("failed");
+      this.#lastError = err instanceof Error ? err.message : String(err);
+      // Wrong credentials stay wrong: only a lost or unreachable server is worth retrying.
+      if (this.#options.reconnect && this.#wanted && !(err instanceof RegistrationRefused && (err.status === 401 || err.status === 403))) {
+        this.#scheduleRetry();
+      } else {
+        this.#setRegistration("failed");
+      }
       throw err;
     }
   }
 
+  /** Tries again at once rather than waiting out the back-off (the agent's "Reconnect now"). */
+  retryNow(): void {
+    if (!this.#wanted) return;
+    this.#attempt = 0;
+    this.register().catch(() => undefined);
+  }
+
   async unregister(): Promise<void> {
+    this.#wanted = false;
+    this.#cancelRetry?.();
+    this.#cancelRetry = null;
     await this.#registerer.unregister();
   }
 
   async stop(): Promise<void> {
+    this.#wanted = false;
+    this.#cancelRetry?.();
+    this.#cancelRetry = null;
     for (const { session } of this.#calls.values()) await this.#end(session).catch(() => undefined);
     await this.#ua.stop();
+  }
+
+  /** Where the far end's audio plays, for this and later calls. */
+  async setSpeaker(deviceId: string | undefined): Promise<void> {
+    this.#speakerId = deviceId;
+    await Promise.all([...this.#calls.values()].map(({ player }) => (player ? applySink(player, deviceId) : undefined)));
+  }
+
+  /** Stops (or resumes) sending the microphone on a call; the far end hears silence meanwhile. */
+  setMuted(id: string, muted: boolean): void {
+    const call = this.#calls.get(id);
+    if (!call) throw new Error(`no call ${id}`);
+    const handler = call.session.sessionDescriptionHandler;
+    if (handler instanceof Web.SessionDescriptionHandler) {
+      for (const track of handler.localMediaStream.getAudioTracks()) track.enabled = !muted;
+    }
+    if (call.info.muted === muted) return;
+    call.info.muted = muted;
+    this.#emit(call.info);
   }
 
   /** Dial an extension or number; resolves with the call's id once the INVITE is on its way. */
@@ -148,7 +235,16 @@ export class Softphone {
     const uri = UserAgent.makeURI(`sip:${target}@${this.#options.realm}`);
     if (!uri) throw new Error(`cannot dial ${target}`);
     const inviter = new Inviter(this.#ua, uri, { sessionDescriptionHandlerOptions: handlerOptions(this.#options.audio ?? true) });
-    const info: CallInfo = { id: inviter.id, direction: "outbound", remoteUser: target, remoteName: target, state: "dialing" };
+    const info: CallInfo = {
+      id: inviter.id,
+      callId: inviter.request.callId,
+      direction: "outbound",
+      remoteUser: target,
+      remoteName: target,
+      state: "dialing",
+      muted: false,
+      offer: {},
+    };
     this.#track(inviter, info);
     await inviter.invite({
       requestDelegate: {
@@ -253,12 +349,16 @@ export class Softphone {
 
   #incoming(invitation: Invitation): void {
     const identity = invitation.remoteIdentity;
+    const request = invitation.request;
     const info: CallInfo = {
       id: invitation.id,
+      callId: request.callId,
       direction: "inbound",
       remoteUser: identity.uri.user ?? "",
       remoteName: identity.displayName || identity.uri.user || "",
       state: "incoming",
+      muted: false,
+      offer: offerDetails((name) => (request.hasHeader(name) ? request.getHeader(name) : undefined)),
     };
     this.#track(invitation, info);
   }
@@ -301,7 +401,7 @@ export class Softphone {
     player.muted = this.#options.muteRemoteAudio ?? false;
     // The handler keeps one stream for the call and swaps tracks in it on re-negotiation.
     player.srcObject = handler.remoteMediaStream;
-    player.play().catch(() => undefined);
+    void applySink(player, this.#speakerId).finally(() => player.play().catch(() => undefined));
     return player;
   }
 
@@ -315,6 +415,29 @@ export class Softphone {
     }
   }
 
+  /** The transport dropped (or a wanted registration lapsed): retry with back-off when asked to. */
+  #lost(reason: string): void {
+    this.#lastError = reason;
+    if (!this.#wanted || !this.#options.reconnect) {
+      this.#setRegistration("failed");
+      return;
+    }
+    if (this.#cancelRetry === null && this.#registration !== "registering") this.#scheduleRetry();
+  }
+
+  #scheduleRetry(): void {
+    const reconnect = this.#options.reconnect;
+    if (!reconnect) return;
+    this.#cancelRetry?.();
+    const delay = backoffDelay(this.#attempt++, reconnect.random ?? Math.random);
+    this.#retryAt = reconnect.clock.now() + delay;
+    this.#cancelRetry = reconnect.clock.after(delay, () => {
+      this.#cancelRetry = null;
+      if (this.#wanted) this.register().catch(() => undefined);
+    });
+    this.#setRegistration("reconnecting", true);
+  }
+
   #update(info: CallInfo, state: CallState): void {
     if (info.state === state || info.state === "ended") return;
     info.state = state;
@@ -325,9 +448,28 @@ export class Softphone {
     for (const l of this.#callListeners) l({ ...info });
   }
 
-  #setRegistration(state: RegistrationState): void {
-    if (this.#registration === state) return;
+  /** `force`: tell listeners again (a new retry time) even when the state is the same. */
+  #setRegistration(state: RegistrationState, force = false): void {
+    if (this.#registration === state && !force) return;
     this.#registration = state;
     for (const l of this.#registrationListeners) l(state);
   }
+}
+
+/** A REGISTER answered with an error status (401/403: the device's credentials are not accepted). */
+export class RegistrationRefused extends Error {
+  override readonly name = "RegistrationRefused";
+
+  constructor(
+    readonly status: number,
+    reason: string,
+  ) {
+    super(`registration refused: ${status} ${reason}`);
+  }
+}
+
+/** Output device choice where the browser supports it; the default device otherwise. */
+async function applySink(player: HTMLAudioElement, deviceId: string | undefined): Promise<void> {
+  if (typeof player.setSinkId !== "function") return;
+  await player.setSinkId(deviceId ?? "").catch(() => undefined);
 }

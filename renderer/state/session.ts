@@ -1,5 +1,6 @@
 // The session slice: who is signed in (account, user, token, ids), the sign-in attempt in flight
-// and its error, and the account name and username remembered on this computer between visits.
+// and its error, the account name and username remembered on this computer between visits, and
+// the session that expired (its token refused) until its user signs in again.
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError, type AuthApi, type Credentials } from "../api/client.js";
 import type { AppState } from "./store.js";
@@ -24,9 +25,13 @@ export interface SessionSlice {
   /** Why the last sign-in failed, in words for the agent; null when it did not. */
   signInError: string | null;
   remembered: RememberedLogin | null;
+  /** The session whose token the server stopped accepting; the sign-in view offers to resume it. */
+  expiredSession: SignedInSession | null;
   /** Resolves true when signed in. `remember` keeps (or forgets) the account and username. */
   signIn(credentials: Credentials, options: { remember: boolean }): Promise<boolean>;
   signOut(): void;
+  /** The server answered 401 to the session's token: back to sign-in, keeping everything else. */
+  expireSession(): void;
 }
 
 export interface SessionDeps {
@@ -46,6 +51,7 @@ export function createSessionSlice(deps: SessionDeps): StateCreator<AppState, []
     signingIn: false,
     signInError: null,
     remembered: parseRemembered(readStored(deps.storage, REMEMBERED_KEY)),
+    expiredSession: null,
 
     async signIn(credentials, options) {
       const accountName = credentials.accountName.trim();
@@ -66,6 +72,7 @@ export function createSessionSlice(deps: SessionDeps): StateCreator<AppState, []
           session: { accountName: grant.accountName, username, token: grant.token, accountId: grant.accountId, ownerId: grant.ownerId },
           signingIn: false,
           remembered,
+          expiredSession: null,
         });
         return true;
       } catch (error) {
@@ -77,9 +84,16 @@ export function createSessionSlice(deps: SessionDeps): StateCreator<AppState, []
     signOut() {
       attempt++;
       const session = get().session;
-      set({ session: null, signingIn: false, signInError: null });
+      set({ session: null, signingIn: false, signInError: null, expiredSession: null });
       // Revoking is a courtesy to the server; the console is signed out whatever it answers.
       if (session !== null) deps.auth.signOut(get().serverUrl, session.token).catch(() => undefined);
+    },
+
+    expireSession() {
+      const session = get().session;
+      if (session === null) return;
+      attempt++;
+      set({ session: null, signingIn: false, signInError: null, expiredSession: session });
     },
   });
 }

@@ -1,20 +1,25 @@
 // The console's one store, built from slice creators; each slice owns its state and actions.
-// Dependencies (storage, page origin, the auth API) come in from outside so tests can fake them.
+// Dependencies (storage, page origin, the server's APIs, the phone, the clock) come in from outside
+// so tests can fake them. To add a slice: its type to AppState, its creator to createAppStore.
 import { createStore } from "zustand/vanilla";
 import type { AuthApi } from "../api/client.js";
+import { systemClock, type Clock } from "./clock.js";
 import { createSessionSlice, type SessionSlice } from "./session.js";
 import { createSettingsSlice, type SettingsSlice } from "./settings.js";
 import type { KeyValueStorage } from "./storage.js";
 
-export type AppState = SessionSlice & SettingsSlice;
+export type AppState = SettingsSlice & SessionSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
   pageOrigin: string;
   auth: AuthApi;
+  /** Time and timers for every slice; the system clock when absent. */
+  clock?: Clock;
 }
 
-export function createAppStore(deps: StoreDeps) {
+export function createAppStore(options: StoreDeps) {
+  const deps = { ...options, clock: options.clock ?? systemClock };
   return createStore<AppState>()((...args) => ({
     ...createSettingsSlice(deps)(...args),
     ...createSessionSlice(deps)(...args),

@@ -1,14 +1,30 @@
-// The console frame: a header with the signed-in user and Sign out, and the navigation to the
-// console's views. Views not built yet are listed as "coming soon", never as working links.
+// The console frame: a header with the signed-in user and Sign out, the navigation to the
+// console's views and the view itself. CONSOLE_VIEWS is the one list of views: the navigation and
+// the routes (App.tsx) both come from it. To add a view, import it and add one line below.
+import type { ReactNode } from "react";
+import { NavLink, Outlet } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../state/context.js";
+import type { AppState } from "../state/store.js";
+import { Settings } from "./Settings.js";
 
-// In the order an agent's day meets them; each becomes a route as it is built.
-const VIEWS = ["Agent", "Queues", "Recordings", "Texting", "Supervisor", "Admin", "Settings"] as const;
+export interface ConsoleView {
+  /** The route under /, without a slash. */
+  path: string;
+  label: string;
+  element: ReactNode;
+  /** Who sees it (admins, supervisors); everyone when absent. */
+  visible?: (state: AppState) => boolean;
+}
+
+// In the order an agent's day meets them.
+export const CONSOLE_VIEWS: ConsoleView[] = [
+  { path: "settings", label: "Settings", element: <Settings /> },
+];
 
 export function Console() {
   const { session, signOut } = useAppStore(useShallow((state) => ({ session: state.session, signOut: state.signOut })));
-  const desktop = window.desktop;
+  const views = useAppStore(useShallow((state) => CONSOLE_VIEWS.filter((view) => view.visible?.(state) ?? true)));
 
   return (
     <div className="console">
@@ -30,23 +46,18 @@ export function Console() {
 
       <nav className="console-nav" aria-label="Console views">
         <ul>
-          {VIEWS.map((view) => (
-            <li key={view}>
-              <span className="nav-item" aria-disabled="true">
-                <span>{view}</span>
-                <span className="badge">Coming soon</span>
-              </span>
+          {views.map((view) => (
+            <li key={view.path}>
+              <NavLink to={`/${view.path}`} className="nav-item">
+                {view.label}
+              </NavLink>
             </li>
           ))}
         </ul>
       </nav>
 
-      <main className="console-main">
-        <h1>Console</h1>
-        <p>You are signed in. The agent, queue and supervisor views will appear in the menu as they become available.</p>
-        <p className="muted">
-          {desktop !== undefined ? `Desktop app ${desktop.version} on ${desktop.platform}` : "Running in a browser tab"}
-        </p>
+      <main className="console-main" id="main">
+        <Outlet />
       </main>
     </div>
   );

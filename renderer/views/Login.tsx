@@ -1,47 +1,53 @@
-// The sign-in view: account name, username and password, the server it signs in to, and the
-// reason when sign-in fails. Signed-in visitors are sent on to the console.
+// The sign-in view: account name, username and password, the server it signs in to (with the
+// connection settings for remote mode), and the reason when sign-in fails. Signed-in visitors go on
+// to the route they came from (after a token expired, the view they were working in).
 import { useState, type FormEvent } from "react";
-import { Navigate } from "react-router-dom";
+import { Navigate, useLocation } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
+import { ConnectionSettings } from "../components/ConnectionSettings.js";
+import type { ReturnTo } from "../components/RequireSession.js";
 import { TextField } from "../components/TextField.js";
 import { useAppStore } from "../state/context.js";
 
 export function Login() {
-  const { signedIn, remembered, signingIn, signInError, serverUrl, signIn, setServerUrl } = useAppStore(
+  const { signedIn, remembered, expired, signingIn, signInError, serverUrl, signIn } = useAppStore(
     useShallow((state) => ({
       signedIn: state.session !== null,
       remembered: state.remembered,
+      expired: state.expiredSession,
       signingIn: state.signingIn,
       signInError: state.signInError,
       serverUrl: state.serverUrl,
       signIn: state.signIn,
-      setServerUrl: state.setServerUrl,
     })),
   );
-  const [accountName, setAccountName] = useState(remembered?.accountName ?? "");
-  const [username, setUsername] = useState(remembered?.username ?? "");
+  const location = useLocation();
+  const returnTo = isReturnTo(location.state) ? location.state.from : "/";
+  const [accountName, setAccountName] = useState(expired?.accountName ?? remembered?.accountName ?? "");
+  const [username, setUsername] = useState(expired?.username ?? remembered?.username ?? "");
   const [password, setPassword] = useState("");
   const [remember, setRemember] = useState(true);
-  const [serverDraft, setServerDraft] = useState(serverUrl);
-  const [serverError, setServerError] = useState<string | null>(null);
+  const known = expired !== null || remembered !== null;
 
-  if (signedIn) return <Navigate to="/" replace />;
+  if (signedIn) return <Navigate to={returnTo} replace />;
 
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (signingIn) return;
-    const problem = serverDraft === serverUrl ? null : setServerUrl(serverDraft);
-    setServerError(problem);
-    if (problem !== null) return;
     void signIn({ accountName, username, password }, { remember });
   }
 
-  const error = serverError ?? signInError;
+  const error = signInError;
 
   return (
     <main className="login">
       <form className="login-card" onSubmit={submit} aria-labelledby="login-heading" noValidate>
         <h1 id="login-heading">Sign in to Switchboard</h1>
+        {expired !== null ? (
+          <p className="notice" role="status">
+            Your session has ended. Sign in again to carry on where you were; your phone stays connected meanwhile.
+          </p>
+        ) : null}
 
         <TextField
           label="Account name"
@@ -50,7 +56,7 @@ export function Login() {
           value={accountName}
           onChange={(event) => setAccountName(event.target.value)}
           required
-          autoFocus={remembered === null}
+          autoFocus={!known}
         />
         <TextField
           label="Username"
@@ -70,7 +76,7 @@ export function Login() {
           value={password}
           onChange={(event) => setPassword(event.target.value)}
           required
-          autoFocus={remembered !== null}
+          autoFocus={known}
         />
 
         <div className="checkbox">
@@ -100,22 +106,17 @@ export function Login() {
           {signingIn ? "Signing in…" : "Sign in"}
         </button>
 
-        <details className="server-details" open={serverError !== null ? true : undefined}>
-          <summary>
-            Server: <span className="mono">{serverUrl}</span>
-          </summary>
-          <TextField
-            label="Server address"
-            name="server_url"
-            type="url"
-            inputMode="url"
-            spellCheck={false}
-            hint="Leave empty to use the server this page came from."
-            value={serverDraft}
-            onChange={(event) => setServerDraft(event.target.value)}
-          />
-        </details>
       </form>
+      <details className="login-card server-details">
+        <summary>
+          Server: <span className="mono">{serverUrl}</span>
+        </summary>
+        <ConnectionSettings />
+      </details>
     </main>
   );
+}
+
+function isReturnTo(value: unknown): value is ReturnTo {
+  return typeof value === "object" && value !== null && typeof Reflect.get(value, "from") === "string";
 }
