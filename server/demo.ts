@@ -8,6 +8,7 @@ import type { Logger } from "pino";
 import type { DocData, Store } from "./store/index.js";
 import { credentialHashes } from "./auth/credentials.js";
 import { deviceDefaults } from "./api/devices.js";
+import { seedTextingNumbers } from "./texting/demo.js";
 
 export const DEMO_ACCOUNT_NAME = "demo";
 export const DEMO_PASSWORD = "switchboard";
@@ -106,6 +107,8 @@ export async function seedDemo(store: Store, options: { assetsDir: string; logge
       }));
     userIds.set(login.username, user.id);
   }
+  // Each user texts from an E.164 number made from their extension (1001 -> +14155550101).
+  await seedTextingNumbers(store, accountId, DEMO_LOGINS.map((l) => ({ userId: userIds.get(l.username) ?? "", extension: l.extension })));
 
   const devices = await store.account(accountId, "devices");
   for (const login of DEMO_LOGINS) {
