@@ -1,0 +1,84 @@
+// A queue's settings as the engine uses them: the stored callq_queues document read with the
+// spec's defaults and bounds, and the hosted product's old field names accepted.
+import { ROUTERS, type RouterName } from "./queue-router.js";
+
+export interface QueueConfig {
+  id: string;
+  name: string;
+  router: RouterName;
+  /** Seconds a caller may wait. */
+  timeoutS: number;
+  ringTimeoutS: number;
+  wrapupS: number;
+  tickMs: number;
+  holdTreatment: string | undefined;
+  forceAwayOnReject: boolean;
+  timeoutIfSizeExceeds: number;
+  timeoutImmediatelyIfEmpty: boolean;
+  timeoutRedirect: string | undefined;
+  /** Recipient (user) ids in the order offers go round. */
+  members: string[];
+}
+
+export const QUEUE_DEFAULTS = {
+  queue_type: "queue_basic",
+  queue_router: "route_round_robin",
+  timeout: 3600,
+  ring_timeout: 20,
+  agent_wrapup_time: 0,
+  tick_time: 1000,
+  force_away_on_reject: false,
+  timeout_if_size_exceeds: 0,
+  timeout_immediately_if_empty: false,
+} as const;
+
+export const QUEUE_BOUNDS = { timeout: 10, ring_timeout: 1, agent_wrapup_time: 0, tick_time: 250 } as const;
+
+/** Old names of the hosted product, accepted on input: alias -> field. */
+export const QUEUE_ALIASES: Readonly<Record<string, string>> = {
+  queue_name: "name",
+  agent_connect_timeout: "ring_timeout",
+  queue_timeout: "timeout",
+};
+
+/** Input with the old names moved to the new ones (a new name given too wins). */
+export function withoutAliases(data: Record<string, unknown>): Record<string, unknown> {
+  const out: Record<string, unknown> = { ...data };
+  for (const [alias, field] of Object.entries(QUEUE_ALIASES)) {
+    if (alias in out) {
+      if (out[field] === undefined) out[field] = out[alias];
+      delete out[alias];
+    }
+  }
+  return out;
+}
+
+function num(value: unknown, fallback: number, min: number): number {
+  return typeof value === "number" && Number.isFinite(value) && value >= min ? value : fallback;
+}
+
+function text(value: unknown): string | undefined {
+  return typeof value === "string" && value !== "" ? value : undefined;
+}
+
+/** Reads a stored queue defensively: the API validated it, but a data file can be hand-edited. */
+export function queueConfigOf(id: string, stored: Record<string, unknown>): QueueConfig {
+  const data = withoutAliases(stored);
+  const router = ROUTERS.find((r) => r === data.queue_router) ?? QUEUE_DEFAULTS.queue_router;
+  const members = typeof data.members === "object" && data.members !== null && !Array.isArray(data.members) ? Object.keys(data.members) : [];
+  return {
+    id,
+    name: text(data.name) ?? id,
+    router,
+    timeoutS: num(data.timeout, QUEUE_DEFAULTS.timeout, QUEUE_BOUNDS.timeout),
+    ringTimeoutS: num(data.ring_timeout, QUEUE_DEFAULTS.ring_timeout, QUEUE_BOUNDS.ring_timeout),
+    wrapupS: num(data.agent_wrapup_time, QUEUE_DEFAULTS.agent_wrapup_time, QUEUE_BOUNDS.agent_wrapup_time),
+    tickMs: num(data.tick_time, QUEUE_DEFAULTS.tick_time, QUEUE_BOUNDS.tick_time),
+    holdTreatment: text(data.hold_treatment),
+    forceAwayOnReject: data.force_away_on_reject === true,
+    timeoutIfSizeExceeds: num(data.timeout_if_size_exceeds, 0, 0),
+    timeoutImmediatelyIfEmpty: data.timeout_immediately_if_empty === true,
+    timeoutRedirect: text(data.timeout_redirect),
+    members,
+  };
+}

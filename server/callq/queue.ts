@@ -1,0 +1,44 @@
+// One queue's process: its settings, the sessions in it (oldest first), the router's round and
+// the day's stats. It runs whether or not anyone waits; the engine drives it.
+import type { QueueConfig } from "./queue-config.js";
+import { RoundMemory } from "./queue-router.js";
+import { QueueStats } from "./queue-stats.js";
+import type { Session } from "./session.js";
+
+export class Queue {
+  readonly accountId: string;
+  config: QueueConfig;
+  /** Sessions in the queue, oldest first: waiting, being offered, or answered and still talking. */
+  readonly sessions: Session[] = [];
+  readonly round = new RoundMemory();
+  readonly stats = new QueueStats();
+  /** The tick timer's cancel while somebody waits. */
+  cancelTick: (() => void) | undefined;
+  /** Set once the queue's document is deleted. */
+  removed = false;
+
+  constructor(accountId: string, config: QueueConfig) {
+    this.accountId = accountId;
+    this.config = config;
+  }
+
+  get id(): string {
+    return this.config.id;
+  }
+
+  hasMember(userId: string): boolean {
+    return this.config.members.includes(userId);
+  }
+
+  /** Sessions still waiting or being offered. */
+  get queuedCount(): number {
+    let n = 0;
+    for (const s of this.sessions) if (s.queued) n += 1;
+    return n;
+  }
+
+  drop(session: Session): void {
+    const i = this.sessions.indexOf(session);
+    if (i >= 0) this.sessions.splice(i, 1);
+  }
+}

@@ -1,0 +1,127 @@
+// The recipient (agent) state machine: every change of availability goes through step(), which
+// checks the transition against the table and names the one event it emits.
+//
+//                 login            ready / wrapup_cancel / wrapup_done
+//  Not-Logged-In -------> Away <-------------------------------+
+//        ^                 |  ^ away                            |
+//        | logout (any)    v  |                                 |
+//        +------------  Ready ----offer----> Call-Offer ---answered---> On-A-Call
+//                          ^                     |                          |
+//                          +----missed (reject, timeout, unreachable:       | call_ended
+//                                Ready, or Away when forced) / withdrawn     v
+//                          +---------------------------------------- Wrapup-Time
+//
+// A recipient who asks for Away while ringing leaves the offer (Away at once); while on a call
+// the request is kept (`pendingAway`) and applied when the call and its wrap-up are over.
+
+export type AvailabilityState = "Not-Logged-In" | "Ready" | "Away" | "Call-Offer" | "On-A-Call" | "Wrapup-Time";
+
+export type RecipientTrigger =
+  | "login"
+  | "logout"
+  | "ready"
+  | "away"
+  | "offer"
+  | "answered"
+  | "missed"
+  | "withdrawn"
+  | "call_ended"
+  | "wrapup_done"
+  | "wrapup_extend"
+  | "wrapup_cancel";
+
+/** The recipient event each step emits (`callq.recipient.<id>` names). */
+export type RecipientEventName = "login" | "logout" | "ready" | "away" | "offer" | "delivered" | "reject" | "wrapup";
+
+export interface StepContext {
+  /** Away requested during a call, to apply once it is over. */
+  pendingAway: boolean;
+  /** After a missed offer: the queue forces Away (force_away_on_reject and the device refused). */
+  forceAway?: boolean;
+  /** Seconds of wrap-up after this call (call_ended). */
+  wrapupSeconds?: number;
+}
+
+export interface Step {
+  from: AvailabilityState;
+  to: AvailabilityState;
+  event: RecipientEventName;
+  /** Whether the pending Away request is used up by this step. */
+  clearsPendingAway: boolean;
+}
+
+export class IllegalRecipientTransition extends Error {
+  constructor(
+    readonly from: AvailabilityState,
+    readonly trigger: RecipientTrigger,
+  ) {
+    super(`a recipient in ${from} cannot ${trigger}`);
+    this.name = "IllegalRecipientTransition";
+  }
+}
+
+const LOGGED_IN: readonly AvailabilityState[] = ["Ready", "Away", "Call-Offer", "On-A-Call", "Wrapup-Time"];
+
+/** Where the recipient goes when a call or its wrap-up is over. */
+function afterWork(ctx: StepContext): { to: AvailabilityState; event: RecipientEventName; clearsPendingAway: boolean } {
+  return ctx.pendingAway ? { to: "Away", event: "away", clearsPendingAway: true } : { to: "Ready", event: "ready", clearsPendingAway: false };
+}
+
+/**
+ * The one place a transition is decided. Throws IllegalRecipientTransition for a trigger the
+ * state does not take; callers turn that into an API error or ignore a late timer.
+ */
+export function step(from: AvailabilityState, trigger: RecipientTrigger, ctx: StepContext): Step {
+  const to = (state: AvailabilityState, event: RecipientEventName, clearsPendingAway = false): Step => ({ from, to: state, event, clearsPendingAway });
+  switch (trigger) {
+    case "login":
+      if (from === "Not-Logged-In") return to("Away", "login", true);
+      break;
+    case "logout":
+      if (LOGGED_IN.includes(from)) return to("Not-Logged-In", "logout", true);
+      break;
+    case "ready":
+      if (from === "Away" || from === "Wrapup-Time") return to("Ready", "ready", true);
+      break;
+    case "away":
+      if (from === "Ready" || from === "Wrapup-Time" || from === "Call-Offer") return to("Away", "away", true);
+      break;
+    case "offer":
+      if (from === "Ready") return to("Call-Offer", "offer");
+      break;
+    case "answered":
+      if (from === "Call-Offer") return to("On-A-Call", "delivered");
+      break;
+    case "missed":
+      if (from === "Call-Offer") return ctx.forceAway || ctx.pendingAway ? to("Away", "reject", true) : to("Ready", "reject");
+      break;
+    case "withdrawn":
+      // The queue took the offer back (the caller left, the session timed out): no fault of theirs.
+      if (from === "Call-Offer") return ctx.pendingAway ? to("Away", "away", true) : to("Ready", "ready");
+      break;
+    case "call_ended":
+      if (from === "On-A-Call") {
+        if ((ctx.wrapupSeconds ?? 0) > 0) return to("Wrapup-Time", "wrapup");
+        const next = afterWork(ctx);
+        return to(next.to, next.event, next.clearsPendingAway);
+      }
+      break;
+    case "wrapup_done":
+      if (from === "Wrapup-Time") {
+        const next = afterWork(ctx);
+        return to(next.to, next.event, next.clearsPendingAway);
+      }
+      break;
+    case "wrapup_extend":
+      if (from === "Wrapup-Time") return to("Wrapup-Time", "wrapup");
+      break;
+    case "wrapup_cancel":
+      if (from === "Wrapup-Time") return to("Ready", "ready", true);
+      break;
+  }
+  throw new IllegalRecipientTransition(from, trigger);
+}
+
+export function isLoggedIn(state: AvailabilityState): boolean {
+  return state !== "Not-Logged-In";
+}

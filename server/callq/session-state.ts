@@ -1,0 +1,48 @@
+// The session (a caller in a queue) state machine, checked in one place like the recipient's.
+//
+//   (join) --create--> waiting --offer--> offering --answered--> answered --handled--> handled
+//                        ^  |                |                                          |
+//                        |  +----missed------+                                         end
+//                        |                                                              v
+//   waiting / offering --abandoned (caller hung up) / timeout / removed (API)--> ... --end--> ended
+//
+// Every step emits one `callq.session.<id>` event named as in the table.
+
+export type SessionState = "waiting" | "offering" | "answered" | "handled" | "abandoned" | "timeout" | "removed" | "ended";
+
+export type SessionTrigger = "offer" | "missed" | "answered" | "handled" | "abandoned" | "timeout" | "removed" | "end";
+
+export type SessionEventName = "offer" | "missed" | "answered" | "handled" | "abandoned" | "timeout" | "removed" | "end";
+
+export class IllegalSessionTransition extends Error {
+  constructor(
+    readonly from: SessionState,
+    readonly trigger: SessionTrigger,
+  ) {
+    super(`a session ${from} cannot go ${trigger}`);
+    this.name = "IllegalSessionTransition";
+  }
+}
+
+const TABLE: Record<SessionTrigger, { from: readonly SessionState[]; to: SessionState }> = {
+  offer: { from: ["waiting"], to: "offering" },
+  missed: { from: ["offering"], to: "waiting" },
+  answered: { from: ["offering"], to: "answered" },
+  handled: { from: ["answered"], to: "handled" },
+  abandoned: { from: ["waiting", "offering"], to: "abandoned" },
+  timeout: { from: ["waiting", "offering"], to: "timeout" },
+  removed: { from: ["waiting", "offering"], to: "removed" },
+  end: { from: ["handled", "abandoned", "timeout", "removed"], to: "ended" },
+};
+
+export function sessionStep(from: SessionState, trigger: SessionTrigger): { from: SessionState; to: SessionState; event: SessionEventName } {
+  const row = TABLE[trigger];
+  if (!row.from.includes(from)) throw new IllegalSessionTransition(from, trigger);
+  return { from, to: row.to, event: trigger };
+}
+
+/** How a session's state shows in a queue's session list (fidelity: waiting | offering | handled). */
+export function listedState(state: SessionState): "waiting" | "offering" | "handled" {
+  if (state === "waiting" || state === "offering") return state;
+  return "handled";
+}
