@@ -19,6 +19,8 @@ import { publishRegistrations } from "./events/registrations.js";
 import { MediaEngine } from "./media/index.js";
 import { startCalls, type CallEngine } from "./calls/index.js";
 import { SimCallers } from "./sim/callers.js";
+import { startTexting } from "./texting/index.js";
+import { CallqEngine } from "./callq/engine.js";
 
 export interface RunningServer {
   url: string;
@@ -28,6 +30,8 @@ export interface RunningServer {
   events: Events;
   /** The call engine: live channels and their commands. */
   calls: CallEngine;
+  /** The call-queue engine: queues, recipients, sessions. */
+  callq: CallqEngine;
   /** The event websocket's classic port (5555 unless configured); null when it could not be had. */
   eventsPort: number | null;
   logger: Logger;
@@ -76,11 +80,16 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // Simulated callers reach the engine as inbound calls beside SIP's.
   const sim = new SimCallers({ store, media, clock, random });
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
+  const callq = await CallqEngine.start({ store, bus: events.bus, logger });
   app.addHook("onClose", async () => {
     sim.close();
     await calls.close();
+    await callq.close();
     await media.close();
   });
+  // Texting: its API under /texting, the simulated carrier on the clock, the relay with the webhooks' retry rule.
+  const texting = await startTexting(app, { store, bus: events.bus, clock, logger, relayRetryDelayMs: config.webhookRetryDelayMs, relayTimeoutMs: config.webhookTimeoutMs });
+  app.addHook("onClose", () => texting.stop());
   registerApi(app, {
     clock,
     auth,
@@ -92,6 +101,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     events,
     calls,
     sim,
+    callq,
+    texting,
   });
   const eventSockets = await startEventSockets(app, {
     bus: events.bus,
@@ -126,6 +137,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     store,
     events,
     calls,
+    callq,
     eventsPort: eventSockets.port,
     logger,
     close() {

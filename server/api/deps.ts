@@ -7,6 +7,8 @@ import type { SipService } from "../sip/index.js";
 import type { Events } from "../events/index.js";
 import type { CallEngine } from "../calls/index.js";
 import type { SimCallers } from "../sim/callers.js";
+import type { TextingService } from "../texting/index.js";
+import type { CallqEngine } from "../callq/engine.js";
 
 export interface ApiDeps extends ResourceDeps {
   auth: AuthService;
@@ -21,4 +23,8 @@ export interface ApiDeps extends ResourceDeps {
   calls?: CallEngine;
   /** Simulated callers; absent when the server runs without the call engine. */
   sim?: SimCallers;
+  /** Texting settings, the simulated carrier and inbound texts; absent when texting is not running. */
+  texting?: TextingService;
+  /** Call queues and recipients; absent when the server runs without the queue engine. */
+  callq?: CallqEngine;
 }
