@@ -302,26 +302,29 @@ export class CallqEngine {
   /** Offers the oldest waiting sessions, across the account's queues, to available recipients. */
   #dispatch(account: Account): void {
     const now = this.#scheduler.now();
-    let ready = 0;
-    for (const r of account.recipients.values()) if (r.state === "Ready" && now >= r.unreachableUntil) ready += 1;
-    if (ready === 0) return;
+    // Usually a handful are Ready at once: each session looks only at them, not at every member.
+    const ready: Recipient[] = [];
+    for (const r of account.recipients.values()) if (r.state === "Ready" && now >= r.unreachableUntil) ready.push(r);
+    if (ready.length === 0) return;
     const waiting: Session[] = [];
     for (const queue of account.queues.values()) for (const s of queue.sessions) if (s.waiting) waiting.push(s);
     waiting.sort((a, b) => a.enteredAt - b.enteredAt);
     for (const session of waiting) {
-      if (ready === 0) break;
       const queue = account.queues.get(session.queueId);
       if (!queue || !session.waiting) continue;
-      const candidates: Candidate[] = [];
-      for (const id of queue.config.members) {
-        const r = account.recipients.get(id);
-        if (r && !session.tried.has(id) && r.availableFor(queue.id, now)) candidates.push(candidateOf(r));
+      const eligible: { r: Recipient; at: number }[] = [];
+      for (const r of ready) {
+        const at = queue.memberIndex(r.id);
+        if (at !== undefined && r.state === "Ready" && !session.tried.has(r.id) && r.availableFor(queue.id, now)) eligible.push({ r, at });
       }
-      const chosen = pickRecipient(queue.config.router, candidates, queue.round);
-      const recipient = chosen === undefined ? undefined : account.recipients.get(chosen);
+      if (eligible.length === 0) continue;
+      eligible.sort((a, b) => a.at - b.at);
+      const chosen = pickRecipient(queue.config.router, eligible.map((e) => candidateOf(e.r)), queue.round);
+      const recipient = eligible.find((e) => e.r.id === chosen)?.r;
       if (!recipient) continue;
       this.#offer(account, queue, session, recipient);
-      ready -= 1;
+      ready.splice(ready.indexOf(recipient), 1);
+      if (ready.length === 0) break;
     }
   }
 

@@ -7,7 +7,9 @@ import type { Session } from "./session.js";
 
 export class Queue {
   readonly accountId: string;
-  config: QueueConfig;
+  #config: QueueConfig;
+  /** Member id -> position in the member order. */
+  #memberIndex = new Map<string, number>();
   /** Sessions in the queue, oldest first: waiting, being offered, or answered and still talking. */
   readonly sessions: Session[] = [];
   readonly round = new RoundMemory();
@@ -19,15 +21,26 @@ export class Queue {
 
   constructor(accountId: string, config: QueueConfig) {
     this.accountId = accountId;
+    this.#config = config;
     this.config = config;
   }
 
-  get id(): string {
-    return this.config.id;
+  get config(): QueueConfig {
+    return this.#config;
   }
 
-  hasMember(userId: string): boolean {
-    return this.config.members.includes(userId);
+  set config(config: QueueConfig) {
+    this.#config = config;
+    this.#memberIndex = new Map(config.members.map((id, i) => [id, i]));
+  }
+
+  get id(): string {
+    return this.#config.id;
+  }
+
+  /** The member's place in the offer order, undefined for a non-member. */
+  memberIndex(userId: string): number | undefined {
+    return this.#memberIndex.get(userId);
   }
 
   /** Sessions still waiting or being offered. */
