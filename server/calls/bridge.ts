@@ -1,6 +1,6 @@
 // A bridge: two answered channels talking through one mixer on the shared 20 ms clock, DTMF passed
 // across, and music on hold for the party of a leg whose device holds.
-import { silence, type AudioSource, type MediaEngine, type Mixer } from "../media/index.js";
+import { silence, type AudioSource, type MediaEngine, type Mixer, type MonitorMode } from "../media/index.js";
 import type { Channel, ChannelDtmf, ChannelChange } from "./channel.js";
 
 export type BridgeEnd = { reason: "hangup"; gone: Channel; survivor: Channel } | { reason: "released" };
@@ -29,6 +29,8 @@ export class Bridge {
   /** Bumped on every hold change of a member, so late-loading music is not played after a resume. */
   readonly #holdTurn = new Map<string, number>();
   readonly #unlisten: (() => void)[] = [];
+  /** Supervisors' legs listening in (monitor members of the mixer), with their unlisteners. */
+  readonly #monitors = new Map<Channel, () => void>();
   #settle: (end: BridgeEnd) => void = () => undefined;
   #over = false;
 
@@ -88,6 +90,38 @@ export class Bridge {
     return channel === this.a || channel === this.b;
   }
 
+  /**
+   * Adds a supervisor's answered leg as a monitor of the party `target`: it hears both parties;
+   * eavesdrop: nobody hears it, whisper: `target` does, barge: both do. It leaves when it hangs up.
+   */
+  addMonitor(channel: Channel, mode: MonitorMode, target: Channel): void {
+    if (this.#over) throw new Error("the bridge is over");
+    if (!this.has(target)) throw new Error(`channel ${target.id} is no party of this bridge`);
+    if (this.has(channel) || this.#monitors.has(channel)) throw new Error(`channel ${channel.id} is already in this bridge`);
+    channel.media.play(this.#mixer.join(channel.id, channel.media.incoming, { kind: "monitor", mode, target: target.id }));
+    const onState = (change: ChannelChange) => {
+      if (change.to === "hungup") this.removeMonitor(channel);
+    };
+    channel.on("state", onState);
+    this.#monitors.set(channel, () => channel.off("state", onState));
+  }
+
+  /** Switches a monitor between eavesdrop, whisper and barge. */
+  setMonitorMode(channel: Channel, mode: MonitorMode): void {
+    if (!this.#monitors.has(channel)) throw new Error(`channel ${channel.id} is no monitor of this bridge`);
+    this.#mixer.setMonitor(channel.id, mode);
+  }
+
+  /** Takes a monitor out; its leg stays up, silent. */
+  removeMonitor(channel: Channel): void {
+    const unlisten = this.#monitors.get(channel);
+    if (!unlisten) return;
+    unlisten();
+    this.#monitors.delete(channel);
+    this.#mixer.leave(channel.id);
+    if (channel.state !== "hungup") channel.media.play(silence);
+  }
+
   /** Ends the bridge and leaves both legs up and silent, for a transfer to move them. */
   release(): void {
     if (this.#over) return;
@@ -133,6 +167,7 @@ export class Bridge {
   #finish(): void {
     this.#over = true;
     for (const unlisten of this.#unlisten) unlisten();
+    for (const monitor of [...this.#monitors.keys()]) this.removeMonitor(monitor);
     for (const member of [this.a, this.b]) {
       this.#mixer.leave(member.id);
       if (member.state !== "hungup") member.media.play(silence);

@@ -22,6 +22,8 @@ export interface DialRequest {
   signal: AbortSignal;
   /** The channel the legs ring for: it hears of the first ringing (180) and is their origin. */
   origin?: Channel;
+  /** Extra SIP headers on every INVITE (a queue offer's queue name, session and wait). */
+  headers?: [string, string][];
 }
 
 export type DialResult =
@@ -134,7 +136,7 @@ async function startLeg(ctx: CallContext, request: DialRequest, target: DialTarg
   const caller = request.caller;
   const call = signalling.invite(
     { accountId: request.accountId, deviceId: device.id },
-    { offer, from: { user: caller.number, display: caller.name }, to: { user: username } },
+    { offer, from: { user: caller.number, display: caller.name }, to: { user: username }, headers: request.headers },
   );
   if (!call) {
     await media.close("not registered");

@@ -13,6 +13,8 @@ import { CallRecordings } from "./recording.js";
 export type CallsDeps = CallContextOptions;
 
 export class CallEngine {
+  /** What the engine's parts share: for call logic outside calls/ (the queue's supervision). */
+  readonly context: CallContext;
   readonly channels: Channels;
   /** The callflow modules; the queue modules register here. */
   readonly modules: ModuleRegistry;
@@ -25,6 +27,7 @@ export class CallEngine {
 
   constructor(deps: CallsDeps) {
     const ctx = new CallContext(deps);
+    this.context = ctx;
     this.channels = ctx.channels;
     this.modules = builtinModules();
     this.#b2bua = new B2bua(ctx, this.modules);
@@ -52,6 +55,8 @@ export function startCalls(deps: CallsDeps): CallEngine {
 
 export { Channel, IllegalChannelTransition, type ChannelState, type ChannelParty } from "./channel.js";
 export { Channels } from "./channels.js";
+export { Bridge, type BridgeEnd } from "./bridge.js";
+export type { CallContext } from "./context.js";
 export { ChannelCommandError } from "./command-error.js";
 export { cdrSortKey, CDRS_COLLECTION } from "./cdrs.js";
 export { CallRecordings, RECORDING_ATTACHMENT, RECORDING_CONTENT_TYPE, RECORDINGS_COLLECTION } from "./recording.js";

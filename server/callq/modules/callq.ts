@@ -1,0 +1,89 @@
+// Callflow module `callq`: answers the caller, plays the queue's hold treatment on a loop and waits
+// in the queue (data.queue_id or data.id) until a recipient takes the call, the caller leaves, or
+// the wait times out (then the timeout_redirect queue, or the callflow's next step).
+import { silence, type AudioSource } from "../../media/index.js";
+import type { CallflowModule, ModuleOutcome, ModuleRun } from "../../calls/callflow-executor.js";
+import type { CallqEngine } from "../engine.js";
+import { queueConfigOf } from "../queue-config.js";
+import { ChannelQueuedCall } from "../queued-call.js";
+
+/** How many timeout_redirect hops one caller may take: queues redirecting in a circle end here. */
+export const MAX_REDIRECTS = 5;
+
+export function queueIdOf(data: Record<string, unknown>): string {
+  const id = data.queue_id ?? data.id;
+  return typeof id === "string" ? id : "";
+}
+
+export function callqModule(engine: CallqEngine): CallflowModule {
+  return async (run) => {
+    const { channel, ctx, signal } = run;
+    let queueId = queueIdOf(run.data);
+    for (let hop = 0; hop <= MAX_REDIRECTS; hop++) {
+      const treatment = await holdTreatment(run, queueId);
+      if (treatment === undefined) {
+        ctx.logger.warn({ call_id: channel.id, queue_id: queueId }, "callq module: no such queue");
+        return { kind: "failed", code: 404, cause: "UNALLOCATED_NUMBER" };
+      }
+      if (!(await channel.answer()) || signal.aborted) return { kind: "handled" };
+      channel.media.play(treatment);
+      // One QueuedCall per queue: a redirected caller's departure is no news to the queue before.
+      const end = await engine.join(channel.accountId, queueId, new ChannelQueuedCall(ctx, channel, signal));
+      if (signal.aborted) return { kind: "handled" };
+      const outcome = outcomeOf(end.kind);
+      if (end.kind === "timeout" && end.redirect !== undefined && end.redirect !== "") {
+        if (hop === MAX_REDIRECTS) {
+          ctx.logger.warn({ call_id: channel.id, queue_id: queueId, redirect: end.redirect }, "callq module: too many timeout redirects; going on with the callflow");
+          return leave(run, { kind: "continue" });
+        }
+        queueId = end.redirect;
+        continue;
+      }
+      if (end.kind === "no_queue") ctx.logger.warn({ call_id: channel.id, queue_id: queueId }, "callq module: the queue is gone");
+      return leave(run, outcome);
+    }
+    return leave(run, { kind: "continue" });
+  };
+}
+
+function outcomeOf(kind: "handled" | "abandoned" | "timeout" | "removed" | "no_queue"): ModuleOutcome {
+  switch (kind) {
+    case "handled":
+    case "abandoned":
+      return { kind: "handled" };
+    case "timeout":
+    case "removed":
+      return { kind: "continue" };
+    case "no_queue":
+      return { kind: "failed", code: 404, cause: "UNALLOCATED_NUMBER" };
+  }
+}
+
+/** The caller stops hearing the treatment when the flow goes on without a bridge. */
+function leave(run: ModuleRun, outcome: ModuleOutcome): ModuleOutcome {
+  const { channel } = run;
+  if (outcome.kind !== "handled" && !channel.over && !channel.bridged) channel.media.play(silence);
+  return outcome;
+}
+
+/**
+ * The queue's hold_treatment (a media id or a tone/silence URI) as a looping source; the
+ * account's hold music when it has none or it cannot be played. Undefined: no such queue.
+ */
+async function holdTreatment(run: ModuleRun, queueId: string): Promise<AudioSource | undefined> {
+  const { channel, ctx } = run;
+  const doc = queueId === "" ? undefined : (await ctx.store.account(channel.accountId, "callq_queues")).get(queueId);
+  if (!doc) return undefined;
+  const wanted = queueConfigOf(doc.id, doc.data).holdTreatment;
+  const uri = wanted === undefined ? undefined : await ctx.library.uriOf(channel.accountId, wanted);
+  if (uri !== undefined) {
+    try {
+      return await ctx.media.player(uri, { loop: true });
+    } catch (err) {
+      ctx.logger.warn({ err, call_id: channel.id, queue_id: queueId, media: wanted }, "callq module: hold treatment cannot be played; using hold music");
+    }
+  } else if (wanted !== undefined) {
+    ctx.logger.warn({ call_id: channel.id, queue_id: queueId, media: wanted }, "callq module: hold treatment names nothing playable; using hold music");
+  }
+  return ctx.library.holdMusic(channel.accountId, undefined);
+}

@@ -1,0 +1,151 @@
+// A waiting caller's call as the queue engine sees it (ports.ts QueuedCall), around the caller's
+// channel: an offer rings the recipient's queue devices and bridges the answer to the caller.
+import type { Channel, ChannelParty } from "../calls/channel.js";
+import type { CallContext } from "../calls/context.js";
+import { dial, type DialTarget } from "../calls/dial.js";
+import { userTargets } from "../calls/targets.js";
+import type { CallerId, OfferOutcome, OfferRequest, QueuedCall } from "./ports.js";
+
+/** Refusals by the device (busy, declined, busy everywhere, declined everywhere). */
+const REFUSALS = new Set([486, 600, 603]);
+
+/**
+ * Extra INVITE headers of a queue offer, for the console to show the queue and the wait; the
+ * names the console reads (renderer/phone/softphone.ts OFFER_HEADERS) and two for scripts.
+ */
+export const QUEUE_HEADERS = {
+  queueId: "X-Queue-ID",
+  /** Percent-encoded when it holds anything but printable ASCII (or a %). */
+  queueName: "X-Queue-Name",
+  /** Seconds the caller waited before this offer. */
+  waited: "X-Queue-Wait-Seconds",
+  sessionId: "X-Queue-Session-ID",
+  /** When the caller entered the queue, Unix seconds. */
+  enteredAt: "X-Queue-Enter-Time",
+} as const;
+
+export function queueHeaders(request: OfferRequest, now: number): [string, string][] {
+  const name = /[^\x20-\x7e]|%/.test(request.queueName) ? encodeURIComponent(request.queueName) : request.queueName;
+  return [
+    [QUEUE_HEADERS.queueId, request.queueId],
+    [QUEUE_HEADERS.queueName, name],
+    [QUEUE_HEADERS.waited, String(Math.max(0, Math.floor((now - request.enteredAt) / 1000)))],
+    [QUEUE_HEADERS.sessionId, request.sessionId],
+    [QUEUE_HEADERS.enteredAt, String(Math.floor(request.enteredAt / 1000))],
+  ];
+}
+
+/** How a rung agent sees the caller: the queue's name before the caller's name. */
+export function offeredCallerId(caller: ChannelParty, queueName: string): ChannelParty {
+  const name = queueName.trim() === "" ? caller.name : `${queueName.trim()}: ${caller.name}`;
+  return { name, number: caller.number };
+}
+
+/** The devices of a recipient a queue may ring: enabled and not `exclude_from_queues`. */
+export async function queueTargets(ctx: CallContext, accountId: string, userId: string, caller?: Channel): Promise<DialTarget[]> {
+  const found = await userTargets(ctx.store, accountId, userId);
+  if (!found) return [];
+  // The caller's own phone is never rung for their own call (an agent testing their queue).
+  return found.targets.filter((t) => t.device.data.exclude_from_queues !== true && t.device.id !== caller?.identity.deviceId);
+}
+
+export class ChannelQueuedCall implements QueuedCall {
+  readonly callId: string;
+  readonly caller: CallerId;
+  readonly #ctx: CallContext;
+  readonly #channel: Channel;
+  readonly #gone = new Set<() => void>();
+  /** The caller left (hung up, or other call logic took the channel); fires once. */
+  #isGone = false;
+  /** Bridged to a recipient: from here the engine follows the offer's `ended`, not onGone. */
+  #handedOver = false;
+
+  /**
+   * `signal` is the callq module's: it aborts when the caller hangs up or other call logic (a
+   * transfer, a break, another callflow) takes the channel, which ends the caller's wait alike.
+   */
+  constructor(ctx: CallContext, channel: Channel, signal: AbortSignal) {
+    this.#ctx = ctx;
+    this.#channel = channel;
+    this.callId = channel.id;
+    this.caller = { name: channel.identity.caller.name, number: channel.identity.caller.number };
+    const leave = (): void => this.#leave();
+    if (signal.aborted || channel.over) this.#isGone = true;
+    else signal.addEventListener("abort", leave, { once: true });
+  }
+
+  onGone(listener: () => void): void {
+    if (this.#isGone) {
+      if (!this.#handedOver) listener();
+      return;
+    }
+    this.#gone.add(listener);
+  }
+
+  async offer(request: OfferRequest, signal: AbortSignal): Promise<OfferOutcome> {
+    const ctx = this.#ctx;
+    const caller = this.#channel;
+    if (signal.aborted || this.#isGone || caller.over) return { kind: "cancelled" };
+    const targets = await queueTargets(ctx, request.accountId, request.recipientId, caller);
+    if (targets.length === 0) return { kind: "unreachable" };
+    // Ringing stops when the engine gives the offer up or the caller leaves.
+    const ringing = new AbortController();
+    const stop = (): void => ringing.abort();
+    signal.addEventListener("abort", stop, { once: true });
+    const unlisten = this.#whenGone(stop);
+    let result;
+    try {
+      result = await dial(ctx, {
+        accountId: request.accountId,
+        realm: caller.identity.realm,
+        targets,
+        caller: offeredCallerId(caller.self, request.queueName),
+        timeoutMs: request.timeoutMs,
+        signal: ringing.signal,
+        origin: caller,
+        headers: queueHeaders(request, ctx.clock.now()),
+      });
+    } finally {
+      signal.removeEventListener("abort", stop);
+      unlisten();
+    }
+    switch (result.kind) {
+      case "aborted":
+        return { kind: "cancelled" };
+      case "failed":
+        if (result.cause === "SUBSCRIBER_ABSENT") return { kind: "unreachable" };
+        return REFUSALS.has(result.code) ? { kind: "rejected" } : { kind: "timeout" };
+      case "answered":
+        return this.#bridge(result.channel, signal);
+    }
+  }
+
+  /** The agent answered: joined to the caller (the caller's hold treatment gives way to the bridge). */
+  #bridge(agent: Channel, signal: AbortSignal): OfferOutcome {
+    const caller = this.#channel;
+    if (signal.aborted || this.#isGone || caller.over || !caller.answered || caller.bridged) {
+      agent.hangup("ORIGINATOR_CANCEL");
+      return { kind: "cancelled" };
+    }
+    if (agent.state !== "answered") return { kind: "timeout" };
+    this.#handedOver = true;
+    caller.setCallee(agent.identity.callee);
+    const bridge = this.#ctx.bridge(caller, agent);
+    return { kind: "answered", ended: bridge.ended.then(() => undefined) };
+  }
+
+  /** Runs `fn` when the caller leaves or hangs up; returns the function that stops listening. */
+  #whenGone(fn: () => void): () => void {
+    this.#gone.add(fn);
+    return () => this.#gone.delete(fn);
+  }
+
+  #leave(): void {
+    if (this.#isGone) return;
+    this.#isGone = true;
+    const listeners = [...this.#gone];
+    this.#gone.clear();
+    if (this.#handedOver) return;
+    for (const listener of listeners) listener();
+  }
+}
