@@ -16,6 +16,8 @@ import { registerChannels } from "./channels.js";
 import { registerCdrs } from "./cdrs.js";
 import { registerRecordings } from "./recordings.js";
 import { registerSim } from "./sim.js";
+import { registerTextingSettings } from "./texting-settings.js";
+import { registerSimMessages } from "./sim-messages.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -33,6 +35,8 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerCdrs(app, deps);
   registerRecordings(app, deps);
   registerSim(app, deps);
+  registerTextingSettings(app, deps);
+  registerSimMessages(app, deps);
 }
 
 export type { ApiDeps };
