@@ -6,7 +6,23 @@ import type { BusEvent } from "./bus.js";
 export type Payload = Record<string, unknown>;
 
 /** The hooks the bus can fire today; the api/ catalogue lists more that fire once their engines exist. */
-export type FiredHook = "channel_create" | "channel_answer" | "channel_bridge" | "channel_destroy" | "notifications" | "object";
+export type FiredHook = "channel_create" | "channel_answer" | "channel_bridge" | "channel_destroy" | "notifications" | "object" | CallqHook;
+
+/** Call-queue hooks, by the event that fires them: `callq.queue.<id>` join/leave, `callq.recipient.<id>` the rest. */
+const CALLQ_HOOKS = {
+  queue: { join: "callq_queue_join", leave: "callq_queue_leave" },
+  recipient: {
+    login: "callq_recipient_login",
+    logout: "callq_recipient_logout",
+    ready: "callq_recipient_ready",
+    away: "callq_recipient_away",
+    offer: "callq_recipient_offer",
+    delivered: "callq_recipient_delivered",
+    reject: "callq_recipient_rejected",
+  },
+} as const;
+
+type CallqHook = (typeof CALLQ_HOOKS.queue)[keyof typeof CALLQ_HOOKS.queue] | (typeof CALLQ_HOOKS.recipient)[keyof typeof CALLQ_HOOKS.recipient];
 
 export interface Trigger {
   hook: FiredHook;
@@ -44,6 +60,23 @@ const CHANNEL_FIELDS = [
   "custom_channel_vars",
 ] as const;
 
+/** The fields of call-queue payloads: the ids involved, the caller, and the recipient's state. */
+const CALLQ_FIELDS = [
+  "queue_id",
+  "queue_name",
+  "recipient_id",
+  "session_id",
+  "call_id",
+  "caller_id_name",
+  "caller_id_number",
+  "queue_enter_time",
+  "wait_time",
+  "reason",
+  "availability_state",
+  "previous_state",
+  "queue_availability",
+] as const;
+
 const HOOK_FIELDS: Record<FiredHook, readonly string[]> = {
   channel_create: CHANNEL_FIELDS,
   channel_answer: CHANNEL_FIELDS,
@@ -52,6 +85,15 @@ const HOOK_FIELDS: Record<FiredHook, readonly string[]> = {
   // A notification's payload is the whole notification, as the hosted service forwards it.
   notifications: [],
   object: ["action", "type", "id"],
+  callq_queue_join: CALLQ_FIELDS,
+  callq_queue_leave: CALLQ_FIELDS,
+  callq_recipient_login: CALLQ_FIELDS,
+  callq_recipient_logout: CALLQ_FIELDS,
+  callq_recipient_ready: CALLQ_FIELDS,
+  callq_recipient_away: CALLQ_FIELDS,
+  callq_recipient_offer: CALLQ_FIELDS,
+  callq_recipient_delivered: CALLQ_FIELDS,
+  callq_recipient_rejected: CALLQ_FIELDS,
 };
 
 /** The hook an event fires, from its routing key; undefined for events no hook listens to. */
@@ -63,6 +105,11 @@ export function triggerOf(event: BusEvent): Trigger | undefined {
   }
   if (kind === "notification" && name) return { hook: "notifications", notification: name };
   if (kind === "object") return { hook: "object" };
+  if (kind === "callq" && (name === "queue" || name === "recipient")) {
+    const hooks: Partial<Record<string, CallqHook>> = CALLQ_HOOKS[name];
+    const hook = Object.hasOwn(hooks, event.name) ? hooks[event.name] : undefined;
+    return hook ? { hook } : undefined;
+  }
   return undefined;
 }
 
