@@ -1,9 +1,14 @@
 // The renderer's entry: builds the store from the page's real surroundings (localStorage, origin,
-// the HTTP auth API) and mounts the app. Nothing below this file touches those globals directly.
+// the HTTP APIs, sip.js, Web Audio, notifications) and mounts the app. Nothing below this file
+// touches those globals directly.
 import { StrictMode } from "react";
 import { createRoot } from "react-dom/client";
-import { httpAuthApi } from "./api/client.js";
+import { httpAuthApi, onUnauthorized } from "./api/client.js";
 import { App } from "./App.js";
+import { pageCallAlerts } from "./phone/alerts.js";
+import { Softphone } from "./phone/softphone.js";
+import type { PhoneFactory } from "./state/phone-line.js";
+import { systemClock } from "./state/clock.js";
 import { StoreProvider } from "./state/context.js";
 import { memoryStorage, type KeyValueStorage } from "./state/storage.js";
 import { createAppStore } from "./state/store.js";
@@ -18,7 +23,28 @@ function pageStorage(): KeyValueStorage {
   }
 }
 
-const store = createAppStore({ storage: pageStorage(), pageOrigin: window.location.origin, auth: httpAuthApi });
+const softphone: PhoneFactory = (options) =>
+  new Softphone({
+    server: options.server,
+    username: options.username,
+    password: options.password,
+    realm: options.realm,
+    displayName: options.displayName,
+    speakerId: options.speakerId,
+    audio: options.microphoneId ? { deviceId: options.microphoneId } : true,
+    reconnect: { clock: systemClock },
+  });
+
+const store = createAppStore({
+  storage: pageStorage(),
+  pageOrigin: window.location.origin,
+  auth: httpAuthApi,
+  clock: systemClock,
+  phone: softphone,
+  alerts: pageCallAlerts(),
+});
+// Any request refused for its token, whichever view made it, ends the session (keeping the view).
+onUnauthorized(() => store.getState().expireSession());
 
 const root = document.getElementById("root");
 if (root === null) throw new Error("index.html has no #root element");

@@ -50,6 +50,8 @@ export interface EventStreamOptions {
   token: string;
   accountId: string;
   bindings: readonly string[];
+  /** Resume after this sequence (a stream the console had before), live only when null or absent. */
+  since?: number | null;
   clock: Clock;
   random?: () => number;
   openSocket?: OpenSocket;
@@ -74,6 +76,7 @@ export class EventStream {
 
   constructor(options: EventStreamOptions) {
     this.#options = options;
+    this.#lastSeq = options.since ?? null;
   }
 
   /** The highest sequence handed on, the point a resubscription continues from. */

@@ -12,9 +12,9 @@ import {
   type Session,
 } from "sip.js";
 import { backoffDelay, type Clock } from "../state/clock.js";
-import type { CallInfo, CallState, OfferDetails, PhoneLine, RegistrationState } from "./types.js";
+import type { CallInfo, CallState, OfferDetails, PhoneLine, RegistrationState } from "../state/phone-line.js";
 
-export type { CallInfo, CallState, OfferDetails, RegistrationState } from "./types.js";
+export type { CallInfo, CallState, OfferDetails, RegistrationState } from "../state/phone-line.js";
 
 export interface SoftphoneOptions {
   /** ws://host:port/sip */

@@ -10,6 +10,13 @@ export function StoreProvider({ store, children }: { store: AppStore; children: 
   return <StoreContext.Provider value={store}>{children}</StoreContext.Provider>;
 }
 
+/** The store itself, for handlers that read the state at the moment they run. */
+export function useAppStoreApi(): AppStore {
+  const store = useContext(StoreContext);
+  if (store === null) throw new Error("useAppStoreApi needs a StoreProvider above it");
+  return store;
+}
+
 export function useAppStore<T>(selector: (state: AppState) => T): T {
   const store = useContext(StoreContext);
   if (store === null) throw new Error("useAppStore needs a StoreProvider above it");

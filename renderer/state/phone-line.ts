@@ -1,4 +1,4 @@
-// What the console knows of its phone line, apart from sip.js: registration states, calls and what
+// The phone line as the store sees it, apart from sip.js: registration states, calls and what
 // a queue's offer carries. Kept free of the DOM so the store's slices can use it anywhere.
 
 /** `reconnecting`: the connection was lost and a retry is scheduled (see retryAt). */

@@ -87,6 +87,7 @@ export function createSessionSlice(deps: SessionDeps): StateCreator<AppState, []
       set({ session: null, signingIn: false, signInError: null, expiredSession: null });
       // Revoking is a courtesy to the server; the console is signed out whatever it answers.
       if (session !== null) deps.auth.signOut(get().serverUrl, session.token).catch(() => undefined);
+      void get().disconnect();
     },
 
     expireSession() {
@@ -94,6 +95,7 @@ export function createSessionSlice(deps: SessionDeps): StateCreator<AppState, []
       if (session === null) return;
       attempt++;
       set({ session: null, signingIn: false, signInError: null, expiredSession: session });
+      get().suspendConnection();
     },
   });
 }

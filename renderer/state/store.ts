@@ -3,12 +3,18 @@
 // so tests can fake them. To add a slice: its type to AppState, its creator to createAppStore.
 import { createStore } from "zustand/vanilla";
 import type { AuthApi } from "../api/client.js";
+import type { EventStreamOptions } from "../api/events.js";
+import type { PlatformApi, PlatformApiOptions } from "../api/platform.js";
+import type { CallAlerts, PhoneFactory } from "./phone-line.js";
 import { systemClock, type Clock } from "./clock.js";
+import { createConnectionSlice, type ConnectionSlice, type EventStreamLike } from "./connection.js";
+import { createPhoneSlice, type PhoneSlice } from "./phone.js";
+import { createRecentCallsSlice, type RecentCallsSlice } from "./recent-calls.js";
 import { createSessionSlice, type SessionSlice } from "./session.js";
 import { createSettingsSlice, type SettingsSlice } from "./settings.js";
 import type { KeyValueStorage } from "./storage.js";
 
-export type AppState = SettingsSlice & SessionSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & RecentCallsSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -16,6 +22,15 @@ export interface StoreDeps {
   auth: AuthApi;
   /** Time and timers for every slice; the system clock when absent. */
   clock?: Clock;
+  random?: () => number;
+  /** The /v2 client for a session; the HTTP one when absent. */
+  platform?: (options: PlatformApiOptions) => PlatformApi;
+  /** The event websocket; the blackhole client over the page's WebSocket when absent. */
+  eventStream?: (options: EventStreamOptions) => EventStreamLike;
+  /** The phone line (sip.js in the page); without it the console has no phone. */
+  phone?: PhoneFactory;
+  /** Ring tone and desktop notification for offered calls. */
+  alerts?: CallAlerts;
 }
 
 export function createAppStore(options: StoreDeps) {
@@ -23,6 +38,9 @@ export function createAppStore(options: StoreDeps) {
   return createStore<AppState>()((...args) => ({
     ...createSettingsSlice(deps)(...args),
     ...createSessionSlice(deps)(...args),
+    ...createConnectionSlice(deps)(...args),
+    ...createPhoneSlice(deps)(...args),
+    ...createRecentCallsSlice(deps)(...args),
   }));
 }
 

@@ -1,11 +1,19 @@
-// The console frame: a header with the signed-in user and Sign out, the navigation to the
-// console's views and the view itself. CONSOLE_VIEWS is the one list of views: the navigation and
-// the routes (App.tsx) both come from it. To add a view, import it and add one line below.
-import type { ReactNode } from "react";
-import { NavLink, Outlet } from "react-router-dom";
+// The console frame: a header with the signed-in user and Sign out, the offline banner, the
+// navigation to the console's views, calls ringing while another view is open, and the view
+// itself. CONSOLE_VIEWS is the one list of views: the navigation and the routes (App.tsx) both
+// come from it. To add a view, import it and add one line below. It also connects the session
+// (events, phone) and owns the keyboard shortcuts, so both work whichever view is open.
+import { useCallback, useEffect, type ReactNode } from "react";
+import { NavLink, Outlet, useLocation, useNavigate } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
-import { useAppStore } from "../state/context.js";
+import { CallOffer } from "../components/CallOffer.js";
+import { ConnectionBanner } from "../components/ConnectionBanner.js";
+import { DIAL_INPUT_ID } from "../components/DialPad.js";
+import { useShortcuts, type ShortcutAction } from "../components/shortcuts.js";
+import { useAppStore, useAppStoreApi } from "../state/context.js";
+import { focusedCall } from "../state/phone.js";
 import type { AppState } from "../state/store.js";
+import { Agent } from "./Agent.js";
 import { Settings } from "./Settings.js";
 
 export interface ConsoleView {
@@ -19,15 +27,68 @@ export interface ConsoleView {
 
 // In the order an agent's day meets them.
 export const CONSOLE_VIEWS: ConsoleView[] = [
+  { path: "agent", label: "Agent", element: <Agent /> },
   { path: "settings", label: "Settings", element: <Settings /> },
 ];
+
+const AGENT_PATH = "/agent";
 
 export function Console() {
   const { session, signOut } = useAppStore(useShallow((state) => ({ session: state.session, signOut: state.signOut })));
   const views = useAppStore(useShallow((state) => CONSOLE_VIEWS.filter((view) => view.visible?.(state) ?? true)));
+  const token = useAppStore((state) => state.session?.token ?? null);
+  const connect = useAppStore((state) => state.connect);
+  const offers = useAppStore(useShallow((state) => state.phone.calls.filter((c) => c.state === "incoming")));
+  const store = useAppStoreApi();
+  const location = useLocation();
+  const navigate = useNavigate();
+
+  // Signed in (or back with a new token): connect, or resume what is connected.
+  useEffect(() => {
+    if (token !== null) void connect();
+  }, [token, connect]);
+
+  const onShortcut = useCallback(
+    (action: ShortcutAction): boolean => {
+      const state = store.getState();
+      const offer = focusedCall(state.phone.calls, "offer");
+      const current = focusedCall(state.phone.calls, "current");
+      switch (action) {
+        case "accept":
+          if (offer !== undefined) void state.acceptCall(offer.id);
+          return offer !== undefined;
+        case "reject":
+          if (offer !== undefined) void state.rejectCall(offer.id);
+          return offer !== undefined;
+        case "hangup":
+          if (current !== undefined) void state.hangupCall(current.id);
+          return current !== undefined;
+        case "mute":
+          if (current !== undefined) state.toggleMute(current.id);
+          return current !== undefined;
+        case "hold":
+          if (current !== undefined) void state.toggleHold(current.id);
+          return current !== undefined;
+        case "keypad":
+        case "dial":
+          void navigate(AGENT_PATH);
+          // After the agent view has rendered: open and focus the keypad, or the number field.
+          requestAnimationFrame(() => focusTool(action));
+          return true;
+      }
+    },
+    [store, navigate],
+  );
+  useShortcuts(onShortcut);
 
   return (
     <div className="console">
+      <a className="skip-link" href="#main" onClick={(event) => {
+        event.preventDefault();
+        document.getElementById("main")?.focus();
+      }}>
+        Skip to the view
+      </a>
       <header className="console-header">
         <p className="brand">Switchboard</p>
         <div className="console-user">
@@ -56,9 +117,28 @@ export function Console() {
         </ul>
       </nav>
 
-      <main className="console-main" id="main">
+      <main className="console-main" id="main" tabIndex={-1}>
+        <ConnectionBanner />
+        {location.pathname !== AGENT_PATH && offers.length > 0 ? (
+          <div className="call-dock">
+            {offers.map((call) => (
+              <CallOffer key={call.id} call={call} />
+            ))}
+          </div>
+        ) : null}
         <Outlet />
       </main>
     </div>
   );
+}
+
+function focusTool(action: "keypad" | "dial"): void {
+  if (action === "dial") {
+    document.getElementById(DIAL_INPUT_ID)?.focus();
+    return;
+  }
+  const keypad = document.querySelector<HTMLDetailsElement>("details.keypad-details");
+  if (keypad === null) return;
+  keypad.open = true;
+  keypad.querySelector<HTMLButtonElement>(".keypad-key")?.focus();
 }

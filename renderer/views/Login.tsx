@@ -7,6 +7,7 @@ import { useShallow } from "zustand/react/shallow";
 import { ConnectionSettings } from "../components/ConnectionSettings.js";
 import type { ReturnTo } from "../components/RequireSession.js";
 import { TextField } from "../components/TextField.js";
+import { askNotificationPermission } from "../phone/alerts.js";
 import { useAppStore } from "../state/context.js";
 
 export function Login() {
@@ -34,6 +35,8 @@ export function Login() {
   function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (signingIn) return;
+    // Asked here, from the agent's own click: browsers ignore asks that come out of nowhere.
+    askNotificationPermission();
     void signIn({ accountName, username, password }, { remember });
   }
 

@@ -1,0 +1,69 @@
+// A ringing call: who calls (name and number), from which queue and how long they waited when the
+// queue's offer says so, with Accept and Reject.
+import { useShallow } from "zustand/react/shallow";
+import { useAppStore } from "../state/context.js";
+import type { CallView } from "../state/phone.js";
+import { keysOf } from "./shortcuts.js";
+import { formatDuration, useNow } from "./useNow.js";
+
+export function callerOf(call: CallView): { name: string; number: string } {
+  const number = call.remoteUser;
+  const name = call.remoteName && call.remoteName !== number ? call.remoteName : "";
+  return { name: name || number || "Unknown caller", number: name ? number : "" };
+}
+
+export function CallOffer({ call }: { call: CallView }) {
+  const { accept, reject } = useAppStore(useShallow((state) => ({ accept: state.acceptCall, reject: state.rejectCall })));
+  const now = useNow();
+  const caller = callerOf(call);
+  const headingId = `offer-${call.id}`;
+  const waited = call.offer.waitedS === undefined ? null : call.offer.waitedS * 1000 + (now - call.startedAt);
+
+  return (
+    <section className="card call-offer" aria-labelledby={headingId} data-call-id={call.callId}>
+      <h2 id={headingId}>
+        <span className="ringing-dot" aria-hidden="true" />
+        Incoming call
+      </h2>
+      <p className="caller-name">{caller.name}</p>
+      {caller.number !== "" ? <p className="caller-number mono">{caller.number}</p> : null}
+      <dl className="offer-facts">
+        {call.offer.queueName !== undefined || call.offer.queueId !== undefined ? (
+          <>
+            <dt>Queue</dt>
+            <dd>{call.offer.queueName ?? call.offer.queueId}</dd>
+          </>
+        ) : null}
+        {waited !== null ? (
+          <>
+            <dt>Waited</dt>
+            <dd>{formatDuration(waited)}</dd>
+          </>
+        ) : null}
+        <dt>Ringing for</dt>
+        <dd>{formatDuration(now - call.startedAt)}</dd>
+      </dl>
+      {call.error !== null ? <p className="form-error">{call.error}</p> : null}
+      <div className="button-row">
+        <button
+          type="button"
+          className="button button-accept"
+          aria-keyshortcuts={keysOf("accept")}
+          aria-disabled={call.pending !== null}
+          onClick={() => void accept(call.id)}
+        >
+          {call.pending === "answering" ? "Accepting…" : "Accept"}
+        </button>
+        <button
+          type="button"
+          className="button button-danger"
+          aria-keyshortcuts={keysOf("reject")}
+          aria-disabled={call.pending !== null}
+          onClick={() => void reject(call.id)}
+        >
+          Reject
+        </button>
+      </div>
+    </section>
+  );
+}

@@ -1,0 +1,87 @@
+// How an offered call makes itself noticed: a ring tone played on the chosen output device (Web
+// Audio into an <audio> element, whose setSinkId picks the device) and a desktop notification
+// (the Notification API, which Electron shows natively) that brings the console forward.
+import type { CallAlerts, CallInfo } from "../state/phone-line.js";
+
+/** North American ring cadence: 2 s of 440 + 480 Hz, 4 s of silence. */
+const RING_ON_S = 2;
+const RING_PERIOD_S = 6;
+
+class Ringer {
+  #context: AudioContext | null = null;
+  #player: HTMLAudioElement | null = null;
+  #stopTone: (() => void) | null = null;
+  #deviceId: string | undefined;
+
+  start(deviceId: string | undefined): void {
+    if (this.#stopTone !== null && deviceId === this.#deviceId) return;
+    this.stop();
+    this.#deviceId = deviceId;
+    const context = (this.#context ??= new AudioContext());
+    void context.resume().catch(() => undefined);
+    const destination = context.createMediaStreamDestination();
+    const gain = context.createGain();
+    gain.gain.value = 0;
+    gain.connect(destination);
+    const oscillators = [440, 480].map((frequency) => {
+      const oscillator = context.createOscillator();
+      oscillator.frequency.value = frequency;
+      oscillator.connect(gain);
+      oscillator.start();
+      return oscillator;
+    });
+    // The cadence is scheduled ahead on the audio clock: a busy page cannot make it stutter.
+    const start = context.currentTime + 0.05;
+    for (let cycle = 0; cycle < 100; cycle++) {
+      const at = start + cycle * RING_PERIOD_S;
+      gain.gain.setValueAtTime(0.15, at);
+      gain.gain.setValueAtTime(0, at + RING_ON_S);
+    }
+    const player = (this.#player ??= new Audio());
+    player.srcObject = destination.stream;
+    const sink = typeof player.setSinkId === "function" ? player.setSinkId(deviceId ?? "").catch(() => undefined) : Promise.resolve();
+    void sink.then(() => player.play().catch(() => undefined));
+    this.#stopTone = () => {
+      for (const oscillator of oscillators) oscillator.stop();
+      gain.disconnect();
+      player.pause();
+      player.srcObject = null;
+    };
+  }
+
+  stop(): void {
+    this.#stopTone?.();
+    this.#stopTone = null;
+  }
+}
+
+/** Asks once for permission to notify, from a user's gesture (sign-in), where the browser asks at all. */
+export function askNotificationPermission(): void {
+  if (typeof Notification === "undefined" || Notification.permission !== "default") return;
+  void Notification.requestPermission().catch(() => undefined);
+}
+
+export function pageCallAlerts(): CallAlerts {
+  const ringer = new Ringer();
+  const shown = new Map<string, Notification>();
+  return {
+    ring: (deviceId) => ringer.start(deviceId),
+    stopRing: () => ringer.stop(),
+    notify(call: CallInfo) {
+      if (typeof Notification === "undefined" || Notification.permission !== "granted" || shown.has(call.id)) return;
+      const who = call.remoteName && call.remoteName !== call.remoteUser ? `${call.remoteName} (${call.remoteUser})` : call.remoteUser || "Unknown caller";
+      const queue = call.offer.queueName ? ` from the ${call.offer.queueName} queue` : "";
+      const notification = new Notification("Incoming call", { body: `${who}${queue}`, tag: call.id, requireInteraction: true });
+      notification.onclick = () => {
+        // Brings the tab or the Electron window forward, where Accept has the focus.
+        window.focus();
+        notification.close();
+      };
+      shown.set(call.id, notification);
+    },
+    dismiss(callId) {
+      shown.get(callId)?.close();
+      shown.delete(callId);
+    },
+  };
+}

@@ -1,0 +1,316 @@
+// The phone slice: the user's devices and the one the console registers as, its registration
+// state, and the calls on it with everything the agent does to them (accept, reject, hang up,
+// mute, hold, keypad, blind and attended transfer, dial). The line itself (sip.js) comes in as a
+// PhoneFactory, the ring tone and desktop notification as CallAlerts, so tests can fake both.
+import type { StateCreator } from "zustand/vanilla";
+import type { DeviceSummary, DirectoryEntry, TransferType } from "../api/platform.js";
+import type { CallAlerts, CallInfo, PhoneFactory, PhoneLine, RegistrationState } from "./phone-line.js";
+import type { Clock } from "./clock.js";
+import type { AppState } from "./store.js";
+import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
+
+/** Digits that take an attended transfer back during the consultation (the channel's takeback_dtmf). */
+export const TAKEBACK_DTMF = "*0";
+
+export interface TransferState {
+  type: TransferType;
+  target: string;
+  /** `requesting`: the API call is on its way; `consulting`: attended, the target is rung or talking to us. */
+  stage: "requesting" | "consulting";
+}
+
+export interface CallView extends CallInfo {
+  /** Clock ms the call was offered or dialled. */
+  startedAt: number;
+  /** Clock ms it was answered; null before. */
+  answeredAt: number | null;
+  /** The digits sent on the keypad so far. */
+  digits: string;
+  /** An action under way ("answering", "holding" ...), so buttons do not fire twice. */
+  pending: string | null;
+  /** Why the last action on this call failed; null when it did not. */
+  error: string | null;
+  transfer: TransferState | null;
+}
+
+export type PhoneStatus = RegistrationState | "none" | "loading";
+
+export interface PhoneState {
+  devices: DeviceSummary[];
+  deviceId: string | null;
+  /** `none`: no line (signed out, or the user has no device); `loading`: reading devices and credentials. */
+  status: PhoneStatus;
+  retryAt: number | null;
+  /** Why there is no registration (no device, refused credentials, server out of reach). */
+  error: string | null;
+  calls: CallView[];
+  /** The account's users with extensions, for transfers; read when a transfer is first opened. */
+  directory: DirectoryEntry[];
+}
+
+export interface PhoneSlice {
+  phone: PhoneState;
+  startPhone(): Promise<void>;
+  chooseDevice(deviceId: string): Promise<void>;
+  stopPhone(): Promise<void>;
+  retryRegistration(): void;
+  dial(target: string): Promise<void>;
+  acceptCall(id: string): Promise<void>;
+  rejectCall(id: string): Promise<void>;
+  hangupCall(id: string): Promise<void>;
+  toggleMute(id: string): void;
+  toggleHold(id: string): Promise<void>;
+  sendDigits(id: string, digits: string): void;
+  loadDirectory(): Promise<void>;
+  transferCall(id: string, target: string, type: TransferType): Promise<void>;
+  /** Attended: leaves the consultation, joining the caller and the target. */
+  completeTransfer(id: string): Promise<void>;
+  /** Attended: gives the consultation up and returns to the caller. */
+  cancelTransfer(id: string): void;
+}
+
+export interface PhoneDeps {
+  storage: KeyValueStorage;
+  clock: Clock;
+  phone?: PhoneFactory;
+  alerts?: CallAlerts;
+}
+
+const NO_PHONE: PhoneState = { devices: [], deviceId: null, status: "none", retryAt: null, error: null, calls: [], directory: [] };
+const deviceKey = (accountId: string, ownerId: string) => `switchboard.device.${accountId}.${ownerId}`;
+
+/** The call keyboard shortcuts and single-call buttons act on: the one ringing, else the one in progress. */
+export function focusedCall(calls: readonly CallView[], kind: "offer" | "current"): CallView | undefined {
+  if (kind === "offer") return calls.find((c) => c.state === "incoming");
+  return calls.find((c) => c.state === "active") ?? calls.find((c) => c.state === "held") ?? calls.find((c) => c.state === "dialing" || c.state === "ringing");
+}
+
+export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], [], PhoneSlice> {
+  let line: PhoneLine | null = null;
+  let unlisten: (() => void)[] = [];
+  /** Bumped by every start and stop, so a slow start that was overtaken gives up. */
+  let generation = 0;
+
+  return (set, get) => {
+    const patchPhone = (patch: Partial<PhoneState>) => set((state) => ({ phone: { ...state.phone, ...patch } }));
+    const patchCall = (id: string, patch: Partial<CallView>) =>
+      set((state) => ({ phone: { ...state.phone, calls: state.phone.calls.map((c) => (c.id === id ? { ...c, ...patch } : c)) } }));
+    const callOf = (id: string) => get().phone.calls.find((c) => c.id === id);
+
+    /** Runs an action on a call, showing it as pending and its failure on the call. */
+    async function act(id: string, pending: string, action: (line: PhoneLine, call: CallView) => Promise<void>): Promise<void> {
+      const call = callOf(id);
+      if (line === null || call === undefined || call.pending !== null) return;
+      patchCall(id, { pending, error: null });
+      try {
+        await action(line, call);
+        patchCall(id, { pending: null });
+      } catch (error) {
+        patchCall(id, { pending: null, error: `${capitalize(pending)} failed: ${messageOf(error)}` });
+      }
+    }
+
+    function onCall(info: CallInfo): void {
+      const now = deps.clock.now();
+      const calls = get().phone.calls;
+      const known = calls.find((c) => c.id === info.id);
+      let next: CallView[];
+      if (info.state === "ended") {
+        next = calls.filter((c) => c.id !== info.id);
+        deps.alerts?.dismiss(info.id);
+        get().refreshRecentCallsSoon();
+      } else if (known === undefined) {
+        next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null }];
+        if (info.state === "incoming") deps.alerts?.notify(info);
+      } else {
+        const answered = known.answeredAt ?? (info.state === "active" || info.state === "held" ? now : null);
+        next = calls.map((c) => (c.id === info.id ? { ...c, ...info, answeredAt: answered } : c));
+        if (info.state !== "incoming") deps.alerts?.dismiss(info.id);
+      }
+      patchPhone({ calls: next });
+      if (next.some((c) => c.state === "incoming")) deps.alerts?.ring(audioChoices(get()).ringerId || undefined);
+      else deps.alerts?.stopRing();
+    }
+
+    async function register(deviceId: string, mine: number): Promise<void> {
+      const api = get().platformApi();
+      const session = get().session;
+      if (api === null || session === null || deps.phone === undefined) return;
+      patchPhone({ deviceId, status: "loading", error: null, retryAt: null });
+      let credentials;
+      try {
+        credentials = await api.sipCredentials(deviceId);
+      } catch (error) {
+        if (mine === generation) patchPhone({ status: "failed", error: `Cannot read the device's SIP credentials: ${messageOf(error)}` });
+        return;
+      }
+      if (mine !== generation) return;
+      const profile = get().profile;
+      const choices = audioChoices(get());
+      const next = deps.phone({
+        server: get().endpoints.sip,
+        ...credentials,
+        displayName: profile ? `${profile.firstName} ${profile.lastName}`.trim() || profile.username : session.username,
+        speakerId: choices.speakerId || undefined,
+        microphoneId: choices.microphoneId || undefined,
+      });
+      line = next;
+      const showRegistration = (status: RegistrationState) => {
+        if (line === next) patchPhone({ status, retryAt: next.retryAt, error: status === "registered" ? null : next.lastError });
+      };
+      unlisten = [next.onRegistration(showRegistration), next.onCall(onCall)];
+      await next.register().catch(() => undefined);
+      showRegistration(next.registration);
+    }
+
+    async function dropLine(): Promise<void> {
+      for (const stop of unlisten) stop();
+      unlisten = [];
+      const old = line;
+      line = null;
+      deps.alerts?.stopRing();
+      for (const call of get().phone.calls) deps.alerts?.dismiss(call.id);
+      await old?.stop().catch(() => undefined);
+    }
+
+    return {
+      phone: NO_PHONE,
+
+      async startPhone() {
+        const session = get().session;
+        const api = get().platformApi();
+        if (session === null || api === null) return;
+        const mine = ++generation;
+        if (deps.phone === undefined) {
+          patchPhone({ status: "none", error: "This console has no phone available." });
+          return;
+        }
+        patchPhone({ status: "loading", error: null });
+        let devices: DeviceSummary[];
+        try {
+          devices = (await api.devicesOf(session.ownerId)).filter((d) => d.enabled);
+        } catch (error) {
+          if (mine === generation) patchPhone({ status: "failed", error: `Cannot read your devices: ${messageOf(error)}` });
+          return;
+        }
+        if (mine !== generation) return;
+        const remembered = readStored(deps.storage, deviceKey(session.accountId, session.ownerId));
+        const chosen = devices.find((d) => d.id === remembered) ?? devices.find((d) => d.deviceType === "softphone") ?? devices[0];
+        patchPhone({ devices });
+        if (chosen === undefined) {
+          patchPhone({ status: "none", error: "You have no enabled device to take calls on. Ask an administrator to add a softphone for you." });
+          return;
+        }
+        await register(chosen.id, mine);
+      },
+
+      async chooseDevice(deviceId) {
+        const session = get().session;
+        if (session === null || deviceId === get().phone.deviceId) return;
+        const mine = ++generation;
+        writeStored(deps.storage, deviceKey(session.accountId, session.ownerId), deviceId);
+        await dropLine();
+        patchPhone({ calls: [] });
+        if (mine === generation) await register(deviceId, mine);
+      },
+
+      async stopPhone() {
+        generation++;
+        await dropLine();
+        set({ phone: NO_PHONE });
+      },
+
+      retryRegistration() {
+        line?.retryNow();
+      },
+
+      async dial(target) {
+        const number = target.trim();
+        if (line === null || number === "") return;
+        try {
+          await line.call(number);
+        } catch (error) {
+          patchPhone({ error: `Cannot call ${number}: ${messageOf(error)}` });
+        }
+      },
+
+      acceptCall: (id) => act(id, "answering", (l) => l.answer(id)),
+      rejectCall: (id) => act(id, "rejecting", (l) => l.reject(id)),
+      hangupCall: (id) => act(id, "hanging up", (l) => l.hangup(id)),
+
+      toggleMute(id) {
+        const call = callOf(id);
+        if (line === null || call === undefined) return;
+        try {
+          line.setMuted(id, !call.muted);
+        } catch (error) {
+          patchCall(id, { error: `Mute failed: ${messageOf(error)}` });
+        }
+      },
+
+      toggleHold: (id) => act(id, "holding", (l, call) => l.hold(id, call.state !== "held")),
+
+      sendDigits(id, digits) {
+        const call = callOf(id);
+        if (line === null || call === undefined) return;
+        if (line.sendDtmf(id, digits)) patchCall(id, { digits: (call.digits + digits).slice(-32), error: null });
+        else patchCall(id, { error: "The keypad needs a call in progress." });
+      },
+
+      async loadDirectory() {
+        const api = get().platformApi();
+        if (api === null) return;
+        try {
+          patchPhone({ directory: await api.directory() });
+        } catch {
+          // The directory only helps pick a target; typing the extension still works.
+        }
+      },
+
+      async transferCall(id, target, type) {
+        const api = get().platformApi();
+        const call = callOf(id);
+        const to = target.trim();
+        if (api === null || call === undefined || to === "" || call.pending !== null) return;
+        patchCall(id, { pending: "transferring", error: null, transfer: { type, target: to, stage: "requesting" } });
+        try {
+          await api.transfer(call.callId, { target: to, type, ...(type === "attended" ? { takebackDtmf: TAKEBACK_DTMF } : {}) });
+          // Blind: the server hangs up this leg and the call leaves the list by itself.
+          patchCall(id, { pending: null, transfer: type === "attended" ? { type, target: to, stage: "consulting" } : null });
+        } catch (error) {
+          patchCall(id, { pending: null, transfer: null, error: `Transfer to ${to} failed: ${messageOf(error)}` });
+        }
+      },
+
+      completeTransfer: (id) => act(id, "completing the transfer", (l) => l.hangup(id)),
+
+      cancelTransfer(id) {
+        const call = callOf(id);
+        if (line === null || call?.transfer?.stage !== "consulting") return;
+        if (line.sendDtmf(id, TAKEBACK_DTMF)) patchCall(id, { transfer: null, error: null });
+        else patchCall(id, { error: "Cannot return to the caller: the call has no audio path for the keypad." });
+      },
+    };
+  };
+}
+
+/**
+ * The microphone, speaker and ringer the agent chose in the audio settings (the audio slice), or
+ * the system defaults where nothing is chosen or that slice is absent.
+ */
+export function audioChoices(state: AppState): { microphoneId: string; speakerId: string; ringerId: string } {
+  const audio: unknown = Reflect.get(state, "audio");
+  const pick = (key: string): string => {
+    const value: unknown = typeof audio === "object" && audio !== null ? Reflect.get(audio, key) : undefined;
+    return typeof value === "string" ? value : "";
+  };
+  return { microphoneId: pick("microphoneId"), speakerId: pick("speakerId"), ringerId: pick("ringerId") };
+}
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+function capitalize(text: string): string {
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}
