@@ -18,6 +18,8 @@ import { registerRecordings } from "./recordings.js";
 import { registerSim } from "./sim.js";
 import { registerTextingSettings } from "./texting-settings.js";
 import { registerSimMessages } from "./sim-messages.js";
+import { registerCallqQueues } from "./callq-queues.js";
+import { registerCallqRecipients } from "./callq-recipients.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -37,6 +39,8 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerSim(app, deps);
   registerTextingSettings(app, deps);
   registerSimMessages(app, deps);
+  registerCallqQueues(app, deps);
+  registerCallqRecipients(app, deps);
 }
 
 export type { ApiDeps };

@@ -1,0 +1,255 @@
+// /v2/accounts/{account_id}/callq_recipients: the account's call-queue agents (users with
+// callq.enabled), their live status, state changes (status and actions), enable/disable, and
+// supervision (monitor). A recipient changes their own state; an admin may change anyone's.
+import type { FastifyInstance } from "fastify";
+import type { MonitorMode, RecipientAction } from "../callq/engine.js";
+import { MonitorError, MONITOR_MODES, startMonitor, type Monitor } from "../callq/monitor.js";
+import { registerEndpoint, type AuthContext, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
+import { ApiError } from "../http/errors.js";
+import { isObject } from "../http/request.js";
+import { dataObject, listOutcome, notFound, storeError, view, type Data } from "../http/resource.js";
+import { fieldError, validate, type JsonSchema } from "../http/validation.js";
+import type { Collection, StoredDoc } from "../store/index.js";
+import { actionOf, askEngine, callqEngine, idListOf, isRecipient } from "./callq-queues.js";
+import type { ApiDeps } from "./deps.js";
+
+export const RECIPIENT_STATUSES = ["login", "logout", "ready", "away"] as const;
+type RecipientStatusChange = (typeof RECIPIENT_STATUSES)[number];
+
+export const RECIPIENT_ACTIONS = ["login", "logout", "ready", "away", "login_ready", "state_toggle", "wrapup_extend", "wrapup_cancel", "monitor"] as const;
+type ApiAction = (typeof RECIPIENT_ACTIONS)[number];
+
+/** Actions that take a queue_id: per-queue availability. */
+const PER_QUEUE: readonly RecipientAction[] = ["ready", "away"];
+
+const statusSchema: JsonSchema = {
+  type: "object",
+  required: ["status"],
+  properties: {
+    status: { type: "string", enum: [...RECIPIENT_STATUSES] },
+    queue_id: { type: "string", description: "ready/away: only for this queue (queue_availability)" },
+  },
+};
+
+const actionSchema: JsonSchema = {
+  type: "object",
+  required: ["action"],
+  properties: {
+    action: { type: "string", enum: [...RECIPIENT_ACTIONS] },
+    queue_id: { type: "string", description: "ready/away: only for this queue (queue_availability)" },
+    target: { type: "string", description: "monitor: the recipient id to listen to" },
+    mode: { type: "string", enum: [...MONITOR_MODES], description: "monitor: eavesdrop (default), whisper or barge" },
+  },
+};
+
+const recipientIdsSchema: JsonSchema = {
+  type: "object",
+  required: ["recipient_ids"],
+  properties: { recipient_ids: { type: "array", items: { type: "string" } } },
+};
+
+export function recipientRow(doc: StoredDoc): Data {
+  return { id: doc.id, name: doc.data.username };
+}
+
+function byUsername(doc: StoredDoc): string {
+  return `${String(doc.data.username ?? "").toLowerCase()}\u0000${doc.id}`;
+}
+
+function permissionsOf(user: StoredDoc | undefined): unknown[] {
+  const callq = user?.data.callq;
+  return isObject(callq) && Array.isArray(callq.permissions) ? callq.permissions : [];
+}
+
+/** May this token change `userId`'s state? The recipient themself, or an admin (API keys are). */
+function mayAct(auth: AuthContext | null, userId: string): void {
+  if (auth && (auth.isAdmin || auth.ownerId === userId)) return;
+  throw new ApiError("forbidden", { user: { self_or_admin: { message: "only the recipient themself or an account admin may change a recipient's state" } } });
+}
+
+export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): void {
+  const base = "/v2/accounts/:account_id/callq_recipients";
+  const accountOf = (ctx: Ctx) => ctx.params.account_id ?? "";
+  const usersOf = (ctx: Ctx) => deps.collection(accountOf(ctx), "users");
+  /** The recipient of the path: a user of the account with callq.enabled, else 404. */
+  const recipientOf = async (ctx: Ctx): Promise<StoredDoc> => {
+    const id = ctx.params.id ?? "";
+    const user = (await usersOf(ctx)).get(id);
+    if (!isRecipient(user) || !user) throw notFound(id);
+    return user;
+  };
+
+  const statusOf = (accountId: string, userId: string) => askEngine({ recipient: userId }, () => callqEngine(deps, "recipient").recipientStatus(accountId, userId));
+
+  const act = async (ctx: Ctx, action: RecipientAction, queueId: string | undefined): Promise<Outcome> => {
+    const user = await recipientOf(ctx);
+    mayAct(ctx.auth, user.id);
+    if (queueId !== undefined && !PER_QUEUE.includes(action)) {
+      throw fieldError("queue_id", "not_allowed", "queue_id applies to ready and away only", queueId);
+    }
+    const engine = callqEngine(deps, "recipient");
+    const status = await askEngine({ recipient: user.id, queue: queueId, action }, () =>
+      engine.recipientAction(accountOf(ctx), user.id, action, queueId === undefined ? undefined : { queueId }),
+    );
+    return { data: status };
+  };
+
+  const multiStatus: Handler = async (ctx) => {
+    const accountId = accountOf(ctx);
+    const ids = await idListOf(ctx, "recipient_ids");
+    if (ids === undefined) throw fieldError("recipient_ids", "required", "Field is required but missing: an array of user ids");
+    const users = await usersOf(ctx);
+    const missing = ids.find((id) => !users.has(id));
+    if (missing !== undefined) throw notFound(missing);
+    const engine = callqEngine(deps, "recipient");
+    const data: Data = {};
+    for (const id of ids) data[id] = engine.isLoggedIn(accountId, id) ? await statusOf(accountId, id) : "not_logged_in";
+    return { data };
+  };
+
+  registerEndpoint(app, deps, {
+    path: base,
+    access: "account",
+    tag: "callq_recipients",
+    verbs: {
+      GET: {
+        summary: "List the account's recipients (users with callq.enabled): id, name (the username)",
+        handler: async (ctx) => listOutcome(await usersOf(ctx), ctx, { row: recipientRow, sortKey: byUsername, where: isRecipient }),
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: `${base}/status`,
+    access: "account",
+    tag: "callq_recipients",
+    verbs: {
+      POST: { summary: "Status of several recipients: data.recipient_ids; a logged-out one maps to \"not_logged_in\"", body: recipientIdsSchema, handler: multiStatus },
+      GET: { summary: "Status of several recipients (as POST; recipient_ids also comma-separated in the query string)", body: recipientIdsSchema, handler: multiStatus },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: `${base}/:id`,
+    access: "account",
+    tag: "callq_recipients",
+    verbs: {
+      GET: {
+        summary: "A recipient's users document",
+        handler: async (ctx) => {
+          const user = await recipientOf(ctx);
+          return { data: view(user), revision: user.rev };
+        },
+      },
+      POST: {
+        summary: "Run a recipient action: login, logout, ready, away, login_ready, state_toggle, wrapup_extend, wrapup_cancel, or monitor (target, mode); answers the new status",
+        body: actionSchema,
+        handler: async (ctx) => {
+          const data = dataObject(ctx);
+          const action: ApiAction = actionOf(data, RECIPIENT_ACTIONS, "recipient");
+          validate(actionSchema, data);
+          if (action === "monitor") return monitor(ctx, data);
+          return act(ctx, action, data.queue_id as string | undefined);
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: `${base}/:id/status`,
+    access: "account",
+    tag: "callq_recipients",
+    verbs: {
+      GET: {
+        summary: "A recipient's status: availability_state, calls offered and handled, wrap-up, stats",
+        handler: async (ctx) => ({ data: await statusOf(accountOf(ctx), (await recipientOf(ctx)).id) }),
+      },
+      POST: {
+        summary: "Change a recipient's state: status login, logout, ready or away (ready/away with queue_id: that queue only); answers the new status",
+        body: statusSchema,
+        handler: async (ctx) => {
+          const data = dataObject(ctx);
+          validate(statusSchema, data);
+          return act(ctx, data.status as RecipientStatusChange, data.queue_id as string | undefined);
+        },
+      },
+    },
+  });
+
+  const setEnabled = async (ctx: Ctx, enabled: boolean): Promise<Outcome> => {
+    const accountId = accountOf(ctx);
+    const id = ctx.params.id ?? "";
+    const users = await usersOf(ctx);
+    if (!users.has(id)) throw notFound(id);
+    // A disabled recipient cannot stay logged in: log out first, while they are still a recipient.
+    if (!enabled && deps.callq?.isLoggedIn(accountId, id)) {
+      const engine = deps.callq;
+      await askEngine({ recipient: id, action: "logout" }, () => engine.recipientAction(accountId, id, "logout"));
+    }
+    const user = await writeEnabled(users, id, enabled);
+    return { data: view(user), revision: user.rev };
+  };
+  for (const [verb, enabled] of [
+    ["enable", true],
+    ["disable", false],
+  ] as const) {
+    registerEndpoint(app, deps, {
+      path: `${base}/:id/${verb}`,
+      access: "account",
+      tag: "callq_recipients",
+      verbs: {
+        POST: {
+          summary: enabled ? "Make a user a recipient (callq.enabled true); answers the user" : "Stop a user being a recipient (callq.enabled false), logging them out; answers the user",
+          admin: true,
+          handler: async (ctx) => setEnabled(ctx, enabled),
+        },
+      },
+    });
+  }
+
+  /** Supervision: the path's user listens to `target`. Needs an admin, or call_monitor for oneself. */
+  const monitor = async (ctx: Ctx, data: Data): Promise<Outcome> => {
+    const users = await usersOf(ctx);
+    const id = ctx.params.id ?? "";
+    const user = users.get(id);
+    if (!user) throw notFound(id);
+    const auth = ctx.auth;
+    const caller = auth?.ownerId ? users.get(auth.ownerId) : undefined;
+    const allowed = auth !== null && (auth.isAdmin || (auth.ownerId === id && permissionsOf(caller).includes("call_monitor")));
+    if (!allowed) throw new ApiError("forbidden", { user: { call_monitor: { message: "monitoring needs an admin, or the call_monitor permission (callq.permissions) for oneself" } } });
+    const target = data.target;
+    if (typeof target !== "string" || target === "") throw fieldError("target", "required", "monitor needs the target recipient's id");
+    if (!isRecipient(users.get(target))) throw notFound(target);
+    const mode = (data.mode ?? "eavesdrop") as MonitorMode;
+    const calls = deps.calls;
+    if (!calls) throw new ApiError("invalid_data", { action: { unavailable: { message: "the call engine is not running", value: "monitor" } } });
+    const engine = callqEngine(deps, "recipient");
+    let supervision: Monitor;
+    try {
+      supervision = await startMonitor({ calls, callq: engine, accountId: accountOf(ctx), supervisorId: id, target, mode });
+    } catch (err) {
+      throw monitorError(err, id);
+    }
+    // The supervisor's phones ring now; the status shows the wiretap once one answers.
+    return { data: { recipient_id: id, target: supervision.target, mode: supervision.mode, state: supervision.state }, status: 202 };
+  };
+}
+
+/** A refused supervision in the API's words. */
+function monitorError(err: unknown, supervisorId: string): unknown {
+  if (!(err instanceof MonitorError)) return err;
+  if (err.code === "no_supervisor") return notFound(supervisorId);
+  const field = err.code === "no_device" ? "id" : "target";
+  return new ApiError("invalid_data", { [field]: { [err.code]: { message: err.message } } });
+}
+
+async function writeEnabled(users: Collection, id: string, enabled: boolean): Promise<StoredDoc> {
+  const user = users.get(id);
+  if (!user) throw notFound(id);
+  const callq = isObject(user.data.callq) ? user.data.callq : {};
+  try {
+    return await users.update(id, { ...user.data, callq: { permissions: [], ...callq, enabled } });
+  } catch (err) {
+    throw storeError(err);
+  }
+}

@@ -1,0 +1,341 @@
+// /v2/accounts/{id}/callq_queues over real HTTP: the configuration resource (conformance, every
+// default and bound, old names, routers, timeout_redirect, hold_treatment, read-only members),
+// membership add/remove/set/clear, status and multi-status, sessions, ensure_started, and the
+// static paths (status, recipients, ensure_started) beside the queue ids.
+import { request } from "node:http";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { QUEUE_DEFAULTS } from "../../server/callq/queue-config.js";
+import { ROUTERS } from "../../server/callq/queue-router.js";
+import { startApi, type TestApi } from "../helpers/api.js";
+import { describeConformance } from "../helpers/conformance.js";
+
+type Queue = Record<string, unknown> & { id: string; members: Record<string, string> };
+type FieldErrors = Record<string, Record<string, { message: string; value?: unknown }>>;
+
+describeConformance({
+  name: "callq_queues",
+  valid: (n) => ({ name: `Queue ${n}`, ring_timeout: 15 + (n % 5) }),
+  field: "name",
+  adminWrites: true,
+  invalid: [
+    { title: "a missing name", data: { timeout: 60 }, field: "name", rule: "required" },
+    { title: "an empty name", data: { name: "" }, field: "name", rule: "minLength" },
+    { title: "a name over 128 characters", data: { name: "q".repeat(129) }, field: "name", rule: "maxLength" },
+    { title: "timeout under 10 s", data: { name: "q", timeout: 9 }, field: "timeout", rule: "minimum" },
+    { title: "ring_timeout under 1 s", data: { name: "q", ring_timeout: 0 }, field: "ring_timeout", rule: "minimum" },
+    { title: "a negative agent_wrapup_time", data: { name: "q", agent_wrapup_time: -1 }, field: "agent_wrapup_time", rule: "minimum" },
+    { title: "tick_time under 250 ms", data: { name: "q", tick_time: 249 }, field: "tick_time", rule: "minimum" },
+    { title: "a timeout no timer can keep", data: { name: "q", timeout: 3_000_000 }, field: "timeout", rule: "maximum" },
+    { title: "a fractional timeout", data: { name: "q", timeout: 60.5 }, field: "timeout", rule: "type" },
+    { title: "an unknown router", data: { name: "q", queue_router: "route_random" }, field: "queue_router", rule: "enum" },
+    { title: "an unknown queue_type", data: { name: "q", queue_type: "queue_fancy" }, field: "queue_type", rule: "enum" },
+    { title: "a non-boolean force_away_on_reject", data: { name: "q", force_away_on_reject: "yes" }, field: "force_away_on_reject", rule: "type" },
+    { title: "a negative timeout_if_size_exceeds", data: { name: "q", timeout_if_size_exceeds: -1 }, field: "timeout_if_size_exceeds", rule: "minimum" },
+    { title: "a timeout_redirect to no queue", data: { name: "q", timeout_redirect: "0".repeat(32) }, field: "timeout_redirect", rule: "not_found" },
+    { title: "a hold_treatment that is no media", data: { name: "q", hold_treatment: "f".repeat(32) }, field: "hold_treatment", rule: "not_found" },
+  ],
+});
+
+let api: TestApi;
+let token: string;
+let accountId: string;
+let base: string;
+let agents: Record<string, string>;
+let adminId: string;
+
+beforeAll(async () => {
+  api = await startApi();
+  ({ token, accountId, ownerId: adminId } = await api.login("admin"));
+  base = `/v2/accounts/${accountId}/callq_queues`;
+  const users = await api.call<{ id: string; username: string }[]>("GET", `/v2/accounts/${accountId}/users`, { token, query: { paginate: "false" } });
+  agents = Object.fromEntries(users.body.data.map((u) => [u.username, u.id]));
+});
+afterAll(async () => {
+  await api.close();
+});
+
+async function createQueue(data: Record<string, unknown>): Promise<Queue> {
+  const res = await api.call<Queue>("PUT", base, { token, data });
+  expect(res.status, res.text).toBe(201);
+  return res.body.data;
+}
+
+/** GET with a JSON body, which fetch() refuses to send. */
+function getWithBody(path: string, data: unknown): Promise<{ status: number; body: { data: Record<string, unknown> } }> {
+  const body = JSON.stringify({ data });
+  return new Promise((resolve, reject) => {
+    const req = request(
+      `${api.url}${path}`,
+      { method: "GET", headers: { "X-Auth-Token": token, "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) } },
+      (res) => {
+        let text = "";
+        res.on("data", (chunk: Buffer) => (text += chunk.toString()));
+        res.on("end", () => resolve({ status: res.statusCode ?? 0, body: JSON.parse(text) as { data: Record<string, unknown> } }));
+      },
+    );
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("queue configuration", () => {
+  it("fills every default of the spec and starts with no members", async () => {
+    const queue = await createQueue({ name: "Defaults" });
+    expect(queue).toEqual({ id: queue.id, name: "Defaults", ...QUEUE_DEFAULTS, members: {} });
+    expect(QUEUE_DEFAULTS).toEqual({
+      queue_type: "queue_basic",
+      queue_router: "route_round_robin",
+      timeout: 3600,
+      ring_timeout: 20,
+      agent_wrapup_time: 0,
+      tick_time: 1000,
+      force_away_on_reject: false,
+      timeout_if_size_exceeds: 0,
+      timeout_immediately_if_empty: false,
+    });
+  });
+
+  it("accepts every bound at its minimum, and every router", async () => {
+    const lowest = await createQueue({ name: "Lowest", timeout: 10, ring_timeout: 1, agent_wrapup_time: 0, tick_time: 250, timeout_if_size_exceeds: 0 });
+    expect(lowest).toMatchObject({ timeout: 10, ring_timeout: 1, agent_wrapup_time: 0, tick_time: 250 });
+    for (const router of ROUTERS) expect((await createQueue({ name: router, queue_router: router })).queue_router).toBe(router);
+  });
+
+  it("takes the old names queue_name, agent_connect_timeout and queue_timeout on create, update and PATCH", async () => {
+    const queue = await createQueue({ queue_name: "Old names", agent_connect_timeout: 7, queue_timeout: 120 });
+    expect(queue).toMatchObject({ name: "Old names", ring_timeout: 7, timeout: 120 });
+    for (const alias of ["queue_name", "agent_connect_timeout", "queue_timeout"]) expect(queue).not.toHaveProperty(alias);
+
+    // A new name given beside its old one wins.
+    const both = await createQueue({ name: "New wins", queue_name: "Old loses", ring_timeout: 9, agent_connect_timeout: 30 });
+    expect(both).toMatchObject({ name: "New wins", ring_timeout: 9 });
+
+    const patched = await api.call<Queue>("PATCH", `${base}/${queue.id}`, { token, data: { agent_connect_timeout: 12, queue_timeout: 600 } });
+    expect(patched.status, patched.text).toBe(200);
+    expect(patched.body.data).toMatchObject({ ring_timeout: 12, timeout: 600 });
+    expect(patched.body.data).not.toHaveProperty("agent_connect_timeout");
+
+    const updated = await api.call<Queue>("POST", `${base}/${queue.id}`, { token, data: { queue_name: "Renamed", queue_timeout: 30 } });
+    expect(updated.status, updated.text).toBe(200);
+    expect(updated.body.data).toMatchObject({ name: "Renamed", timeout: 30, ring_timeout: 20 });
+
+    // The old name is validated as the field it stands for.
+    const bad = await api.call<FieldErrors>("PUT", base, { token, data: { name: "Bad alias", queue_timeout: 5 } });
+    expect(bad.status).toBe(400);
+    expect(bad.body.data.timeout?.minimum).toBeDefined();
+  });
+
+  it("names an unknown router with 400 enum and the routers there are", async () => {
+    const res = await api.call<Record<string, Record<string, { target?: unknown }>>>("PUT", base, { token, data: { name: "q", queue_router: "route_random" } });
+    expect(res.status).toBe(400);
+    expect(res.body.data.queue_router?.enum?.target).toEqual([...ROUTERS]);
+  });
+
+  it("redirects timed-out calls only to another existing queue, and forgets a redirect to a deleted queue", async () => {
+    const overflow = await createQueue({ name: "Overflow" });
+    const front = await createQueue({ name: "Front", timeout_redirect: overflow.id });
+    expect(front.timeout_redirect).toBe(overflow.id);
+    const self = await api.call<FieldErrors>("PATCH", `${base}/${front.id}`, { token, data: { timeout_redirect: front.id } });
+    expect(self.status).toBe(400);
+    expect(self.body.data.timeout_redirect?.self?.value).toBe(front.id);
+
+    expect((await api.call("DELETE", `${base}/${overflow.id}`, { token })).status).toBe(200);
+    const after = await api.call<Queue>("GET", `${base}/${front.id}`, { token });
+    expect(after.body.data).not.toHaveProperty("timeout_redirect");
+  });
+
+  it("plays a media id or a media URI as hold_treatment", async () => {
+    const media = await api.call<{ id: string }[]>("GET", `/v2/accounts/${accountId}/media`, { token });
+    const mediaId = media.body.data[0]?.id ?? "";
+    expect((await createQueue({ name: "Media hold", hold_treatment: mediaId })).hold_treatment).toBe(mediaId);
+    const uri = "tone_stream://%(400,200,440)";
+    expect((await createQueue({ name: "Tone hold", hold_treatment: uri })).hold_treatment).toBe(uri);
+  });
+
+  it("keeps members read-only: what a write sends for them is ignored", async () => {
+    const queue = await createQueue({ name: "Read-only members", members: { [agents.agent1 ?? ""]: "" } });
+    expect(queue.members).toEqual({});
+    await api.call("POST", `${base}/${queue.id}/recipients`, { token, data: { action: "set", members: [agents.agent1] } });
+    const replaced = await api.call<Queue>("POST", `${base}/${queue.id}`, { token, data: { name: "Still members", members: {} } });
+    expect(replaced.body.data.members).toEqual({ [agents.agent1 ?? ""]: "" });
+    const patched = await api.call<Queue>("PATCH", `${base}/${queue.id}`, { token, data: { members: { [agents.agent2 ?? ""]: "" } } });
+    expect(patched.body.data.members).toEqual({ [agents.agent1 ?? ""]: "" });
+  });
+});
+
+describe("membership", () => {
+  it("adds, removes, sets and clears, answering the queue each time, in offer order", async () => {
+    const queue = await createQueue({ name: "Membership" });
+    const path = `${base}/${queue.id}/recipients`;
+    const { agent1 = "", agent2 = "", agent3 = "", supervisor = "" } = agents;
+    const members = async (action: string, ids: string[]) => {
+      const res = await api.call<Queue>("POST", path, { token, data: { action, members: ids } });
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data.id).toBe(queue.id);
+      expect(res.body.revision).toMatch(/^\d+-/);
+      return Object.keys(res.body.data.members);
+    };
+    expect(await members("add", [agent2, agent1])).toEqual([agent2, agent1]);
+    expect(await members("add", [agent1, agent3])).toEqual([agent2, agent1, agent3]);
+    expect(await members("remove", [agent2, supervisor])).toEqual([agent1, agent3]);
+    expect(await members("set", [supervisor, agent2, supervisor])).toEqual([supervisor, agent2]);
+
+    const listed = await api.call<{ id: string; permission_roles: string[]; permissions: string[] }[]>("GET", path, { token });
+    expect(listed.status).toBe(200);
+    expect(listed.body.data.map((r) => r.id).sort()).toEqual([supervisor, agent2].sort());
+    expect(listed.body.data.find((r) => r.id === supervisor)).toEqual({ id: supervisor, permission_roles: ["agent"], permissions: ["call_monitor"] });
+
+    const all = await api.call<{ queue_id: string; members: string[] }[]>("GET", `${base}/recipients`, { token, query: { paginate: "false" } });
+    expect(all.body.data.find((q) => q.queue_id === queue.id)?.members).toEqual([supervisor, agent2]);
+
+    const status = await api.call<{ stats: { recipient_count: number } }>("GET", `${base}/${queue.id}/status`, { token });
+    expect(status.body.data.stats.recipient_count).toBe(2);
+
+    const cleared = await api.call<Queue>("DELETE", path, { token });
+    expect(cleared.status).toBe(200);
+    expect(cleared.body.data.members).toEqual({});
+    expect((await api.call<Queue>("GET", `${base}/${queue.id}`, { token })).body.data.members).toEqual({});
+  });
+
+  it("refuses users who are not recipients, naming each, and changes nothing", async () => {
+    const queue = await createQueue({ name: "Picky" });
+    const path = `${base}/${queue.id}/recipients`;
+    const ghost = "a".repeat(32);
+    const res = await api.call<FieldErrors>("POST", path, { token, data: { action: "add", members: [agents.agent1, adminId, ghost] } });
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ message: "validation error" });
+    expect(res.body.data["members.1"]?.not_recipient?.value).toBe(adminId);
+    expect(res.body.data["members.2"]?.not_found?.value).toBe(ghost);
+    expect(res.body.data["members.0"]).toBeUndefined();
+    expect((await api.call<Queue>("GET", `${base}/${queue.id}`, { token })).body.data.members).toEqual({});
+
+    // Removing never needs the user to still be a recipient.
+    expect((await api.call("POST", path, { token, data: { action: "remove", members: [ghost] } })).status).toBe(200);
+  });
+
+  it("refuses a bad membership request with the error that names it", async () => {
+    const queue = await createQueue({ name: "Strict" });
+    const path = `${base}/${queue.id}/recipients`;
+    const unknown = await api.call("POST", path, { token, data: { action: "shuffle", members: [] } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body).toMatchObject({ message: "invalid data", data: { action: { enum: { value: "shuffle" } } } });
+    const missing = await api.call("POST", path, { token, data: { members: [] } });
+    expect(missing.body).toMatchObject({ message: "validation error", data: { action: { required: {} } } });
+    const notArray = await api.call("POST", path, { token, data: { action: "add", members: agents.agent1 } });
+    expect(notArray.body).toMatchObject({ message: "validation error", data: { members: { type: {} } } });
+    const noQueue = await api.call("POST", `${base}/${"0".repeat(32)}/recipients`, { token, data: { action: "add", members: [] } });
+    expect(noQueue.status).toBe(404);
+    expect(noQueue.body).toMatchObject({ message: "bad_identifier", data: { cause: "0".repeat(32) } });
+  });
+
+  it("lets only admins change membership", async () => {
+    const queue = await createQueue({ name: "Admins only" });
+    const agent = await api.login("agent1");
+    const path = `${base}/${queue.id}/recipients`;
+    expect((await api.call("GET", path, { token: agent.token })).status).toBe(200);
+    expect((await api.call("POST", path, { token: agent.token, data: { action: "add", members: [agent.ownerId] } })).status).toBe(403);
+    expect((await api.call("DELETE", path, { token: agent.token })).status).toBe(403);
+  });
+});
+
+describe("status, sessions and start-up", () => {
+  const STATUS_SHAPE = {
+    active_recipient_count: expect.any(Number),
+    available_recipient_count: expect.any(Number),
+    node: expect.any(String),
+    stats: {
+      estimated_wait: expect.any(Number),
+      average_wait: expect.any(Number),
+      recipient_count: expect.any(Number),
+      active_session_count: expect.any(Number),
+      total_sessions: expect.any(Number),
+      missed_sessions: expect.any(Number),
+      abandoned_sessions: expect.any(Number),
+    },
+  };
+
+  it("answers a queue's status with every field, and counts who is logged in and ready", async () => {
+    const queue = await createQueue({ name: "Counted" });
+    await api.call("POST", `${base}/${queue.id}/recipients`, { token, data: { action: "set", members: [agents.agent1, agents.agent2] } });
+    const before = await api.call<Record<string, unknown>>("GET", `${base}/${queue.id}/status`, { token });
+    expect(before.status).toBe(200);
+    expect(before.body.data).toEqual(STATUS_SHAPE);
+    expect(before.body.data).toMatchObject({ active_recipient_count: 0, available_recipient_count: 0, stats: { recipient_count: 2, active_session_count: 0 } });
+
+    const recipients = `/v2/accounts/${accountId}/callq_recipients`;
+    expect((await api.call("POST", `${recipients}/${agents.agent1 ?? ""}/status`, { token, data: { status: "login" } })).status).toBe(200);
+    expect((await api.call("POST", `${recipients}/${agents.agent2 ?? ""}`, { token, data: { action: "login_ready" } })).status).toBe(200);
+    const after = await api.call<Record<string, unknown>>("GET", `${base}/${queue.id}/status`, { token });
+    expect(after.body.data).toMatchObject({ active_recipient_count: 2, available_recipient_count: 1 });
+    for (const id of [agents.agent1, agents.agent2]) await api.call("POST", `${recipients}/${id ?? ""}/status`, { token, data: { status: "logout" } });
+    expect((await api.call("GET", `${base}/${"0".repeat(32)}/status`, { token })).body).toMatchObject({ error: "404", message: "bad_identifier", data: { cause: "0".repeat(32) } });
+  });
+
+  it("answers several statuses with queue_ids from the query string, a GET body or a POST; all queues without ids", async () => {
+    const a = await createQueue({ name: "Multi A" });
+    const b = await createQueue({ name: "Multi B" });
+    const path = `${base}/status`;
+    const byQuery = await api.call<Record<string, unknown>>("GET", path, { token, query: { queue_ids: `${a.id},${b.id}` } });
+    expect(byQuery.status, byQuery.text).toBe(200);
+    expect(Object.keys(byQuery.body.data).sort()).toEqual([a.id, b.id].sort());
+    expect(byQuery.body.data[a.id]).toEqual(STATUS_SHAPE);
+
+    const byGetBody = await getWithBody(path, { queue_ids: [b.id] });
+    expect(byGetBody.status).toBe(200);
+    expect(Object.keys(byGetBody.body.data)).toEqual([b.id]);
+
+    const byPost = await api.call<Record<string, unknown>>("POST", path, { token, data: { queue_ids: [a.id] } });
+    expect(Object.keys(byPost.body.data)).toEqual([a.id]);
+
+    const every = await api.call<Record<string, unknown>>("GET", path, { token });
+    const ids = (await api.call<{ id: string }[]>("GET", base, { token, query: { paginate: "false" } })).body.data.map((q) => q.id);
+    expect(Object.keys(every.body.data).sort()).toEqual(ids.sort());
+
+    const ghost = "0".repeat(32);
+    const unknown = await api.call("GET", path, { token, query: { queue_ids: `${a.id},${ghost}` } });
+    expect(unknown.status).toBe(404);
+    expect(unknown.body).toMatchObject({ message: "bad_identifier", data: { cause: ghost } });
+    const bad = await api.call("POST", path, { token, data: { queue_ids: a.id } });
+    expect(bad.status).toBe(400);
+    expect(bad.body).toMatchObject({ message: "validation error", data: { queue_ids: { type: {} } } });
+  });
+
+  it("lists sessions as [{queue_id, session_list}] and refuses to remove a session that is not there", async () => {
+    const queue = await createQueue({ name: "Sessions" });
+    const res = await api.call("GET", `${base}/${queue.id}/sessions`, { token });
+    expect(res.status).toBe(200);
+    expect(res.body.data).toEqual([{ queue_id: queue.id, session_list: [] }]);
+
+    const ghost = "b".repeat(32);
+    const gone = await api.call("POST", `${base}/${queue.id}/sessions/${ghost}`, { token, data: { action: "remove" } });
+    expect(gone.status).toBe(404);
+    expect(gone.body).toMatchObject({ message: "bad_identifier", data: { cause: ghost } });
+    const unknown = await api.call("POST", `${base}/${queue.id}/sessions/${ghost}`, { token, data: { action: "transfer" } });
+    expect(unknown.body).toMatchObject({ error: "400", message: "invalid data", data: { action: { enum: { value: "transfer" } } } });
+    const agent = await api.login("agent1");
+    expect((await api.call("POST", `${base}/${queue.id}/sessions/${ghost}`, { token: agent.token, data: { action: "remove" } })).status).toBe(403);
+    expect((await api.call("GET", `${base}/${"0".repeat(32)}/sessions`, { token })).status).toBe(404);
+  });
+
+  it("ensure_started lists every queue of the account, a new one included", async () => {
+    const queue = await createQueue({ name: "Started" });
+    const res = await api.call<string[]>("GET", `${base}/ensure_started`, { token });
+    expect(res.status).toBe(200);
+    const ids = (await api.call<{ id: string }[]>("GET", base, { token, query: { paginate: "false" } })).body.data.map((q) => q.id);
+    expect([...res.body.data].sort()).toEqual(ids.sort());
+    expect(res.body.data).toContain(queue.id);
+    // The engine follows deletes too.
+    await api.call("DELETE", `${base}/${queue.id}`, { token });
+    expect((await api.call<string[]>("GET", `${base}/ensure_started`, { token })).body.data).not.toContain(queue.id);
+  });
+
+  it("never reads status, recipients or ensure_started as a queue id", async () => {
+    for (const word of ["status", "recipients", "ensure_started"]) {
+      const res = await api.call("GET", `${base}/${word}`, { token });
+      expect(res.status, word).toBe(200);
+      expect(res.body.status).toBe("success");
+      // These are read-only collections: a write is 405, not an edit of a queue called `word`.
+      expect((await api.call("PATCH", `${base}/${word}`, { token, data: { name: "x" } })).status, word).toBe(405);
+    }
+  });
+});
