@@ -61,9 +61,13 @@ export interface RelayRequest {
   body: string;
 }
 
-/** A relay receiver: records every request; answers 500 while `failures` is above zero, then 200. */
+/**
+ * A relay receiver: records every request; answers 500 while `failures` is above zero and to
+ * every payload whose MessageBody is in `refused`, else 200.
+ */
 export class RelayReceiver {
   readonly requests: RelayRequest[] = [];
+  readonly refused = new Set<string>();
   failures = 0;
 
   private constructor(private readonly server: Server) {}
@@ -75,9 +79,10 @@ export class RelayReceiver {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
       req.on("end", () => {
-        receiver.requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
-        const fail = receiver.failures > 0;
-        if (fail) receiver.failures--;
+        const body = Buffer.concat(chunks).toString("utf8");
+        receiver.requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers, body });
+        const fail = receiver.failures > 0 || receiver.refused.has(messageBody(body));
+        if (receiver.failures > 0) receiver.failures--;
         res.statusCode = fail ? 500 : 200;
         res.end(fail ? "not now" : "ok");
       });
@@ -102,6 +107,15 @@ export class RelayReceiver {
   async close(): Promise<void> {
     this.server.closeAllConnections();
     await new Promise<void>((resolve) => this.server.close(() => resolve()));
+  }
+}
+
+function messageBody(json: string): string {
+  try {
+    const parsed: unknown = JSON.parse(json);
+    return typeof parsed === "object" && parsed !== null && "MessageBody" in parsed ? String(parsed.MessageBody) : "";
+  } catch {
+    return "";
   }
 }
 
