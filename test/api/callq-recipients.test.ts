@@ -2,12 +2,11 @@
 // receiver listening: list, read, status and multi-status, state changes by status and by action
 // (and the events and callq_* hooks they fire), who may change whose state, enable/disable,
 // and the monitor action's permission and refusals.
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { EventsClient, type EventMessage } from "../helpers/events-client.js";
 import { poll } from "../helpers/poll.js";
+import { HookReceiver } from "../helpers/webhook-receiver.js";
 
 interface Status {
   available: boolean;
@@ -16,42 +15,6 @@ interface Status {
   wrapup_time_seconds: number;
   stats: Record<string, number>;
   node: string;
-}
-
-/** A webhook receiver: keeps every form-encoded POST it is sent, by path. */
-class Receiver {
-  readonly received: { path: string; body: Record<string, string> }[] = [];
-
-  private constructor(private readonly server: Server) {}
-
-  static async start(): Promise<Receiver> {
-    const server = createServer();
-    const receiver = new Receiver(server);
-    server.on("request", (req, res) => {
-      let text = "";
-      req.on("data", (chunk: Buffer) => (text += chunk.toString()));
-      req.on("end", () => {
-        const url = new URL(req.url ?? "/", "http://receiver");
-        receiver.received.push({ path: url.pathname, body: Object.fromEntries(new URLSearchParams(text)) });
-        res.writeHead(200).end("ok");
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-    return receiver;
-  }
-
-  get url(): string {
-    return `http://127.0.0.1:${(this.server.address() as AddressInfo).port}`;
-  }
-
-  at(path: string): Record<string, string>[] {
-    return this.received.filter((r) => r.path === path).map((r) => r.body);
-  }
-
-  close(): Promise<void> {
-    this.server.closeAllConnections();
-    return new Promise((resolve) => this.server.close(() => resolve()));
-  }
 }
 
 let api: TestApi;
@@ -299,7 +262,7 @@ describe("monitor", () => {
 
 describe("callq_* webhooks", () => {
   it("fires callq_recipient_login, _ready, _away and _logout with the event's fields", async () => {
-    const receiver = await Receiver.start();
+    const receiver = await HookReceiver.start();
     try {
       const hooks = ["callq_recipient_login", "callq_recipient_ready", "callq_recipient_away", "callq_recipient_logout"];
       for (const hook of hooks) {
