@@ -3,6 +3,9 @@
 // (and the events and callq_* hooks they fire), who may change whose state, enable/disable,
 // and the monitor action's permission and refusals.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import type { BusEvent } from "../../server/events/bus.js";
+import { triggerOf } from "../../server/events/webhook-payload.js";
+import { HOOK_NAMES } from "../../server/api/webhooks.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { EventsClient, type EventMessage } from "../helpers/events-client.js";
 import { poll } from "../helpers/poll.js";
@@ -288,5 +291,29 @@ describe("callq_* webhooks", () => {
     } finally {
       await receiver.close();
     }
+  });
+});
+
+describe("which queue events fire which hook", () => {
+  it("maps queue join/leave and the recipient events to the nine callq_* hooks, and nothing else", () => {
+    const event = (kind: string, name: string): BusEvent => ({ seq: 1, at: 0, account_id: "a", routing_key: `callq.${kind}.x`, name, data: {} });
+    const fired = (kind: string, name: string) => triggerOf(event(kind, name))?.hook;
+    expect(["join", "leave", "offer", "answered", "abandoned", "timeout"].map((n) => fired("queue", n))).toEqual(["callq_queue_join", "callq_queue_leave", undefined, undefined, undefined, undefined]);
+    expect(["login", "logout", "ready", "away", "offer", "delivered", "reject", "wrapup", "monitor"].map((n) => fired("recipient", n))).toEqual([
+      "callq_recipient_login",
+      "callq_recipient_logout",
+      "callq_recipient_ready",
+      "callq_recipient_away",
+      "callq_recipient_offer",
+      "callq_recipient_delivered",
+      "callq_recipient_rejected",
+      undefined,
+      undefined,
+    ]);
+    expect(fired("session", "create")).toBeUndefined();
+    expect(fired("recipient", "constructor")).toBeUndefined();
+    // Every hook fired is one the webhooks API accepts.
+    const hooks = ["join", "leave"].map((n) => fired("queue", n)).concat(["login", "logout", "ready", "away", "offer", "delivered", "reject"].map((n) => fired("recipient", n)));
+    for (const hook of hooks) expect(HOOK_NAMES).toContain(hook);
   });
 });
