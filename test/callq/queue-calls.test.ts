@@ -5,7 +5,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromGregorianSeconds } from "../../server/clock.js";
 import { MAX_REDIRECTS } from "../../server/callq/modules/callq.js";
-import { QUEUE_HEADERS } from "../../server/callq/queued-call.js";
+import { QUEUE_HEADERS, queueHeaders } from "../../server/callq/queued-call.js";
 import { levelDbfs } from "../../server/media/index.js";
 import { connected, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { startQueueLab, type QueueLab } from "./harness.js";
@@ -244,5 +244,22 @@ describe("when the wait is over", () => {
     const missing = await (await t.phone("admin")).dial("6004");
     await missing.reaches("ended");
     expect(missing.finalCode).toBe(404);
+  });
+});
+
+describe("the offer's headers", () => {
+  it("carry the queue, the session, the entry time and the wait; a name beyond printable ASCII goes percent-encoded", () => {
+    const request = { accountId: "a", recipientId: "r", queueId: "q1", sessionId: "s1", timeoutMs: 1000, enteredAt: 1_700_000_000_500 };
+    const plain = new Map(queueHeaders({ ...request, queueName: "Sales & Support" }, 1_700_000_042_900));
+    expect(Object.fromEntries(plain)).toEqual({
+      [QUEUE_HEADERS.queueId]: "q1",
+      [QUEUE_HEADERS.queueName]: "Sales & Support",
+      [QUEUE_HEADERS.waited]: "42",
+      [QUEUE_HEADERS.sessionId]: "s1",
+      [QUEUE_HEADERS.enteredAt]: "1700000000",
+    });
+    expect(new Map(queueHeaders({ ...request, queueName: "Ventes été" }, 0)).get(QUEUE_HEADERS.queueName)).toBe("Ventes%20%C3%A9t%C3%A9");
+    expect(new Map(queueHeaders({ ...request, queueName: "100% care" }, 0)).get(QUEUE_HEADERS.queueName)).toBe("100%25%20care");
+    expect(new Map(queueHeaders({ ...request, queueName: "Sales" }, 0)).get(QUEUE_HEADERS.waited)).toBe("0");
   });
 });
