@@ -291,10 +291,17 @@ export class Softphone implements PhoneLine {
     });
   }
 
-  /** RFC 4733 digits on the call's audio (what a desk phone sends). */
+  /**
+   * RFC 4733 digits on the call's audio (what a desk phone sends). Digits still waiting to be
+   * played are kept: insertDTMF alone replaces them, and a quick second key press would eat the first.
+   */
   sendDtmf(id: string, digits: string): boolean {
     const handler = this.#calls.get(id)?.session.sessionDescriptionHandler;
-    return handler instanceof Web.SessionDescriptionHandler ? handler.sendDtmf(digits) : false;
+    const sender = handler instanceof Web.SessionDescriptionHandler ? handler.peerConnection?.getSenders().find((s) => s.dtmf !== null) : undefined;
+    const dtmf = sender?.dtmf;
+    if (!dtmf?.canInsertDTMF) return false;
+    dtmf.insertDTMF(dtmf.toneBuffer + digits, 100, 70);
+    return true;
   }
 
   /** The same digits as SIP INFO (application/dtmf-relay), for far ends that want them out of band. */
