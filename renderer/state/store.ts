@@ -12,9 +12,10 @@ import { createPhoneSlice, type PhoneSlice } from "./phone.js";
 import { createRecentCallsSlice, type RecentCallsSlice } from "./recent-calls.js";
 import { createSessionSlice, type SessionSlice } from "./session.js";
 import { createSettingsSlice, type SettingsSlice } from "./settings.js";
+import { createTextingSlice, type TextingSlice } from "./texting.js";
 import type { KeyValueStorage } from "./storage.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & RecentCallsSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & RecentCallsSlice & TextingSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -41,6 +42,7 @@ export function createAppStore(options: StoreDeps) {
     ...createConnectionSlice(deps)(...args),
     ...createPhoneSlice(deps)(...args),
     ...createRecentCallsSlice(deps)(...args),
+    ...createTextingSlice(deps)(...args),
   }));
 }
 

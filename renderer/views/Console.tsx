@@ -15,6 +15,8 @@ import { focusedCall } from "../state/phone.js";
 import type { AppState } from "../state/store.js";
 import { Agent } from "./Agent.js";
 import { Settings } from "./Settings.js";
+import { Texting } from "./Texting.js";
+import { TextingWatcher } from "./texting/TextingWatcher.js";
 
 export interface ConsoleView {
   /** The route under /, without a slash. */
@@ -28,6 +30,7 @@ export interface ConsoleView {
 // In the order an agent's day meets them.
 export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "agent", label: "Agent", element: <Agent /> },
+  { path: "texting", label: "Texting", element: <Texting /> },
   { path: "settings", label: "Settings", element: <Settings /> },
 ];
 
@@ -119,6 +122,7 @@ export function Console() {
 
       <main className="console-main" id="main" tabIndex={-1}>
         <ConnectionBanner />
+        <TextingWatcher />
         {location.pathname !== AGENT_PATH && offers.length > 0 ? (
           <div className="call-dock">
             {offers.map((call) => (

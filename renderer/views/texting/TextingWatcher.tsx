@@ -1,0 +1,33 @@
+// Texting behind every view: loads the user's conversations once signed in (so unread counts and
+// notifications work before the pane is opened), notifies new texts the agent is not looking at,
+// and forgets everything at sign-out. Renders nothing; the console frame mounts it.
+import { useEffect } from "react";
+import { useNavigate } from "react-router-dom";
+import { useAppStore, useAppStoreApi } from "../../state/context.js";
+import { notifyText } from "./notifier.js";
+
+export const TEXTING_PATH = "/texting";
+
+export function TextingWatcher() {
+  const who = useAppStore((state) => (state.session === null ? null : `${state.session.accountId}/${state.session.ownerId}`));
+  const store = useAppStoreApi();
+  const navigate = useNavigate();
+
+  useEffect(() => {
+    if (who === null) return;
+    const state = store.getState();
+    void state.loadTexting();
+    const stop = state.onTextingInbound((text) =>
+      notifyText(text, () => {
+        void navigate(TEXTING_PATH);
+        void store.getState().openConversation(text.message.conversationId);
+      }),
+    );
+    return () => {
+      stop();
+      store.getState().clearTexting();
+    };
+  }, [who, store, navigate]);
+
+  return null;
+}

@@ -1,0 +1,180 @@
+// The texting pane in Chromium against the built server: an agent starts a conversation and
+// texts a contact (Enter sends, delivery status shown), a reply injected through the simulated
+// carrier appears in the open thread without counting as unread, a text to another conversation
+// shows an unread count and raises a desktop notification until it is opened, a picture is
+// attached and sent, and an opt-out is shown clearly with the compose box closed.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import type { BrowserContext, Page } from "playwright-core";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { poll } from "../helpers/poll.js";
+import { REPO_ROOT, serve, type Served } from "../helpers/serve.js";
+import { TINY_PNG } from "../texting/texting-client.js";
+
+const SCREENSHOTS = join(REPO_ROOT, "test-results/screenshots");
+const PAT = "+14155556000";
+const LEE = "+14155556001";
+
+let server: Served;
+let launched: LaunchedBrowser;
+let context: BrowserContext;
+let page: Page;
+const pageErrors: string[] = [];
+let admin: { token: string; accountId: string };
+let agentNumber = "";
+
+interface RecordedNotification {
+  title: string;
+  body: string;
+}
+
+async function platform<T>(method: string, path: string, token: string, data?: unknown): Promise<{ status: number; data: T }> {
+  const res = await fetch(`${server.url}${path}`, {
+    method,
+    headers: { "X-Auth-Token": token, "Content-Type": "application/json" },
+    body: data === undefined ? undefined : JSON.stringify({ data }),
+  });
+  const body = (await res.json()) as { data: T };
+  return { status: res.status, data: body.data };
+}
+
+async function login(username: string): Promise<{ token: string; accountId: string; ownerId: string }> {
+  const res = await fetch(`${server.url}/v2/user_auth`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ data: { credentials: credentials(username, DEMO_PASSWORD), account_name: "demo" } }),
+  });
+  const body = (await res.json()) as { auth_token: string; data: { account_id: string; owner_id: string } };
+  return { token: body.auth_token, accountId: body.data.account_id, ownerId: body.data.owner_id };
+}
+
+/** A text from a contact to agent1's number, through the simulated carrier. */
+async function textFrom(from: string, body: string): Promise<void> {
+  const res = await platform("POST", `/v2/accounts/${admin.accountId}/sim/messages`, admin.token, { from, to: agentNumber, body });
+  expect(res.status).toBe(201);
+}
+
+async function notifications(): Promise<RecordedNotification[]> {
+  return page.evaluate(() => (globalThis as unknown as { recordedNotifications: RecordedNotification[] }).recordedNotifications);
+}
+
+function conversation(name: string) {
+  return page.locator(".conversation-item", { hasText: name });
+}
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  server = await serve();
+  launched = await launchBrowser();
+  admin = await login("admin");
+  const agent = await login("agent1");
+  const settings = await platform<{ numbers: string[] }>("GET", `/v2/accounts/${agent.accountId}/users/${agent.ownerId}/texting`, agent.token);
+  agentNumber = settings.data.numbers[0] ?? "";
+  context = await launched.browser.newContext({ viewport: { width: 1280, height: 900 } });
+  await context.grantPermissions(["notifications"], { origin: server.url });
+  // Records each desktop notification the page raises (the real one is still made). A string: it
+  // runs in the page, whose DOM types this (node) project does not have.
+  await context.addInitScript(`
+    window.recordedNotifications = [];
+    const Real = window.Notification;
+    class Recording extends Real {
+      constructor(title, options) {
+        super(title, options);
+        window.recordedNotifications.push({ title, body: (options && options.body) || "" });
+      }
+    }
+    Object.defineProperty(window, "Notification", { value: Recording, configurable: true, writable: true });
+  `);
+  page = await context.newPage();
+  page.on("pageerror", (error) => pageErrors.push(error.message));
+});
+
+afterAll(async () => {
+  await context?.close();
+  await launched?.close();
+  await server?.stop();
+});
+
+describe("texting pane", () => {
+  it("texts a contact, shows the reply live, counts and notifies unread texts, sends a picture, shows an opt-out", async () => {
+    await page.goto(server.url);
+    await page.getByLabel("Account name", { exact: true }).fill("demo");
+    await page.getByLabel("Username", { exact: true }).fill("agent1");
+    await page.getByLabel("Password", { exact: true }).fill("switchboard");
+    await page.getByRole("button", { name: "Sign in" }).click();
+    await page.getByRole("navigation", { name: "Console views" }).getByRole("link", { name: "Texting" }).click();
+    await page.getByRole("heading", { name: "Texting", level: 1 }).waitFor();
+
+    // A new conversation, from the contact form.
+    await page.getByRole("button", { name: "New conversation" }).click();
+    await page.getByLabel("Phone number").fill(PAT);
+    await page.getByLabel("Name").fill("Pat Customer");
+    await page.getByRole("button", { name: "Start conversation" }).click();
+    await page.getByRole("heading", { name: "Pat Customer", level: 2 }).waitFor();
+
+    // Enter sends; the delivery status follows the carrier to Delivered.
+    const draft = page.getByLabel("Message", { exact: true });
+    await draft.fill("Hello Pat, your order is ready");
+    await draft.press("Enter");
+    const sent = page.locator(".bubble-out", { hasText: "Hello Pat, your order is ready" });
+    await sent.locator(".delivery-status", { hasText: "Delivered" }).waitFor({ timeout: 10_000 });
+    expect(await draft.inputValue()).toBe("");
+    expect(await conversation("Pat Customer").locator(".conversation-snippet").innerText()).toContain("Hello Pat, your order is ready");
+
+    // The reply lands in the open thread: read at once, no unread count, no notification.
+    await textFrom(PAT, "Great, I'll pick it up at 5");
+    await page.locator(".bubble-in", { hasText: "Great, I'll pick it up at 5" }).waitFor();
+    expect(await conversation("Pat Customer").locator(".unread-badge").count()).toBe(0);
+
+    // A text to another conversation: counted as unread and notified.
+    await textFrom(LEE, "Hi, a question about my bill");
+    await conversation(LEE).locator(".unread-badge", { hasText: "1 unread" }).waitFor();
+    const raised = await poll("a notification for the text", async () => {
+      const list = await notifications();
+      return list.length > 0 ? list : undefined;
+    });
+    expect(raised).toEqual([{ title: `Text from ${LEE}`, body: "Hi, a question about my bill" }]);
+    await textFrom(LEE, "Are you there?");
+    await conversation(LEE).locator(".unread-badge", { hasText: "2 unread" }).waitFor();
+    expect(await conversation("Pat Customer").locator(".unread-badge").count()).toBe(0);
+
+    // Opening it reads it: the count goes, on the server too.
+    await conversation(LEE).click();
+    await page.locator(".bubble-in", { hasText: "Are you there?" }).waitFor();
+    await poll("the unread count to clear", async () => ((await conversation(LEE).locator(".unread-badge").count()) === 0 ? true : undefined), 5_000);
+
+    // A picture: attached, sent without text, shown in the thread from the local server.
+    await page.locator('input[type="file"]').setInputFiles({ name: "receipt.png", mimeType: "image/png", buffer: TINY_PNG });
+    await page.getByRole("button", { name: "Remove image" }).waitFor();
+    await page.getByRole("button", { name: "Send" }).click();
+    const picture = page.locator(".bubble-out img[alt='Picture you sent']");
+    await picture.waitFor();
+    expect(await picture.evaluate((img) => (img as unknown as { naturalWidth: number }).naturalWidth)).toBe(1);
+    expect(await picture.getAttribute("src")).toMatch(new RegExp(`^${server.url}/texting/media/`));
+
+    // Search narrows the list.
+    await page.getByLabel("Search conversations").fill("pat");
+    expect(await page.locator(".conversation-item").count()).toBe(1);
+    await page.getByLabel("Search conversations").fill("");
+
+    // Pat opts out: shown in the list and in the thread, and the compose box closes.
+    await textFrom(PAT, "STOP");
+    await conversation("Pat Customer").locator(".opt-out-badge").waitFor();
+    await conversation("Pat Customer").click();
+    await page.getByText("Opted out. Pat Customer texted STOP: you cannot text them until they text START.").waitFor();
+    expect(await draft.isDisabled()).toBe(true);
+    expect(await page.getByRole("button", { name: "Send" }).isDisabled()).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, "texting.png") });
+
+    // START opens it again.
+    await textFrom(PAT, "START");
+    await poll("the compose box to open", async () => ((await draft.isDisabled()) ? undefined : true), 5_000);
+    expect(await conversation("Pat Customer").locator(".opt-out-badge").count()).toBe(0);
+
+    // Texts to a conversation not open notified (Pat's STOP came while Lee's was open); those to the open one did not.
+    expect((await notifications()).map((n) => n.body)).toEqual(["Hi, a question about my bill", "Are you there?", "STOP"]);
+    expect(pageErrors).toEqual([]);
+  });
+});
