@@ -23,7 +23,7 @@ const commandSchema: JsonSchema = {
   required: ["action"],
   properties: {
     action: { type: "string", enum: [...CHANNEL_ACTIONS] },
-    target: { type: "string", description: "transfer: extension or number" },
+    target: { type: "string", description: "transfer: an extension or number (as dialled), or a user's or device's id" },
     "transfer-type": { type: "string", enum: ["blind", "attended"] },
     leg: { type: "string", enum: ["self", "bleg"] },
     moh: { type: "string", description: "transfer: media id of the music on hold" },

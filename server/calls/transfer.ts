@@ -1,21 +1,20 @@
-// The channel command `transfer`: blind (the party runs the target's callflow, the transferor hangs
-// up) and attended (the party on hold while the transferor consults the target, then joined to it).
-import { silence } from "../media/index.js";
+// The channel command `transfer`, to anything a dialled number reaches (transfer-target.ts).
+// Blind: the party runs the target's callflow, the transferor hangs up. Attended: the party hears
+// music on hold while the transferor is connected to a loopback call that runs the target's
+// callflow (ringing, queue, announcement: whatever its modules do); the transferor hanging up
+// completes it (the party takes the transferor's place), the consultation ending (the target side
+// hangs up, the consult leg is hung up, or the takeback digits) brings the transferor back.
 import type { StoredDoc } from "../store/index.js";
 import type { B2bua } from "./b2bua.js";
 import type { Bridge } from "./bridge.js";
-import { nodeOf } from "./callflow-executor.js";
-import type { Channel, ChannelDtmf } from "./channel.js";
+import type { Channel, ChannelChange, ChannelDtmf } from "./channel.js";
 import { ChannelCommandError } from "./command-error.js";
 import type { CallContext } from "./context.js";
-import { dial, type DialTarget } from "./dial.js";
-import { RINGBACK_TONE } from "./media-library.js";
-import { ringTimeoutMs } from "./modules/ring.js";
-import { findCallflow } from "./routing.js";
-import { deviceTargets, userTargets } from "./targets.js";
+import { openLoopback, type Loopback } from "./loopback.js";
+import { transferCallflow } from "./transfer-target.js";
 
 export interface TransferRequest {
-  /** An extension or number, run through the account's callflows. */
+  /** An extension or number, run through the account's callflows; or a user's or device's id. */
   target: string;
   type: "blind" | "attended";
   /** `self`: this channel is the transferor and its party is moved; `bleg`: the other way round. */
@@ -26,22 +25,40 @@ export interface TransferRequest {
   takebackDtmf?: string;
 }
 
-/** Checks the transfer can happen, then starts it; resolves once it is under way. */
+/** Modules that bridge a call and only wait for its end: a loopback can bow out of their bridge. */
+const BRIDGING_MODULES: ReadonlySet<string> = new Set(["device", "user"]);
+
+/** Channels whose bridges an unfinished attended transfer manages: nothing else may move them. */
+const inTransfer = new WeakSet<Channel>();
+
+/**
+ * Checks the transfer can happen, then starts it. A blind transfer resolves at once; an attended
+ * one once the transferor is connected to the consult leg (its `other_leg`), so the caller can
+ * cancel the consultation by hanging that leg up.
+ */
 export async function transfer(ctx: CallContext, b2bua: B2bua, channel: Channel, request: TransferRequest): Promise<void> {
-  if (!ctx.bridgeOf(channel)) throw new ChannelCommandError("action", "the channel is not bridged: only a call in progress can be transferred");
-  const callflow = await findCallflow(ctx.store, channel.accountId, request.target);
-  if (!callflow) throw new ChannelCommandError("target", `no callflow matches ${request.target}`);
-  const targets = request.type === "attended" ? await consultTargets(ctx, channel, callflow) : undefined;
-  // Looked up again: the call may have ended while the callflow was read.
-  const bridge = ctx.bridgeOf(channel);
-  if (!bridge) throw new ChannelCommandError("action", "the call ended before the transfer could start");
+  checkMovable(ctx, channel);
+  const callflow = await transferCallflow(ctx.store, channel.accountId, request.target);
+  if (!callflow) throw new ChannelCommandError("target", `nothing answers ${request.target}: no callflow number or pattern matches it, and it is no user or device id`);
+  // Looked up again: the call may have ended or moved while the callflow was read.
+  const bridge = checkMovable(ctx, channel);
   const transferor = request.leg === "self" ? channel : bridge.other(channel);
   const party = bridge.other(transferor);
-  if (targets === undefined) {
+  if (request.type === "blind") {
     blind(ctx, b2bua, bridge, transferor, party, callflow);
     return;
   }
-  await new AttendedTransfer(ctx, transferor, party, targets, request).start(bridge);
+  await new AttendedTransfer(ctx, b2bua, transferor, party, callflow, request).start(bridge);
+}
+
+/** The bridge the channel is in, if a transfer can move it. */
+function checkMovable(ctx: CallContext, channel: Channel): Bridge {
+  const bridge = ctx.bridgeOf(channel);
+  if (!bridge) throw new ChannelCommandError("action", "the channel is not bridged: only a call in progress can be transferred");
+  if (inTransfer.has(channel) || inTransfer.has(bridge.other(channel))) {
+    throw new ChannelCommandError("action", "an attended transfer of this call is in progress: complete or cancel it first");
+  }
+  return bridge;
 }
 
 function blind(ctx: CallContext, b2bua: B2bua, bridge: Bridge, transferor: Channel, party: Channel, callflow: StoredDoc): void {
@@ -53,47 +70,27 @@ function blind(ctx: CallContext, b2bua: B2bua, bridge: Bridge, transferor: Chann
   b2bua.run(party, callflow).catch((err: unknown) => ctx.onError(err, "running the transfer target's callflow"));
 }
 
-/** The devices an attended transfer rings: its target's callflow must start with device or user. */
-async function consultTargets(ctx: CallContext, channel: Channel, callflow: StoredDoc): Promise<{ targets: DialTarget[]; timeoutMs: number }> {
-  const node = nodeOf(callflow.data.flow);
-  const id = typeof node?.data.id === "string" ? node.data.id : "";
-  const found =
-    node?.module === "device"
-      ? await deviceTargets(ctx.store, channel.accountId, id)
-      : node?.module === "user"
-        ? await userTargets(ctx.store, channel.accountId, id)
-        : undefined;
-  if (!node || !found) {
-    throw new ChannelCommandError("transfer-type", "an attended transfer is available for targets whose callflow rings a device or a user; use a blind transfer");
-  }
-  if (found.targets.length === 0) throw new ChannelCommandError("target", "the transfer target has no enabled device");
-  return { targets: found.targets, timeoutMs: ringTimeoutMs(node.data) };
-}
-
 /**
- * The consultation and how it ends: the transferor hanging up (even while the target still rings)
- * joins party and target; the target refusing or leaving, or the takeback digits, bring the
- * transferor back to the party.
+ * The consultation and how it ends. While it lasts the transferor is bridged to the loopback's
+ * leg `a` and the loopback's leg `b` runs the target's callflow; the party waits with music.
  */
 class AttendedTransfer {
   readonly #ctx: CallContext;
+  readonly #b2bua: B2bua;
   readonly #transferor: Channel;
   readonly #party: Channel;
-  readonly #targets: readonly DialTarget[];
-  readonly #timeoutMs: number;
+  readonly #callflow: StoredDoc;
   readonly #request: TransferRequest;
-  /** Gives up the ringing of the target (takeback). */
-  readonly #ringing = new AbortController();
-  #consult: Bridge | undefined;
+  #loop: Loopback | undefined;
   #digits = "";
   #settled = false;
 
-  constructor(ctx: CallContext, transferor: Channel, party: Channel, consult: { targets: DialTarget[]; timeoutMs: number }, request: TransferRequest) {
+  constructor(ctx: CallContext, b2bua: B2bua, transferor: Channel, party: Channel, callflow: StoredDoc, request: TransferRequest) {
     this.#ctx = ctx;
+    this.#b2bua = b2bua;
     this.#transferor = transferor;
     this.#party = party;
-    this.#targets = consult.targets;
-    this.#timeoutMs = consult.timeoutMs;
+    this.#callflow = callflow;
     this.#request = request;
   }
 
@@ -104,86 +101,106 @@ class AttendedTransfer {
     transferor.claim("transfer");
     party.claim("transfer");
     bridge.release();
+    inTransfer.add(transferor);
+    inTransfer.add(party);
     transferor.on("dtmf", this.#onDtmf);
-    party.media.play(await ctx.library.holdMusic(party.accountId, transferor.identity.deviceId, this.#request.moh));
-    if (transferor.state !== "hungup") transferor.media.play(await ctx.media.player(RINGBACK_TONE));
-    void this.#ring().catch((err: unknown) => {
-      ctx.onError(err, "attended transfer");
-      this.#reconnect();
-    });
-  }
-
-  async #ring(): Promise<void> {
-    const transferor = this.#transferor;
-    const result = await dial(this.#ctx, {
-      accountId: transferor.accountId,
-      realm: transferor.identity.realm,
-      targets: this.#targets,
-      caller: transferor.self,
-      timeoutMs: this.#timeoutMs,
-      signal: this.#ringing.signal,
-      origin: transferor,
-    });
-    if (transferor.state !== "hungup") transferor.media.play(silence);
-    if (result.kind !== "answered") {
+    let loop: Loopback | undefined;
+    try {
+      party.media.play(await ctx.library.holdMusic(party.accountId, transferor.identity.deviceId, this.#request.moh));
+      loop = await openLoopback(ctx, { for: transferor, target: this.#request.target });
+    } catch (err) {
+      ctx.onError(err, "starting an attended transfer");
+    }
+    if (!loop) {
       this.#reconnect();
       return;
     }
-    const target = result.channel;
-    if (transferor.state === "hungup") {
-      // The transferor left while the target rang: the transfer completes as a blind one.
-      this.#complete(target);
+    this.#loop = loop;
+    inTransfer.add(loop.a);
+    if (loop.a.state !== "answered") {
+      this.#reconnect();
       return;
     }
-    target.claim("transfer");
-    this.#consult = this.#ctx.bridge(transferor, target, (survivor, gone) => {
-      if (gone === transferor) this.#complete(survivor);
-      else this.#reconnect();
-    });
+    if (transferor.over) {
+      // Gone while the loopback came up: as if it had hung up during the consultation.
+      this.#complete();
+    } else {
+      ctx.bridge(transferor, loop.a, (_survivor, gone) => (gone === transferor ? this.#complete() : this.#reconnect()));
+    }
+    this.#b2bua.run(loop.b, this.#callflow).catch((err: unknown) => ctx.onError(err, "running the transfer target's callflow"));
   }
 
   readonly #onDtmf = (dtmf: ChannelDtmf): void => {
     const takeback = this.#request.takebackDtmf;
     if (!takeback || this.#settled) return;
     this.#digits = (this.#digits + dtmf.digit).slice(-takeback.length);
-    if (this.#digits !== takeback) return;
-    const consult = this.#consult;
-    if (consult && !consult.over) {
-      const target = consult.other(this.#transferor);
-      consult.release();
-      target.hangup("NORMAL_CLEARING");
-      this.#reconnect();
-    } else {
-      // Still ringing: giving up the ringing reconnects once dial() returns.
-      this.#ringing.abort("takeback");
-    }
+    // Ending the consult leg brings the transferor back (the consult bridge's afterHangup).
+    if (this.#digits === takeback) this.#loop?.a.hangup("NORMAL_CLEARING");
   };
 
-  /** The transferor is gone: the party and the target talk, if both are there. */
-  #complete(target: Channel): void {
+  /**
+   * The transferor is gone: the party takes its place. Where the target was reached by a module
+   * that only bridges, the loopback bows out and the party is bridged to the target's own leg;
+   * otherwise (a queue, an announcement, a target still ringing) the party is joined to the
+   * consult leg, and the loopback bows out later if such a module bridges it then.
+   */
+  #complete(): void {
     if (this.#settle()) return;
+    const loop = this.#loop;
+    if (!loop) return;
     const party = this.#party;
-    if (party.state === "hungup" || target.state === "hungup") {
-      party.hangup("NORMAL_CLEARING");
-      target.hangup("NORMAL_CLEARING");
-      return;
+    if (this.#bowOut(loop)) return;
+    party.setCallee(loop.b.identity.callee);
+    this.#join(party, loop.a);
+    if (party.bridged && !loop.b.over) {
+      const onState = (change: ChannelChange): void => {
+        if (change.to !== "bridged" && change.to !== "hungup") return;
+        loop.b.off("state", onState);
+        // The bridge announces its members while it is being built: look it up once it exists.
+        if (change.to === "bridged") queueMicrotask(() => this.#bowOut(loop));
+      };
+      loop.b.on("state", onState);
     }
-    party.claim("transfer");
-    party.setCallee(target.identity.callee);
-    this.#ctx.bridge(party, target);
   }
 
-  /** No target (refused, gone or taken back): the transferor and the party talk again. */
+  /**
+   * Takes the loopback out of a completed transfer: the party is bridged straight to the leg the
+   * target's callflow bridged `b` to, and both loopback legs hang up. Only where the module that
+   * made that bridge does nothing but wait for its end (device, user): a module that tracks its
+   * bridge (a queue's agent offer) keeps the loopback, and with it its bridge, to the end.
+   */
+  #bowOut(loop: Loopback): boolean {
+    const ctx = this.#ctx;
+    const party = this.#party;
+    const { a, b } = loop;
+    const far = ctx.bridgeOf(b);
+    const module = this.#b2bua.executorOf(b)?.module;
+    if (!far || module === undefined || !BRIDGING_MODULES.has(module) || party.over) return false;
+    const partyBridge = ctx.bridgeOf(party);
+    if (partyBridge && !partyBridge.has(a)) return false;
+    const target = far.other(b);
+    // Every leg changes hands before its bridge goes, so the callflow on `b` lets go quietly.
+    for (const leg of [b, target, party]) leg.claim("transfer");
+    far.release();
+    partyBridge?.release();
+    party.setCallee(b.identity.callee);
+    a.hangup("NORMAL_CLEARING");
+    b.hangup("NORMAL_CLEARING");
+    this.#join(party, target);
+    return true;
+  }
+
+  /** The consultation is over: the transferor and the party talk again. */
   #reconnect(): void {
     if (this.#settle()) return;
-    const transferor = this.#transferor;
-    const party = this.#party;
-    if (transferor.state === "hungup" || party.state === "hungup") {
-      transferor.hangup("NORMAL_CLEARING");
-      party.hangup("NORMAL_CLEARING");
-      return;
-    }
-    this.#ctx.bridge(transferor, party);
+    this.#loop?.a.hangup("NORMAL_CLEARING");
+    this.#join(this.#transferor, this.#party);
+  }
+
+  /** Bridges two legs if both are still up and free; otherwise hangs up whichever is left. */
+  #join(x: Channel, y: Channel): void {
+    if (x.state === "answered" && y.state === "answered") this.#ctx.bridge(x, y);
+    else for (const leg of [x, y]) if (!leg.bridged) leg.hangup("NORMAL_CLEARING");
   }
 
   /** True when the transfer was already settled; otherwise settles it now. */
@@ -191,6 +208,7 @@ class AttendedTransfer {
     if (this.#settled) return true;
     this.#settled = true;
     this.#transferor.off("dtmf", this.#onDtmf);
+    for (const leg of [this.#transferor, this.#party, this.#loop?.a]) if (leg) inTransfer.delete(leg);
     return false;
   }
 }

@@ -139,14 +139,6 @@ describe("attended transfer", () => {
     await t.idle();
   });
 
-  it("is refused for a target whose callflow does not ring a device or user", async () => {
-    await t.addCallflow({ numbers: ["3101"], flow: { module: "play", data: { id: "tone_stream://500" }, children: {} } });
-    const { caller, agent } = await call();
-    await expect(t.engine.commands.transfer(channel(agent), { target: "3101", type: "attended", leg: "self" })).rejects.toThrow(/attended transfer/);
-    expect(channel(agent).state).toBe("bridged");
-    caller.hangup();
-    await t.idle();
-  });
 });
 
 describe("break, callflow and intercept", () => {
