@@ -36,6 +36,9 @@ export interface SoftphoneOptions {
   reconnect?: { clock: Clock; random?: () => number };
 }
 
+/** How long one registration attempt may take when reconnecting by itself. */
+const REGISTER_DEADLINE_MS = 8000;
+
 /** The INVITE headers a queue's offer carries; absent on a direct call. */
 export const OFFER_HEADERS = { queueId: "X-Queue-ID", queueName: "X-Queue-Name", waited: "X-Queue-Wait-Seconds" } as const;
 
@@ -93,6 +96,8 @@ export class Softphone implements PhoneLine {
   #cancelRetry: (() => void) | null = null;
   #retryAt: number | null = null;
   #lastError: string | null = null;
+  /** Bumped by every registration attempt, so a late answer to an abandoned one is ignored. */
+  #tries = 0;
 
   constructor(options: SoftphoneOptions) {
     this.#options = options;
@@ -162,22 +167,19 @@ export class Softphone implements PhoneLine {
     this.#cancelRetry?.();
     this.#cancelRetry = null;
     this.#retryAt = null;
+    const mine = ++this.#tries;
     this.#setRegistration("registering");
     try {
-      if (!this.#ua.isConnected()) await (this.#ua.state === "Started" ? this.#ua.reconnect() : this.#ua.start());
-      await new Promise<void>((resolve, reject) => {
-        this.#registerer
-          .register({
-            requestDelegate: {
-              onAccept: () => resolve(),
-              onReject: (response) => reject(new RegistrationRefused(response.message.statusCode ?? 0, response.message.reasonPhrase ?? "")),
-            },
-          })
-          .catch(reject);
-      });
+      await this.#withDeadline(this.#connectAndRegister());
+      if (mine !== this.#tries) return;
       this.#attempt = 0;
       this.#lastError = null;
+      // sip.js's registerer stays "Registered" through a lost connection, so the fresh 200 OK
+      // brings no state change of its own.
+      this.#setRegistration("registered");
     } catch (err) {
+      // A newer attempt (retry now, or the back-off's next one) has taken over.
+      if (mine !== this.#tries) throw err;
       this.#lastError = err instanceof Error ? err.message : String(err);
       // Wrong credentials stay wrong: only a lost or unreachable server is worth retrying.
       if (this.#options.reconnect && this.#wanted && !(err instanceof RegistrationRefused && (err.status === 401 || err.status === 403))) {
@@ -187,6 +189,42 @@ export class Softphone implements PhoneLine {
       }
       throw err;
     }
+  }
+
+  async #connectAndRegister(): Promise<void> {
+    if (!this.#ua.isConnected()) await (this.#ua.state === "Started" ? this.#ua.reconnect() : this.#ua.start());
+    await new Promise<void>((resolve, reject) => {
+      this.#registerer
+        .register({
+          requestDelegate: {
+            onAccept: () => resolve(),
+            onReject: (response) => reject(new RegistrationRefused(response.message.statusCode ?? 0, response.message.reasonPhrase ?? "")),
+          },
+        })
+        .catch(reject);
+    });
+  }
+
+  /**
+   * A REGISTER sent as the connection drops is never answered (nor timed out for 32 s), and a
+   * reconnect to a server half up can hang: when reconnecting by itself, an attempt has a deadline.
+   */
+  #withDeadline(attempt: Promise<void>): Promise<void> {
+    const reconnect = this.#options.reconnect;
+    if (!reconnect) return attempt;
+    return new Promise<void>((resolve, reject) => {
+      const cancel = reconnect.clock.after(REGISTER_DEADLINE_MS, () => reject(new Error("the SIP server did not answer the registration")));
+      attempt.then(
+        () => {
+          cancel();
+          resolve();
+        },
+        (err: unknown) => {
+          cancel();
+          reject(err);
+        },
+      );
+    });
   }
 
   /** Tries again at once rather than waiting out the back-off (the agent's "Reconnect now"). */
@@ -429,6 +467,7 @@ export class Softphone implements PhoneLine {
       this.#setRegistration("failed");
       return;
     }
+    // An attempt under way fails (or meets its deadline) by itself and schedules the next.
     if (this.#cancelRetry === null && this.#registration !== "registering") this.#scheduleRetry();
   }
 

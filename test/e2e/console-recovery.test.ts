@@ -1,0 +1,135 @@
+// The console against serve mode (out/main/server.js in its own process): a server restart in the
+// middle of a shift is ridden out without a reload (offline banner, re-registration with back-off,
+// events resumed, a call taken afterwards), and remote mode: a console served by one server,
+// pointed at a second started with --allow-origin, signs in, registers and takes a call there.
+import { createHash } from "node:crypto";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { heardLevel, openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { serve, type Served } from "../helpers/serve.js";
+
+const CALLER_TONE = 1200;
+const FLOOR = 2900;
+
+let browser: LaunchedBrowser;
+const servers: Served[] = [];
+const dirs: string[] = [];
+let consoles: ConsolePage[] = [];
+
+async function admin(url: string): Promise<{ token: string; accountId: string }> {
+  const res = await fetch(`${url}/v2/user_auth`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
+  });
+  const body = (await res.json()) as { auth_token: string; data: { account_id: string } };
+  return { token: body.auth_token, accountId: body.data.account_id };
+}
+
+async function simCall(url: string, to: string): Promise<void> {
+  const { token, accountId } = await admin(url);
+  const res = await fetch(`${url}/v2/accounts/${accountId}/sim/calls`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", "X-Auth-Token": token },
+    body: JSON.stringify({ data: { to, caller_id_name: "Casey Customer", caller_id_number: "+14155550100", audio: `tone_stream://${CALLER_TONE}` } }),
+  });
+  expect(res.status).toBe(201);
+}
+
+async function registeredDevices(url: string): Promise<number> {
+  const { token, accountId } = await admin(url);
+  const res = await fetch(`${url}/v2/accounts/${accountId}/devices/status`, { headers: { "X-Auth-Token": token } });
+  return ((await res.json()) as { data: unknown[] }).data.length;
+}
+
+async function takeCall(c: ConsolePage): Promise<void> {
+  const offer = c.page.getByRole("region", { name: "Incoming call" });
+  await offer.getByRole("button", { name: "Accept" }).click();
+  await c.page.getByRole("region", { name: "Call with Casey Customer" }).getByText("Connected").waitFor();
+  const heard = (await heardLevel(c.page, CALLER_TONE)) - (await heardLevel(c.page, FLOOR));
+  expect(heard, "the agent hears the caller").toBeGreaterThan(20);
+  await c.page.getByRole("button", { name: "Hang up" }).click();
+}
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  browser = await launchBrowser();
+});
+
+afterEach(async () => {
+  for (const c of consoles) {
+    expect(c.errors, "uncaught errors in the console").toEqual([]);
+    await c.page.close();
+  }
+  consoles = [];
+});
+
+afterAll(async () => {
+  await browser?.close();
+  for (const s of servers) await s.stop();
+  for (const d of dirs) await rm(d, { recursive: true, force: true });
+});
+
+describe("the console rides out a server restart", () => {
+  it("shows the offline banner, registers again with back-off and takes a call, without a reload", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "sb-console-restart-"));
+    dirs.push(dataDir);
+    const first = await serve({ args: ["--data-dir", dataDir] });
+    servers.push(first);
+    const agent = await openConsole(browser.browser, first.url);
+    consoles.push(agent);
+    const { page } = agent;
+    await signIn(page, "agent1");
+    await waitRegistered(page);
+    // Gone if the page reloads.
+    await page.evaluate("globalThis.__sameDocument = true");
+
+    await first.stop();
+    const banner = page.getByRole("status").filter({ hasText: "Offline" });
+    await banner.waitFor({ timeout: 15_000 });
+    expect(await page.getByTestId("registration-state").innerText()).toMatch(/Reconnecting/);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-offline.png") });
+
+    const port = new URL(first.url).port;
+    const second = await serve({ args: ["--port", port, "--data-dir", dataDir] });
+    servers.push(second);
+    expect(second.url).toBe(first.url);
+    await waitRegistered(page, 45_000);
+    await banner.waitFor({ state: "detached", timeout: 45_000 });
+    expect(await page.evaluate("globalThis.__sameDocument === true")).toBe(true);
+    expect(await registeredDevices(second.url)).toBe(1);
+
+    await simCall(second.url, "1002");
+    await takeCall(agent);
+    // The new call's record reached the console through the resumed event websocket.
+    await page.getByRole("region", { name: "Recent calls" }).getByRole("row", { name: /Casey Customer/ }).waitFor();
+  });
+});
+
+describe("remote mode", () => {
+  it("a console served by one server signs in, registers and takes a call on another", async () => {
+    const home = await serve();
+    servers.push(home);
+    const remote = await serve({ args: ["--allow-origin", home.url] });
+    servers.push(remote);
+    const agent = await openConsole(browser.browser, home.url);
+    consoles.push(agent);
+    const { page } = agent;
+
+    await page.locator("summary", { hasText: "Server:" }).click();
+    await page.getByLabel("API base URL").fill(remote.url);
+    await page.getByRole("button", { name: "Save server settings" }).click();
+    await page.locator("summary", { hasText: `Server: ${remote.url}` }).waitFor();
+    await page.screenshot({ path: join(SCREENSHOTS, "console-remote-settings.png") });
+    await signIn(page, "agent2");
+    await waitRegistered(page);
+    expect(await registeredDevices(remote.url)).toBe(1);
+    expect(await registeredDevices(home.url)).toBe(0);
+
+    await simCall(remote.url, "1003");
+    await takeCall(agent);
+  });
+});
