@@ -3,7 +3,7 @@
 // key so they work on every keyboard layout and inside text fields.
 import { useEffect } from "react";
 
-export type ShortcutAction = "accept" | "reject" | "hangup" | "mute" | "hold" | "keypad" | "dial";
+export type ShortcutAction = "accept" | "reject" | "hangup" | "mute" | "hold" | "keypad" | "dial" | "ready" | "away";
 
 export interface Shortcut {
   action: ShortcutAction;
@@ -22,6 +22,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { action: "hold", code: "KeyH", keys: "Alt+H", label: "Hold or resume" },
   { action: "keypad", code: "KeyK", keys: "Alt+K", label: "Open the keypad of the current call" },
   { action: "dial", code: "KeyD", keys: "Alt+D", label: "Go to the number to dial" },
+  { action: "ready", code: "KeyY", keys: "Alt+Y", label: "Queue state: Ready" },
+  { action: "away", code: "KeyW", keys: "Alt+W", label: "Queue state: Away" },
 ];
 
 export function keysOf(action: ShortcutAction): string {

@@ -2,20 +2,24 @@
 // Dependencies (storage, page origin, the server's APIs, the phone, the clock) come in from outside
 // so tests can fake them. To add a slice: its type to AppState, its creator to createAppStore.
 import { createStore } from "zustand/vanilla";
+import type { CallqApi, CallqApiOptions } from "../api/callq.js";
 import type { AuthApi } from "../api/client.js";
 import type { EventStreamOptions } from "../api/events.js";
 import type { PlatformApi, PlatformApiOptions } from "../api/platform.js";
 import type { CallAlerts, PhoneFactory } from "./phone-line.js";
+import { createAgentSlice, type AgentSlice } from "./agent.js";
 import { systemClock, type Clock } from "./clock.js";
 import { createConnectionSlice, type ConnectionSlice, type EventStreamLike } from "./connection.js";
 import { createPhoneSlice, type PhoneSlice } from "./phone.js";
+import { createQueuesSlice, type FrameScheduler, type QueuesSlice } from "./queues.js";
 import { createRecentCallsSlice, type RecentCallsSlice } from "./recent-calls.js";
 import { createSessionSlice, type SessionSlice } from "./session.js";
 import { createSettingsSlice, type SettingsSlice } from "./settings.js";
+import { createSupervisorSlice, type SupervisorSlice } from "./supervisor.js";
 import { createTextingSlice, type TextingSlice } from "./texting.js";
 import type { KeyValueStorage } from "./storage.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & RecentCallsSlice & TextingSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -32,6 +36,10 @@ export interface StoreDeps {
   phone?: PhoneFactory;
   /** Ring tone and desktop notification for offered calls. */
   alerts?: CallAlerts;
+  /** The call-queue API for a session; the HTTP one when absent. */
+  callq?: (options: CallqApiOptions) => CallqApi;
+  /** When batched event updates apply: each animation frame when absent. */
+  frame?: FrameScheduler;
 }
 
 export function createAppStore(options: StoreDeps) {
@@ -42,6 +50,9 @@ export function createAppStore(options: StoreDeps) {
     ...createConnectionSlice(deps)(...args),
     ...createPhoneSlice(deps)(...args),
     ...createRecentCallsSlice(deps)(...args),
+    ...createAgentSlice(deps)(...args),
+    ...createQueuesSlice(deps)(...args),
+    ...createSupervisorSlice(deps)(...args),
     ...createTextingSlice(deps)(...args),
   }));
 }

@@ -1,7 +1,8 @@
 // The agent's working view: the phone line's state, calls ringing and in progress, the dial pad
-// and recent calls. (The queue engine's agent-state bar joins it once its API exists.)
+// and recent calls, with the agent's call-queue state (AgentState) on top of the side column.
 import { useShallow } from "zustand/react/shallow";
 import { ActiveCall } from "../components/ActiveCall.js";
+import { AgentState } from "../components/AgentState.js";
 import { CallOffer } from "../components/CallOffer.js";
 import { DialPad } from "../components/DialPad.js";
 import { PhoneStatus } from "../components/PhoneStatus.js";
@@ -33,6 +34,7 @@ export function Agent() {
           <RecentCalls />
         </div>
         <div className="agent-side">
+          <AgentState />
           <PhoneStatus />
           <DialPad />
           <details className="card shortcuts-card">

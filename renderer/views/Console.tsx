@@ -14,7 +14,9 @@ import { useAppStore, useAppStoreApi } from "../state/context.js";
 import { focusedCall } from "../state/phone.js";
 import type { AppState } from "../state/store.js";
 import { Agent } from "./Agent.js";
+import { Queues } from "./Queues.js";
 import { Settings } from "./Settings.js";
+import { Supervisor, canSupervise } from "./Supervisor.js";
 import { Texting } from "./Texting.js";
 import { TextingWatcher } from "./texting/TextingWatcher.js";
 
@@ -30,6 +32,8 @@ export interface ConsoleView {
 // In the order an agent's day meets them.
 export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "agent", label: "Agent", element: <Agent /> },
+  { path: "queues", label: "Queues", element: <Queues /> },
+  { path: "supervisor", label: "Supervisor", element: <Supervisor />, visible: canSupervise },
   { path: "texting", label: "Texting", element: <Texting /> },
   { path: "settings", label: "Settings", element: <Settings /> },
 ];
@@ -72,6 +76,14 @@ export function Console() {
         case "hold":
           if (current !== undefined) void state.toggleHold(current.id);
           return current !== undefined;
+        case "ready":
+        case "away": {
+          // Only for a logged-in recipient; the state shown changes when the server says so.
+          const queueState = state.agent.status?.state;
+          const loggedIn = queueState !== undefined && queueState !== "Not-Logged-In";
+          if (loggedIn) void state.setAgentStatus(action);
+          return loggedIn;
+        }
         case "keypad":
         case "dial":
           void navigate(AGENT_PATH);

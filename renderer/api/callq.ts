@@ -1,0 +1,346 @@
+// The call-queue endpoints as the console uses them (queues, their members, status and sessions;
+// recipients' status, state changes, wrap-up and supervision) and the callq.* event payloads,
+// each read into the console's own shapes so a hosted service's extra or missing fields never break it.
+import { ApiClient, ApiRequestError, isRecord } from "./client.js";
+import type { PlatformEvent } from "./events.js";
+
+/** Gregorian seconds (the API's timestamps) start 62,167,219,200 s before the Unix epoch. */
+const GREGORIAN_OFFSET_S = 62_167_219_200;
+
+/** Gregorian seconds to epoch ms; 0 stays 0 (the API's "never"). */
+export function gregorianToMs(seconds: number): number {
+  return seconds > 0 ? (seconds - GREGORIAN_OFFSET_S) * 1000 : 0;
+}
+
+export const AVAILABILITY_STATES = ["Ready", "Away", "Wrapup-Time", "Call-Offer", "On-A-Call", "Not-Logged-In"] as const;
+export type AvailabilityState = (typeof AVAILABILITY_STATES)[number];
+
+export type MonitorMode = "eavesdrop" | "whisper" | "barge";
+export const MONITOR_MODES: readonly MonitorMode[] = ["eavesdrop", "whisper", "barge"];
+
+/** State changes an agent makes (`status` on /status) and the wrap-up actions. */
+export type RecipientStatusChange = "login" | "logout" | "ready" | "away";
+export type WrapupAction = "wrapup_extend" | "wrapup_cancel";
+
+/** A queue caller as a recipient's status or an event describes them. */
+export interface QueueCall {
+  queueId: string;
+  queueName: string;
+  sessionId: string;
+  callId: string;
+  callerName: string;
+  callerNumber: string;
+  /** Epoch ms the caller entered the queue; 0 when not told. */
+  enteredAt: number;
+}
+
+export interface RecipientStatus {
+  state: AvailabilityState;
+  /** Queue id to whether the recipient takes that queue's calls; only queues set apart. */
+  queueAvailability: Record<string, boolean>;
+  offeredCall: QueueCall | null;
+  handlingCall: QueueCall | null;
+  /** Whom this recipient (a supervisor) listens to, and how. */
+  wiretap: { target: string; mode: MonitorMode } | null;
+  /** Seconds of wrap-up left when the status was read. */
+  wrapupSeconds: number;
+  /** Epoch ms of the last state change (stats.last_action_time); 0 when never. */
+  lastActionAt: number;
+  totalCalls: number;
+  missedCalls: number;
+}
+
+/** One entry of a multi-recipient status: logged-out recipients have no status. */
+export type RecipientStatusEntry = RecipientStatus | "not_logged_in";
+
+export interface RecipientEntry {
+  id: string;
+  /** The username. */
+  name: string;
+}
+
+export interface QueueEntry {
+  id: string;
+  name: string;
+}
+
+export interface QueueStatus {
+  loggedIn: number;
+  available: number;
+  stats: {
+    /** Seconds. */
+    estimatedWait: number;
+    /** Seconds, the day's. */
+    averageWait: number;
+    recipientCount: number;
+    /** Sessions in the queue now (waiting or being offered). */
+    waiting: number;
+    total: number;
+    /** Sessions of the day that timed out unhandled. */
+    missed: number;
+    abandoned: number;
+  };
+}
+
+export type SessionListState = "waiting" | "offering" | "handled";
+
+export interface QueueSession {
+  sessionId: string;
+  callId: string;
+  queueId: string;
+  callerName: string;
+  callerNumber: string;
+  /** Epoch ms. */
+  enteredAt: number;
+  state: SessionListState;
+  recipientId: string | null;
+}
+
+/** What the console asks of the queue engine's API, so slice tests can hand in a fake. */
+export interface CallqApi {
+  queues(): Promise<QueueEntry[]>;
+  /** Queue id to member user ids, for every queue. */
+  membership(): Promise<Record<string, string[]>>;
+  /** Status of several queues (all of them when `ids` is absent). */
+  queueStatuses(ids?: readonly string[]): Promise<Record<string, QueueStatus>>;
+  queueSessions(queueId: string): Promise<QueueSession[]>;
+  recipients(): Promise<RecipientEntry[]>;
+  recipientStatus(userId: string): Promise<RecipientStatus>;
+  recipientStatuses(userIds: readonly string[]): Promise<Record<string, RecipientStatusEntry>>;
+  /** Login, logout, ready, away; ready/away with a queue id set that queue alone. Answers the new status. */
+  setRecipientStatus(userId: string, status: RecipientStatusChange, queueId?: string): Promise<RecipientStatus>;
+  wrapup(userId: string, action: WrapupAction): Promise<RecipientStatus>;
+  /** Rings the supervisor's phones to listen to `target` (or changes the mode of a supervision under way). */
+  monitor(supervisorId: string, target: string, mode: MonitorMode): Promise<void>;
+}
+
+export interface CallqApiOptions {
+  baseUrl: string;
+  token: string;
+  accountId: string;
+  fetch?: (input: string, init: RequestInit) => Promise<Response>;
+}
+
+export function createCallqApi(options: CallqApiOptions): CallqApi {
+  const client = new ApiClient({ baseUrl: options.baseUrl, token: options.token, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const account = `/v2/accounts/${encodeURIComponent(options.accountId)}`;
+  const get = async (path: string): Promise<unknown> => (await client.request<unknown>("GET", account + path)).data;
+  const post = async (path: string, body: unknown): Promise<unknown> => (await client.request<unknown>("POST", account + path, { body })).data;
+  const recipient = (id: string) => `/callq_recipients/${encodeURIComponent(id)}`;
+
+  return {
+    async queues() {
+      return list(await get("/callq_queues?paginate=false"), "queues")
+        .map((row) => ({ id: text(row, "id"), name: text(row, "name") || text(row, "id") }))
+        .filter((q) => q.id !== "")
+        .sort((a, b) => a.name.localeCompare(b.name));
+    },
+
+    async membership() {
+      const members: Record<string, string[]> = {};
+      for (const row of list(await get("/callq_queues/recipients?paginate=false"), "queue members")) {
+        const id = text(row, "queue_id");
+        if (id !== "") members[id] = strings(row["members"]);
+      }
+      return members;
+    },
+
+    async queueStatuses(ids) {
+      const data = record(await post("/callq_queues/status", ids === undefined ? {} : { queue_ids: ids }), "queue statuses");
+      const out: Record<string, QueueStatus> = {};
+      for (const [id, value] of Object.entries(data)) if (isRecord(value)) out[id] = queueStatusOf(value);
+      return out;
+    },
+
+    async queueSessions(queueId) {
+      const rows = list(await get(`/callq_queues/${encodeURIComponent(queueId)}/sessions`), "sessions");
+      // [{queue_id, session_list}] (fidelity.md); a bare list of sessions is read too.
+      const sessions = rows.flatMap((row) => (Array.isArray(row["session_list"]) ? row["session_list"].filter(isRecord) : [row]));
+      return sessions.map((row) => sessionOf(row, queueId)).filter((s) => s.sessionId !== "");
+    },
+
+    async recipients() {
+      return list(await get("/callq_recipients?paginate=false"), "recipients")
+        .map((row) => ({ id: text(row, "id"), name: text(row, "name") || text(row, "id") }))
+        .filter((r) => r.id !== "");
+    },
+
+    async recipientStatus(userId) {
+      return recipientStatusOf(record(await get(`${recipient(userId)}/status`), "recipient status"));
+    },
+
+    async recipientStatuses(userIds) {
+      const out: Record<string, RecipientStatusEntry> = {};
+      if (userIds.length === 0) return out;
+      const data = record(await post("/callq_recipients/status", { recipient_ids: userIds }), "recipient statuses");
+      for (const [id, value] of Object.entries(data)) {
+        if (isRecord(value)) out[id] = recipientStatusOf(value);
+        else if (value === "not_logged_in") out[id] = "not_logged_in";
+      }
+      return out;
+    },
+
+    async setRecipientStatus(userId, status, queueId) {
+      const body: Record<string, string> = { status };
+      if (queueId !== undefined) body["queue_id"] = queueId;
+      return recipientStatusOf(record(await post(`${recipient(userId)}/status`, body), "recipient status"));
+    },
+
+    async wrapup(userId, action) {
+      return recipientStatusOf(record(await post(recipient(userId), { action }), "recipient status"));
+    },
+
+    async monitor(supervisorId, target, mode) {
+      await post(recipient(supervisorId), { action: "monitor", target, mode });
+    },
+  };
+}
+
+export function isAvailabilityState(value: unknown): value is AvailabilityState {
+  return typeof value === "string" && (AVAILABILITY_STATES as readonly string[]).includes(value);
+}
+
+export function recipientStatusOf(data: Record<string, unknown>): RecipientStatus {
+  const stats = isRecord(data["stats"]) ? data["stats"] : {};
+  const state = data["availability_state"];
+  const target = text(data, "wiretapping_recipient");
+  const mode = data["wiretap_mode"];
+  return {
+    state: isAvailabilityState(state) ? state : "Not-Logged-In",
+    queueAvailability: booleans(data["queue_availability"]),
+    offeredCall: isRecord(data["offered_call"]) ? queueCallOf(data["offered_call"]) : null,
+    handlingCall: isRecord(data["handling_call"]) ? queueCallOf(data["handling_call"]) : null,
+    wiretap: target !== "" ? { target, mode: isMonitorMode(mode) ? mode : "eavesdrop" } : null,
+    wrapupSeconds: numberOf(data["wrapup_time_seconds"]),
+    lastActionAt: gregorianToMs(numberOf(stats["last_action_time"])),
+    totalCalls: numberOf(stats["total_calls"]),
+    missedCalls: numberOf(stats["missed_calls"]),
+  };
+}
+
+export function queueStatusOf(data: Record<string, unknown>): QueueStatus {
+  const stats = isRecord(data["stats"]) ? data["stats"] : {};
+  return {
+    loggedIn: numberOf(data["active_recipient_count"]),
+    available: numberOf(data["available_recipient_count"]),
+    stats: {
+      estimatedWait: numberOf(stats["estimated_wait"]),
+      averageWait: numberOf(stats["average_wait"]),
+      recipientCount: numberOf(stats["recipient_count"]),
+      waiting: numberOf(stats["active_session_count"]),
+      total: numberOf(stats["total_sessions"]),
+      missed: numberOf(stats["missed_sessions"]),
+      abandoned: numberOf(stats["abandoned_sessions"]),
+    },
+  };
+}
+
+export function queueCallOf(data: Record<string, unknown>): QueueCall {
+  return {
+    queueId: text(data, "queue_id"),
+    queueName: text(data, "queue_name"),
+    sessionId: text(data, "session_id"),
+    callId: text(data, "call_id"),
+    callerName: text(data, "caller_id_name"),
+    callerNumber: text(data, "caller_id_number"),
+    enteredAt: gregorianToMs(numberOf(data["queue_enter_time"])),
+  };
+}
+
+export function sessionOf(data: Record<string, unknown>, queueId = ""): QueueSession {
+  const state = data["state"];
+  const recipientId = text(data, "recipient_id");
+  return {
+    sessionId: text(data, "session_id"),
+    callId: text(data, "call_id"),
+    queueId: text(data, "queue_id") || queueId,
+    callerName: text(data, "caller_id_name"),
+    callerNumber: text(data, "caller_id_number"),
+    enteredAt: gregorianToMs(numberOf(data["queue_enter_time"])),
+    state: state === "offering" || state === "handled" ? state : "waiting",
+    recipientId: recipientId === "" ? null : recipientId,
+  };
+}
+
+/** What a callq.recipient.<id> event says about that recipient. */
+export interface RecipientEvent {
+  recipientId: string;
+  name: string;
+  /** Absent on events that do not change availability (monitor). */
+  state: AvailabilityState | null;
+  previousState: AvailabilityState | null;
+  /** The per-queue availability event's queue, when it is one. */
+  queueId: string | null;
+  queueAvailability: Record<string, boolean> | null;
+  /** offer and delivered events: the caller. */
+  call: QueueCall | null;
+  wrapupSeconds: number | null;
+  /** monitor events: the supervision now (null when it ended). */
+  wiretap: { target: string; mode: MonitorMode } | null;
+}
+
+export type CallqEventKind = "queue" | "recipient" | "session";
+
+/** `callq.<kind>.<id>` (or the qubicle.* spelling); null for any other event. */
+export function callqEventKind(event: PlatformEvent): { kind: CallqEventKind; id: string } | null {
+  const [root, kind, ...rest] = event.routingKey.split(".");
+  if (root !== "callq" && root !== "qubicle") return null;
+  if (kind !== "queue" && kind !== "recipient" && kind !== "session") return null;
+  return { kind, id: rest.join(".") };
+}
+
+export function recipientEventOf(event: PlatformEvent, recipientId: string): RecipientEvent {
+  const data = event.data;
+  const state = data["availability_state"];
+  const previous = data["previous_state"];
+  const queueId = text(data, "queue_id");
+  const hasCall = event.name === "offer" || event.name === "delivered";
+  const mode = data["mode"];
+  const target = text(data, "target");
+  return {
+    recipientId: text(data, "recipient_id") || recipientId,
+    name: event.name,
+    state: isAvailabilityState(state) ? state : null,
+    previousState: isAvailabilityState(previous) ? previous : null,
+    queueId: queueId === "" || hasCall ? null : queueId,
+    queueAvailability: isRecord(data["queue_availability"]) ? booleans(data["queue_availability"]) : null,
+    call: hasCall ? queueCallOf(data) : null,
+    wrapupSeconds: typeof data["wrapup_time_seconds"] === "number" ? data["wrapup_time_seconds"] : null,
+    wiretap: event.name === "monitor" && data["active"] === true && target !== "" ? { target, mode: isMonitorMode(mode) ? mode : "eavesdrop" } : null,
+  };
+}
+
+function isMonitorMode(value: unknown): value is MonitorMode {
+  return value === "eavesdrop" || value === "whisper" || value === "barge";
+}
+
+function record(value: unknown, what: string): Record<string, unknown> {
+  if (!isRecord(value)) throw new ApiRequestError("malformed", 200, "", value, null, `the ${what} is not an object`);
+  return value;
+}
+
+function list(value: unknown, what: string): Record<string, unknown>[] {
+  if (!Array.isArray(value)) throw new ApiRequestError("malformed", 200, "", value, null, `the ${what} list is not an array`);
+  return value.filter(isRecord);
+}
+
+function text(data: Record<string, unknown>, key: string): string {
+  const value = data[key];
+  return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
+}
+
+function numberOf(value: unknown): number {
+  return typeof value === "number" && Number.isFinite(value) ? value : 0;
+}
+
+function strings(value: unknown): string[] {
+  if (Array.isArray(value)) return value.filter((v): v is string => typeof v === "string");
+  // A queue document's `members` object (id -> "") is read too.
+  return isRecord(value) ? Object.keys(value) : [];
+}
+
+function booleans(value: unknown): Record<string, boolean> {
+  const out: Record<string, boolean> = {};
+  if (isRecord(value)) for (const [k, v] of Object.entries(value)) if (typeof v === "boolean") out[k] = v;
+  return out;
+}

@@ -1,0 +1,167 @@
+// The agent's call-queue state as the server has it: the state and how long it has lasted,
+// one-click Login / Ready / Away / Logout, the wrap-up countdown with Extend and Cancel, and
+// whether the agent takes each of their queues' calls.
+import { useId, useMemo } from "react";
+import { useShallow } from "zustand/react/shallow";
+import type { AvailabilityState } from "../api/callq.js";
+import { useAppStore } from "../state/context.js";
+import { keysOf } from "./shortcuts.js";
+import { formatDuration, useNow } from "./useNow.js";
+import "./callq.css";
+
+export const STATE_LABELS: Record<AvailabilityState, string> = {
+  Ready: "Ready",
+  Away: "Away",
+  "Wrapup-Time": "Wrap-up",
+  "Call-Offer": "Ringing",
+  "On-A-Call": "On a call",
+  "Not-Logged-In": "Logged out",
+};
+
+export function StateName({ state }: { state: AvailabilityState }) {
+  return (
+    <span className={`state-${state}`}>
+      <span className="state-dot" aria-hidden="true" />
+      {STATE_LABELS[state]}
+    </span>
+  );
+}
+
+export function AgentState() {
+  const { agent, setStatus, extend, cancel } = useAppStore(
+    useShallow((state) => ({ agent: state.agent, setStatus: state.setAgentStatus, extend: state.extendWrapup, cancel: state.cancelWrapup })),
+  );
+  const headingId = useId();
+  const now = useNow(1000, agent.status !== null);
+  const status = agent.status;
+
+  if (agent.isRecipient === false) {
+    return (
+      <section className="card agent-state" aria-labelledby={headingId}>
+        <h2 id={headingId}>Queue state</h2>
+        <p className="muted">You are not a queue agent. An admin can make you one (Admin, queue membership).</p>
+      </section>
+    );
+  }
+
+  const state = status?.state ?? null;
+  const loggedIn = state !== null && state !== "Not-Logged-In";
+  const busy = agent.pending !== null;
+  const wrapupLeft = state === "Wrapup-Time" && agent.wrapupEndsAt !== null ? Math.max(0, agent.wrapupEndsAt - now) : null;
+
+  return (
+    <section className="card agent-state" aria-labelledby={headingId} data-testid="agent-state">
+      <h2 id={headingId}>Queue state</h2>
+      {state === null ? (
+        <p className="muted">{agent.readError ?? "Reading your state…"}</p>
+      ) : (
+        <>
+          <p className="state-line" aria-live="polite">
+            <span className="state-name" data-testid="agent-state-name" data-state={state}>
+              <StateName state={state} />
+            </span>
+            {agent.since !== null ? (
+              <span className="state-timer muted" data-testid="agent-state-timer">
+                <span className="visually-hidden">for </span>
+                {formatDuration(now - agent.since)}
+              </span>
+            ) : null}
+          </p>
+          {wrapupLeft !== null ? (
+            <div className="wrapup-box" data-testid="wrapup">
+              <p>
+                Wrap-up ends in{" "}
+                <strong className="state-timer" data-testid="wrapup-left">
+                  {formatDuration(wrapupLeft + 999)}
+                </strong>
+              </p>
+              <div className="button-row">
+                <button type="button" className="button" aria-disabled={busy} onClick={() => void (busy ? null : extend())}>
+                  {agent.pending === "wrapup_extend" ? "Extending…" : "Extend wrap-up"}
+                </button>
+                <button type="button" className="button" aria-disabled={busy} onClick={() => void (busy ? null : cancel())}>
+                  {agent.pending === "wrapup_cancel" ? "Ending…" : "Cancel wrap-up"}
+                </button>
+              </div>
+            </div>
+          ) : null}
+          <div className="button-row" role="group" aria-label="Change your queue state">
+            {loggedIn ? (
+              <>
+                <button
+                  type="button"
+                  className="button"
+                  aria-pressed={state === "Ready"}
+                  aria-disabled={busy}
+                  aria-keyshortcuts={keysOf("ready")}
+                  onClick={() => void (busy ? null : setStatus("ready"))}
+                >
+                  Ready
+                </button>
+                <button
+                  type="button"
+                  className="button"
+                  aria-pressed={state === "Away"}
+                  aria-disabled={busy}
+                  aria-keyshortcuts={keysOf("away")}
+                  onClick={() => void (busy ? null : setStatus("away"))}
+                >
+                  Away
+                </button>
+                <button type="button" className="button" aria-disabled={busy} onClick={() => void (busy ? null : setStatus("logout"))}>
+                  Logout
+                </button>
+              </>
+            ) : (
+              <button type="button" className="button button-primary" aria-disabled={busy} onClick={() => void (busy ? null : setStatus("login"))}>
+                Login
+              </button>
+            )}
+          </div>
+          {agent.error !== null || agent.readError !== null ? (
+            <p className="form-error" role="alert">
+              {agent.error ?? agent.readError}
+            </p>
+          ) : null}
+          <QueueAvailability disabled={!loggedIn || busy} />
+        </>
+      )}
+    </section>
+  );
+}
+
+/** One checkbox per queue the agent is a member of: checked takes that queue's calls. */
+function QueueAvailability({ disabled }: { disabled: boolean }) {
+  const me = useAppStore((state) => state.session?.ownerId ?? "");
+  const { list, members, availability, setQueue } = useAppStore(
+    useShallow((state) => ({
+      list: state.queues.list,
+      members: state.queues.members,
+      availability: state.agent.status?.queueAvailability,
+      setQueue: state.setQueueAvailability,
+    })),
+  );
+  const mine = useMemo(() => list.filter((q) => members[q.id]?.includes(me) ?? false), [list, members, me]);
+  if (mine.length === 0) return null;
+  return (
+    <fieldset className="queue-availability">
+      <legend>Take calls from</legend>
+      {mine.map((queue) => {
+        const on = availability?.[queue.id] ?? true;
+        return (
+          <label key={queue.id}>
+            <input
+              type="checkbox"
+              checked={on}
+              aria-disabled={disabled}
+              onChange={() => {
+                if (!disabled) void setQueue(queue.id, !on);
+              }}
+            />
+            {queue.name}
+          </label>
+        );
+      })}
+    </fieldset>
+  );
+}

@@ -1,0 +1,219 @@
+// The agent slice: the signed-in user's state as a call-queue recipient, always as the server
+// has it. The status is read when the event websocket comes online and again after each of the
+// user's callq.recipient events (an event's state shows at once, the read brings the rest: the
+// time of the change, wrap-up left, per-queue availability). Buttons ask the server and show what
+// it answers; nothing is changed on the agent's side before the server says so.
+import type { StateCreator } from "zustand/vanilla";
+import { ApiRequestError } from "../api/client.js";
+import { callqEventKind, recipientEventOf, type RecipientStatus, type RecipientStatusChange, type WrapupAction } from "../api/callq.js";
+import { callqAccess, failureText, onConnectionChange, type CallqDeps } from "./queues.js";
+import type { AppState } from "./store.js";
+
+export type AgentRequest = RecipientStatusChange | WrapupAction | `queue:${string}`;
+
+export interface AgentState {
+  /** The server's status of this user; null until read. */
+  status: RecipientStatus | null;
+  /** False when the user is no call-queue recipient (callq.enabled is not set); null until known. */
+  isRecipient: boolean | null;
+  /** Clock ms the current state began: the server's last_action_time (an event's arrival until it is read). */
+  since: number | null;
+  /** Clock ms the wrap-up ends, while in Wrapup-Time. */
+  wrapupEndsAt: number | null;
+  /** The request on its way, so its button does not fire twice. */
+  pending: AgentRequest | null;
+  /** Why the last request failed; null when it did not (kept until the next request). */
+  error: string | null;
+  /** Why the status could not be read; null once it was. */
+  readError: string | null;
+}
+
+export interface AgentSlice {
+  agent: AgentState;
+  /** Reads the status now (and keeps reading after each of the user's events). */
+  loadAgentStatus(): Promise<void>;
+  /** Login, logout, Ready or Away. Resolves true once the server took it. */
+  setAgentStatus(status: RecipientStatusChange): Promise<boolean>;
+  /** Ready (true) or Away (false) for one queue only. */
+  setQueueAvailability(queueId: string, ready: boolean): Promise<boolean>;
+  extendWrapup(): Promise<boolean>;
+  cancelWrapup(): Promise<boolean>;
+}
+
+const EMPTY: AgentState = { status: null, isRecipient: null, since: null, wrapupEndsAt: null, pending: null, error: null, readError: null };
+
+export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], [], AgentSlice> {
+  const callqOf = callqAccess(deps);
+  return (set, get, store) => {
+    let listening: (() => void) | null = null;
+    /** Bumped by each of the user's events: a status read or answer from before it is stale. */
+    let events = 0;
+    let reading = false;
+    let readAgain = false;
+
+    function apply(status: RecipientStatus): void {
+      const now = deps.clock.now();
+      set((s) => ({
+        agent: {
+          ...s.agent,
+          status,
+          isRecipient: true,
+          since: status.lastActionAt > 0 ? status.lastActionAt : s.agent.since,
+          wrapupEndsAt: status.state === "Wrapup-Time" ? now + status.wrapupSeconds * 1000 : null,
+          readError: null,
+        },
+      }));
+    }
+
+    function listen(): void {
+      listening ??= get().onPlatformEvent((event) => {
+        const me = get().session?.ownerId;
+        const kind = callqEventKind(event);
+        if (me === undefined || kind === null || kind.kind !== "recipient" || kind.id !== me) return;
+        events += 1;
+        const change = recipientEventOf(event, me);
+        const now = deps.clock.now();
+        set((s) => {
+          const current = s.agent.status;
+          if (current === null) return s;
+          const state = change.state ?? current.state;
+          const status: RecipientStatus = {
+            ...current,
+            state,
+            queueAvailability: change.queueAvailability ?? current.queueAvailability,
+            offeredCall: state === "Call-Offer" ? (change.call ?? current.offeredCall) : null,
+            handlingCall: state === "On-A-Call" ? (change.call ?? current.handlingCall) : state === "Wrapup-Time" ? current.handlingCall : null,
+            wiretap: change.name === "monitor" ? change.wiretap : current.wiretap,
+          };
+          const changed = change.state !== null && (change.state !== current.state || change.name === "wrapup");
+          return {
+            agent: {
+              ...s.agent,
+              status,
+              since: changed ? now : s.agent.since,
+              wrapupEndsAt: state !== "Wrapup-Time" ? null : change.wrapupSeconds !== null ? now + change.wrapupSeconds * 1000 : s.agent.wrapupEndsAt,
+            },
+          };
+        });
+        void get().loadAgentStatus();
+      });
+    }
+
+    /** One request; its answer is shown unless an event came in meanwhile (a read follows that). */
+    async function request(kind: AgentRequest, ask: () => Promise<RecipientStatus>): Promise<boolean> {
+      if (get().agent.pending !== null) return false;
+      const before = events;
+      set((s) => ({ agent: { ...s.agent, pending: kind, error: null } }));
+      try {
+        const status = await ask();
+        set((s) => ({ agent: { ...s.agent, pending: null } }));
+        if (events === before) apply(status);
+        return true;
+      } catch (error) {
+        set((s) => ({ agent: { ...s.agent, pending: null, error: requestErrorText(kind, error) } }));
+        // What the server has now, whatever the refusal was about.
+        void get().loadAgentStatus();
+        return false;
+      }
+    }
+
+    onConnectionChange(store, {
+      online: () => void get().loadAgentStatus(),
+      signedOut: () => set({ agent: EMPTY }),
+    });
+
+    return {
+      agent: EMPTY,
+
+      async loadAgentStatus() {
+        const state = get();
+        const api = callqOf(state);
+        const me = state.session?.ownerId;
+        if (api === null || me === undefined) return;
+        listen();
+        if (reading) {
+          readAgain = true;
+          return;
+        }
+        reading = true;
+        try {
+          do {
+            readAgain = false;
+            const before = events;
+            try {
+              const status = await api.recipientStatus(me);
+              if (events === before && !readAgain && get().session?.ownerId === me) apply(status);
+            } catch (error) {
+              if (error instanceof ApiRequestError && error.status === 404) {
+                set((s) => ({ agent: { ...EMPTY, isRecipient: false, error: s.agent.error } }));
+              } else {
+                set((s) => ({ agent: { ...s.agent, readError: `Cannot read your queue state: ${failureText(error)}` } }));
+              }
+            }
+          } while (readAgain);
+        } finally {
+          reading = false;
+        }
+      },
+
+      setAgentStatus(status) {
+        const api = callqOf(get());
+        const me = get().session?.ownerId;
+        if (api === null || me === undefined) return Promise.resolve(false);
+        return request(status, () => api.setRecipientStatus(me, status));
+      },
+
+      setQueueAvailability(queueId, ready) {
+        const api = callqOf(get());
+        const me = get().session?.ownerId;
+        if (api === null || me === undefined) return Promise.resolve(false);
+        return request(`queue:${queueId}`, () => api.setRecipientStatus(me, ready ? "ready" : "away", queueId));
+      },
+
+      extendWrapup() {
+        const api = callqOf(get());
+        const me = get().session?.ownerId;
+        if (api === null || me === undefined) return Promise.resolve(false);
+        return request("wrapup_extend", () => api.wrapup(me, "wrapup_extend"));
+      },
+
+      cancelWrapup() {
+        const api = callqOf(get());
+        const me = get().session?.ownerId;
+        if (api === null || me === undefined) return Promise.resolve(false);
+        return request("wrapup_cancel", () => api.wrapup(me, "wrapup_cancel"));
+      },
+    };
+  };
+}
+
+const REQUEST_WORDS: Record<RecipientStatusChange | WrapupAction, string> = {
+  login: "log you in",
+  logout: "log you out",
+  ready: "make you Ready",
+  away: "make you Away",
+  wrapup_extend: "extend the wrap-up",
+  wrapup_cancel: "end the wrap-up",
+};
+
+export function requestErrorText(kind: AgentRequest, error: unknown): string {
+  const what = kind.startsWith("queue:") ? "change your availability for that queue" : REQUEST_WORDS[kind as RecipientStatusChange | WrapupAction];
+  if (error instanceof ApiRequestError) {
+    if (error.kind === "network") return `Could not ${what}: the server cannot be reached.`;
+    if (error.status === 400) return `Could not ${what}: ${illegalMessage(error.data) ?? "the server refused it in your current state"}.`;
+    if (error.status === 403) return `Could not ${what}: you may not change this recipient's state.`;
+    if (error.status === 404) return `Could not ${what}: you are not a queue agent (ask an admin to enable you).`;
+  }
+  return `Could not ${what}: ${failureText(error)}`;
+}
+
+/** The engine's own words for an illegal step: data.action.illegal.message. */
+function illegalMessage(data: unknown): string | null {
+  if (typeof data !== "object" || data === null) return null;
+  const action = (data as Record<string, unknown>)["action"];
+  if (typeof action !== "object" || action === null) return null;
+  const illegal = (action as Record<string, unknown>)["illegal"];
+  if (typeof illegal !== "object" || illegal === null) return null;
+  const message = (illegal as Record<string, unknown>)["message"];
+  return typeof message === "string" ? message : null;
+}

@@ -1,0 +1,404 @@
+// The queues slice: the account's call queues and their members (read after sign-in and again when
+// a queue document changes), and, while a view watches them, each queue's live status and callers.
+// Callers follow the callq.queue.* and callq.session.* events, applied once per animation frame
+// however many arrive; counts and the day's stats are read again (coalesced) after events touch
+// a queue, and every half minute. Also the callq API accessor and frame batcher the other
+// call-queue slices (agent, supervisor) share.
+import type { StateCreator } from "zustand/vanilla";
+import { callqEventKind, createCallqApi, sessionOf, type CallqApi, type CallqApiOptions, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
+import type { PlatformEvent } from "../api/events.js";
+import type { Clock } from "./clock.js";
+import type { AppState } from "./store.js";
+import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
+
+/** After events touch a queue, its status is read again this much later (one read for a burst). */
+export const QUEUE_RECONCILE_MS = 500;
+/** Averages and estimates move with time alone: read every watched queue this often. */
+export const QUEUE_REFRESH_MS = 30_000;
+/** The day's chart has one point per this many minutes. */
+export const DAY_BUCKET_MINUTES = 5;
+const BUCKETS_PER_DAY = (24 * 60) / DAY_BUCKET_MINUTES;
+
+export interface QueueLive {
+  status: QueueStatus | null;
+  /** Callers in the queue (waiting, being offered, or answered and not yet gone), oldest first. */
+  sessions: QueueSession[];
+}
+
+/**
+ * The day of one queue as this console saw it: per bucket of DAY_BUCKET_MINUTES, the most callers
+ * waiting at once and the day's session total at the bucket's end; null where it was not watching.
+ */
+export interface QueueDay {
+  /** Local date, YYYY-MM-DD. */
+  date: string;
+  waiting: (number | null)[];
+  total: (number | null)[];
+}
+
+export interface QueuesState {
+  list: QueueEntry[];
+  /** Queue id to member user ids. */
+  members: Record<string, string[]>;
+  /** Live status and callers per queue id, while watched. */
+  live: Record<string, QueueLive>;
+  day: Record<string, QueueDay>;
+  loading: boolean;
+  error: string | null;
+  /** Clock ms the directory (list and members) was read; null before. */
+  loadedAt: number | null;
+}
+
+export interface QueuesSlice {
+  queues: QueuesState;
+  /** Reads the queues and their members. */
+  loadQueueDirectory(): Promise<void>;
+  /** Keeps every queue's status and callers live until the answer is called (views call it on mount). */
+  watchQueues(): () => void;
+  /** Reads every queue's status and callers now. */
+  refreshQueues(): Promise<void>;
+}
+
+/** Runs `callback` before the next frame is painted; the answer cancels it. */
+export type FrameScheduler = (callback: () => void) => () => void;
+
+export interface CallqDeps {
+  clock: Clock;
+  storage: KeyValueStorage;
+  /** The call-queue API for a session; the HTTP one when absent. */
+  callq?: (options: CallqApiOptions) => CallqApi;
+  /** Batches event updates per frame: requestAnimationFrame in a page, the clock's 16 ms elsewhere. */
+  frame?: FrameScheduler;
+}
+
+/** The call-queue API of the signed-in session (one client per token), or null when signed out. */
+export function callqAccess(deps: CallqDeps): (state: AppState) => CallqApi | null {
+  const make = deps.callq ?? createCallqApi;
+  let cached: { key: string; api: CallqApi } | null = null;
+  return (state) => {
+    const session = state.session;
+    if (session === null) return null;
+    const key = `${state.endpoints.api} ${session.accountId} ${session.token}`;
+    if (cached === null || cached.key !== key) cached = { key, api: make({ baseUrl: state.endpoints.api, token: session.token, accountId: session.accountId }) };
+    return cached.api;
+  };
+}
+
+export function frameScheduler(deps: CallqDeps): FrameScheduler {
+  if (deps.frame !== undefined) return deps.frame;
+  // Typed by hand: the slices also compile without the DOM library (tsconfig.node.json).
+  const page = globalThis as { requestAnimationFrame?: (callback: () => void) => number; cancelAnimationFrame?: (handle: number) => void };
+  const raf = page.requestAnimationFrame;
+  const cancel = page.cancelAnimationFrame;
+  if (typeof raf === "function" && typeof cancel === "function") {
+    return (callback) => {
+      const handle = raf.call(globalThis, () => callback());
+      return () => cancel.call(globalThis, handle);
+    };
+  }
+  return (callback) => deps.clock.after(16, callback);
+}
+
+/**
+ * Collects items and hands them over once per frame: at 200 events a second the store changes
+ * (and components render) once a frame, not once an event.
+ */
+export function frameBatcher<T>(schedule: FrameScheduler, flush: (items: T[]) => void): { push(item: T): void; cancel(): void } {
+  let pending: T[] = [];
+  let cancel: (() => void) | null = null;
+  return {
+    push(item) {
+      pending.push(item);
+      cancel ??= schedule(() => {
+        cancel = null;
+        const items = pending;
+        pending = [];
+        flush(items);
+      });
+    },
+    cancel() {
+      cancel?.();
+      cancel = null;
+      pending = [];
+    },
+  };
+}
+
+/** An API failure in a few words for the agent. */
+export function failureText(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/** Runs `callback` when the event websocket comes online (first connect, or back after a drop) and when the session ends. */
+export function onConnectionChange(
+  api: { subscribe(listener: (state: AppState, previous: AppState) => void): () => void },
+  handlers: { online(state: AppState): void; signedOut(): void },
+): void {
+  api.subscribe((state, previous) => {
+    if (state.connection.events === "online" && previous.connection.events !== "online") handlers.online(state);
+    if (state.session === null && previous.session !== null) handlers.signedOut();
+  });
+}
+
+const EMPTY: QueuesState = { list: [], members: {}, live: {}, day: {}, loading: false, error: null, loadedAt: null };
+
+/** Events that end a caller's time in a queue. */
+const GONE = new Set(["leave", "end", "abandoned", "timeout", "removed"]);
+
+export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [], QueuesSlice> {
+  const callqOf = callqAccess(deps);
+  return (set, get, store) => {
+    let watchers = 0;
+    let listening: (() => void) | null = null;
+    let cancelRefresh: (() => void) | null = null;
+    let cancelReconcile: (() => void) | null = null;
+    const dirty = new Set<string>();
+    /** Per queue, bumped by each event: a session list read before the latest event is stale. */
+    const eventCount = new Map<string, number>();
+    let directoryReads = 0;
+    let statusReads = 0;
+
+    const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
+
+    function applyEvents(events: PlatformEvent[]): void {
+      const state = get().queues;
+      let live = state.live;
+      const touched = new Set<string>();
+      for (const event of events) {
+        const kind = callqEventKind(event);
+        if (kind === null) continue;
+        if (kind.kind === "recipient") {
+          // Availability counts move: the queues this recipient is a member of are read again.
+          for (const [queueId, members] of Object.entries(state.members)) if (members.includes(kind.id)) touched.add(queueId);
+          continue;
+        }
+        const row = sessionOf(event.data, kind.kind === "queue" ? kind.id : "");
+        if (row.queueId === "" || row.sessionId === "") continue;
+        touched.add(row.queueId);
+        eventCount.set(row.queueId, (eventCount.get(row.queueId) ?? 0) + 1);
+        const current = live[row.queueId] ?? { status: null, sessions: [] };
+        const others = current.sessions.filter((s) => s.sessionId !== row.sessionId);
+        const sessions = GONE.has(event.name) ? others : [...others, row].sort((a, b) => a.enteredAt - b.enteredAt);
+        live = { ...live, [row.queueId]: { ...current, sessions } };
+      }
+      if (live !== state.live) set((s) => ({ queues: { ...s.queues, live, day: sampleDay(s.queues.day, live, deps.clock.now()) } }));
+      for (const id of touched) dirty.add(id);
+      if (dirty.size > 0) cancelReconcile ??= deps.clock.after(QUEUE_RECONCILE_MS, reconcile);
+    }
+
+    function reconcile(): void {
+      cancelReconcile = null;
+      const ids = [...dirty];
+      dirty.clear();
+      if (ids.length > 0 && watchers > 0) void readLive(ids);
+    }
+
+    async function readLive(ids: readonly string[] | undefined): Promise<void> {
+      const api = callqOf(get());
+      if (api === null) return;
+      const mine = ++statusReads;
+      const queueIds = ids ?? get().queues.list.map((q) => q.id);
+      const seen = new Map(queueIds.map((id) => [id, eventCount.get(id) ?? 0]));
+      try {
+        const [statuses, lists] = await Promise.all([api.queueStatuses(ids), Promise.all(queueIds.map((id) => api.queueSessions(id).then((rows) => [id, rows] as const)))]);
+        set((s) => {
+          const live = { ...s.queues.live };
+          for (const [id, rows] of lists) {
+            // Events that came in while the list was read are newer than it: they stand.
+            const fresh = (eventCount.get(id) ?? 0) === seen.get(id);
+            const current = live[id] ?? { status: null, sessions: [] };
+            live[id] = { status: mine === statusReads || current.status === null ? (statuses[id] ?? current.status) : current.status, sessions: fresh ? rows : current.sessions };
+          }
+          for (const [id, status] of Object.entries(statuses)) {
+            if (!(id in live)) live[id] = { status, sessions: [] };
+          }
+          return { queues: { ...s.queues, live, day: sampleDay(s.queues.day, live, deps.clock.now()), error: null } };
+        });
+        saveDay(deps.storage, get());
+      } catch (error) {
+        set((s) => ({ queues: { ...s.queues, error: `Cannot read the queues: ${failureText(error)}` } }));
+      }
+    }
+
+    function scheduleRefresh(): void {
+      cancelRefresh?.();
+      cancelRefresh = deps.clock.after(QUEUE_REFRESH_MS, () => {
+        cancelRefresh = null;
+        if (watchers === 0) return;
+        void readLive(undefined).finally(() => {
+          if (watchers > 0 && cancelRefresh === null) scheduleRefresh();
+        });
+      });
+    }
+
+    function listen(): void {
+      listening ??= get().onPlatformEvent((event) => {
+        if (event.routingKey === "object.doc_created.callq_queue" || event.routingKey === "object.doc_edited.callq_queue" || event.routingKey === "object.doc_deleted.callq_queue") {
+          void get().loadQueueDirectory();
+          return;
+        }
+        if (watchers > 0 && callqEventKind(event) !== null) batch.push(event);
+      });
+    }
+
+    function stopWatching(): void {
+      cancelRefresh?.();
+      cancelRefresh = null;
+      cancelReconcile?.();
+      cancelReconcile = null;
+      batch.cancel();
+      dirty.clear();
+    }
+
+    onConnectionChange(store, {
+      online: () => {
+        void get().loadQueueDirectory();
+        if (watchers > 0) void get().refreshQueues();
+      },
+      signedOut: () => {
+        stopWatching();
+        set({ queues: EMPTY });
+      },
+    });
+
+    return {
+      queues: EMPTY,
+
+      async loadQueueDirectory() {
+        const state = get();
+        const api = callqOf(state);
+        if (api === null) return;
+        listen();
+        const mine = ++directoryReads;
+        set((s) => ({ queues: { ...s.queues, loading: true, day: { ...loadDay(deps.storage, state), ...s.queues.day } } }));
+        try {
+          const [list, members] = await Promise.all([api.queues(), api.membership()]);
+          if (mine !== directoryReads) return;
+          set((s) => ({ queues: { ...s.queues, list, members, loading: false, error: null, loadedAt: deps.clock.now() } }));
+        } catch (error) {
+          if (mine !== directoryReads) return;
+          set((s) => ({ queues: { ...s.queues, loading: false, error: `Cannot read the queues: ${failureText(error)}` } }));
+        }
+      },
+
+      watchQueues() {
+        watchers += 1;
+        listen();
+        if (watchers === 1) {
+          void (get().queues.loadedAt === null ? get().loadQueueDirectory() : Promise.resolve()).then(() => get().refreshQueues());
+        }
+        let stopped = false;
+        return () => {
+          if (stopped) return;
+          stopped = true;
+          watchers -= 1;
+          if (watchers === 0) stopWatching();
+        };
+      },
+
+      async refreshQueues() {
+        if (watchers > 0) scheduleRefresh();
+        await readLive(undefined);
+      },
+    };
+  };
+}
+
+/** Callers still waiting for someone (not yet answered). */
+export function waitingSessions(live: QueueLive | undefined): QueueSession[] {
+  return live === undefined ? [] : live.sessions.filter((s) => s.state !== "handled");
+}
+
+/** Clock ms the longest-waiting caller entered; null when nobody waits. */
+export function longestWaitSince(live: QueueLive | undefined): number | null {
+  let oldest: number | null = null;
+  for (const s of waitingSessions(live)) if (s.enteredAt > 0 && (oldest === null || s.enteredAt < oldest)) oldest = s.enteredAt;
+  return oldest;
+}
+
+/**
+ * Sessions of the day answered: the day's total less those missed (timed out), abandoned, and
+ * still in the queue. (The queue status has no answered count of its own.)
+ */
+export function answeredOf(status: QueueStatus): number {
+  const { total, missed, abandoned, waiting } = status.stats;
+  return Math.max(0, total - missed - abandoned - waiting);
+}
+
+export function localDate(ms: number): string {
+  const d = new Date(ms);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+}
+
+/** The bucket of the local day `ms` falls in. */
+export function dayBucket(ms: number): number {
+  const d = new Date(ms);
+  return Math.min(BUCKETS_PER_DAY - 1, Math.floor((d.getHours() * 60 + d.getMinutes()) / DAY_BUCKET_MINUTES));
+}
+
+/** Local midnight of the day `ms` falls in, as epoch ms. */
+export function localMidnight(ms: number): number {
+  const d = new Date(ms);
+  return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
+}
+
+function emptyDay(date: string): QueueDay {
+  return { date, waiting: new Array<number | null>(BUCKETS_PER_DAY).fill(null), total: new Array<number | null>(BUCKETS_PER_DAY).fill(null) };
+}
+
+/** Records what each queue shows now in the current bucket of its day (a new date starts a new day). */
+export function sampleDay(days: Record<string, QueueDay>, live: Record<string, QueueLive>, now: number): Record<string, QueueDay> {
+  const date = localDate(now);
+  const bucket = dayBucket(now);
+  let out = days;
+  for (const [id, queue] of Object.entries(live)) {
+    if (queue.status === null) continue;
+    const waiting = waitingSessions(queue).length;
+    const before = days[id];
+    const day = before !== undefined && before.date === date ? before : emptyDay(date);
+    const prevWaiting = day.waiting[bucket] ?? null;
+    const nextWaiting = prevWaiting === null ? waiting : Math.max(prevWaiting, waiting);
+    if (day === before && prevWaiting === nextWaiting && day.total[bucket] === queue.status.stats.total) continue;
+    const next: QueueDay = { date, waiting: [...day.waiting], total: [...day.total] };
+    next.waiting[bucket] = nextWaiting;
+    next.total[bucket] = queue.status.stats.total;
+    if (out === days) out = { ...days };
+    out[id] = next;
+  }
+  return out;
+}
+
+/** New sessions per bucket from the running totals; null where the console was not watching. */
+export function callsPerBucket(day: QueueDay): (number | null)[] {
+  let last: number | null = null;
+  return day.total.map((total) => {
+    if (total === null) return null;
+    const calls = last === null ? null : Math.max(0, total - last);
+    last = total;
+    return calls;
+  });
+}
+
+const dayKey = (state: AppState) => (state.session === null ? null : `switchboard.queueDay.${state.session.accountId}`);
+
+function loadDay(storage: KeyValueStorage, state: AppState): Record<string, QueueDay> {
+  const key = dayKey(state);
+  if (key === null) return {};
+  const stored = readStored(storage, key);
+  if (typeof stored !== "object" || stored === null) return {};
+  const out: Record<string, QueueDay> = {};
+  for (const [id, value] of Object.entries(stored)) if (isQueueDay(value)) out[id] = value;
+  return out;
+}
+
+function saveDay(storage: KeyValueStorage, state: AppState): void {
+  const key = dayKey(state);
+  if (key !== null) writeStored(storage, key, state.queues.day);
+}
+
+function isQueueDay(value: unknown): value is QueueDay {
+  if (typeof value !== "object" || value === null) return false;
+  const v = value as Record<string, unknown>;
+  const series = (s: unknown) => Array.isArray(s) && s.length === BUCKETS_PER_DAY && s.every((n) => n === null || typeof n === "number");
+  return typeof v["date"] === "string" && series(v["waiting"]) && series(v["total"]);
+}

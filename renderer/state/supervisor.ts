@@ -1,0 +1,333 @@
+// The supervisor slice: every recipient of the account with their state, time in state and current
+// caller, live while the board is watched (callq.recipient.* events, applied once per animation
+// frame; the touched recipients' statuses read again together, at most twice a second), and the
+// supervisor's own Listen / Whisper / Barge: the server rings the supervisor's phone, the console
+// answers that ring itself, and the mode can change during the call.
+import type { StateCreator } from "zustand/vanilla";
+import { ApiRequestError } from "../api/client.js";
+import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatusEntry } from "../api/callq.js";
+import type { PlatformEvent } from "../api/events.js";
+import { callqAccess, failureText, frameBatcher, frameScheduler, onConnectionChange, type CallqDeps } from "./queues.js";
+import type { AppState } from "./store.js";
+
+/** Statuses of recipients touched by events are read again this much later, together. */
+export const RECIPIENT_RECONCILE_MS = 500;
+/** The supervisor's phone rings for the server's monitor call; the console answers it within this. */
+export const MONITOR_ANSWER_WINDOW_MS = 30_000;
+/** How the server names the supervisor's monitor call (caller id name prefix). */
+export const MONITOR_CALLER_PREFIX = "Monitor:";
+
+export interface RecipientRow {
+  id: string;
+  /** The username. */
+  name: string;
+  state: AvailabilityState;
+  /** Clock ms the state began; null when not known. */
+  since: number | null;
+  /** The caller being offered or handled. */
+  call: QueueCall | null;
+  /** Clock ms the wrap-up ends, in Wrapup-Time. */
+  wrapupEndsAt: number | null;
+}
+
+export interface MonitorState {
+  target: string;
+  mode: MonitorMode;
+  /** `requesting`: asked the server; `ringing`: the supervisor's phone rings; `listening`: connected. */
+  phase: "requesting" | "ringing" | "listening";
+  /** The phone call carrying the supervision, once it rang. */
+  callId: string | null;
+}
+
+export interface SupervisorState {
+  /** Recipient ids, by name. */
+  ids: string[];
+  rows: Record<string, RecipientRow>;
+  loading: boolean;
+  error: string | null;
+  monitor: MonitorState | null;
+  monitorError: string | null;
+}
+
+export interface SupervisorSlice {
+  supervisor: SupervisorState;
+  /** Keeps the board (recipients and queues) live until the answer is called. */
+  watchBoard(): () => void;
+  refreshRecipients(): Promise<void>;
+  /** Listen (eavesdrop), whisper or barge on `target`'s call; with a supervision of that target under way, changes its mode. */
+  monitorRecipient(target: string, mode: MonitorMode): Promise<boolean>;
+  /** Ends the supervision (hangs up its call). */
+  stopMonitor(): Promise<void>;
+}
+
+const EMPTY: SupervisorState = { ids: [], rows: {}, loading: false, error: null, monitor: null, monitorError: null };
+
+export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [], [], SupervisorSlice> {
+  const callqOf = callqAccess(deps);
+  return (set, get, store) => {
+    let watchers = 0;
+    let stopQueues: (() => void) | null = null;
+    let listening: (() => void) | null = null;
+    let cancelReconcile: (() => void) | null = null;
+    const dirty = new Set<string>();
+    /** Per recipient, bumped by each event: a status read before the latest event is stale. */
+    const eventCount = new Map<string, number>();
+    let cancelAnswerWindow: (() => void) | null = null;
+
+    const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
+
+    function applyEvents(events: PlatformEvent[]): void {
+      const now = deps.clock.now();
+      const me = get().session?.ownerId;
+      const before = get().supervisor.rows;
+      let rows = before;
+      for (const event of events) {
+        const kind = callqEventKind(event);
+        if (kind === null || kind.kind !== "recipient") continue;
+        const change = recipientEventOf(event, kind.id);
+        if (change.name === "monitor") {
+          if (change.recipientId === me) monitorEvent(change.wiretap);
+          continue;
+        }
+        const row = rows[change.recipientId];
+        if (change.state === null || row === undefined) {
+          dirty.add(change.recipientId);
+          continue;
+        }
+        eventCount.set(row.id, (eventCount.get(row.id) ?? 0) + 1);
+        dirty.add(row.id);
+        const state = change.state;
+        const next: RecipientRow = {
+          ...row,
+          state,
+          since: state !== row.state || change.name === "wrapup" ? now : row.since,
+          call: state === "Call-Offer" || state === "On-A-Call" ? (change.call ?? row.call) : state === "Wrapup-Time" ? row.call : null,
+          wrapupEndsAt: state !== "Wrapup-Time" ? null : change.wrapupSeconds !== null ? now + change.wrapupSeconds * 1000 : row.wrapupEndsAt,
+        };
+        if (rows === before) rows = { ...before };
+        rows[row.id] = next;
+      }
+      if (rows !== before) set((s) => ({ supervisor: { ...s.supervisor, rows } }));
+      if (dirty.size > 0) cancelReconcile ??= deps.clock.after(RECIPIENT_RECONCILE_MS, reconcile);
+    }
+
+    function reconcile(): void {
+      cancelReconcile = null;
+      const ids = [...dirty];
+      dirty.clear();
+      if (ids.length === 0 || watchers === 0) return;
+      const known = ids.filter((id) => id in get().supervisor.rows);
+      // A recipient the board does not know yet (just enabled): read the list again.
+      if (known.length < ids.length) void get().refreshRecipients();
+      else void readStatuses(known);
+    }
+
+    async function readStatuses(ids: readonly string[]): Promise<void> {
+      const api = callqOf(get());
+      if (api === null) return;
+      const seen = new Map(ids.map((id) => [id, eventCount.get(id) ?? 0]));
+      try {
+        const statuses = await api.recipientStatuses(ids);
+        const now = deps.clock.now();
+        set((s) => {
+          const rows = { ...s.supervisor.rows };
+          for (const id of ids) {
+            const row = rows[id];
+            const status = statuses[id];
+            // An event newer than the read stands; its own read follows.
+            if (row === undefined || status === undefined || (eventCount.get(id) ?? 0) !== seen.get(id)) continue;
+            rows[id] = rowOf(row, status, now);
+          }
+          return { supervisor: { ...s.supervisor, rows, error: null } };
+        });
+      } catch (error) {
+        set((s) => ({ supervisor: { ...s.supervisor, error: `Cannot read the agents' states: ${failureText(error)}` } }));
+      }
+    }
+
+    function monitorEvent(wiretap: { target: string; mode: MonitorMode } | null): void {
+      set((s) => {
+        const current = s.supervisor.monitor;
+        if (wiretap === null) return { supervisor: { ...s.supervisor, monitor: null } };
+        return {
+          supervisor: {
+            ...s.supervisor,
+            monitor: { target: wiretap.target, mode: wiretap.mode, phase: "listening", callId: current?.target === wiretap.target ? current.callId : null },
+          },
+        };
+      });
+    }
+
+    function listen(): void {
+      listening ??= get().onPlatformEvent((event) => {
+        const kind = callqEventKind(event);
+        if (kind === null || kind.kind !== "recipient") return;
+        // The supervisor's own monitor events matter on every view; the rest only while the board is open.
+        if (watchers > 0 || kind.id === get().session?.ownerId) batch.push(event);
+      });
+    }
+
+    /** While a supervision is asked for: answer the monitor call the server rings the supervisor with. */
+    function answerMonitorCall(state: AppState): void {
+      const monitor = state.supervisor.monitor;
+      if (monitor === null) return;
+      const calls = state.phone.calls;
+      if (monitor.callId !== null) {
+        // The supervision's call is over: so is the supervision.
+        if (!calls.some((c) => c.id === monitor.callId)) {
+          set((s) => ({ supervisor: { ...s.supervisor, monitor: null } }));
+        }
+        return;
+      }
+      if (monitor.phase === "requesting") return;
+      const ring = calls.find((c) => c.state === "incoming" && c.remoteName.startsWith(MONITOR_CALLER_PREFIX));
+      if (ring === undefined) return;
+      cancelAnswerWindow?.();
+      cancelAnswerWindow = null;
+      set((s) => ({ supervisor: { ...s.supervisor, monitor: s.supervisor.monitor === null ? null : { ...s.supervisor.monitor, callId: ring.id } } }));
+      void state.acceptCall(ring.id);
+    }
+
+    store.subscribe((state, previous) => {
+      if (state.phone.calls !== previous.phone.calls || state.supervisor.monitor !== previous.supervisor.monitor) answerMonitorCall(state);
+    });
+
+    onConnectionChange(store, {
+      online: () => {
+        if (watchers > 0) void get().refreshRecipients();
+      },
+      signedOut: () => {
+        cancelReconcile?.();
+        cancelReconcile = null;
+        cancelAnswerWindow?.();
+        cancelAnswerWindow = null;
+        batch.cancel();
+        dirty.clear();
+        set({ supervisor: EMPTY });
+      },
+    });
+
+    return {
+      supervisor: EMPTY,
+
+      watchBoard() {
+        watchers += 1;
+        listen();
+        if (watchers === 1) {
+          stopQueues = get().watchQueues();
+          void get().refreshRecipients();
+        }
+        let stopped = false;
+        return () => {
+          if (stopped) return;
+          stopped = true;
+          watchers -= 1;
+          if (watchers > 0) return;
+          stopQueues?.();
+          stopQueues = null;
+          cancelReconcile?.();
+          cancelReconcile = null;
+          dirty.clear();
+        };
+      },
+
+      async refreshRecipients() {
+        const api = callqOf(get());
+        if (api === null) return;
+        listen();
+        set((s) => ({ supervisor: { ...s.supervisor, loading: true } }));
+        try {
+          const list = await api.recipients();
+          const seen = new Map(list.map((r) => [r.id, eventCount.get(r.id) ?? 0]));
+          const statuses = await api.recipientStatuses(list.map((r) => r.id));
+          const now = deps.clock.now();
+          set((s) => {
+            const rows: Record<string, RecipientRow> = {};
+            for (const entry of list) {
+              const current = s.supervisor.rows[entry.id];
+              const status = statuses[entry.id] ?? "not_logged_in";
+              const stale = current !== undefined && (eventCount.get(entry.id) ?? 0) !== seen.get(entry.id);
+              rows[entry.id] = stale ? { ...current, name: entry.name } : rowOf(blankRow(entry), status, now);
+            }
+            return { supervisor: { ...s.supervisor, ids: byName(list), rows, loading: false, error: null } };
+          });
+        } catch (error) {
+          set((s) => ({ supervisor: { ...s.supervisor, loading: false, error: `Cannot read the agents: ${failureText(error)}` } }));
+        }
+      },
+
+      async monitorRecipient(target, mode) {
+        const state = get();
+        const api = callqOf(state);
+        const me = state.session?.ownerId;
+        if (api === null || me === undefined) return false;
+        const current = state.supervisor.monitor;
+        const sameCall = current !== null && current.target === target && current.callId !== null;
+        set((s) => ({
+          supervisor: {
+            ...s.supervisor,
+            monitorError: null,
+            monitor: sameCall && current !== null ? { ...current, mode } : { target, mode, phase: "requesting", callId: null },
+          },
+        }));
+        // A supervision of another target ends first (the server does the same).
+        if (current !== null && current.target !== target && current.callId !== null) await get().hangupCall(current.callId);
+        try {
+          await api.monitor(me, target, mode);
+          if (!sameCall) {
+            set((s) => ({ supervisor: { ...s.supervisor, monitor: s.supervisor.monitor === null ? null : { ...s.supervisor.monitor, phase: "ringing" } } }));
+            cancelAnswerWindow?.();
+            cancelAnswerWindow = deps.clock.after(MONITOR_ANSWER_WINDOW_MS, () => {
+              cancelAnswerWindow = null;
+              set((s) => (s.supervisor.monitor?.callId === null ? { supervisor: { ...s.supervisor, monitor: null, monitorError: "Your phone did not take the monitor call." } } : s));
+            });
+          }
+          return true;
+        } catch (error) {
+          set((s) => ({ supervisor: { ...s.supervisor, monitor: sameCall ? s.supervisor.monitor : null, monitorError: monitorErrorText(error) } }));
+          return false;
+        }
+      },
+
+      async stopMonitor() {
+        const monitor = get().supervisor.monitor;
+        cancelAnswerWindow?.();
+        cancelAnswerWindow = null;
+        set((s) => ({ supervisor: { ...s.supervisor, monitor: null } }));
+        if (monitor?.callId) await get().hangupCall(monitor.callId);
+      },
+    };
+  };
+}
+
+function blankRow(entry: RecipientEntry): RecipientRow {
+  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null };
+}
+
+function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): RecipientRow {
+  if (status === "not_logged_in") return { ...row, state: "Not-Logged-In", since: row.state === "Not-Logged-In" ? row.since : null, call: null, wrapupEndsAt: null };
+  return {
+    ...row,
+    state: status.state,
+    since: status.lastActionAt > 0 ? status.lastActionAt : row.since,
+    call: status.offeredCall ?? status.handlingCall,
+    wrapupEndsAt: status.state === "Wrapup-Time" ? now + status.wrapupSeconds * 1000 : null,
+  };
+}
+
+function byName(list: readonly RecipientEntry[]): string[] {
+  return [...list].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).map((r) => r.id);
+}
+
+/** The server's refusal (data.{field}.{code}) in words for the supervisor. */
+export function monitorErrorText(error: unknown): string {
+  if (error instanceof ApiRequestError) {
+    if (error.kind === "network") return "Could not start listening: the server cannot be reached.";
+    if (error.status === 403) return "Only an admin or a user with the call_monitor permission may listen in.";
+    const codes = JSON.stringify(error.data ?? "");
+    if (codes.includes("no_call")) return "That agent is on no call to listen to.";
+    if (codes.includes("no_device")) return "Your phone is not registered, so the server cannot ring it.";
+    if (codes.includes("self")) return "You cannot listen to your own calls.";
+  }
+  return `Could not start listening: ${failureText(error)}`;
+}

@@ -1,0 +1,210 @@
+// The supervisor's board: every queue (waiting, longest wait, answered, missed, abandoned, average
+// wait, a chart of the day) and every agent (state, time in state, current caller), live; Listen,
+// Whisper and Barge on an agent's call, switchable while listening. Each row and card selects only
+// its own slice of the store, so an event re-renders what it changed and nothing else.
+import { memo, useEffect } from "react";
+import { useShallow } from "zustand/react/shallow";
+import type { MonitorMode, QueueEntry } from "../api/callq.js";
+import { StateName } from "../components/AgentState.js";
+import "../components/callq.css";
+import { QueueDayChart } from "../components/QueueDayChart.js";
+import { formatDuration, useNow } from "../components/useNow.js";
+import { useAppStore } from "../state/context.js";
+import { answeredOf, longestWaitSince, waitingSessions } from "../state/queues.js";
+import type { AppState } from "../state/store.js";
+
+/** Admins and users with the call_monitor permission. */
+export function canSupervise(state: AppState): boolean {
+  return state.profile?.canMonitor ?? false;
+}
+
+export const MODE_LABELS: Record<MonitorMode, string> = { eavesdrop: "Listen", whisper: "Whisper", barge: "Barge" };
+const MODES: readonly MonitorMode[] = ["eavesdrop", "whisper", "barge"];
+
+export function Supervisor() {
+  const allowed = useAppStore(canSupervise);
+  const watch = useAppStore((state) => state.watchBoard);
+  useEffect(() => (allowed ? watch() : undefined), [watch, allowed]);
+  if (!allowed) {
+    return (
+      <div>
+        <h1>Supervisor</h1>
+        <p className="muted">The board is for admins and users with the call_monitor permission.</p>
+      </div>
+    );
+  }
+  return (
+    <div className="supervisor-view">
+      <h1>Supervisor</h1>
+      <MonitorBar />
+      <QueueBoard />
+      <RecipientBoard />
+    </div>
+  );
+}
+
+function MonitorBar() {
+  const { monitor, error, name, switchMode, stop } = useAppStore(
+    useShallow((state) => ({
+      monitor: state.supervisor.monitor,
+      error: state.supervisor.monitorError,
+      name: state.supervisor.monitor === null ? "" : (state.supervisor.rows[state.supervisor.monitor.target]?.name ?? ""),
+      switchMode: state.monitorRecipient,
+      stop: state.stopMonitor,
+    })),
+  );
+  if (monitor === null && error === null) return null;
+  return (
+    <section className="card monitor-bar" aria-label="Supervision" data-testid="monitor-bar">
+      {monitor !== null ? (
+        <>
+          <p aria-live="polite">
+            {monitor.phase === "listening" ? `${MODE_LABELS[monitor.mode]}: ${name}` : monitor.phase === "ringing" ? `Connecting to ${name}… (your phone rings)` : `Asking to ${MODE_LABELS[monitor.mode].toLowerCase()}…`}
+          </p>
+          <div className="monitor-buttons" role="group" aria-label="Supervision mode">
+            {MODES.map((mode) => (
+              <button key={mode} type="button" className="button button-small" aria-pressed={monitor.mode === mode} onClick={() => void switchMode(monitor.target, mode)}>
+                {MODE_LABELS[mode]}
+              </button>
+            ))}
+          </div>
+          <button type="button" className="button button-small button-danger" onClick={() => void stop()}>
+            Stop
+          </button>
+        </>
+      ) : null}
+      {error !== null ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}
+
+function QueueBoard() {
+  const { list, error } = useAppStore(useShallow((state) => ({ list: state.queues.list, error: state.queues.error })));
+  const now = useNow(1000);
+  return (
+    <section className="board-section" aria-labelledby="board-queues">
+      <h2 id="board-queues">Queues</h2>
+      {error !== null ? <p className="form-error">{error}</p> : null}
+      {list.length === 0 ? <p className="muted">No queues.</p> : null}
+      <div className="queues-grid">
+        {list.map((queue) => (
+          <QueueTile key={queue.id} queue={queue} now={now} />
+        ))}
+      </div>
+    </section>
+  );
+}
+
+const QueueTile = memo(function QueueTile({ queue, now }: { queue: QueueEntry; now: number }) {
+  const live = useAppStore((state) => state.queues.live[queue.id]);
+  const status = live?.status ?? null;
+  const oldest = longestWaitSince(live);
+  const headingId = `board-queue-${queue.id}`;
+  const figures: [string, string, string][] = [
+    ["Waiting", String(waitingSessions(live).length), "waiting"],
+    ["Longest wait", oldest === null ? "–" : formatDuration(now - oldest), "longest"],
+    ["Available", status === null ? "…" : `${status.available} of ${status.loggedIn}`, "available"],
+    ["Answered", status === null ? "…" : String(answeredOf(status)), "answered"],
+    ["Missed", status === null ? "…" : String(status.stats.missed), "missed"],
+    ["Abandoned", status === null ? "…" : String(status.stats.abandoned), "abandoned"],
+    ["Average wait", status === null ? "…" : formatDuration(status.stats.averageWait * 1000), "average"],
+    ["Calls today", status === null ? "…" : String(status.stats.total), "total"],
+  ];
+  return (
+    <section className="card queue-tile" aria-labelledby={headingId} data-queue-id={queue.id}>
+      <h3 id={headingId}>{queue.name}</h3>
+      <dl className="queue-figures">
+        {figures.map(([label, value, key]) => (
+          <div key={key}>
+            <dt>{label}</dt>
+            <dd data-testid={`board-${key}`}>{value}</dd>
+          </div>
+        ))}
+      </dl>
+      <QueueDayChart queueId={queue.id} name={queue.name} />
+    </section>
+  );
+});
+
+function RecipientBoard() {
+  const { ids, loading, error } = useAppStore(useShallow((state) => ({ ids: state.supervisor.ids, loading: state.supervisor.loading, error: state.supervisor.error })));
+  const now = useNow(1000);
+  return (
+    <section className="board-section" aria-labelledby="board-agents">
+      <h2 id="board-agents">Agents</h2>
+      {error !== null ? <p className="form-error">{error}</p> : null}
+      {ids.length === 0 ? (
+        <p className="muted">{loading ? "Reading the agents…" : "No agents."}</p>
+      ) : (
+        <table className="board-table">
+          <thead>
+            <tr>
+              <th scope="col">Agent</th>
+              <th scope="col">State</th>
+              <th scope="col">For</th>
+              <th scope="col">Caller</th>
+              <th scope="col">Supervise</th>
+            </tr>
+          </thead>
+          <tbody>
+            {ids.map((id) => (
+              <RecipientLine key={id} id={id} now={now} />
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+const RecipientLine = memo(function RecipientLine({ id, now }: { id: string; now: number }) {
+  const row = useAppStore((state) => state.supervisor.rows[id]);
+  const me = useAppStore((state) => state.session?.ownerId ?? "");
+  const monitorMode = useAppStore((state) => (state.supervisor.monitor?.target === id ? state.supervisor.monitor.mode : null));
+  const monitor = useAppStore((state) => state.monitorRecipient);
+  if (row === undefined) return null;
+  const call = row.call;
+  const onCall = row.state === "On-A-Call";
+  return (
+    <tr data-recipient-id={id} data-state={row.state}>
+      <th scope="row">{row.name}</th>
+      <td>
+        <StateName state={row.state} />
+        {row.state === "Wrapup-Time" && row.wrapupEndsAt !== null ? <span className="muted"> ({formatDuration(Math.max(0, row.wrapupEndsAt - now) + 999)} left)</span> : null}
+      </td>
+      <td className="state-timer">{row.since === null || row.state === "Not-Logged-In" ? "–" : formatDuration(now - row.since)}</td>
+      <td>
+        {call === null ? (
+          "–"
+        ) : (
+          <>
+            {call.callerName || call.callerNumber || "Unknown caller"}
+            {call.queueName ? <span className="muted"> · {call.queueName}</span> : null}
+          </>
+        )}
+      </td>
+      <td>
+        {onCall && id !== me ? (
+          <div className="monitor-buttons">
+            {MODES.map((mode) => (
+              <button
+                key={mode}
+                type="button"
+                className="button button-small"
+                aria-pressed={monitorMode === null ? undefined : monitorMode === mode}
+                aria-label={`${MODE_LABELS[mode]}: ${row.name}`}
+                onClick={() => void monitor(id, mode)}
+              >
+                {MODE_LABELS[mode]}
+              </button>
+            ))}
+          </div>
+        ) : null}
+      </td>
+    </tr>
+  );
+});
