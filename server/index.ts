@@ -21,6 +21,7 @@ import { startCalls, type CallEngine } from "./calls/index.js";
 import { SimCallers } from "./sim/callers.js";
 import { startTexting } from "./texting/index.js";
 import { CallqEngine } from "./callq/engine.js";
+import { registerCallqModules } from "./callq/modules/index.js";
 
 export interface RunningServer {
   url: string;
@@ -81,6 +82,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const sim = new SimCallers({ store, media, clock, random });
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
   const callq = await CallqEngine.start({ store, bus: events.bus, logger });
+  registerCallqModules(calls, callq);
   app.addHook("onClose", async () => {
     sim.close();
     await calls.close();
