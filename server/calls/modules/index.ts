@@ -1,5 +1,5 @@
-// The callflow modules the engine runs today; `callq` and `callq_recipient` register beside them
-// when the queue engine lands (until then a flow naming them ends its call 501, with a log).
+// The callflow modules of calls/ itself; the queue modules `callq` and `callq_recipient` come from
+// callq/ (server/callq/modules) and are registered beside these by the server's wiring.
 import { ModuleRegistry } from "../callflow-executor.js";
 import { deviceModule } from "./device.js";
 import { playModule } from "./play.js";
