@@ -1,13 +1,19 @@
 // /v2/accounts/{id}/callq_queues over real HTTP: the configuration resource (conformance, every
 // default and bound, old names, routers, timeout_redirect, hold_treatment, read-only members),
-// membership add/remove/set/clear, status and multi-status, sessions, ensure_started, and the
-// static paths (status, recipients, ensure_started) beside the queue ids.
+// membership add/remove/set/clear, status and multi-status, sessions, ensure_started, the static
+// paths (status, recipients, ensure_started) beside the queue ids, and a simulated caller in a
+// queue whose session is listed and removed while a registered SIP phone refuses the offer, with
+// the websocket event and the callq_queue_* / callq_recipient_* hooks it fires.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { QUEUE_DEFAULTS } from "../../server/callq/queue-config.js";
 import { ROUTERS } from "../../server/callq/queue-router.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { describeConformance } from "../helpers/conformance.js";
+import { EventsClient } from "../helpers/events-client.js";
+import { poll } from "../helpers/poll.js";
+import { HookReceiver } from "../helpers/webhook-receiver.js";
+import { hex, newDevice, responseTo, SipPhone, SipSocket } from "../helpers/sip-client.js";
 
 type Queue = Record<string, unknown> & { id: string; members: Record<string, string> };
 type FieldErrors = Record<string, Record<string, { message: string; value?: unknown }>>;
@@ -336,6 +342,78 @@ describe("status, sessions and start-up", () => {
       expect(res.body.status).toBe("success");
       // These are read-only collections: a write is 405, not an edit of a queue called `word`.
       expect((await api.call("PATCH", `${base}/${word}`, { token, data: { name: "x" } })).status, word).toBe(405);
+    }
+  });
+});
+
+describe("a real caller in a queue", () => {
+  it("shows the session, fires join, offer, rejected and leave hooks, and removes the session on request", async () => {
+    const receiver = await HookReceiver.start();
+    const closers: (() => Promise<void>)[] = [];
+    try {
+      const hooks = ["callq_queue_join", "callq_queue_leave", "callq_recipient_offer", "callq_recipient_rejected"];
+      for (const hook of hooks) {
+        const res = await api.call("PUT", `/v2/accounts/${accountId}/webhooks`, { token, data: { name: hook, hook, uri: `${receiver.url}/${hook}` } });
+        expect(res.status, res.text).toBe(201);
+      }
+      const agentId = agents.agent1 ?? "";
+      const queue = await createQueue({ name: "Live", ring_timeout: 10, hold_treatment: "silence_stream://60000" });
+      await api.call("POST", `${base}/${queue.id}/recipients`, { token, data: { action: "set", members: [agentId] } });
+      const flow = await api.call("PUT", `/v2/accounts/${accountId}/callflows`, { token, data: { name: "Live queue", numbers: ["5099"], flow: { module: "callq", data: { id: queue.id }, children: {} } } });
+      expect(flow.status, flow.text).toBe(201);
+
+      const events = await EventsClient.connect(`${api.url.replace(/^http/, "ws")}/events`);
+      closers.push(() => events.close());
+      // The hosted product's old spelling of the binding works too.
+      expect(await events.subscribe(accountId, `qubicle.queue.${queue.id}`, { auth_token: token })).toMatchObject({ status: "success" });
+
+      const sim = await api.call<{ id: string }>("POST", `/v2/accounts/${accountId}/sim/calls`, {
+        token,
+        data: { to: "5099", caller_id_number: "+15550001111", caller_id_name: "Queue Tester", audio: "silence_stream://60000" },
+      });
+      expect(sim.status, sim.text).toBe(201);
+      const sessionsPath = `${base}/${queue.id}/sessions`;
+      const session = await poll("the caller's session", async () => {
+        const res = await api.call<{ queue_id: string; session_list: Record<string, unknown>[] }[]>("GET", sessionsPath, { token });
+        return res.body.data[0]?.session_list[0];
+      });
+      expect(session).toMatchObject({ queue_id: queue.id, caller_id_name: "Queue Tester", caller_id_number: "+15550001111", state: "waiting" });
+      expect(session.session_id).toEqual(expect.any(String));
+      expect(session.call_id).toEqual(expect.any(String));
+      expect(Number(session.queue_enter_time)).toBeGreaterThan(63_000_000_000);
+      const status = await api.call<{ stats: Record<string, number> }>("GET", `${base}/${queue.id}/status`, { token });
+      expect(status.body.data.stats).toMatchObject({ active_session_count: 1, total_sessions: 1 });
+      const joined = await events.next((m) => m.action === "event" && m.name === "join");
+      expect(joined).toMatchObject({ routing_key: `callq.queue.${queue.id}`, data: { session_id: session.session_id, queue_id: queue.id } });
+      const join = await poll("the join hook", async () => receiver.at("/callq_queue_join")[0]);
+      expect(join).toMatchObject({ hook_event: "callq_queue_join", account_id: accountId, queue_id: queue.id, session_id: session.session_id, call_id: session.call_id, caller_id_number: "+15550001111" });
+
+      // The agent's phone registers and is offered the caller, and refuses.
+      const device = await newDevice(api, { token, accountId }, { owner_id: agentId });
+      const socket = await SipSocket.connect(api.url);
+      closers.push(() => socket.close());
+      const phone = new SipPhone(socket, { ...device, realm: "demo.switchboard.local" });
+      expect((await phone.register({ expires: 300 })).status).toBe(200);
+      expect((await api.call("POST", `/v2/accounts/${accountId}/callq_recipients/${agentId}`, { token, data: { action: "login_ready" } })).status).toBe(200);
+      let invite = await socket.next(5_000);
+      while (invite.method !== "INVITE") invite = await socket.next(5_000);
+      socket.send(responseTo(invite, 486, { toTag: hex(4), reason: "Busy Here" }));
+      const offer = await poll("the offer hook", async () => receiver.at("/callq_recipient_offer")[0]);
+      expect(offer).toMatchObject({ hook_event: "callq_recipient_offer", recipient_id: agentId, queue_id: queue.id, session_id: session.session_id, caller_id_name: "Queue Tester" });
+      const rejected = await poll("the rejected hook", async () => receiver.at("/callq_recipient_rejected")[0]);
+      expect(rejected).toMatchObject({ hook_event: "callq_recipient_rejected", recipient_id: agentId, previous_state: "Call-Offer" });
+      await api.call("POST", `/v2/accounts/${accountId}/callq_recipients/${agentId}/status`, { token, data: { status: "logout" } });
+
+      const removed = await api.call("POST", `${sessionsPath}/${String(session.session_id)}`, { token, data: { action: "remove" } });
+      expect(removed.status, removed.text).toBe(200);
+      expect(removed.body.data).toEqual([{ queue_id: queue.id, session_list: [] }]);
+      const leave = await poll("the leave hook", async () => receiver.at("/callq_queue_leave")[0]);
+      expect(leave).toMatchObject({ hook_event: "callq_queue_leave", queue_id: queue.id, session_id: session.session_id, reason: "removed" });
+      const again = await api.call("POST", `${sessionsPath}/${String(session.session_id)}`, { token, data: { action: "remove" } });
+      expect(again.status).toBe(404);
+    } finally {
+      await Promise.all(closers.map((close) => close()));
+      await receiver.close();
     }
   });
 });
