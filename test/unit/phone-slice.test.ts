@@ -1,0 +1,276 @@
+// The connection, phone and recent-calls slices through the whole store, with a hand-driven clock,
+// a fake phone line, fake alerts, a fake /v2 API and a fake event stream: what the agent sees
+// change when the console connects, a call is offered, accepted, timed, transferred, and when the
+// token expires and the agent signs in again.
+import { describe, expect, it } from "vitest";
+import type { AuthApi } from "../../renderer/api/client.js";
+import type { EventStreamOptions } from "../../renderer/api/events.js";
+import type { CallRecord, PlatformApi } from "../../renderer/api/platform.js";
+import type { Clock } from "../../renderer/state/clock.js";
+import type { CallAlerts, CallInfo, PhoneLine, PhoneLineOptions, RegistrationState } from "../../renderer/state/phone-line.js";
+import { focusedCall, TAKEBACK_DTMF } from "../../renderer/state/phone.js";
+import { memoryStorage } from "../../renderer/state/storage.js";
+import { createAppStore } from "../../renderer/state/store.js";
+
+const ACCOUNT = "a".repeat(32);
+const OWNER = "b".repeat(32);
+
+function handClock(start = 1_000_000) {
+  let now = start;
+  const timers: { at: number; run: () => void; live: boolean }[] = [];
+  const clock: Clock = {
+    now: () => now,
+    after(ms, run) {
+      const timer = { at: now + ms, run, live: true };
+      timers.push(timer);
+      return () => void (timer.live = false);
+    },
+  };
+  return {
+    clock,
+    advance(ms: number) {
+      const end = now + ms;
+      for (;;) {
+        const due = timers.filter((t) => t.live && t.at <= end).sort((a, b) => a.at - b.at)[0];
+        if (!due) break;
+        due.live = false;
+        now = due.at;
+        due.run();
+      }
+      now = end;
+    },
+  };
+}
+
+class FakeLine implements PhoneLine {
+  registration: RegistrationState = "unregistered";
+  retryAt: number | null = null;
+  lastError: string | null = null;
+  readonly actions: string[] = [];
+  #registrationListeners = new Set<(s: RegistrationState) => void>();
+  #callListeners = new Set<(c: CallInfo) => void>();
+  constructor(readonly options: PhoneLineOptions) {}
+  onRegistration(l: (s: RegistrationState) => void) {
+    this.#registrationListeners.add(l);
+    return () => this.#registrationListeners.delete(l);
+  }
+  onCall(l: (c: CallInfo) => void) {
+    this.#callListeners.add(l);
+    return () => this.#callListeners.delete(l);
+  }
+  setRegistration(state: RegistrationState) {
+    this.registration = state;
+    for (const l of this.#registrationListeners) l(state);
+  }
+  emit(call: CallInfo) {
+    for (const l of this.#callListeners) l({ ...call });
+  }
+  async register() {
+    this.actions.push("register");
+    this.setRegistration("registered");
+  }
+  retryNow() {
+    this.actions.push("retry");
+  }
+  async stop() {
+    this.actions.push("stop");
+  }
+  async call(target: string) {
+    this.actions.push(`call ${target}`);
+    return "out-1";
+  }
+  async answer(id: string) {
+    this.actions.push(`answer ${id}`);
+  }
+  async reject(id: string) {
+    this.actions.push(`reject ${id}`);
+  }
+  async hangup(id: string) {
+    this.actions.push(`hangup ${id}`);
+  }
+  async hold(id: string, held: boolean) {
+    this.actions.push(`hold ${id} ${held}`);
+  }
+  setMuted(id: string, muted: boolean) {
+    this.actions.push(`mute ${id} ${muted}`);
+  }
+  sendDtmf(id: string, digits: string) {
+    this.actions.push(`dtmf ${id} ${digits}`);
+    return true;
+  }
+  async setSpeaker() {}
+}
+
+function fixture() {
+  const time = handClock();
+  const lines: FakeLine[] = [];
+  const alerts: string[] = [];
+  const transfers: { callId: string; target: string; type: string; takebackDtmf?: string }[] = [];
+  const streams: EventStreamOptions[] = [];
+  let recentReads = 0;
+  const calls: CallRecord[] = [];
+  const platform: PlatformApi = {
+    user: async (id) => ({ id, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: false, canMonitor: false, presenceId: "1002" }),
+    devicesOf: async () => [
+      { id: "desk", name: "Desk phone", deviceType: "sip_device", enabled: true },
+      { id: "soft", name: "agent1 softphone", deviceType: "softphone", enabled: true },
+    ],
+    sipCredentials: async (id) => ({ username: `user_${id}`, password: "pw", realm: "demo.switchboard.local" }),
+    directory: async () => [{ id: "u2", name: "Blair Agent", extension: "1003" }],
+    recentCalls: async () => {
+      recentReads++;
+      return calls;
+    },
+    transfer: async (callId, request) => void transfers.push({ callId, ...request }),
+  };
+  const callAlerts: CallAlerts = {
+    ring: (device) => void alerts.push(`ring ${device ?? "default"}`),
+    stopRing: () => void alerts.push("stop"),
+    notify: (call) => void alerts.push(`notify ${call.remoteName}`),
+    dismiss: (id) => void alerts.push(`dismiss ${id}`),
+  };
+  let grants = 0;
+  const auth: AuthApi = {
+    signIn: async () => ({ token: `token-${++grants}`, accountId: ACCOUNT, ownerId: OWNER, accountName: "demo" }),
+    signOut: async () => undefined,
+  };
+  const store = createAppStore({
+    storage: memoryStorage(),
+    pageOrigin: "http://127.0.0.1:8000",
+    auth,
+    clock: time.clock,
+    platform: () => platform,
+    eventStream: (options) => {
+      streams.push(options);
+      return { lastSeq: 41, start: () => undefined, stop: () => undefined, reconnectNow: () => undefined };
+    },
+    phone: (options) => {
+      const line = new FakeLine(options);
+      lines.push(line);
+      return line;
+    },
+    alerts: callAlerts,
+  });
+  const signIn = () => store.getState().signIn({ accountName: "demo", username: "agent1", password: "pw" }, { remember: false });
+  const line = () => {
+    const l = lines.at(-1);
+    if (!l) throw new Error("no line");
+    return l;
+  };
+  return { store, time, lines, line, alerts, transfers, streams, signIn, recentReads: () => recentReads, calls };
+}
+
+const OFFER: CallInfo = {
+  id: "in-1",
+  callId: "callid-1",
+  direction: "inbound",
+  remoteUser: "+14155550100",
+  remoteName: "Casey Customer",
+  state: "incoming",
+  muted: false,
+  offer: { queueName: "Sales", waitedS: 12 },
+};
+
+describe("connecting after sign-in", () => {
+  it("reads the profile, registers the user's softphone (not the desk phone) on the SIP address and opens events", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    const state = f.store.getState();
+    expect(state.profile?.presenceId).toBe("1002");
+    expect(state.phone.deviceId).toBe("soft");
+    expect(state.phone.status).toBe("registered");
+    expect(f.line().options).toMatchObject({ server: "ws://127.0.0.1:8000/sip", username: "user_soft", realm: "demo.switchboard.local", displayName: "Alex Agent" });
+    expect(f.streams[0]).toMatchObject({ url: "ws://127.0.0.1:8000/events", token: "token-1", accountId: ACCOUNT, since: null });
+    expect(f.recentReads()).toBe(1);
+  });
+
+  it("remembers a chosen device for the next sign-in", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    await f.store.getState().chooseDevice("desk");
+    expect(f.lines[0]?.actions).toContain("stop");
+    expect(f.line().options.username).toBe("user_desk");
+    f.store.getState().signOut();
+    await f.signIn();
+    await f.store.getState().connect();
+    expect(f.store.getState().phone.deviceId).toBe("desk");
+  });
+
+  it("after the token expires, keeps the phone and resumes events with since once the same user signs in again", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    f.store.getState().expireSession();
+    expect(f.store.getState().session).toBeNull();
+    expect(f.store.getState().expiredSession?.username).toBe("agent1");
+    expect(f.line().actions).not.toContain("stop");
+    expect(f.store.getState().phone.status).toBe("registered");
+    await f.signIn();
+    await f.store.getState().connect();
+    expect(f.lines).toHaveLength(1);
+    expect(f.streams.at(-1)).toMatchObject({ token: "token-2", since: 41 });
+  });
+});
+
+describe("a call offered, accepted and timed", () => {
+  it("rings on the chosen ringer, notifies, and on accept stops ringing and times the call from the answer", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    f.line().emit(OFFER);
+    const offered = f.store.getState().phone.calls[0];
+    expect(offered).toMatchObject({ remoteName: "Casey Customer", offer: { queueName: "Sales", waitedS: 12 }, startedAt: 1_000_000, answeredAt: null });
+    expect(focusedCall(f.store.getState().phone.calls, "offer")?.id).toBe("in-1");
+    expect(f.alerts).toEqual(["notify Casey Customer", "ring default"]);
+
+    f.time.advance(4000);
+    await f.store.getState().acceptCall("in-1");
+    expect(f.line().actions).toContain("answer in-1");
+    f.line().emit({ ...OFFER, state: "active" });
+    expect(f.store.getState().phone.calls[0]?.answeredAt).toBe(1_004_000);
+    expect(f.alerts.slice(-2)).toEqual(["dismiss in-1", "stop"]);
+    expect(focusedCall(f.store.getState().phone.calls, "current")?.id).toBe("in-1");
+  });
+
+  it("takes the call off the list when it ends and reads the recent calls again, once, shortly after", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    f.line().emit({ ...OFFER, state: "active" });
+    f.line().emit({ ...OFFER, state: "ended" });
+    f.store.getState().refreshRecentCallsSoon();
+    expect(f.store.getState().phone.calls).toEqual([]);
+    expect(f.recentReads()).toBe(1);
+    f.time.advance(399);
+    expect(f.recentReads()).toBe(1);
+    f.time.advance(1);
+    expect(f.recentReads()).toBe(2);
+  });
+});
+
+describe("transfers", () => {
+  it("attended: asks the channels API with the takeback digits, consults, and returning sends them", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    f.line().emit({ ...OFFER, state: "active" });
+    await f.store.getState().transferCall("in-1", " 1003 ", "attended");
+    expect(f.transfers).toEqual([{ callId: "callid-1", target: "1003", type: "attended", takebackDtmf: TAKEBACK_DTMF }]);
+    expect(f.store.getState().phone.calls[0]?.transfer).toEqual({ type: "attended", target: "1003", stage: "consulting" });
+    f.store.getState().cancelTransfer("in-1");
+    expect(f.line().actions).toContain(`dtmf in-1 ${TAKEBACK_DTMF}`);
+    expect(f.store.getState().phone.calls[0]?.transfer).toBeNull();
+  });
+
+  it("blind: asks without takeback digits and leaves the call to end by itself", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    f.line().emit({ ...OFFER, state: "active" });
+    await f.store.getState().transferCall("in-1", "1003", "blind");
+    expect(f.transfers[0]).toEqual({ callId: "callid-1", target: "1003", type: "blind" });
+    expect(f.store.getState().phone.calls[0]?.transfer).toBeNull();
+  });
+});
