@@ -126,14 +126,11 @@ export class CallRecordings {
 
   async #store(caller: Channel, decision: RecordingDecision, result: RecordingResult, startedAt: number): Promise<void> {
     const recordings = await this.#ctx.store.account(caller.accountId, RECORDINGS_COLLECTION);
-    const doc = await recordings.create(recordingDocument(caller, decision, result, startedAt), { modb: true });
-    try {
-      await recordings.putAttachment(doc.id, RECORDING_ATTACHMENT, createReadStream(result.path), RECORDING_CONTENT_TYPE);
-    } catch (err) {
-      // A document without its audio would list a recording nobody can play.
-      await recordings.delete(doc.id).catch(() => undefined);
-      throw err;
-    }
+    // The audio goes in with the document: a recording is never listed before it can be played.
+    await recordings.create(recordingDocument(caller, decision, result, startedAt), {
+      modb: true,
+      attachment: { name: RECORDING_ATTACHMENT, content: createReadStream(result.path), contentType: RECORDING_CONTENT_TYPE },
+    });
   }
 }
 

@@ -6,7 +6,7 @@ import { createReadStream, createWriteStream } from "node:fs";
 import { mkdir, rename, rm, stat } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
-import type { Readable } from "node:stream";
+import { Readable } from "node:stream";
 import { Low } from "lowdb";
 import { DataFile } from "lowdb/node";
 import { type Clock, type RandomSource, toGregorianSeconds } from "../clock.js";
@@ -50,6 +50,11 @@ export interface CreateOptions {
   id?: string;
   /** Make a MODB-style `YYYYMM-<32hex>` id. */
   modb?: boolean;
+  /**
+   * An attachment stored before the document exists, so nobody sees the document without it
+   * (a recording listed before its audio could not be played).
+   */
+  attachment?: { name: string; content: Readable | Buffer; contentType: string };
 }
 
 export interface WriteOptions {
@@ -151,11 +156,18 @@ export class Collection<T extends DocData = DocData> {
     const id =
       options.id ?? (options.modb ? newModbId(this.#deps.random, this.#deps.clock.now()) : newId(this.#deps.random));
     if (this.#docs.has(id)) throw new StoreConflictError(id, "a document with this id exists");
-    const doc: StoredDoc<T> = { id, rev: nextRevision(this.#deps.random), created: now, modified: now, data: clone(data) };
+    const attachments = options.attachment ? await this.#writeAttachment(id, options.attachment) : undefined;
+    if (this.#docs.has(id)) throw new StoreConflictError(id, "a document with this id exists");
+    const doc: StoredDoc<T> = { id, rev: nextRevision(this.#deps.random), created: now, modified: now, data: clone(data), ...(attachments ? { attachments } : {}) };
     this.#docs.set(id, doc);
-    await this.#persist({ put: doc }, () => {
-      if (this.#docs.get(id) === doc) this.#docs.delete(id);
-    });
+    try {
+      await this.#persist({ put: doc }, () => {
+        if (this.#docs.get(id) === doc) this.#docs.delete(id);
+      });
+    } catch (err) {
+      if (attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
+      throw err;
+    }
     this.#deps.onChange?.("created", doc);
     return doc;
   }
@@ -229,6 +241,23 @@ export class Collection<T extends DocData = DocData> {
       });
       this.#deps.onChange?.("edited", doc);
       return doc;
+    } finally {
+      await rm(temp, { force: true });
+    }
+  }
+
+  /** Streams a new document's attachment into place (temp + rename) and describes it. */
+  async #writeAttachment(id: string, attachment: NonNullable<CreateOptions["attachment"]>): Promise<Record<string, AttachmentMeta>> {
+    const { name, content, contentType } = attachment;
+    if (!ATTACHMENT_NAME.test(name)) throw new Error(`store: bad attachment name ${JSON.stringify(name)}`);
+    const dir = join(this.#attachmentsDir, id);
+    await mkdir(dir, { recursive: true });
+    const temp = join(dir, `.${name}.${newId(this.#deps.random)}.tmp`);
+    try {
+      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, createWriteStream(temp));
+      const { size } = await stat(temp);
+      await rename(temp, join(dir, name));
+      return { [name]: { content_type: contentType, length: size } };
     } finally {
       await rm(temp, { force: true });
     }

@@ -77,6 +77,24 @@ describe("collection", () => {
     expect((devices.get(doc.id)?.data.sip as { username: string }).username).toBe("u");
   });
 
+  it("creates a document together with its attachment: nobody sees one without the other", async () => {
+    const store = await Store.open({ dir });
+    const recordings = await store.account(ACCOUNT, "recordings");
+    const seen: (string | undefined)[] = [];
+    store.onChange((change) => seen.push(change.doc.attachments?.["audio.wav"]?.content_type));
+    const bytes = Buffer.alloc(5_000, 7);
+    const doc = await recordings.create({ name: "call" }, { modb: true, attachment: { name: "audio.wav", content: Readable.from([bytes]), contentType: "audio/wav" } });
+    expect(doc.id).toMatch(MODB_ID_PATTERN);
+    expect(doc.rev.startsWith("1-")).toBe(true);
+    expect(doc.attachments).toEqual({ "audio.wav": { content_type: "audio/wav", length: 5_000 } });
+    expect(seen).toEqual(["audio/wav"]);
+    const onDisk = await readFile(join(dir, "accounts", ACCOUNT, "recordings.attachments", doc.id, "audio.wav"));
+    expect(onDisk.equals(bytes)).toBe(true);
+    await store.close();
+    const again = await (await Store.open({ dir })).account(ACCOUNT, "recordings");
+    expect(again.get(doc.id)?.attachments?.["audio.wav"]?.length).toBe(5_000);
+  });
+
   it("stores attachments as files beside the collection, streams ranges, removes them with the document", async () => {
     const store = await Store.open({ dir });
     const media = await store.account(ACCOUNT, "media");
