@@ -222,14 +222,15 @@ function mediaOf(value: unknown): string[] {
   return Array.isArray(value) ? value.filter((m): m is string => typeof m === "string") : [];
 }
 
-function messageFromApi(d: Record<string, unknown>): TextingMessage {
+/** A message from the API (camelCase: conversationId, message) or an event (snake_case: conversation_id, body). */
+function messageOf(d: Record<string, unknown>, names: { conversation: string; body: string }): TextingMessage {
   return {
     id: text(d["id"]),
-    conversationId: text(d["conversationId"]),
+    conversationId: text(d[names.conversation]),
     direction: d["direction"] === "in" ? "in" : "out",
     from: text(d["from"]),
     to: text(d["to"]),
-    body: text(d["message"]),
+    body: text(d[names.body]),
     media: mediaOf(d["media"]),
     status: statusOf(d["status"]),
     error: text(d["error"]),
@@ -238,22 +239,14 @@ function messageFromApi(d: Record<string, unknown>): TextingMessage {
   };
 }
 
+function messageFromApi(d: Record<string, unknown>): TextingMessage {
+  return messageOf(d, { conversation: "conversationId", body: "message" });
+}
+
 /** The message a `texting.message.<id>` event carries (snake_case), and what it says of the contact. */
 export function messageFromEvent(d: Record<string, unknown>): { message: TextingMessage; userId: string; contactName: string; contactNumber: string; contactOptedOut: boolean } {
   return {
-    message: {
-      id: text(d["id"]),
-      conversationId: text(d["conversation_id"]),
-      direction: d["direction"] === "in" ? "in" : "out",
-      from: text(d["from"]),
-      to: text(d["to"]),
-      body: text(d["body"]),
-      media: mediaOf(d["media"]),
-      status: statusOf(d["status"]),
-      error: text(d["error"]),
-      read: d["read"] === true,
-      date: typeof d["date"] === "number" ? d["date"] : 0,
-    },
+    message: messageOf(d, { conversation: "conversation_id", body: "body" }),
     userId: text(d["user_id"]),
     contactName: text(d["contact_name"]),
     contactNumber: text(d["contact_number"]),

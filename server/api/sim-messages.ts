@@ -4,11 +4,11 @@
 // fail). Admins only, as simulated calls: a simulated text can claim any sender.
 import type { FastifyInstance } from "fastify";
 import { registerEndpoint, type Ctx, type Handler } from "../http/endpoint.js";
-import { ApiError } from "../http/errors.js";
 import { dataObject } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
 import { contactView, isE164, isMediaUrl, MAX_MEDIA, MAX_MESSAGE_LENGTH, messageView, NotATextingNumber, type TextingService } from "../texting/index.js";
 import type { ApiDeps } from "./deps.js";
+import { textingService } from "./texting-settings.js";
 
 const injectSchema: JsonSchema = {
   type: "object",
@@ -28,10 +28,7 @@ const unreachableSchema: JsonSchema = {
 };
 
 export function registerSimMessages(app: FastifyInstance, deps: ApiDeps): void {
-  const texting = (): TextingService => {
-    if (!deps.texting) throw new ApiError("invalid_data", { texting: { unavailable: { message: "texting is not running" } } });
-    return deps.texting;
-  };
+  const texting = (): TextingService => textingService(deps);
   const accountOf = (ctx: Ctx) => ctx.params.account_id ?? "";
 
   const inject: Handler = async (ctx) => {

@@ -37,11 +37,14 @@ function relayUrl(value: unknown): string | null {
   return text;
 }
 
+/** The texting service, or a 400 when the server runs without it. */
+export function textingService(deps: ApiDeps): TextingService {
+  if (!deps.texting) throw new ApiError("invalid_data", { texting: { unavailable: { message: "texting is not running" } } });
+  return deps.texting;
+}
+
 export function registerTextingSettings(app: FastifyInstance, deps: ApiDeps): void {
-  const texting = (): TextingService => {
-    if (!deps.texting) throw new ApiError("invalid_data", { texting: { unavailable: { message: "texting is not running" } } });
-    return deps.texting;
-  };
+  const texting = (): TextingService => textingService(deps);
 
   /** The user named in the path, who must exist; only they or an admin may go on. */
   const userOf = async (ctx: Ctx): Promise<{ accountId: string; userId: string }> => {

@@ -4,6 +4,7 @@
 import type { Clock } from "../clock.js";
 import { Deadlines } from "../sip/deadlines.js";
 import type { Store } from "../store/index.js";
+import { BackgroundWork } from "./background.js";
 import type { MessageStatus } from "./message-status.js";
 
 /** One document per account holding the numbers the carrier cannot reach. */
@@ -27,7 +28,7 @@ export class SimulatedCarrier {
   readonly #deadlines: Deadlines;
   readonly #sweep: NodeJS.Timeout;
   readonly #pending = new Set<() => void>();
-  readonly #running = new Set<Promise<void>>();
+  readonly #background: BackgroundWork;
 
   constructor(
     private readonly store: Store,
@@ -36,6 +37,7 @@ export class SimulatedCarrier {
     private readonly delays: CarrierDelays = DEFAULT_CARRIER_DELAYS,
     private readonly logger?: { warn(obj: object, msg: string): void },
   ) {
+    this.#background = new BackgroundWork("texting carrier", logger);
     this.#deadlines = new Deadlines(clock, (err) => this.logger?.warn({ err }, "texting carrier: a step failed"));
     this.#sweep = setInterval(() => this.#deadlines.sweep(), SWEEP_MS);
     this.#sweep.unref();
@@ -77,15 +79,13 @@ export class SimulatedCarrier {
     clearInterval(this.#sweep);
     for (const cancel of this.#pending) cancel();
     this.#pending.clear();
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    await this.#background.settled();
   }
 
   #after(ms: number, step: () => Promise<void>): void {
     const cancel = this.#deadlines.after(ms, () => {
       this.#pending.delete(cancel);
-      const running = step().catch((err: unknown) => this.logger?.warn({ err }, "texting carrier: a step failed"));
-      this.#running.add(running);
-      void running.finally(() => this.#running.delete(running));
+      this.#background.track(step());
     });
     this.#pending.add(cancel);
   }

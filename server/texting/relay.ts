@@ -7,6 +7,7 @@ import { setMaxListeners } from "node:events";
 import { toGregorianSeconds, type Clock } from "../clock.js";
 import { attempt, Delivery, type DeliveryChange, type DeliveryRecord } from "../events/webhook-delivery.js";
 import { newId, type Collection, type Store, type StoredDoc } from "../store/index.js";
+import { BackgroundWork } from "./background.js";
 import { relayUrlOf, SETTINGS_COLLECTION } from "./settings.js";
 
 export const RELAY_DELIVERIES_COLLECTION = "texting_relay_deliveries";
@@ -65,11 +66,10 @@ export function relayAttemptOrder(doc: StoredDoc): string {
 export class TextingRelay {
   readonly #store: Store;
   readonly #clock: Clock;
-  readonly #logger: RelayOptions["logger"];
   readonly #tuning: typeof DEFAULTS;
   readonly #lanes = new Map<string, Lane>();
   readonly #timers = new Set<NodeJS.Timeout>();
-  readonly #running = new Set<Promise<unknown>>();
+  readonly #background: BackgroundWork;
   readonly #stopping = new AbortController();
   #inFlight = 0;
   #attemptCounter = 0;
@@ -77,7 +77,7 @@ export class TextingRelay {
   constructor(options: RelayOptions) {
     this.#store = options.store;
     this.#clock = options.clock;
-    this.#logger = options.logger;
+    this.#background = new BackgroundWork("texting relay", options.logger);
     this.#tuning = {
       retryDelayMs: options.retryDelayMs ?? DEFAULTS.retryDelayMs,
       timeoutMs: options.timeoutMs ?? DEFAULTS.timeoutMs,
@@ -118,9 +118,7 @@ export class TextingRelay {
     this.#stopping.abort();
     for (const timer of this.#timers) clearTimeout(timer);
     this.#timers.clear();
-    return (async () => {
-      while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
-    })();
+    return this.#background.settled();
   }
 
   #lane(delivery: Delivery): Lane {
@@ -238,8 +236,6 @@ export class TextingRelay {
   }
 
   #track(work: Promise<unknown>): void {
-    const tracked = work.catch((err: unknown) => this.#logger?.warn({ err }, "texting relay: background work failed"));
-    this.#running.add(tracked);
-    void tracked.finally(() => this.#running.delete(tracked));
+    this.#background.track(work);
   }
 }

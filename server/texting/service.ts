@@ -4,6 +4,7 @@
 import type { Clock } from "../clock.js";
 import type { EventBus } from "../events/bus.js";
 import type { Collection, Store, StoredDoc } from "../store/index.js";
+import { BackgroundWork } from "./background.js";
 import { SimulatedCarrier, type CarrierDelays } from "./carrier.js";
 import { consentKeyword, contactEmail, contactInput, contactName, CONTACTS_COLLECTION, isOptedOut } from "./contacts.js";
 import { contactNotFound, invalidParameter, invalidPhoneNumber, missingParameter, Problems, TextingError } from "./errors.js";
@@ -51,15 +52,14 @@ export class TextingService {
   readonly #store: Store;
   readonly #bus: EventBus;
   readonly #clock: Clock;
-  readonly #logger: TextingOptions["logger"];
-  readonly #running = new Set<Promise<unknown>>();
+  readonly #background: BackgroundWork;
   #counter = 0;
 
   private constructor(options: TextingOptions) {
     this.#store = options.store;
     this.#bus = options.bus;
     this.#clock = options.clock;
-    this.#logger = options.logger;
+    this.#background = new BackgroundWork("texting", options.logger);
     this.settings = new TextingSettings(options.store);
     this.media = new TextingMedia(options.store);
     this.relay = new TextingRelay({
@@ -89,7 +89,7 @@ export class TextingService {
   async stop(): Promise<void> {
     await this.carrier.stop();
     await this.relay.stop();
-    while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
+    await this.#background.settled();
   }
 
   authenticate(authorization: string | undefined): Promise<TextingIdentity | null> {
@@ -268,9 +268,7 @@ export class TextingService {
   }
 
   #track(work: Promise<unknown>): void {
-    const tracked = work.catch((err: unknown) => this.#logger?.warn({ err }, "texting: background work failed"));
-    this.#running.add(tracked);
-    void tracked.finally(() => this.#running.delete(tracked));
+    this.#background.track(work);
   }
 }
 
