@@ -12,6 +12,7 @@ import { systemClock } from "./state/clock.js";
 import { StoreProvider } from "./state/context.js";
 import { memoryStorage, type KeyValueStorage } from "./state/storage.js";
 import { createAppStore } from "./state/store.js";
+import { browserAudioHardware } from "./views/AudioSettingsHardware.js";
 import "./styles.css";
 
 function pageStorage(): KeyValueStorage {
@@ -39,6 +40,7 @@ const store = createAppStore({
   storage: pageStorage(),
   pageOrigin: window.location.origin,
   auth: httpAuthApi,
+  audioHardware: browserAudioHardware(),
   clock: systemClock,
   phone: softphone,
   alerts: pageCallAlerts(),

@@ -3,7 +3,9 @@
 // so tests can fake them. To add a slice: its type to AppState, its creator to createAppStore.
 import { createStore } from "zustand/vanilla";
 import type { CallqApi, CallqApiOptions } from "../api/callq.js";
+import type { AdminApi } from "../api/admin.js";
 import type { AuthApi } from "../api/client.js";
+import type { RecordingsApi } from "../api/recordings.js";
 import type { EventStreamOptions } from "../api/events.js";
 import type { PlatformApi, PlatformApiOptions } from "../api/platform.js";
 import type { CallAlerts, PhoneFactory } from "./phone-line.js";
@@ -18,8 +20,11 @@ import { createSettingsSlice, type SettingsSlice } from "./settings.js";
 import { createSupervisorSlice, type SupervisorSlice } from "./supervisor.js";
 import { createTextingSlice, type TextingSlice } from "./texting.js";
 import type { KeyValueStorage } from "./storage.js";
+import { createAdminSlice, type AdminSlice } from "./admin.js";
+import { createAudioSlice, type AudioHardware, type AudioSlice } from "./audio.js";
+import { createRecordingsSlice, type RecordingsSlice } from "./recordings.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -27,6 +32,10 @@ export interface StoreDeps {
   auth: AuthApi;
   /** Time and timers for every slice; the system clock when absent. */
   clock?: Clock;
+  /** Fakes for the recordings, admin and audio slices' server and hardware; the real ones when absent. */
+  recordingsApi?: RecordingsApi;
+  adminApi?: AdminApi;
+  audioHardware?: AudioHardware;
   random?: () => number;
   /** The /v2 client for a session; the HTTP one when absent. */
   platform?: (options: PlatformApiOptions) => PlatformApi;
@@ -47,6 +56,9 @@ export function createAppStore(options: StoreDeps) {
   return createStore<AppState>()((...args) => ({
     ...createSettingsSlice(deps)(...args),
     ...createSessionSlice(deps)(...args),
+    ...createRecordingsSlice(deps)(...args),
+    ...createAdminSlice(deps)(...args),
+    ...createAudioSlice(deps)(...args),
     ...createConnectionSlice(deps)(...args),
     ...createPhoneSlice(deps)(...args),
     ...createRecentCallsSlice(deps)(...args),

@@ -15,6 +15,9 @@ import { focusedCall } from "../state/phone.js";
 import type { AppState } from "../state/store.js";
 import { Agent } from "./Agent.js";
 import { Queues } from "./Queues.js";
+import { Admin, isAdminView } from "./admin/Admin.js";
+import { AudioSettings } from "./AudioSettings.js";
+import { Recordings } from "./Recordings.js";
 import { Settings } from "./Settings.js";
 import { Supervisor, canSupervise } from "./Supervisor.js";
 import { Texting } from "./Texting.js";
@@ -35,6 +38,9 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "queues", label: "Queues", element: <Queues /> },
   { path: "supervisor", label: "Supervisor", element: <Supervisor />, visible: canSupervise },
   { path: "texting", label: "Texting", element: <Texting /> },
+  { path: "recordings", label: "Recordings", element: <Recordings /> },
+  { path: "admin", label: "Admin", element: <Admin />, visible: isAdminView },
+  { path: "audio", label: "Audio", element: <AudioSettings /> },
   { path: "settings", label: "Settings", element: <Settings /> },
 ];
 

@@ -1,0 +1,246 @@
+// Admin: blocklists of caller numbers. Create, edit (numbers one per line; the server keeps them in
+// E.164), delete after a confirmation, and choose which lists the account puts in force.
+import { useEffect, useId, useState, type FormEvent } from "react";
+import { useShallow } from "zustand/react/shallow";
+import type { Blocklist, BlocklistRow } from "../../api/admin.js";
+import { TextField } from "../../components/TextField.js";
+import { useAppStore } from "../../state/context.js";
+import { ConfirmDialog } from "./ConfirmDialog.js";
+
+interface Draft {
+  id?: string;
+  name: string;
+  numbers: string;
+  blockAnonymous: boolean;
+}
+
+const EMPTY_DRAFT: Draft = { name: "", numbers: "", blockAnonymous: false };
+
+/** Numbers typed one per line (or separated by commas) as the API's `numbers` map. */
+export function numbersFromText(text: string): Record<string, Record<string, unknown>> {
+  const numbers: Record<string, Record<string, unknown>> = {};
+  for (const part of text.split(/[\n,;]+/)) {
+    const number = part.trim();
+    if (number !== "") numbers[number] = {};
+  }
+  return numbers;
+}
+
+function toDraft(list: Blocklist): Draft {
+  return {
+    ...(list.id === undefined ? {} : { id: list.id }),
+    name: list.name,
+    numbers: Object.keys(list.numbers).join("\n"),
+    blockAnonymous: list.should_block_anonymous,
+  };
+}
+
+export function AdminBlocklists() {
+  const s = useAppStore(
+    useShallow((state) => ({
+      blocklists: state.blocklists,
+      loadBlocklists: state.loadBlocklists,
+      readBlocklist: state.readBlocklist,
+      saveBlocklist: state.saveBlocklist,
+      deleteBlocklist: state.deleteBlocklist,
+      setBlocklistApplied: state.setBlocklistApplied,
+    })),
+  );
+  const { blocklists, loadBlocklists } = s;
+  const [draft, setDraft] = useState<Draft | null>(null);
+  // The form's heading names what is edited as it was, not as it is being retyped.
+  const [formTitle, setFormTitle] = useState("");
+  const [formError, setFormError] = useState<string | null>(null);
+  const [saving, setSaving] = useState(false);
+  const [confirming, setConfirming] = useState<BlocklistRow | null>(null);
+  const [deleting, setDeleting] = useState(false);
+
+  useEffect(() => void loadBlocklists(), [loadBlocklists]);
+
+  async function edit(row: BlocklistRow) {
+    setFormError(null);
+    const list = await s.readBlocklist(row.id);
+    if (typeof list === "string") setFormError(list);
+    else {
+      setFormTitle(`Edit ${list.name}`);
+      setDraft(toDraft(list));
+    }
+  }
+
+  async function save(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    if (draft === null || saving) return;
+    setSaving(true);
+    const problem = await s.saveBlocklist({
+      ...(draft.id === undefined ? {} : { id: draft.id }),
+      name: draft.name,
+      numbers: numbersFromText(draft.numbers),
+      should_block_anonymous: draft.blockAnonymous,
+    });
+    setSaving(false);
+    setFormError(problem);
+    if (problem === null) setDraft(null);
+  }
+
+  async function confirmDelete() {
+    if (confirming === null) return;
+    setDeleting(true);
+    await s.deleteBlocklist(confirming.id);
+    setDeleting(false);
+    if (draft?.id === confirming.id) setDraft(null);
+    setConfirming(null);
+  }
+
+  return (
+    <div>
+      <h2 className="section-heading">Blocklists</h2>
+      <p className="view-intro">Calls from the numbers on a list in force are refused. Only lists in force apply.</p>
+      <div className="toolbar">
+        <button
+          type="button"
+          className="button"
+          onClick={() => {
+            setFormError(null);
+            setFormTitle("New blocklist");
+            setDraft(EMPTY_DRAFT);
+          }}
+        >
+          New blocklist
+        </button>
+        <p className="status-text" role="status" aria-live="polite">
+          {blocklists.loading ? "Loading blocklists…" : (blocklists.notice ?? "")}
+        </p>
+      </div>
+      {blocklists.error !== null ? (
+        <p className="form-error" role="alert">
+          {blocklists.error}
+        </p>
+      ) : null}
+
+      {draft !== null ? (
+        <BlocklistForm title={formTitle} draft={draft} error={formError} saving={saving} onChange={setDraft} onSubmit={save} onCancel={() => setDraft(null)} />
+      ) : formError !== null ? (
+        <p className="form-error" role="alert">
+          {formError}
+        </p>
+      ) : null}
+
+      <table className="data-table" aria-busy={blocklists.loading}>
+        <caption className="visually-hidden">Blocklists</caption>
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">In force</th>
+            <th scope="col">Actions</th>
+          </tr>
+        </thead>
+        <tbody>
+          {blocklists.rows.length === 0 && !blocklists.loading ? (
+            <tr className="empty-row">
+              <td colSpan={3}>No blocklists yet.</td>
+            </tr>
+          ) : null}
+          {blocklists.rows.map((row) => {
+            const name = row.name ?? row.id;
+            const applied = blocklists.applied.includes(row.id);
+            return (
+              <tr key={row.id} data-blocklist-id={row.id}>
+                <th scope="row">{name}</th>
+                <td>
+                  <input
+                    type="checkbox"
+                    checked={applied}
+                    aria-label={`${name} in force`}
+                    onChange={(e) => void s.setBlocklistApplied(row.id, e.target.checked)}
+                  />
+                </td>
+                <td>
+                  <div className="inline-actions">
+                    <button type="button" className="button button-small" aria-label={`Edit ${name}`} onClick={() => void edit(row)}>
+                      Edit
+                    </button>
+                    <button
+                      type="button"
+                      className="button button-small button-danger"
+                      aria-label={`Delete ${name}`}
+                      onClick={() => setConfirming(row)}
+                    >
+                      Delete
+                    </button>
+                  </div>
+                </td>
+              </tr>
+            );
+          })}
+        </tbody>
+      </table>
+
+      <ConfirmDialog
+        open={confirming !== null}
+        title="Delete this blocklist?"
+        message={confirming === null ? "" : `“${confirming.name ?? confirming.id}” and its numbers will be deleted; its callers get through again.`}
+        confirmLabel="Delete blocklist"
+        busy={deleting}
+        onConfirm={() => void confirmDelete()}
+        onCancel={() => setConfirming(null)}
+      />
+    </div>
+  );
+}
+
+interface BlocklistFormProps {
+  title: string;
+  draft: Draft;
+  error: string | null;
+  saving: boolean;
+  onChange(draft: Draft): void;
+  onSubmit(event: FormEvent<HTMLFormElement>): void;
+  onCancel(): void;
+}
+
+function BlocklistForm({ title, draft, error, saving, onChange, onSubmit, onCancel }: BlocklistFormProps) {
+  const headingId = useId();
+  const numbersId = useId();
+  const anonymousId = useId();
+  return (
+    <form className="panel" aria-labelledby={headingId} onSubmit={onSubmit} noValidate>
+      <h3 id={headingId}>{title}</h3>
+      <TextField label="Blocklist name" name="name" value={draft.name} onChange={(e) => onChange({ ...draft, name: e.target.value })} required />
+      <div className="field">
+        <label htmlFor={numbersId}>Blocked numbers</label>
+        <textarea
+          id={numbersId}
+          name="numbers"
+          aria-describedby={`${numbersId}-hint`}
+          value={draft.numbers}
+          onChange={(e) => onChange({ ...draft, numbers: e.target.value })}
+        />
+        <p id={`${numbersId}-hint`} className="field-hint">
+          One number per line, e.g. +14155550100 or a national number; they are stored in international form.
+        </p>
+      </div>
+      <div className="checkbox">
+        <input
+          id={anonymousId}
+          type="checkbox"
+          checked={draft.blockAnonymous}
+          onChange={(e) => onChange({ ...draft, blockAnonymous: e.target.checked })}
+        />
+        <label htmlFor={anonymousId}>Also block callers who hide their number</label>
+      </div>
+      {error !== null ? (
+        <p className="form-error" role="alert">
+          {error}
+        </p>
+      ) : null}
+      <div className="inline-actions">
+        <button type="submit" className="button" aria-disabled={saving}>
+          {saving ? "Saving…" : "Save blocklist"}
+        </button>
+        <button type="button" className="button" onClick={onCancel}>
+          Cancel
+        </button>
+      </div>
+    </form>
+  );
+}

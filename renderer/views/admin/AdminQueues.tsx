@@ -1,0 +1,82 @@
+// Admin: which recipients (call-queue users) are members of which queues, as a grid of labelled
+// checkboxes; each change is one add or remove on /callq_queues/{id}/recipients.
+import { useEffect } from "react";
+import { useShallow } from "zustand/react/shallow";
+import { useAppStore } from "../../state/context.js";
+
+export function AdminQueues() {
+  const { membership, loadMembership, setMembership } = useAppStore(
+    useShallow((s) => ({ membership: s.membership, loadMembership: s.loadMembership, setMembership: s.setMembership })),
+  );
+
+  useEffect(() => void loadMembership(), [loadMembership]);
+
+  const { queues, recipients, members, pending } = membership;
+
+  return (
+    <div>
+      <h2 className="section-heading">Queue membership</h2>
+      <p className="view-intro">A recipient is offered a queue's callers only while a member of it. Users become recipients when call queues are enabled for them.</p>
+      <div className="toolbar">
+        <button type="button" className="button" onClick={() => void loadMembership()}>
+          Refresh
+        </button>
+        <p className="status-text" role="status" aria-live="polite">
+          {membership.loading ? "Loading queues…" : pending.length > 0 ? "Saving…" : ""}
+        </p>
+      </div>
+      {membership.error !== null ? (
+        <p className="form-error" role="alert">
+          {membership.error}
+        </p>
+      ) : null}
+      {queues.length > 0 ? (
+        <table className="data-table" aria-busy={membership.loading}>
+          <caption className="visually-hidden">Queue membership: recipients by queue</caption>
+          <thead>
+            <tr>
+              <th scope="col">Recipient</th>
+              {queues.map((queue) => (
+                <th key={queue.id} scope="col">
+                  {queue.name ?? queue.id}
+                </th>
+              ))}
+            </tr>
+          </thead>
+          <tbody>
+            {recipients.length === 0 ? (
+              <tr className="empty-row">
+                <td colSpan={queues.length + 1}>No users have call queues enabled.</td>
+              </tr>
+            ) : null}
+            {recipients.map((recipient) => {
+              const who = recipient.name ?? recipient.id;
+              return (
+                <tr key={recipient.id} data-recipient-id={recipient.id}>
+                  <th scope="row">{who}</th>
+                  {queues.map((queue) => {
+                    const key = `${queue.id}:${recipient.id}`;
+                    const member = (members[queue.id] ?? []).includes(recipient.id);
+                    return (
+                      <td key={queue.id}>
+                        <input
+                          type="checkbox"
+                          checked={member}
+                          aria-label={`${who} in ${queue.name ?? queue.id}`}
+                          aria-busy={pending.includes(key)}
+                          onChange={(e) => void setMembership(queue.id, recipient.id, e.target.checked)}
+                        />
+                      </td>
+                    );
+                  })}
+                </tr>
+              );
+            })}
+          </tbody>
+        </table>
+      ) : !membership.loading && membership.error === null ? (
+        <p>No queues yet.</p>
+      ) : null}
+    </div>
+  );
+}
