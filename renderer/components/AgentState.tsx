@@ -4,6 +4,7 @@
 import { useId, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { AvailabilityState } from "../api/callq.js";
+import { systemClock } from "../state/clock.js";
 import { useAppStore } from "../state/context.js";
 import { keysOf } from "./shortcuts.js";
 import { formatDuration, useNow } from "./useNow.js";
@@ -17,6 +18,15 @@ export const STATE_LABELS: Record<AvailabilityState, string> = {
   "On-A-Call": "On a call",
   "Not-Logged-In": "Logged out",
 };
+
+/**
+ * The time now, re-rendering every `everyMs`. Read at each render, not kept from the last tick:
+ * a state that changed between ticks must not show a time from before it began.
+ */
+export function useFreshNow(everyMs = 1000, active = true): number {
+  useNow(everyMs, active);
+  return systemClock.now();
+}
 
 export function StateName({ state }: { state: AvailabilityState }) {
   return (
@@ -32,7 +42,7 @@ export function AgentState() {
     useShallow((state) => ({ agent: state.agent, setStatus: state.setAgentStatus, extend: state.extendWrapup, cancel: state.cancelWrapup })),
   );
   const headingId = useId();
-  const now = useNow(1000, agent.status !== null);
+  const now = useFreshNow(1000, agent.status !== null);
   const status = agent.status;
 
   if (agent.isRecipient === false) {

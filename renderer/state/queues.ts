@@ -201,6 +201,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
       const seen = new Map(queueIds.map((id) => [id, eventCount.get(id) ?? 0]));
       try {
         const [statuses, lists] = await Promise.all([api.queueStatuses(ids), Promise.all(queueIds.map((id) => api.queueSessions(id).then((rows) => [id, rows] as const)))]);
+        const dayBefore = get().queues.day;
         set((s) => {
           const live = { ...s.queues.live };
           for (const [id, rows] of lists) {
@@ -214,7 +215,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
           }
           return { queues: { ...s.queues, live, day: sampleDay(s.queues.day, live, deps.clock.now()), error: null } };
         });
-        saveDay(deps.storage, get());
+        if (get().queues.day !== dayBefore) saveDay(deps.storage, get());
       } catch (error) {
         set((s) => ({ queues: { ...s.queues, error: `Cannot read the queues: ${failureText(error)}` } }));
       }

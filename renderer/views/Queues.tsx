@@ -4,8 +4,9 @@
 import { memo, useEffect, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { QueueEntry } from "../api/callq.js";
+import { useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
-import { formatDuration, useNow } from "../components/useNow.js";
+import { formatDuration } from "../components/useNow.js";
 import { useAppStore } from "../state/context.js";
 import { longestWaitSince, waitingSessions } from "../state/queues.js";
 
@@ -43,7 +44,7 @@ export function Queues() {
 
 const QueueCard = memo(function QueueCard({ queue }: { queue: QueueEntry }) {
   const live = useAppStore((state) => state.queues.live[queue.id]);
-  const now = useNow(1000);
+  const now = useFreshNow(1000);
   const waiting = waitingSessions(live);
   const oldest = longestWaitSince(live);
   const status = live?.status ?? null;

@@ -5,10 +5,11 @@
 import { memo, useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { MonitorMode, QueueEntry } from "../api/callq.js";
-import { StateName } from "../components/AgentState.js";
+import { StateName, useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { QueueDayChart } from "../components/QueueDayChart.js";
-import { formatDuration, useNow } from "../components/useNow.js";
+import { formatDuration } from "../components/useNow.js";
+import { systemClock } from "../state/clock.js";
 import { useAppStore } from "../state/context.js";
 import { answeredOf, longestWaitSince, waitingSessions } from "../state/queues.js";
 import type { AppState } from "../state/store.js";
@@ -84,7 +85,7 @@ function MonitorBar() {
 
 function QueueBoard() {
   const { list, error } = useAppStore(useShallow((state) => ({ list: state.queues.list, error: state.queues.error })));
-  const now = useNow(1000);
+  const now = useFreshNow(1000);
   return (
     <section className="board-section" aria-labelledby="board-queues">
       <h2 id="board-queues">Queues</h2>
@@ -92,14 +93,16 @@ function QueueBoard() {
       {list.length === 0 ? <p className="muted">No queues.</p> : null}
       <div className="queues-grid">
         {list.map((queue) => (
-          <QueueTile key={queue.id} queue={queue} now={now} />
+          <QueueTile key={queue.id} queue={queue} tick={now} />
         ))}
       </div>
     </section>
   );
 }
 
-const QueueTile = memo(function QueueTile({ queue, now }: { queue: QueueEntry; now: number }) {
+/** `tick` re-renders the tile each second; the time itself is read fresh (an event may be newer than the tick). */
+const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; tick: number }) {
+  const now = Math.max(tick, systemClock.now());
   const live = useAppStore((state) => state.queues.live[queue.id]);
   const status = live?.status ?? null;
   const oldest = longestWaitSince(live);
@@ -132,7 +135,7 @@ const QueueTile = memo(function QueueTile({ queue, now }: { queue: QueueEntry; n
 
 function RecipientBoard() {
   const { ids, loading, error } = useAppStore(useShallow((state) => ({ ids: state.supervisor.ids, loading: state.supervisor.loading, error: state.supervisor.error })));
-  const now = useNow(1000);
+  const now = useFreshNow(1000);
   return (
     <section className="board-section" aria-labelledby="board-agents">
       <h2 id="board-agents">Agents</h2>
@@ -152,7 +155,7 @@ function RecipientBoard() {
           </thead>
           <tbody>
             {ids.map((id) => (
-              <RecipientLine key={id} id={id} now={now} />
+              <RecipientLine key={id} id={id} tick={now} />
             ))}
           </tbody>
         </table>
@@ -161,7 +164,8 @@ function RecipientBoard() {
   );
 }
 
-const RecipientLine = memo(function RecipientLine({ id, now }: { id: string; now: number }) {
+const RecipientLine = memo(function RecipientLine({ id, tick }: { id: string; tick: number }) {
+  const now = Math.max(tick, systemClock.now());
   const row = useAppStore((state) => state.supervisor.rows[id]);
   const me = useAppStore((state) => state.session?.ownerId ?? "");
   const monitorMode = useAppStore((state) => (state.supervisor.monitor?.target === id ? state.supervisor.monitor.mode : null));

@@ -1,0 +1,167 @@
+// The supervisor board under load (issue 7): the built server in serve mode with 50 recipients
+// logged in, the built console in Debian Chromium signed in as the admin on the Supervisor view,
+// and 200 recipient events a second for BENCH_SECONDS (default 20) made by real state changes
+// (Ready/Away through the REST API, one callq.recipient event each). Measured in the page: the
+// time between animation frames (requestAnimationFrame deltas) and long tasks (PerformanceObserver),
+// and that the board showed the last state of every recipient at the end.
+import { createHash } from "node:crypto";
+import { loadavg } from "node:os";
+import type { Page } from "playwright-core";
+import { launchBrowser } from "../test/helpers/browser.js";
+import { serve } from "../test/helpers/serve.js";
+import { percentile, report } from "./report.js";
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 20);
+const RATE = Number(process.env.BENCH_EVENTS_PER_S ?? 200);
+const RECIPIENTS = 50;
+/** BENCH_PROFILE=1: also print where the page's main thread spent its time (CPU profile, self time). */
+const PROFILE = process.env.BENCH_PROFILE === "1";
+
+interface Grant {
+  token: string;
+  accountId: string;
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+const server = await serve();
+const launched = await launchBrowser();
+try {
+  const call = async <T>(method: string, path: string, token: string, body?: unknown): Promise<T> => {
+    const headers: Record<string, string> = { Accept: "application/json", "Content-Type": "application/json" };
+    if (token !== "") headers["X-Auth-Token"] = token;
+    const res = await fetch(server.url + path, { method, headers, ...(body === undefined ? {} : { body: JSON.stringify({ data: body }) }) });
+    const envelope = (await res.json()) as { data: T; auth_token?: string };
+    if (!res.ok) throw new Error(`${method} ${path} answered ${res.status}: ${JSON.stringify(envelope)}`);
+    return (method === "PUT" && path === "/v2/user_auth" ? { ...envelope.data, token: envelope.auth_token } : envelope.data) as T;
+  };
+
+  const credentials = createHash("md5").update("admin:switchboard").digest("hex");
+  const auth = await call<{ account_id: string; token: string }>("PUT", "/v2/user_auth", "", { credentials, account_name: "demo" });
+  const admin: Grant = { token: auth.token, accountId: auth.account_id };
+  const account = `/v2/accounts/${admin.accountId}`;
+
+  // 50 recipients: the demo's agents and enough new ones, all members of Sales, all logged in.
+  const existing = await call<{ id: string }[]>("GET", `${account}/callq_recipients?paginate=false`, admin.token);
+  const ids = existing.map((r) => r.id);
+  for (let i = ids.length; i < RECIPIENTS; i++) {
+    const user = await call<{ id: string }>("PUT", `${account}/users`, admin.token, {
+      username: `bench${i}`,
+      first_name: "Bench",
+      last_name: `Agent ${i}`,
+      password: "switchboard",
+      callq: { enabled: true, permissions: [] },
+    });
+    ids.push(user.id);
+  }
+  const queues = await call<{ id: string; name: string }[]>("GET", `${account}/callq_queues?paginate=false`, admin.token);
+  const sales = queues.find((q) => q.name === "Sales");
+  if (sales === undefined) throw new Error("the demo has no Sales queue");
+  await call("POST", `${account}/callq_queues/${sales.id}/recipients`, admin.token, { action: "add", members: ids });
+  for (const id of ids) await call("POST", `${account}/callq_recipients/${id}/status`, admin.token, { status: "login" });
+
+  const page: Page = await launched.browser.newPage({ viewport: { width: 1280, height: 900 } });
+  await page.goto(server.url);
+  await page.getByLabel("Account name", { exact: true }).fill("demo");
+  await page.getByLabel("Username", { exact: true }).fill("admin");
+  await page.getByLabel("Password", { exact: true }).fill("switchboard");
+  await page.getByRole("button", { name: "Sign in" }).click();
+  await page.getByRole("navigation", { name: "Console views" }).getByRole("link", { name: "Supervisor" }).click();
+  await page.locator("tr[data-recipient-id]").nth(RECIPIENTS - 1).waitFor({ timeout: 30_000 });
+  await sleep(1000);
+
+  // Sent as text: tsx's transform would wrap named functions in a helper the page does not have.
+  await page.evaluate(`(() => {
+    const probe = { deltas: [], longTasks: [], running: true };
+    window.boardProbe = probe;
+    let last = performance.now();
+    const tick = (t) => {
+      probe.deltas.push(t - last);
+      last = t;
+      if (probe.running) requestAnimationFrame(tick);
+    };
+    requestAnimationFrame(tick);
+    new PerformanceObserver((list) => {
+      for (const entry of list.getEntries()) probe.longTasks.push(entry.duration);
+    }).observe({ type: "longtask", buffered: false });
+  })()`);
+
+  const cdp = PROFILE ? await page.context().newCDPSession(page) : null;
+  if (cdp !== null) {
+    await cdp.send("Profiler.enable");
+    await cdp.send("Profiler.start");
+  }
+
+  // Events: each tick flips the next recipient between Ready and Away; requests run paced,
+  // several in flight, so the server publishes RATE recipient events a second.
+  const last = new Map<string, "ready" | "away">();
+  const total = RATE * SECONDS;
+  const started = Date.now();
+  let sent = 0;
+  let failed = 0;
+  const inFlight = new Set<Promise<void>>();
+  for (let n = 0; n < total; n++) {
+    const due = started + (n * 1000) / RATE;
+    const wait = due - Date.now();
+    if (wait > 0) await sleep(wait);
+    const id = ids[n % ids.length] ?? "";
+    const status = last.get(id) === "ready" ? "away" : "ready";
+    last.set(id, status);
+    const request = call("POST", `${account}/callq_recipients/${id}/status`, admin.token, { status })
+      .then(() => void (sent += 1))
+      .catch(() => void (failed += 1));
+    const tracked: Promise<void> = request.finally(() => inFlight.delete(tracked));
+    inFlight.add(tracked);
+    if (inFlight.size >= 32) await Promise.race(inFlight);
+  }
+  await Promise.all(inFlight);
+  const elapsedS = (Date.now() - started) / 1000;
+
+  const probe = (await page.evaluate(`(() => {
+    const p = window.boardProbe;
+    p.running = false;
+    return { deltas: p.deltas, longTasks: p.longTasks };
+  })()`)) as { deltas: number[]; longTasks: number[] };
+
+  if (cdp !== null) {
+    const { profile } = await cdp.send("Profiler.stop");
+    const interval = (profile.endTime - profile.startTime) / 1000 / Math.max(1, profile.samples?.length ?? 1);
+    const self = new Map<string, number>();
+    for (const node of profile.nodes) {
+      const f = node.callFrame;
+      const key = `${f.functionName || "(anonymous)"} ${f.url.split("/").pop() ?? ""}:${f.lineNumber}`;
+      self.set(key, (self.get(key) ?? 0) + (node.hitCount ?? 0) * interval);
+    }
+    const top = [...self].sort((a, b) => b[1] - a[1]).slice(0, 15);
+    report("page CPU by function (self ms)", top.map(([k, v]) => [k, v.toFixed(0)]));
+  }
+
+  // The board shows every recipient's final state.
+  const expected = new Map([...last].map(([id, s]) => [id, s === "ready" ? "Ready" : "Away"]));
+  const settledAt = Date.now();
+  for (;;) {
+    const shown = await page.$$eval("tr[data-recipient-id]", (rows) => rows.map((r) => [r.getAttribute("data-recipient-id") ?? "", r.getAttribute("data-state") ?? ""]));
+    const wrong = shown.filter(([id, state]) => expected.has(id) && expected.get(id) !== state).length;
+    if (wrong === 0) break;
+    if (Date.now() - settledAt > 10_000) throw new Error(`${wrong} recipients still show an old state 10 s after the last event`);
+    await sleep(50);
+  }
+  const settleMs = Date.now() - settledAt;
+
+  const deltas = probe.deltas.slice(1);
+  const over50 = deltas.filter((d) => d > 50).length;
+  report(`console-board: supervisor board, ${ids.length} recipients, ${RATE} events/s for ${SECONDS} s`, [
+    ["events sent (one per state change)", `${sent} in ${elapsedS.toFixed(1)} s = ${(sent / elapsedS).toFixed(0)}/s (${failed} failed)`],
+    ["frames", String(deltas.length)],
+    ["frame interval p50 / p95 / p99", `${percentile(deltas, 50).toFixed(1)} / ${percentile(deltas, 95).toFixed(1)} / ${percentile(deltas, 99).toFixed(1)} ms`],
+    ["frame interval max", `${Math.max(...deltas).toFixed(1)} ms`],
+    ["frames over 50 ms", `${over50} (${((100 * over50) / Math.max(1, deltas.length)).toFixed(2)} %)`],
+    ["long tasks (> 50 ms)", probe.longTasks.length === 0 ? "none" : `${probe.longTasks.length}, max ${Math.max(...probe.longTasks).toFixed(0)} ms`],
+    ["board right after the last event", `${settleMs} ms`],
+    ["load average (1 min)", loadavg()[0]?.toFixed(2) ?? "?"],
+  ]);
+  await page.close();
+} finally {
+  await launched.close();
+  await server.stop();
+}
