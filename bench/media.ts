@@ -1,75 +1,39 @@
-// Media engine load: N bridged, recorded calls, each two werift pairs (caller phone ↔ caller leg,
-// agent leg ↔ agent phone) with the two server legs mixed and recorded, tones both ways.
-// Reports CPU per call, event-loop delay p99, frame-clock lateness and frames lost.
+// Media engine capacity (issue 4): N bridged, recorded calls, each two server legs (caller and
+// agent) mixed and recorded, against two simulated phones per call in a second process (as the
+// far ends are in production: browsers and desk phones elsewhere), tones both ways. Reports the
+// server process's CPU per call, its main event loop's delay, frame-clock lateness and frames lost,
+// with the server's legs in its main thread (workers 0) and in media worker threads.
 //
-// Runs: every call inside this one process (BENCH_MEDIA_CALLS, default 10,50,100), then the same
-// with the simulated phones in a child process (BENCH_MEDIA_SPLIT_CALLS, default 50,100), which
-// isolates the server side's cost: in production the phones are browsers and desk phones
-// elsewhere. BENCH_MEDIA_SECONDS sets the measured window (default 10).
+// BENCH_MEDIA_CALLS (default 10,50,100), BENCH_MEDIA_WORKERS: the server's media workers, one run
+// per value (default 0,2), BENCH_MEDIA_PHONE_WORKERS: the phones process's (default 2),
+// BENCH_MEDIA_RUNS: runs per point (default 1), BENCH_MEDIA_SECONDS: measured window (default 10).
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { MediaEngine, toneShare, type LegStats, type RecordingResult, type StereoRecorder, type WebRtcLeg } from "../server/media/index.js";
+import { MediaEngine, toneShare, type LegStats, type RecordingResult, type StereoRecorder, type WebRtcLeg, type WorkerStats } from "../server/media/index.js";
 import { parseWav } from "../server/media/wav.js";
 import { report } from "./report.js";
 
 const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(",").filter(Boolean).map(Number);
-const INLINE_CALLS = list(process.env.BENCH_MEDIA_CALLS, "10,50,100");
-const SPLIT_CALLS = list(process.env.BENCH_MEDIA_SPLIT_CALLS, "50,100");
+const CALLS = list(process.env.BENCH_MEDIA_CALLS, "10,50,100");
+const WORKERS = list(process.env.BENCH_MEDIA_WORKERS, "0,2");
+const PHONE_WORKERS = Number(process.env.BENCH_MEDIA_PHONE_WORKERS ?? 2);
+const RUNS = Number(process.env.BENCH_MEDIA_RUNS ?? 1);
 const SECONDS = Number(process.env.BENCH_MEDIA_SECONDS ?? 10);
 const SETUP_BATCH = 10;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 async function connected(...legs: WebRtcLeg[]): Promise<void> {
-  const deadline = performance.now() + 20_000;
+  const deadline = performance.now() + 30_000;
   while (legs.some((l) => l.state !== "connected")) {
     const down = legs.find((l) => l.state === "closed");
     if (down) throw new Error(`leg ${down.id} closed while connecting: ${down.closeReason ?? "?"}`);
     if (performance.now() > deadline) throw new Error(`legs not connected: ${legs.map((l) => `${l.id}=${l.state}`).join(" ")}`);
     await sleep(10);
-  }
-}
-
-/** The simulated phones: each makes the offer (as a browser calling in would) and plays a tone. */
-interface Phones {
-  /** Creates phone `id`, offers, lets `answer` produce the server's answer, waits until connected. */
-  dial(id: string, tone: string, answer: (offer: string) => Promise<string>): Promise<void>;
-  stats(): Promise<Map<string, LegStats>>;
-  /** CPU microseconds the phones used, when they run in their own process. */
-  cpuMicros(): Promise<number | undefined>;
-  close(): Promise<void>;
-}
-
-class InlinePhones implements Phones {
-  readonly #engine: MediaEngine;
-  readonly #legs = new Map<string, WebRtcLeg>();
-
-  constructor(engine: MediaEngine) {
-    this.#engine = engine;
-  }
-
-  async dial(id: string, tone: string, answer: (offer: string) => Promise<string>): Promise<void> {
-    const leg = this.#engine.createLeg({ id });
-    this.#legs.set(id, leg);
-    leg.play(await this.#engine.player(tone));
-    await leg.acceptAnswer(await answer(await leg.createOffer()));
-    await connected(leg);
-  }
-
-  async stats(): Promise<Map<string, LegStats>> {
-    return new Map([...this.#legs].map(([id, leg]) => [id, structuredClone(leg.stats())]));
-  }
-
-  async cpuMicros(): Promise<undefined> {
-    return undefined;
-  }
-
-  async close(): Promise<void> {
-    await Promise.all([...this.#legs.values()].map((leg) => leg.close()));
   }
 }
 
@@ -83,11 +47,14 @@ type Reply =
   | { op: "offer"; id: string; sdp: string }
   | { op: "connected"; id: string }
   | { op: "stats"; stats: [string, LegStats][] }
-  | { op: "cpu"; micros: number }
+  | { op: "cpu"; micros: number; workers: WorkerStats[] }
   | { op: "error"; message: string };
 
-/** Phones in a child process (this file again, as BENCH_MEDIA_ROLE=phones), driven over IPC. */
-class ChildPhones implements Phones {
+/**
+ * The simulated phones, in a child process (this file again, as BENCH_MEDIA_ROLE=phones) driven
+ * over IPC: each makes the offer (as a browser calling in would) and plays a tone.
+ */
+class Phones {
   readonly #child: ChildProcess;
   readonly #waiting = new Map<string, (reply: Reply) => void>();
 
@@ -111,6 +78,7 @@ class ChildPhones implements Phones {
     });
   }
 
+  /** Creates phone `id`, offers, lets `answer` produce the server's answer, waits until connected. */
   async dial(id: string, tone: string, answer: (offer: string) => Promise<string>): Promise<void> {
     const offer = await this.#ask<Extract<Reply, { op: "offer" }>>({ op: "dial", id, tone }, `offer:${id}`);
     const sdp = await answer(offer.sdp);
@@ -121,8 +89,9 @@ class ChildPhones implements Phones {
     return new Map((await this.#ask<Extract<Reply, { op: "stats" }>>({ op: "stats" }, "stats")).stats);
   }
 
-  async cpuMicros(): Promise<number> {
-    return (await this.#ask<Extract<Reply, { op: "cpu" }>>({ op: "cpu" }, "cpu")).micros;
+  /** CPU microseconds the phones process used so far, and its workers' load since the last ask. */
+  async cpu(): Promise<{ micros: number; workers: WorkerStats[] }> {
+    return this.#ask<Extract<Reply, { op: "cpu" }>>({ op: "cpu" }, "cpu");
   }
 
   /** Closes the phones' legs and waits for the process to exit. */
@@ -135,7 +104,7 @@ class ChildPhones implements Phones {
 
 /** The child's side: answers the parent's requests with a MediaEngine of its own. */
 function servePhones(): void {
-  const engine = new MediaEngine();
+  const engine = new MediaEngine({ workers: PHONE_WORKERS });
   const legs = new Map<string, WebRtcLeg>();
   const send = (reply: Reply) => process.send?.(reply);
   process.on("message", (request: Request) => {
@@ -161,7 +130,7 @@ function servePhones(): void {
           break;
         case "cpu": {
           const cpu = process.cpuUsage();
-          send({ op: "cpu", micros: cpu.user + cpu.system });
+          send({ op: "cpu", micros: cpu.user + cpu.system, workers: await engine.workerStats() });
           break;
         }
         case "close":
@@ -200,9 +169,11 @@ interface Flow {
   received: number;
   /** Sequence gaps at the receivers. */
   lost: number;
-  /** Frames the receivers' FIFOs dropped (overflow) or found missing when due (underruns). */
+  /** Frames the receivers' FIFOs (and worker rings) dropped, or found missing when due (underruns). */
   dropped: number;
   underruns: number;
+  /** Frames not sent because their tick ran more than 60 ms late. */
+  stale: number;
   /** The deepest receive cushion any leg grew to. */
   jitterMaxMs: number;
 }
@@ -217,13 +188,14 @@ async function snapshot(calls: Call[], phones: Phones): Promise<Snapshot> {
 
 /** Every direction audio travels in the calls, summed between two snapshots. */
 function flows(calls: Call[], before: Snapshot, after: Snapshot): Flow {
-  const total: Flow = { sent: 0, received: 0, lost: 0, dropped: 0, underruns: 0, jitterMaxMs: 0 };
+  const total: Flow = { sent: 0, received: 0, lost: 0, dropped: 0, underruns: 0, stale: 0, jitterMaxMs: 0 };
   for (const c of calls) {
     for (const [server, phone] of [[`caller-${c.id}`, `caller-phone-${c.id}`], [`agent-${c.id}`, `agent-phone-${c.id}`]]) {
       for (const [from, to] of [[server, phone], [phone, server]]) {
         const [f0, f1, t0, t1] = [before.get(from), after.get(from), before.get(to), after.get(to)];
         if (!f0 || !f1 || !t0 || !t1) throw new Error(`no stats for ${from} or ${to}`);
         total.sent += f1.packetsSent - f0.packetsSent;
+        total.stale += f1.staleFramesSkipped - f0.staleFramesSkipped;
         total.received += t1.packetsReceived - t0.packetsReceived;
         total.lost += t1.packetsLost - t0.packetsLost;
         total.dropped += t1.fifo.dropped - t0.fifo.dropped;
@@ -249,10 +221,17 @@ async function recordingHolds(result: RecordingResult): Promise<boolean> {
   return toneShare(left, 440) > 0.9 && toneShare(right, 1000) > 0.9;
 }
 
-async function run(n: number, split: boolean): Promise<void> {
+const ms = (x: number) => x.toFixed(1);
+const workerLoops = (stats: WorkerStats[]) =>
+  stats.length === 0 ? "-" : stats.map((w) => `${ms(w.loopP99Ms)} (${Math.round(w.utilization * 100)}% busy)`).join(", ");
+
+/** One summary line per run, for bench/README.md's table. */
+const summary: string[] = [];
+
+async function run(n: number, workers: number, round: number): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "sb-bench-media-"));
-  const engine = new MediaEngine();
-  const phones: Phones = split ? new ChildPhones() : new InlinePhones(engine);
+  const engine = new MediaEngine({ workers });
+  const phones = new Phones();
   const calls: Call[] = [];
   try {
     const setupStart = performance.now();
@@ -267,7 +246,8 @@ async function run(n: number, split: boolean): Promise<void> {
     const load0 = loadavg()[0];
     const elu0 = performance.eventLoopUtilization();
     const before = await snapshot(calls, phones);
-    const childCpu0 = await phones.cpuMicros();
+    const phones0 = await phones.cpu();
+    await engine.workerStats();
     engine.clock.resetStats();
     loop.enable();
     const cpu0 = process.cpuUsage();
@@ -277,9 +257,10 @@ async function run(n: number, split: boolean): Promise<void> {
     const wallMs = performance.now() - wall0;
     loop.disable();
     const elu = performance.eventLoopUtilization(elu0).utilization;
+    const serverWorkers = await engine.workerStats();
     const load1 = loadavg()[0];
     const clock = engine.clock.stats();
-    const childCpu1 = await phones.cpuMicros();
+    const phones1 = await phones.cpu();
     const flow = flows(calls, before, await snapshot(calls, phones));
     const rssMiB = process.memoryUsage().rss / 2 ** 20;
 
@@ -289,32 +270,37 @@ async function run(n: number, split: boolean): Promise<void> {
     const good = (await Promise.all(checked.map(recordingHolds))).filter(Boolean).length;
 
     const share = (micros: number) => micros / 1000 / wallMs;
-    const mainShare = share(cpu.user + cpu.system);
-    const legsHere = split ? 2 * n : 4 * n;
+    const serverShare = share(cpu.user + cpu.system);
+    const phonesShare = share(phones1.micros - phones0.micros);
     const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
+    const p99 = loop.percentile(99) / 1e6;
+    const lostAll = flow.lost + flow.dropped + flow.underruns;
     const rows: [string, string][] = [
       ["set-up time (all calls connected)", `${(setupMs / 1000).toFixed(1)} s`],
-      [split ? "CPU, server process" : "CPU, whole process", `${pct(mainShare)} of one core`],
-    ];
-    if (childCpu0 !== undefined && childCpu1 !== undefined) {
-      rows.push(["CPU, phones process", `${pct(share(childCpu1 - childCpu0))} of one core`]);
-    }
-    rows.push(
-      [split ? "CPU per call (server side: 2 legs, mixer, recorder)" : "CPU per call (2 server legs + 2 phones, mixer, recorder)", `${pct(mainShare / n, 2)} of a core`],
-      ["CPU per werift leg in this process", `${pct(mainShare / legsHere, 3)} of a core`],
-      ["event-loop utilisation (busy share of wall time)", pct(elu)],
+      ["CPU, server process (all threads)", `${pct(serverShare)} of one core`],
+      ["CPU per call (2 server legs, mixer, recorder)", `${pct(serverShare / n, 2)} of a core`],
+      [`CPU, phones process (${2 * n} legs, ${PHONE_WORKERS} workers)`, `${pct(phonesShare)} of one core`],
+      ["server main thread: event-loop utilisation", pct(elu)],
+      ["server main thread: event-loop delay p50 / p99 / max (1 ms sampling)", `${ms(loop.percentile(50) / 1e6)} / ${ms(p99)} / ${ms(loop.max / 1e6)} ms`],
+      ["server workers: event-loop delay p99 (busy share)", workerLoops(serverWorkers)],
+      ["phones workers: event-loop delay p99 (busy share)", workerLoops(phones1.workers)],
       ["machine load average (1 min) before / after, 2 cores", `${load0.toFixed(1)} / ${load1.toFixed(1)}`],
-      ["event-loop delay p50 / p99 / max (1 ms sampling)", `${(loop.percentile(50) / 1e6).toFixed(1)} / ${(loop.percentile(99) / 1e6).toFixed(1)} / ${(loop.max / 1e6).toFixed(1)} ms`],
       ["frame clock lateness p50 / p99 / max", `${clock.latenessP50Ms.toFixed(2)} / ${clock.latenessP99Ms.toFixed(2)} / ${clock.latenessMaxMs.toFixed(1)} ms`],
       ["frame clock ticks (expected) / skipped", `${clock.ticks} (${Math.round(wallMs / 20)}) / ${clock.skipped}`],
       ["RTP frames sent / received, all directions", `${flow.sent} / ${flow.received} (difference ${flow.sent - flow.received})`],
       ["frames lost: sequence gaps / FIFO drops / FIFO underruns", `${flow.lost} / ${flow.dropped} / ${flow.underruns}`],
+      ["frames not sent (tick more than 60 ms late)", `${flow.stale}`],
       ["deepest jitter buffer at the end (starts at 40 ms)", `${flow.jitterMaxMs} ms`],
       ["recordings checked (440 Hz left, 1000 Hz right)", `${good} of ${checked.length} good, ${((results[0]?.durationMs ?? 0) / 1000).toFixed(1)} s each`],
-      ["RSS (this process)", `${rssMiB.toFixed(0)} MiB`],
+      ["RSS (server process)", `${rssMiB.toFixed(0)} MiB`],
+    ];
+    const where = workers === 0 ? "server legs in the main thread" : `server legs in ${workers} media workers`;
+    report(`media: ${n} bridged recorded calls, ${where}, phones in a second process; run ${round}, ${SECONDS} s`, rows);
+    summary.push(
+      `| ${n} | ${workers} | ${pct(serverShare / n, 2)} | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
+        `${flow.sent - flow.received} of ${flow.sent} (${pct((flow.sent - flow.received) / Math.max(1, flow.sent), 2)}) | ` +
+        `${flow.lost} / ${flow.dropped} / ${flow.underruns} (${lostAll}) | ${flow.stale} | ${pct(phonesShare, 0)} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
     );
-    const where = split ? `${2 * n} legs here, ${2 * n} phones in a child process` : `${4 * n} werift legs in one process`;
-    report(`media: ${n} bridged recorded calls (${where}), ${SECONDS} s`, rows);
   } finally {
     await Promise.all([engine.close(), phones.close()]);
     await rm(dir, { recursive: true, force: true });
@@ -325,7 +311,11 @@ if (process.env.BENCH_MEDIA_ROLE === "phones") {
   servePhones();
 } else {
   const started = performance.now();
-  for (const n of INLINE_CALLS) await run(n, false);
-  for (const n of SPLIT_CALLS) await run(n, true);
-  process.stdout.write(`\nmedia bench wall time ${((performance.now() - started) / 1000).toFixed(0)} s\n`);
+  for (const n of CALLS) for (const workers of WORKERS) for (let round = 1; round <= RUNS; round++) await run(n, workers, round);
+  process.stdout.write(
+    "\n| calls | server workers | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | gaps / drops / underruns | not sent (late) | phones CPU | load |\n" +
+      "|---|---|---|---|---|---|---|---|---|---|---|\n" +
+      summary.join("\n") +
+      `\n\nmedia bench wall time ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
+  );
 }

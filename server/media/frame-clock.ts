@@ -22,6 +22,13 @@ export const performanceTime: TimeSource = {
 /** Called once per tick with the tick's number (monotonic for the clock's whole life). */
 export type TickListener = (tick: number) => void;
 
+/** What a leg needs of a clock: the ticks, and how late the one being delivered is. */
+export interface TickSource {
+  subscribe(listener: TickListener): () => void;
+  /** How long after its due time the tick now being delivered started, in ms. */
+  readonly lateMs: number;
+}
+
 export interface FrameClockOptions {
   time?: TimeSource;
   periodMs?: number;
@@ -50,7 +57,7 @@ export interface FrameClockStats {
 const BUCKET_MS = 0.25;
 const BUCKETS = 1000;
 
-export class FrameClock {
+export class FrameClock implements TickSource {
   readonly periodMs: number;
   readonly #time: TimeSource;
   readonly #maxCatchUp: number;

@@ -1,13 +1,19 @@
 // The media engine's public face for calls/: one shared frame clock, WebRTC legs made from SDP,
 // players for media URIs, mixers for bridges and recorders. No SIP here; callers bring SDP text.
+// Legs run their peer connections in this thread, or in a pool of media worker threads
+// (options.workers) while the clock, players, mixers and recorders stay here.
 
 import type { Clock, RandomSource } from "../clock.js";
 import { FrameClock, type FrameClockOptions } from "./frame-clock.js";
-import { WebRtcLeg, type WebRtcLegOptions } from "./leg.js";
+import { PeerLeg, type WebRtcLegOptions } from "./leg.js";
+import type { WebRtcLeg } from "./leg-api.js";
 import { Mixer } from "./mixer.js";
 import { createPlayer, WavLibrary, type PlayerOptions } from "./player.js";
 import { StereoRecorder, type RecorderOptions } from "./recorder.js";
 import type { AudioSource } from "./audio-frame.js";
+import { MediaWorkerPool, type MediaWorker } from "./worker/pool.js";
+import { RemoteLeg } from "./worker/remote-leg.js";
+import type { WorkerStats } from "./worker/protocol.js";
 
 export { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silence, type AudioSource } from "./audio-frame.js";
 export { FrameClock, performanceTime, type FrameClockStats, type TimeSource } from "./frame-clock.js";
@@ -15,7 +21,12 @@ export type { DtmfDigit, DtmfSendOptions } from "./dtmf.js";
 export { decodeG711, encodeG711, type G711Codec } from "./g711.js";
 export { goertzelPower, levelDbfs, toneShare } from "./goertzel.js";
 export { IllegalLegTransition, type LegState, type LegStateChange } from "./leg-state.js";
-export { LegStateError, WebRtcLeg, type LegDirection, type LegEvents, type LegStats } from "./leg.js";
+export { PeerLeg } from "./leg.js";
+export { LegStateError, type LegCounters, type LegDirection, type LegEvents, type LegStats, type WebRtcLeg } from "./leg-api.js";
+export { RemoteLeg } from "./worker/remote-leg.js";
+export { MediaWorkerError } from "./worker/pool.js";
+export type { MediaWorker };
+export type { WorkerStats } from "./worker/protocol.js";
 export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
 export { MediaUriError, type PlayerOptions } from "./player.js";
 export { StereoRecorder, type RecorderOptions, type RecordingResult } from "./recorder.js";
@@ -36,19 +47,47 @@ export interface MediaEngineOptions {
    * server, so a burst after a stall is no network delay to them, and a dropped frame is a gap.
    */
   maxSendLatenessMs?: number;
+  /**
+   * Worker threads for the legs' peer connections (ICE, DTLS, SRTP, RTP, G.711): 0 (default)
+   * keeps them in this thread; N spreads legs over N threads, started on first use, each new
+   * leg on the one with the fewest. The clock, players, mixers and recorders stay in this thread.
+   */
+  workers?: number;
+  /** A media worker stopped unexpectedly (its legs were closed with the reason); default: a warning. */
+  onWorkerFailure?(reason: string): void;
 }
 
-export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host">;
+export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received">;
 
 export class MediaEngine {
   readonly clock: FrameClock;
   readonly #options: MediaEngineOptions;
   readonly #library = new WavLibrary();
   readonly #legs = new Set<WebRtcLeg>();
+  readonly #pool: MediaWorkerPool | undefined;
 
   constructor(options: MediaEngineOptions = {}) {
     this.#options = options;
     this.clock = new FrameClock(options.frameClock);
+    const workers = options.workers ?? 0;
+    if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number >= 0, not ${workers}`);
+    const onFailure = options.onWorkerFailure ?? ((reason: string) => process.emitWarning(reason));
+    this.#pool = workers > 0 ? new MediaWorkerPool(workers, { host: options.host ?? "127.0.0.1" }, onFailure) : undefined;
+  }
+
+  /** Media worker threads this engine may use (0: legs run in this thread). */
+  get workerCount(): number {
+    return this.#pool?.size ?? 0;
+  }
+
+  /** The media workers started so far (diagnostics and tests). */
+  get workers(): readonly MediaWorker[] {
+    return this.#pool?.workers ?? [];
+  }
+
+  /** Each started worker's load since the last call: event-loop delay and utilisation. */
+  workerStats(): Promise<(WorkerStats & { threadId: number })[]> {
+    return this.#pool?.stats() ?? Promise.resolve([]);
   }
 
   /** Legs not yet closed. */
@@ -59,7 +98,9 @@ export class MediaEngine {
   /** A new WebRTC leg on the engine's clock; start it with createOffer() or acceptOffer(sdp). */
   createLeg(options: LegOptions = {}): WebRtcLeg {
     const { host, wallClock, random, maxSendLatenessMs } = this.#options;
-    const leg = new WebRtcLeg({ maxSendLatenessMs, ...options, clock: this.clock, host, wallClock, random });
+    const leg: WebRtcLeg = this.#pool
+      ? new RemoteLeg({ maxSendLatenessMs, ...options, clock: this.clock, worker: this.#pool.assign(), wallClock, random })
+      : new PeerLeg({ maxSendLatenessMs, ...options, clock: this.clock, host, wallClock, random });
     this.#legs.add(leg);
     leg.on("state", (change) => {
       if (change.to === "closed") this.#legs.delete(leg);
@@ -81,8 +122,9 @@ export class MediaEngine {
     return new StereoRecorder(path, options);
   }
 
-  /** Closes every open leg (server shutdown); the clock then stops by itself. */
+  /** Closes every open leg (server shutdown) and stops the workers; the clock then stops by itself. */
   async close(): Promise<void> {
     await Promise.all([...this.#legs].map((leg) => leg.close("shutdown")));
+    await this.#pool?.close();
   }
 }

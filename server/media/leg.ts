@@ -1,21 +1,25 @@
-// A WebRTC media leg: one werift RTCPeerConnection carrying G.711 audio and RFC 4733 DTMF to one
-// endpoint; it plays an AudioSource on the frame clock and decodes what it receives into a FIFO.
+// A WebRTC media leg in this thread: one werift RTCPeerConnection carrying G.711 audio and RFC 4733
+// DTMF to one endpoint; it plays an AudioSource on the frame clock and decodes what it receives
+// into a jitter FIFO (or, inside a media worker, into the ring to the main thread's FIFO).
 
 import { EventEmitter } from "node:events";
 import { randomUUID } from "node:crypto";
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, type MediaStreamTrack, type RtpPacket, type RTCRtpTransceiver } from "werift";
 import { systemClock, systemRandom, type Clock, type RandomSource } from "../clock.js";
 import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
-import { DtmfDetector, DtmfSender, type DtmfDigit, type DtmfSendOptions } from "./dtmf.js";
-import type { FrameClock } from "./frame-clock.js";
-import { FrameFifo, type FrameFifoOptions, type FrameFifoStats } from "./frame-fifo.js";
+import { DirectRtpPath, type RtpFields } from "./direct-rtp.js";
+import { DtmfDetector, DtmfSender, type DtmfSendOptions } from "./dtmf.js";
+import type { TickSource } from "./frame-clock.js";
+import type { FrameFifoOptions } from "./frame-fifo.js";
 import { decodeG711, encodeG711, G711_PAYLOAD_TYPE, type G711Codec } from "./g711.js";
-import { LegStateMachine, type LegState, type LegStateChange } from "./leg-state.js";
+import { LegStateError, type LegCounters, type LegDirection, type LegEvents, type LegStats, type WebRtcLeg } from "./leg-api.js";
+import { LegStateMachine, type LegState } from "./leg-state.js";
+import { ReceiveBuffer, type ReceivedAudioSink } from "./receive-buffer.js";
 import { filterCandidates, isLoopbackAddress, restrictToG711, telephoneEventPayloadType } from "./sdp.js";
 
 export interface WebRtcLegOptions {
-  /** The shared 20 ms clock the leg sends on. */
-  clock: FrameClock;
+  /** The shared 20 ms clock the leg sends on (in a media worker, the main thread's relayed). */
+  clock: TickSource;
   id?: string;
   /** Stamps state changes. */
   wallClock?: Clock;
@@ -40,36 +44,11 @@ export interface WebRtcLegOptions {
    * stall and kept it there for seconds, so every later word arrived that much later.
    */
   maxSendLatenessMs?: number;
-}
-
-export interface LegEvents {
-  state: [LegStateChange];
-  dtmf: [DtmfDigit];
-}
-
-export interface LegStats {
-  /** Audio RTP packets sent and received. */
-  packetsSent: number;
-  packetsReceived: number;
-  /** Gaps in the received sequence numbers. */
-  packetsLost: number;
-  /** Late or repeated packets, dropped. */
-  packetsDiscarded: number;
-  dtmfPacketsSent: number;
-  /** Audio frames not sent because their tick ran too late (see maxSendLatenessMs). */
-  staleFramesSkipped: number;
-  /** Sends that werift rejected (the transport was going down). */
-  sendErrors: number;
-  fifo: Readonly<FrameFifoStats>;
-  /** The receive FIFO's current cushion (it grows when packets arrive late). */
-  jitterBufferMs: number;
-}
-
-/** Negotiated RTP direction from this leg's side; "stopped" once the m-line is torn down. */
-export type LegDirection = "sendrecv" | "sendonly" | "recvonly" | "inactive" | "stopped";
-
-export class LegStateError extends Error {
-  override name = "LegStateError";
+  /**
+   * Where decoded audio goes instead of this leg's own jitter FIFO (a media worker's ring to the
+   * main thread); `incoming` is then silent here.
+   */
+  received?: ReceivedAudioSink;
 }
 
 /** Largest forward jump in sequence numbers still read as loss; beyond it the sender restarted. */
@@ -78,20 +57,22 @@ const MAX_SEQUENCE_GAP = 100;
 const MAX_CONCEALED_FRAMES = 3;
 const DEFAULT_MAX_SEND_LATENESS_MS = 3 * FRAME_MS;
 
-export class WebRtcLeg extends EventEmitter<LegEvents> {
+export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   readonly id: string;
   /** What the far end says, one frame per tick (silence when nothing arrived): a mixer input. */
   readonly incoming: AudioSource;
-  readonly #clock: FrameClock;
+  readonly #clock: TickSource;
   readonly #pc: RTCPeerConnection;
   readonly #state: LegStateMachine;
   readonly #host: string;
-  readonly #fifo: FrameFifo;
+  /** This leg's own jitter FIFO, unless its audio goes elsewhere (options.received). */
+  readonly #buffer: ReceiveBuffer | undefined;
+  readonly #received: ReceivedAudioSink;
   readonly #dtmfIn = new DtmfDetector();
   readonly #dtmfOut = new DtmfSender();
   readonly #connectTimeoutMs: number;
   readonly #maxSendLatenessMs: number;
-  readonly #stats = {
+  readonly #stats: LegCounters = {
     packetsSent: 0,
     packetsReceived: 0,
     packetsLost: 0,
@@ -101,6 +82,8 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     sendErrors: 0,
   };
   #transceiver: RTCRtpTransceiver | undefined;
+  /** RTP straight to and from the socket once connected (direct-rtp.ts); werift's path until then. */
+  #direct: DirectRtpPath | undefined;
   #source: AudioSource = silence;
   #unsubscribeTick: (() => void) | undefined;
   #connectTimer: NodeJS.Timeout | undefined;
@@ -117,12 +100,6 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
   #receiveTypes = new Set<number>();
   #expectedSequence: number | undefined;
   #remoteSsrc: number | undefined;
-  #underrunsSeen = 0;
-  #lastAudioEnd: number | undefined;
-  #stage = new Int16Array(FRAME_SAMPLES);
-  #staged = 0;
-  #incomingTick = -1;
-  #incomingFrame = silentFrame();
 
   constructor(options: WebRtcLegOptions) {
     super();
@@ -131,7 +108,8 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     this.#host = options.host ?? "127.0.0.1";
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.#maxSendLatenessMs = options.maxSendLatenessMs ?? DEFAULT_MAX_SEND_LATENESS_MS;
-    this.#fifo = new FrameFifo(options.fifo);
+    this.#buffer = options.received ? undefined : new ReceiveBuffer(options.fifo);
+    this.#received = options.received ?? (this.#buffer as ReceiveBuffer);
     this.#state = new LegStateMachine(options.wallClock ?? systemClock, (change) => this.emit("state", change));
     const seed = (options.random ?? systemRandom).bytes(6);
     this.#sequence = seed.readUInt16BE(0);
@@ -167,8 +145,9 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     });
 
     const machine = this.#state;
+    const buffer = this.#buffer;
     this.incoming = {
-      read: (tick) => this.#incomingFrameFor(tick),
+      read: buffer ? (tick) => buffer.frameFor(tick) : () => silentFrame(),
       get ended() {
         return machine.state === "closed";
       },
@@ -196,7 +175,14 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
   }
 
   stats(): LegStats {
-    return { ...this.#stats, fifo: { ...this.#fifo.stats }, jitterBufferMs: this.#fifo.prime * FRAME_MS };
+    const buffer = this.#buffer;
+    const fifo = buffer ? { ...buffer.stats } : { pushed: 0, played: 0, dropped: 0, underruns: 0 };
+    return { ...this.#stats, fifo, jitterBufferMs: buffer?.jitterBufferMs ?? 0 };
+  }
+
+  /** The RTP counters themselves (live, not a copy): a media worker copies them to shared memory. */
+  get counters(): Readonly<LegCounters> {
+    return this.#stats;
   }
 
   /** Plays `source` to the far end from the next tick on (silence when given nothing). */
@@ -289,7 +275,9 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     this.#unsubscribeTick = undefined;
     clearTimeout(this.#connectTimer);
     this.#dtmfOut.cancel();
-    this.#fifo.clear();
+    this.#direct?.close();
+    this.#direct = undefined;
+    this.#buffer?.clear();
     await this.#pc.close();
   }
 
@@ -329,7 +317,32 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     if (this.state !== "negotiating") return;
     clearTimeout(this.#connectTimer);
     this.#state.transition("connected");
+    this.#openDirectPath();
     this.#unsubscribeTick = this.#clock.subscribe((tick) => this.#tick(tick));
+  }
+
+  /** Takes RTP off werift's layers, or follows ICE to a new pair after a restart. */
+  #openDirectPath(): void {
+    if (this.#direct?.current) return;
+    this.#direct?.close();
+    const dtls = this.#transceiver?.dtlsTransport;
+    this.#direct = dtls
+      ? DirectRtpPath.open(dtls, {
+          packet: (fields, payload) => this.#receive(fields, payload),
+          bad: () => this.#stats.packetsDiscarded++,
+        })
+      : undefined;
+  }
+
+  /** Sends through the direct path when there is one, else through werift's DTLS transport. */
+  #send(transceiver: RTCRtpTransceiver, payload: Buffer, header: RtpHeader): void {
+    const direct = this.#direct;
+    if (direct?.current) {
+      if (!direct.send(payload, header, () => this.#stats.sendErrors++)) this.#stats.sendErrors++;
+      return;
+    }
+    if (this.state === "connected") this.#openDirectPath();
+    transceiver.dtlsTransport.sendRtp(payload, header).catch(() => this.#stats.sendErrors++);
   }
 
   #canSend(): boolean {
@@ -349,7 +362,7 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
   #tick(tick: number): void {
     // The receive FIFO drains at the clock's pace even when no bridge reads it, so a bridge
     // joining later does not start with a backlog of stale audio.
-    this.#incomingFrameFor(tick);
+    this.#buffer?.frameFor(tick);
     // The source advances even while nothing is sent, so hold music does not restart.
     const frame = this.#source.read(tick);
     const transceiver = this.#transceiver;
@@ -371,7 +384,7 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
         marker: dtmf.start,
       });
       this.#stats.dtmfPacketsSent++;
-      transceiver.dtlsTransport.sendRtp(dtmf.payload, header).catch(() => this.#stats.sendErrors++);
+      this.#send(transceiver, dtmf.payload, header);
       return;
     }
     const codec = this.codec;
@@ -395,7 +408,7 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     });
     this.#marker = false;
     this.#stats.packetsSent++;
-    transceiver.dtlsTransport.sendRtp(payload, header).catch(() => this.#stats.sendErrors++);
+    this.#send(transceiver, payload, header);
   }
 
   #nextSequence(): number {
@@ -408,35 +421,21 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     // werift announces the same track again after each re-negotiation.
     if (this.#tracks.has(track)) return;
     this.#tracks.add(track);
-    track.onReceiveRtp.subscribe((packet) => this.#receive(packet));
+    track.onReceiveRtp.subscribe((packet: RtpPacket) => this.#receive(packet.header, packet.payload));
   }
 
-  #receive(packet: RtpPacket): void {
+  #receive({ payloadType, sequenceNumber, timestamp, ssrc }: RtpFields, payload: Buffer): void {
     if (this.state === "closed") return;
-    const { payloadType, sequenceNumber, timestamp, ssrc } = packet.header;
     if (!this.#inSequence(ssrc, sequenceNumber)) return;
     if (this.#receiveTypes.has(payloadType)) {
-      const digit = this.#dtmfIn.accept(timestamp, packet.payload);
+      const digit = this.#dtmfIn.accept(timestamp, payload);
       if (digit) this.emit("dtmf", digit);
       return;
     }
     const codec: G711Codec | undefined = payloadType === 0 ? "PCMU" : payloadType === 8 ? "PCMA" : undefined;
     if (!codec) return;
     this.#stats.packetsReceived++;
-    this.#adaptJitterBuffer(timestamp, packet.payload.length);
-    this.#pushAudio(decodeG711(codec, packet.payload));
-  }
-
-  /**
-   * The FIFO ran dry since the last packet: if this packet continues the last one's audio
-   * (timestamps adjacent), it was merely late, so the cushion grows. A far end that paused
-   * (hold, DTMF) resumes with a timestamp gap and leaves the cushion alone.
-   */
-  #adaptJitterBuffer(timestamp: number, samples: number): void {
-    const underruns = this.#fifo.stats.underruns;
-    if (underruns !== this.#underrunsSeen && this.#lastAudioEnd === timestamp) this.#fifo.stretch();
-    this.#underrunsSeen = underruns;
-    this.#lastAudioEnd = (timestamp + samples) >>> 0;
+    this.#received.accept(decodeG711(codec, payload), timestamp);
   }
 
   /** Counts lost packets, fills their time with silence; false for a late or repeated packet. */
@@ -453,40 +452,9 @@ export class WebRtcLeg extends EventEmitter<LegEvents> {
     }
     if (ahead > 0 && ahead <= MAX_SEQUENCE_GAP) {
       this.#stats.packetsLost += ahead;
-      for (let i = 0; i < Math.min(ahead, MAX_CONCEALED_FRAMES); i++) this.#fifo.push(new Int16Array(FRAME_SAMPLES));
+      this.#received.conceal(Math.min(ahead, MAX_CONCEALED_FRAMES));
     }
     this.#expectedSequence = (sequence + 1) & 0xffff;
     return true;
-  }
-
-  /** Re-frames decoded audio into 160-sample frames, whatever packet time the far end uses. */
-  #pushAudio(pcm: Int16Array): void {
-    if (this.#staged === 0 && pcm.length === FRAME_SAMPLES) {
-      this.#fifo.push(pcm);
-      return;
-    }
-    let at = 0;
-    while (at < pcm.length) {
-      const n = Math.min(FRAME_SAMPLES - this.#staged, pcm.length - at);
-      this.#stage.set(pcm.subarray(at, at + n), this.#staged);
-      this.#staged += n;
-      at += n;
-      if (this.#staged === FRAME_SAMPLES) {
-        this.#fifo.push(this.#stage);
-        this.#stage = new Int16Array(FRAME_SAMPLES);
-        this.#staged = 0;
-      }
-    }
-  }
-
-  #incomingFrameFor(tick: number): Int16Array {
-    // Several readers in one tick (a mixer, a recorder) must see the same frame.
-    if (tick !== this.#incomingTick) {
-      // Ticks the clock skipped after a long stall: their audio is too late to play.
-      if (this.#incomingTick >= 0 && tick > this.#incomingTick + 1) this.#fifo.skip(tick - this.#incomingTick - 1);
-      this.#incomingTick = tick;
-      this.#incomingFrame = this.#fifo.pop();
-    }
-    return this.#incomingFrame;
   }
 }

@@ -1,5 +1,6 @@
-// Two real werift legs in one process, connected over UDP on 127.0.0.1: audio both ways checked
-// with Goertzel, hold and unhold by re-offer, RFC 4733 DTMF, and a clean close.
+// Two real werift legs connected over UDP on 127.0.0.1: audio both ways checked with Goertzel, hold
+// and unhold by re-offer, RFC 4733 DTMF, and a clean close; once with the legs in this thread and
+// once in a media worker thread (test/media/worker-legs.test.ts spreads legs over several).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MediaEngine, toneShare, type DtmfDigit, type WebRtcLeg } from "../../server/media/index.js";
 
@@ -35,9 +36,12 @@ async function connect(a: WebRtcLeg, b: WebRtcLeg, mangleOffer = (sdp: string) =
 /** Sockets and timers this process holds (dgram sockets show as UDPWRAP). */
 const resources = () => process.getActiveResourcesInfo().filter((r) => r === "UDPWRAP" || r === "Timeout").sort();
 
-describe("two werift legs over loopback", () => {
+describe.each([
+  { where: "in this thread", workers: 0 },
+  { where: "in a media worker", workers: 1 },
+])("two werift legs over loopback, $where", ({ workers }) => {
   const before = resources();
-  const engine = new MediaEngine();
+  const engine = new MediaEngine({ workers });
   const a = engine.createLeg({ id: "A" });
   const b = engine.createLeg({ id: "B" });
   const dtmfAtB: DtmfDigit[] = [];
@@ -137,6 +141,8 @@ describe("two werift legs over loopback", () => {
     expect([a.state, b.state]).toEqual(["closed", "closed"]);
     expect(engine.legs.size).toBe(0);
     expect(engine.clock.running).toBe(false);
+    // The worker threads (and the sockets in them) are gone too.
+    expect(engine.workers).toEqual([]);
     await until(() => resources().filter((r) => r === "UDPWRAP").length <= before.filter((r) => r === "UDPWRAP").length);
     await until(() => resources().length <= before.length, 3000);
     expect(resources()).toEqual(before);

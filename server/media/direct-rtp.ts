@@ -1,0 +1,122 @@
+// A leg's RTP once ICE and DTLS are up: SRTP packets go between the leg and its UDP socket
+// directly, still protected by werift's SRTP session, but past werift's per-packet layers (a STUN
+// parse attempt, four event hops each starting a promise, a bit-string header parser, the router,
+// receiver statistics and a packet clone on the way in; two promise chains on the way out). Those
+// layers cost about twice the SRTP itself (see docs/design-notes.md, "Media workers").
+// Everything else on the socket (STUN, DTLS, RTCP) still goes to werift.
+
+import type { Socket } from "node:dgram";
+import { StunProtocol, type RTCDtlsTransport, type RtpHeader } from "werift";
+
+/** The RTP header fields a leg reads. */
+export interface RtpFields {
+  payloadType: number;
+  sequenceNumber: number;
+  timestamp: number;
+  ssrc: number;
+}
+
+type Address = readonly [string, number];
+
+/** RTP (not RTCP, RFC 5761 §4: payload types 64-95 with the marker are RTCP packet types 192-223). */
+function isRtp(data: Buffer): boolean {
+  return data.length >= 12 && (data[0] & 0xc0) === 0x80 && (data[1] < 192 || data[1] > 223);
+}
+
+/** A decrypted packet's header fields and payload; undefined when it is malformed. */
+export function parseRtp(packet: Buffer): { fields: RtpFields; payload: Buffer } | undefined {
+  if (packet.length < 12) return undefined;
+  let at = 12 + 4 * (packet[0] & 0x0f);
+  if (packet[0] & 0x10) {
+    if (packet.length < at + 4) return undefined;
+    at += 4 + 4 * packet.readUInt16BE(at + 2);
+  }
+  let end = packet.length;
+  if (packet[0] & 0x20) end -= packet[packet.length - 1];
+  if (end < at) return undefined;
+  return {
+    fields: {
+      payloadType: packet[1] & 0x7f,
+      sequenceNumber: packet.readUInt16BE(2),
+      timestamp: packet.readUInt32BE(4),
+      ssrc: packet.readUInt32BE(8),
+    },
+    payload: packet.subarray(at, end),
+  };
+}
+
+export interface DirectRtpHandlers {
+  packet(fields: RtpFields, payload: Buffer): void;
+  /** A packet that failed SRTP authentication or did not parse. */
+  bad(): void;
+}
+
+export class DirectRtpPath {
+  readonly #dtls: RTCDtlsTransport;
+  readonly #pair: object;
+  readonly #socket: Socket;
+  readonly #remote: Address;
+  readonly #restore: () => void;
+  #closed = false;
+
+  private constructor(dtls: RTCDtlsTransport, pair: object, protocol: StunProtocol, remote: Address, handlers: DirectRtpHandlers) {
+    this.#dtls = dtls;
+    this.#pair = pair;
+    this.#remote = remote;
+    const transport = protocol.transport;
+    this.#socket = transport.socket;
+    const werift = transport.onData;
+    const srtp = dtls.srtp;
+    transport.onData = (data, addr) => {
+      if (!isRtp(data) || addr[0] !== remote[0] || addr[1] !== remote[1]) {
+        werift(data, addr);
+        return;
+      }
+      let parsed: ReturnType<typeof parseRtp>;
+      try {
+        parsed = parseRtp(srtp.decrypt(data));
+      } catch {
+        parsed = undefined;
+      }
+      if (parsed) handlers.packet(parsed.fields, parsed.payload);
+      else handlers.bad();
+    };
+    this.#restore = () => {
+      transport.onData = werift;
+    };
+  }
+
+  /** The path for a connected DTLS transport's nominated pair; undefined when there is none yet. */
+  static open(dtls: RTCDtlsTransport, handlers: DirectRtpHandlers): DirectRtpPath | undefined {
+    const pair = dtls.iceTransport.connection.nominated;
+    const protocol = pair?.protocol;
+    if (!pair || !(protocol instanceof StunProtocol) || !dtls.srtpStarted) return undefined;
+    return new DirectRtpPath(dtls, pair, protocol, pair.remoteAddr, handlers);
+  }
+
+  /** False once ICE has moved to another pair (a restart): open a new path then. */
+  get current(): boolean {
+    return !this.#closed && this.#dtls.iceTransport.connection.nominated === this.#pair;
+  }
+
+  /** Encrypts and sends one packet; false when it could not be sent (the socket is closing). */
+  send(payload: Buffer, header: RtpHeader, onError: () => void): boolean {
+    if (this.#closed) return false;
+    try {
+      const packet = this.#dtls.srtp.encrypt(payload, header);
+      this.#socket.send(packet, this.#remote[1], this.#remote[0], (error) => {
+        if (error) onError();
+      });
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  /** Hands the socket back to werift alone. */
+  close(): void {
+    if (this.#closed) return;
+    this.#closed = true;
+    this.#restore();
+  }
+}

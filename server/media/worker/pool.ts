@@ -1,0 +1,221 @@
+// The media workers of an engine, seen from the main thread: worker threads started on first use,
+// each leg placed on the one with the fewest legs, requests matched to replies, one tick message
+// per worker per 20 ms, and a worker that dies ending its legs (a replacement starts on demand).
+
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { pathToFileURL } from "node:url";
+import { Worker } from "node:worker_threads";
+import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
+
+/** What a worker tells the main-thread half of one of its legs. */
+export interface WorkerLegHandle {
+  /** The worker reports a state change (it connected, or closed on its own). */
+  remoteState(to: string, reason: string | undefined, info: LegInfo): void;
+  remoteDtmf(digit: { digit: string; durationMs: number }): void;
+  /** The worker died: the leg is over. */
+  workerFailed(reason: string): void;
+}
+
+export class MediaWorkerError extends Error {
+  override name = "MediaWorkerError";
+}
+
+interface Pending {
+  resolve(reply: { value?: string; info: LegInfo }): void;
+  reject(error: Error): void;
+}
+
+/** How the main thread starts the worker: the built file, or the TypeScript source through tsx. */
+function workerScript(): { script: URL | string; eval?: true; execArgv?: string[] } {
+  const here = import.meta.url;
+  if (here.endsWith(".ts")) {
+    // Tests and benches run the sources: a small bootstrap registers tsx in the thread, then loads
+    // the entry (Node 20 does not apply an --import loader to a worker's own entry). Profiling
+    // flags carry over.
+    const tsx = pathToFileURL(createRequire(here).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href;
+    const entry = new URL("./thread.ts", here).href;
+    const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
+    return { script: bootstrap, eval: true, execArgv: process.execArgv.filter((a) => a.startsWith("--cpu-prof")) };
+  }
+  // Built by electron-vite: out/main/media-worker.js beside the server's entry (or one up from a chunk).
+  for (const candidate of ["./media-worker.js", "../media-worker.js"]) {
+    const url = new URL(candidate, here);
+    if (existsSync(url)) return { script: url };
+  }
+  throw new MediaWorkerError(`the media worker script is missing beside ${here}`);
+}
+
+export class MediaWorker {
+  readonly #worker: Worker;
+  readonly #legs = new Map<string, WorkerLegHandle>();
+  readonly #pending = new Map<number, Pending>();
+  readonly #statsWaiting = new Map<number, (stats: WorkerStats) => void>();
+  readonly #onGone: (worker: MediaWorker) => void;
+  #nextId = 1;
+  #queuedTick = -1;
+  #alive = true;
+  #exited: Promise<void>;
+
+  constructor(config: WorkerConfig, onGone: (worker: MediaWorker) => void) {
+    this.#onGone = onGone;
+    const { script, eval: isEval, execArgv } = workerScript();
+    this.#worker = new Worker(script, { workerData: config, ...(isEval ? { eval: true } : {}), ...(execArgv ? { execArgv } : {}) });
+    // A server with no call left is not kept up by an idle media thread.
+    this.#worker.unref();
+    this.#worker.on("message", (message: FromWorker) => this.#receive(message));
+    this.#worker.on("error", (error) => this.#gone(`media worker failed: ${error.message}`));
+    this.#exited = new Promise((resolve) =>
+      this.#worker.once("exit", (code) => {
+        this.#gone(`media worker exited (code ${code})`);
+        resolve();
+      }),
+    );
+  }
+
+  get threadId(): number {
+    return this.#worker.threadId;
+  }
+
+  get alive(): boolean {
+    return this.#alive;
+  }
+
+  /** Legs on this worker, not yet closed. */
+  get legCount(): number {
+    return this.#legs.size;
+  }
+
+  create(leg: string, handle: WorkerLegHandle, memory: SharedArrayBuffer, options: RemoteLegOptions): void {
+    if (!this.#alive) throw new MediaWorkerError("the media worker is gone");
+    this.#legs.set(leg, handle);
+    this.#post({ type: "create", leg, memory, options });
+  }
+
+  /** Forgets a closed leg. */
+  release(leg: string): void {
+    this.#legs.delete(leg);
+  }
+
+  call(leg: string, request: LegCall): Promise<{ value?: string; info: LegInfo }> {
+    if (!this.#alive) return Promise.reject(new MediaWorkerError("the media worker is gone"));
+    const id = this.#nextId++;
+    return new Promise((resolve, reject) => {
+      this.#pending.set(id, { resolve, reject });
+      this.#post({ type: "call", id, leg, ...request });
+    });
+  }
+
+  /**
+   * A leg of this worker played tick `tick`: once every leg has had its turn (the clock's
+   * listeners run in one go), one message tells the worker to send them all.
+   */
+  ticked(tick: number, lateMs: number): void {
+    if (tick === this.#queuedTick || !this.#alive) return;
+    this.#queuedTick = tick;
+    const due = performance.timeOrigin + performance.now() - lateMs;
+    queueMicrotask(() => this.#post({ type: "tick", tick, due }));
+  }
+
+  stats(): Promise<WorkerStats> {
+    if (!this.#alive) return Promise.reject(new MediaWorkerError("the media worker is gone"));
+    const id = this.#nextId++;
+    return new Promise((resolve) => {
+      this.#statsWaiting.set(id, resolve);
+      this.#post({ type: "stats", id });
+    });
+  }
+
+  /** Stops the thread (its sockets close with it); its legs end as after a crash. */
+  async terminate(): Promise<void> {
+    await this.#worker.terminate();
+    await this.#exited;
+  }
+
+  #post(message: ToWorker): void {
+    this.#worker.postMessage(message);
+  }
+
+  #receive(message: FromWorker): void {
+    switch (message.type) {
+      case "reply": {
+        const pending = this.#pending.get(message.id);
+        this.#pending.delete(message.id);
+        if (!pending) return;
+        if (message.ok) pending.resolve({ value: message.value, info: message.info });
+        else pending.reject(Object.assign(new Error(message.error.message), { name: message.error.name, info: message.info }));
+        break;
+      }
+      case "state":
+        this.#legs.get(message.leg)?.remoteState(message.to, message.reason, message.info);
+        break;
+      case "dtmf":
+        this.#legs.get(message.leg)?.remoteDtmf(message.digit);
+        break;
+      case "stats":
+        this.#statsWaiting.get(message.id)?.(message.stats);
+        this.#statsWaiting.delete(message.id);
+        break;
+    }
+  }
+
+  #gone(reason: string): void {
+    if (!this.#alive) return;
+    this.#alive = false;
+    this.#onGone(this);
+    for (const pending of this.#pending.values()) pending.reject(new MediaWorkerError(reason));
+    this.#pending.clear();
+    this.#statsWaiting.clear();
+    const legs = [...this.#legs.values()];
+    this.#legs.clear();
+    for (const leg of legs) leg.workerFailed(reason);
+    // An error event may come before the thread has stopped: make sure it does.
+    void this.#worker.terminate();
+  }
+}
+
+export class MediaWorkerPool {
+  readonly size: number;
+  readonly #config: WorkerConfig;
+  readonly #workers: MediaWorker[] = [];
+  readonly #onWorkerGone: (reason: string) => void;
+  #closing = false;
+
+  constructor(size: number, config: WorkerConfig, onWorkerGone: (reason: string) => void = () => undefined) {
+    if (!Number.isInteger(size) || size < 1) throw new RangeError(`a media worker pool needs 1 or more workers, not ${size}`);
+    this.size = size;
+    this.#config = config;
+    this.#onWorkerGone = onWorkerGone;
+  }
+
+  /** The live workers (started ones only). */
+  get workers(): readonly MediaWorker[] {
+    return this.#workers;
+  }
+
+  /** The worker for a new leg: a new one while the pool is not full, else the least loaded. */
+  assign(): MediaWorker {
+    if (this.#workers.length < this.size) {
+      const worker = new MediaWorker(this.#config, (gone) => this.#forget(gone));
+      this.#workers.push(worker);
+      return worker;
+    }
+    return this.#workers.reduce((best, w) => (w.legCount < best.legCount ? w : best));
+  }
+
+  stats(): Promise<(WorkerStats & { threadId: number })[]> {
+    return Promise.all(this.#workers.map(async (w) => ({ threadId: w.threadId, ...(await w.stats()) })));
+  }
+
+  async close(): Promise<void> {
+    this.#closing = true;
+    const workers = [...this.#workers];
+    await Promise.all(workers.map((w) => w.terminate()));
+  }
+
+  #forget(worker: MediaWorker): void {
+    const at = this.#workers.indexOf(worker);
+    if (at >= 0) this.#workers.splice(at, 1);
+    if (!this.#closing) this.#onWorkerGone(`media worker ${worker.threadId} stopped`);
+  }
+}

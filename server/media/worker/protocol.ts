@@ -1,0 +1,63 @@
+// The messages between the main thread and a media worker. Audio does not travel here (see
+// leg-memory.ts): only leg set-up, SDP, DTMF, state changes, one tick message per 20 ms and stats.
+
+import type { DtmfDigit, DtmfSendOptions } from "../dtmf.js";
+import type { G711Codec } from "../g711.js";
+import type { LegDirection } from "../leg-api.js";
+import type { LegState } from "../leg-state.js";
+
+/** Fixed for a worker's life, given as workerData. */
+export interface WorkerConfig {
+  /** Address every leg binds and advertises. */
+  host: string;
+}
+
+export interface RemoteLegOptions {
+  codecs?: readonly G711Codec[];
+  telephoneEventPayloadType?: number;
+  connectTimeoutMs?: number;
+  maxSendLatenessMs?: number;
+  /** Six random bytes for the initial RTP sequence number and timestamp (the main thread's random source). */
+  seed: Uint8Array;
+}
+
+/** The leg facts the main thread mirrors for its synchronous getters. */
+export interface LegInfo {
+  codec: G711Codec | undefined;
+  direction: LegDirection | undefined;
+}
+
+export type LegCall =
+  | { op: "createOffer" }
+  | { op: "acceptAnswer"; sdp: string }
+  | { op: "acceptOffer"; sdp: string }
+  | { op: "hold"; mode: "sendonly" | "inactive" }
+  | { op: "unhold" }
+  | { op: "sendDtmf"; digits: string; options?: DtmfSendOptions }
+  | { op: "close"; reason: string };
+
+export type ToWorker =
+  | { type: "create"; leg: string; memory: SharedArrayBuffer; options: RemoteLegOptions }
+  | ({ type: "call"; id: number; leg: string } & LegCall)
+  /** Tick `tick` was due at `due` (ms since the epoch, performance.timeOrigin + now()). */
+  | { type: "tick"; tick: number; due: number }
+  | { type: "stats"; id: number };
+
+export interface WorkerStats {
+  legs: number;
+  /** Busy share of the worker's event loop since the last stats request. */
+  utilization: number;
+  /** Event-loop delay percentiles since the last stats request, ms. */
+  loopP50Ms: number;
+  loopP99Ms: number;
+  loopMaxMs: number;
+  /** How late ticks reached the worker after their due time, p99, ms. */
+  tickLatenessP99Ms: number;
+}
+
+export type FromWorker =
+  | { type: "reply"; id: number; ok: true; value?: string; info: LegInfo }
+  | { type: "reply"; id: number; ok: false; error: { name: string; message: string }; info?: LegInfo }
+  | { type: "state"; leg: string; to: LegState; reason?: string; info: LegInfo }
+  | { type: "dtmf"; leg: string; digit: DtmfDigit }
+  | { type: "stats"; id: number; stats: WorkerStats };

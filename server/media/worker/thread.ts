@@ -1,0 +1,155 @@
+// A media worker's entry: it runs the werift peer connections (ICE, DTLS, SRTP, RTP, G.711, DTMF)
+// of the legs the main thread gives it, sending on the main thread's frame clock as relayed by its
+// tick messages. Audio crosses in shared memory (leg-memory.ts); everything else is a message.
+
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { parentPort, workerData } from "node:worker_threads";
+import type { TickListener, TickSource } from "../frame-clock.js";
+import { PeerLeg } from "../leg.js";
+import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
+import { LegMemory } from "./leg-memory.js";
+
+const port = parentPort;
+if (!port) throw new Error("the media worker runs only as a worker thread");
+const config = workerData as WorkerConfig;
+const post = (message: FromWorker): void => port.postMessage(message);
+
+/** The main thread's frame clock, one tick per message; lateness counts the trip here. */
+class RelayedClock implements TickSource {
+  readonly #listeners = new Set<TickListener>();
+  #lateMs = 0;
+  lateness: number[] = [];
+
+  get lateMs(): number {
+    return this.#lateMs;
+  }
+
+  subscribe(listener: TickListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  deliver(tick: number, due: number): void {
+    this.#lateMs = Math.max(0, performance.timeOrigin + performance.now() - due);
+    this.lateness.push(this.#lateMs);
+    for (const listener of this.#listeners) {
+      try {
+        listener(tick);
+      } catch (error) {
+        process.emitWarning(`media worker tick listener failed: ${String(error)}`);
+      }
+    }
+  }
+}
+
+interface Entry {
+  leg: PeerLeg;
+  memory: LegMemory;
+}
+
+const clock = new RelayedClock();
+const legs = new Map<string, Entry>();
+const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+loopDelay.enable();
+let elu = performance.eventLoopUtilization();
+
+const infoOf = (leg: PeerLeg): LegInfo => ({ codec: leg.codec, direction: leg.direction });
+
+function create(id: string, memory: LegMemory, options: Extract<ToWorker, { type: "create" }>["options"]): void {
+  const seed = Buffer.from(options.seed);
+  const leg = new PeerLeg({
+    id,
+    clock,
+    host: config.host,
+    random: { bytes: (n) => (n <= seed.length ? seed.subarray(0, n) : Buffer.alloc(n)) },
+    codecs: options.codecs,
+    telephoneEventPayloadType: options.telephoneEventPayloadType,
+    connectTimeoutMs: options.connectTimeoutMs,
+    maxSendLatenessMs: options.maxSendLatenessMs,
+    received: memory.sink(),
+  });
+  leg.play(memory.source());
+  legs.set(id, { leg, memory });
+  leg.on("state", (change) => {
+    memory.writeCounters(leg.counters);
+    post({ type: "state", leg: id, to: change.to, reason: change.reason, info: infoOf(leg) });
+  });
+  leg.on("dtmf", (digit) => post({ type: "dtmf", leg: id, digit }));
+}
+
+async function call(leg: PeerLeg, request: LegCall): Promise<string | undefined> {
+  switch (request.op) {
+    case "createOffer":
+      return leg.createOffer();
+    case "acceptAnswer":
+      await leg.acceptAnswer(request.sdp);
+      return undefined;
+    case "acceptOffer":
+      return leg.acceptOffer(request.sdp);
+    case "hold":
+      return leg.hold(request.mode);
+    case "unhold":
+      return leg.unhold();
+    case "sendDtmf":
+      await leg.sendDtmf(request.digits, request.options);
+      return undefined;
+    case "close":
+      await leg.close(request.reason);
+      return undefined;
+  }
+}
+
+function stats(): WorkerStats {
+  const lateness = clock.lateness.sort((a, b) => a - b);
+  const result: WorkerStats = {
+    legs: legs.size,
+    utilization: performance.eventLoopUtilization(elu).utilization,
+    loopP50Ms: loopDelay.percentile(50) / 1e6,
+    loopP99Ms: loopDelay.percentile(99) / 1e6,
+    loopMaxMs: loopDelay.max / 1e6,
+    tickLatenessP99Ms: lateness.length ? (lateness[Math.min(lateness.length - 1, Math.ceil(lateness.length * 0.99) - 1)] ?? 0) : 0,
+  };
+  elu = performance.eventLoopUtilization();
+  loopDelay.reset();
+  clock.lateness = [];
+  return result;
+}
+
+port.on("message", (message: ToWorker) => {
+  switch (message.type) {
+    case "tick":
+      clock.deliver(message.tick, message.due);
+      for (const { leg, memory } of legs.values()) memory.writeCounters(leg.counters);
+      break;
+    case "create":
+      create(message.leg, new LegMemory(message.memory), message.options);
+      break;
+    case "call": {
+      const entry = legs.get(message.leg);
+      if (!entry) {
+        // A leg already gone: closing it again is done; anything else is the caller's mistake.
+        if (message.op === "close") post({ type: "reply", id: message.id, ok: true, info: { codec: undefined, direction: undefined } });
+        else post({ type: "reply", id: message.id, ok: false, error: { name: "LegStateError", message: `${message.op} on a closed leg` } });
+        break;
+      }
+      const { leg, memory } = entry;
+      call(leg, message).then(
+        (value) => {
+          if (message.op === "close") {
+            memory.writeCounters(leg.counters);
+            legs.delete(message.leg);
+          }
+          post({ type: "reply", id: message.id, ok: true, value, info: infoOf(leg) });
+        },
+        (error: unknown) => {
+          const { name, message: text } = error instanceof Error ? error : new Error(String(error));
+          post({ type: "reply", id: message.id, ok: false, error: { name, message: text }, info: infoOf(leg) });
+        },
+      );
+      break;
+    }
+    case "stats":
+      post({ type: "stats", id: message.id, stats: stats() });
+      break;
+  }
+});
