@@ -139,6 +139,17 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
     }
   };
 
+  /** A deleted user leaves every queue they were a member of. */
+  const leaveQueues = async (accountId: string, userId: string): Promise<void> => {
+    const queues = await deps.collection(accountId, "callq_queues");
+    for (const queue of queues.all()) {
+      const members = queue.data.members;
+      if (typeof members !== "object" || members === null || !(userId in members)) continue;
+      const { [userId]: _gone, ...rest } = members as Record<string, unknown>;
+      await queues.update(queue.id, { ...queue.data, members: rest });
+    }
+  };
+
   registerDocResource(
     app,
     deps,
@@ -167,6 +178,7 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
         await deps.auth.tokens.revokeOwner(ctx.accountId, doc.id);
         // Devices check that their owner exists; a dangling owner_id would make them uneditable.
         await unassignDevices(ctx.accountId, doc.id);
+        await leaveQueues(ctx.accountId, doc.id);
       },
       row: userRow,
       sortKey: userSortKey,

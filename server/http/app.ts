@@ -46,6 +46,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     bodyLimit: 8 * 1024 * 1024,
     // A client that stopped reading a download must not hold shutdown hostage.
     forceCloseConnections: true,
+    // The spec writes collection paths with a trailing slash (PUT /callq_queues/).
+    routerOptions: { ignoreTrailingSlash: true },
   });
 
   app.addHook("onSend", async (request, reply) => {

@@ -417,3 +417,31 @@ describe("a real caller in a queue", () => {
     }
   });
 });
+
+describe("paths as the spec writes them", () => {
+  it("PUT /callq_queues/ with a trailing slash creates, GET /callq_recipients/ lists", async () => {
+    const created = await api.call<Queue>("PUT", `${base}/`, { token, data: { name: "Slash" } });
+    expect(created.status).toBe(201);
+    expect(created.body.data.name).toBe("Slash");
+    const recipients = await api.call<{ id: string; name: string }[]>("GET", `/v2/accounts/${accountId}/callq_recipients/`, { token });
+    expect(recipients.status).toBe(200);
+    expect(recipients.body.data.map((r) => r.name)).toContain("agent1");
+  });
+});
+
+describe("a deleted user", () => {
+  it("leaves every queue they were a member of", async () => {
+    const user = await api.call<{ id: string }>("PUT", `/v2/accounts/${accountId}/users`, {
+      token,
+      data: { username: "leaver", password: "leaver-pw", first_name: "Lee", last_name: "Ver", callq: { enabled: true } },
+    });
+    expect(user.status).toBe(201);
+    const id = user.body.data.id;
+    const queue = await api.call<Queue>("PUT", base, { token, data: { name: "With leaver" } });
+    const added = await api.call<Queue>("POST", `${base}/${queue.body.data.id}/recipients`, { token, data: { action: "add", members: [id, agents.agent1] } });
+    expect(Object.keys(added.body.data.members)).toContain(id);
+    expect((await api.call("DELETE", `/v2/accounts/${accountId}/users/${id}`, { token })).status).toBe(200);
+    const after = await api.call<Queue>("GET", `${base}/${queue.body.data.id}`, { token });
+    expect(Object.keys(after.body.data.members)).toEqual([agents.agent1]);
+  });
+});
