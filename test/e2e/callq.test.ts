@@ -6,7 +6,6 @@
 // statuses, stats and events are read through the REST API.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
-import { registerCallqModules } from "../../server/callq/modules/index.js";
 import { levelDbfs, toneShare } from "../../server/media/index.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { MEASURING_AUDIO, openPhoneLab, phoneLabDir, startLabPhone, toneWav, type LabCall, type LabWindow } from "../helpers/phone-page.js";
@@ -103,8 +102,6 @@ async function eventsSince(seq: number): Promise<LoggedEvent[]> {
 beforeAll(async () => {
   api = await startApi({ config: { rendererDir: await phoneLabDir() } });
   ({ token, accountId } = await api.login("admin"));
-  // The server's wiring registers the queue modules; a build without it still runs this test.
-  if (!api.server.calls.modules.get("callq")) registerCallqModules(api.server.calls, api.server.callq);
   const users = (await api.server.store.account(accountId, "users")).all();
   const idOf = (username: string) => users.find((u) => u.data.username === username)?.id ?? "";
   agent1 = idOf("agent1");
