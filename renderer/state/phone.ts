@@ -294,17 +294,10 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
   };
 }
 
-/**
- * The microphone, speaker and ringer the agent chose in the audio settings (the audio slice), or
- * the system defaults where nothing is chosen or that slice is absent.
- */
+/** The microphone, speaker and ringer the agent chose in the audio settings ("" = the system default). */
 export function audioChoices(state: AppState): { microphoneId: string; speakerId: string; ringerId: string } {
-  const audio: unknown = Reflect.get(state, "audio");
-  const pick = (key: string): string => {
-    const value: unknown = typeof audio === "object" && audio !== null ? Reflect.get(audio, key) : undefined;
-    return typeof value === "string" ? value : "";
-  };
-  return { microphoneId: pick("microphoneId"), speakerId: pick("speakerId"), ringerId: pick("ringerId") };
+  const { microphoneId, speakerId, ringerId } = state.audio;
+  return { microphoneId, speakerId, ringerId };
 }
 
 function messageOf(error: unknown): string {
