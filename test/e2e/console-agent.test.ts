@@ -8,6 +8,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { seriousAxeViolations } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 import { REPO_ROOT, serve, type Served } from "../helpers/serve.js";
 
@@ -175,6 +176,7 @@ describe("the agent's queue state", () => {
     expect(sessions.body.data[0]?.session_list.map((s) => s.caller_id_name)).toEqual(["Casey Customer"]);
     expect(await card.getByTestId("queue-available").innerText()).toBe("0 of 1");
     await p.screenshot({ path: join(SCREENSHOTS, "queues-waiting.png") });
+    expect(await seriousAxeViolations(p)).toEqual([]);
 
     await p.getByRole("navigation", { name: "Console views" }).getByRole("link", { name: "Agent" }).click();
     await p.getByTestId("agent-state").getByRole("button", { name: "Ready" }).click();
@@ -194,6 +196,7 @@ describe("the agent's queue state", () => {
     const before = await left.innerText();
     expect(before).toMatch(/^0:(0\d|10)$/);
     await p.screenshot({ path: join(SCREENSHOTS, "agent-wrapup.png") });
+    expect(await seriousAxeViolations(p)).toEqual([]);
 
     await p.getByRole("button", { name: "Extend wrap-up" }).click();
     await poll("the countdown to grow", async () => (seconds(await left.innerText()) > seconds(before) + 5 ? true : undefined));
