@@ -140,6 +140,23 @@ export function AgentState() {
   );
 }
 
+/**
+ * The agent's queue state and its timer in the console's header, on every view (Alt+Y and Alt+W
+ * work everywhere, so their outcome shows everywhere); nothing for users who are no agents.
+ */
+export function AgentStateBadge() {
+  const { state, since } = useAppStore(useShallow((s) => ({ state: s.agent.status?.state ?? null, since: s.agent.since })));
+  const now = useFreshNow(1000, state !== null);
+  if (state === null) return null;
+  return (
+    <p className="agent-state-badge" data-testid="agent-state-badge" data-state={state}>
+      <span className="visually-hidden">Queue state: </span>
+      <StateName state={state} />
+      {since !== null && state !== "Not-Logged-In" ? <span className="state-timer muted"> {formatDuration(now - since)}</span> : null}
+    </p>
+  );
+}
+
 /** One checkbox per queue the agent is a member of: checked takes that queue's calls. */
 function QueueAvailability({ disabled }: { disabled: boolean }) {
   const me = useAppStore((state) => state.session?.ownerId ?? "");

@@ -6,6 +6,7 @@
 import { useCallback, useEffect, type ReactNode } from "react";
 import { NavLink, Outlet, useLocation, useNavigate } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
+import { AgentStateBadge } from "../components/AgentState.js";
 import { CallOffer } from "../components/CallOffer.js";
 import { ConnectionBanner } from "../components/ConnectionBanner.js";
 import { DIAL_INPUT_ID } from "../components/DialPad.js";
@@ -113,6 +114,7 @@ export function Console() {
       <header className="console-header">
         <p className="brand">Switchboard</p>
         <div className="console-user">
+          <AgentStateBadge />
           {session !== null ? (
             <p>
               <span className="visually-hidden">Signed in as </span>

@@ -171,6 +171,8 @@ describe("the agent's queue state", () => {
     const card = p.getByRole("region", { name: "Sales" });
     await card.getByRole("cell", { name: /Casey Customer/ }).waitFor({ timeout: 15_000 });
     expect(await card.getByTestId("queue-waiting").innerText()).toBe("1");
+    // The agent's state stays in sight on every view.
+    expect(await p.getByTestId("agent-state-badge").getAttribute("data-state")).toBe("Away");
     await poll("the longest wait to pass a second", async () => ((await card.getByTestId("queue-longest").innerText()) >= "0:01" ? true : undefined));
     const sessions = await rest<{ session_list: { caller_id_name: string }[] }[]>("GET", `/v2/accounts/${accountId}/callq_queues/${await card.getAttribute("data-queue-id")}/sessions`);
     expect(sessions.body.data[0]?.session_list.map((s) => s.caller_id_name)).toEqual(["Casey Customer"]);
