@@ -13,6 +13,8 @@ export default defineConfig({
         input: {
           index: resolve(import.meta.dirname, "main/index.ts"),
           server: resolve(import.meta.dirname, "server/cli.ts"),
+          // The media worker thread's entry (server/media/worker/pool.ts starts it beside server.js).
+          "media-worker": resolve(import.meta.dirname, "server/media/worker/thread.ts"),
         },
         output: { format: "es", entryFileNames: "[name].js" },
       },

@@ -1,7 +1,7 @@
 // Serve mode: `node out/main/server.js [--port N] [--data-dir D] ...` runs the server alone,
 // for scripts, CI, browsers, and as the child Electron's main process forks.
 import { fileURLToPath } from "node:url";
-import { ConfigError, DEFAULT_PORT, LOOPBACK, defaultDataDir, parseArgs, type ServerConfig } from "./config.js";
+import { ConfigError, DEFAULT_PORT, LOOPBACK, defaultDataDir, defaultMediaWorkers, parseArgs, type ServerConfig } from "./config.js";
 import { DEMO_LOGINS, DEMO_PASSWORD } from "./demo.js";
 import { startServer } from "./index.js";
 
@@ -23,6 +23,7 @@ const defaults: ServerConfig = {
   demo: true,
   allowOrigins: [],
   logLevel: "info",
+  mediaWorkers: defaultMediaWorkers(),
 };
 
 async function main(): Promise<void> {

@@ -1,5 +1,5 @@
 // Server configuration: defaults and the command-line flags of serve mode.
-import { homedir } from "node:os";
+import { availableParallelism, homedir } from "node:os";
 import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Clock, RandomSource } from "./clock.js";
@@ -38,6 +38,11 @@ export interface ServerConfig {
   webhookTimeoutMs?: number;
   /** Calls come and go through this instead of SIP (tests drive the call engine with it). */
   callSignalling?: CallSignalling;
+  /**
+   * Media worker threads for the calls' audio legs (0: all in the main thread, the default here).
+   * Serve mode and the app start with defaultMediaWorkers(), one per core, for capacity.
+   */
+  mediaWorkers?: number;
 }
 
 export const DEFAULT_PORT = 8000;
@@ -49,6 +54,11 @@ export function defaultDataDir(env: NodeJS.ProcessEnv = process.env): string {
   // The same folder Electron uses as userData on Linux, so serve mode and the app share data.
   const configHome = env.XDG_CONFIG_HOME ?? join(homedir(), ".config");
   return join(configHome, "Switchboard");
+}
+
+/** Serve mode's media workers when --media-workers is not given: one per core. */
+export function defaultMediaWorkers(): number {
+  return availableParallelism();
 }
 
 export class ConfigError extends Error {
@@ -109,6 +119,12 @@ export function parseArgs(argv: readonly string[], defaults: ServerConfig): Serv
         const v = value();
         if (!/^\d+$/.test(v) || Number(v) < 1) throw new ConfigError(`--token-ttl must be a whole number of seconds, not ${v}`);
         config.tokenTtlS = Number(v);
+        break;
+      }
+      case "--media-workers": {
+        const v = value();
+        if (!/^\d+$/.test(v) || Number(v) > 64) throw new ConfigError(`--media-workers must be a whole number 0..64, not ${v}`);
+        config.mediaWorkers = Number(v);
         break;
       }
       case "--log-level": {

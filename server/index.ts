@@ -77,7 +77,12 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   publishRegistrations(sip.registrar, events.bus, () => clock.now() / 1000);
   // The call engine: server-side media on one frame clock, SIP calls (or a test's stand-in) in
   // and out. Closed with the app, before the store, so every hung-up call still writes its CDR.
-  const media = new MediaEngine({ wallClock: clock, random });
+  const media = new MediaEngine({
+    wallClock: clock,
+    random,
+    workers: config.mediaWorkers ?? 0,
+    onWorkerFailure: (reason) => logger.error(`${reason}: its calls lost their audio and were hung up`),
+  });
   // Simulated callers reach the engine as inbound calls beside SIP's.
   const sim = new SimCallers({ store, media, clock, random });
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });

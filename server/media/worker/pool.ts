@@ -26,22 +26,26 @@ interface Pending {
   reject(error: Error): void;
 }
 
-/** How the main thread starts the worker: the built file, or the TypeScript source through tsx. */
-function workerScript(): { script: URL | string; eval?: true; execArgv?: string[] } {
+/**
+ * How the main thread starts the worker: the built file, or the TypeScript source through tsx.
+ * The thread gets none of the process's own flags but profiling ones: a preload meant for the
+ * main thread (an --import that ends the process when stdin closes, say) must not run in it.
+ */
+function workerScript(): { script: URL | string; eval?: true; execArgv: string[] } {
   const here = import.meta.url;
+  const execArgv = process.execArgv.filter((a) => a.startsWith("--cpu-prof"));
   if (here.endsWith(".ts")) {
     // Tests and benches run the sources: a small bootstrap registers tsx in the thread, then loads
-    // the entry (Node 20 does not apply an --import loader to a worker's own entry). Profiling
-    // flags carry over.
+    // the entry (Node 20 does not apply an --import loader to a worker's own entry).
     const tsx = pathToFileURL(createRequire(here).resolve("tsx/esm/api").replace(/\.cjs$/, ".mjs")).href;
     const entry = new URL("./thread.ts", here).href;
     const bootstrap = `import(${JSON.stringify(tsx)}).then((m) => { m.register(); return import(${JSON.stringify(entry)}); });`;
-    return { script: bootstrap, eval: true, execArgv: process.execArgv.filter((a) => a.startsWith("--cpu-prof")) };
+    return { script: bootstrap, eval: true, execArgv };
   }
   // Built by electron-vite: out/main/media-worker.js beside the server's entry (or one up from a chunk).
   for (const candidate of ["./media-worker.js", "../media-worker.js"]) {
     const url = new URL(candidate, here);
-    if (existsSync(url)) return { script: url };
+    if (existsSync(url)) return { script: url, execArgv };
   }
   throw new MediaWorkerError(`the media worker script is missing beside ${here}`);
 }
@@ -60,7 +64,7 @@ export class MediaWorker {
   constructor(config: WorkerConfig, onGone: (worker: MediaWorker) => void) {
     this.#onGone = onGone;
     const { script, eval: isEval, execArgv } = workerScript();
-    this.#worker = new Worker(script, { workerData: config, ...(isEval ? { eval: true } : {}), ...(execArgv ? { execArgv } : {}) });
+    this.#worker = new Worker(script, { workerData: config, execArgv, ...(isEval ? { eval: true } : {}) });
     // A server with no call left is not kept up by an idle media thread.
     this.#worker.unref();
     this.#worker.on("message", (message: FromWorker) => this.#receive(message));
