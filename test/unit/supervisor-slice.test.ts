@@ -1,0 +1,146 @@
+// The supervisor slice through the whole store, with a fake call-queue API, fake events, a fake
+// phone line and a manual clock: the board's recipients and their states, 200 events in a frame
+// applied as one change and reconciled with one multi-status read, and Listen / Whisper / Barge
+// (the monitor call answered by the console, the mode switched on the same call, stop).
+import { describe, expect, it } from "vitest";
+import { ApiRequestError } from "../../renderer/api/client.js";
+import { MONITOR_ANSWER_WINDOW_MS, RECIPIENT_RECONCILE_MS } from "../../renderer/state/supervisor.js";
+import { callqConsole, recipientStatus, toGregorian } from "../helpers/fake-callq.js";
+
+const A = "a1".padEnd(32, "0");
+const B = "b2".padEnd(32, "0");
+const C = "c3".padEnd(32, "0");
+const SALES = "1".repeat(32);
+
+async function board() {
+  const c = await callqConsole({ profile: { canMonitor: true } });
+  c.callq.answers.recipients = [
+    { id: B, name: "zoe" },
+    { id: A, name: "agent1" },
+    { id: C, name: "mia" },
+  ];
+  c.callq.answers.recipientStatuses = {
+    [A]: recipientStatus({ state: "Ready", lastActionAt: c.clock.now() - 90_000 }),
+    [B]: recipientStatus({
+      state: "On-A-Call",
+      lastActionAt: c.clock.now() - 20_000,
+      handlingCall: { queueId: SALES, queueName: "Sales", sessionId: "s1", callId: "c1", callerName: "Casey Customer", callerNumber: "+14155550100", enteredAt: 0 },
+    }),
+  };
+  const stop = c.store.getState().watchBoard();
+  await c.clock.advance(0);
+  return { ...c, stop };
+}
+
+describe("supervisor slice", () => {
+  it("lists every recipient by name with state, time in state and current caller", async () => {
+    const { store, clock } = await board();
+    const sup = store.getState().supervisor;
+    expect(sup.ids).toEqual([A, C, B]);
+    expect(sup.rows[A]).toMatchObject({ name: "agent1", state: "Ready", since: clock.now() - 90_000, call: null });
+    expect(sup.rows[B]).toMatchObject({ state: "On-A-Call", call: { callerName: "Casey Customer", queueName: "Sales" } });
+    // Logged out ("not_logged_in" in the multi-status): shown as such, with no time.
+    expect(sup.rows[C]).toMatchObject({ state: "Not-Logged-In", since: null });
+    // The queues are watched too.
+    expect(store.getState().queues.loadedAt).not.toBeNull();
+  });
+
+  it("applies 200 events of one frame as one store change and reads the touched recipients once", async () => {
+    const { store, callq, events, clock } = await board();
+    let changes = 0;
+    const unsubscribe = store.subscribe((s, p) => {
+      if (s.supervisor.rows !== p.supervisor.rows) changes += 1;
+    });
+    const reads = callq.calls("recipientStatuses").length;
+    for (let i = 0; i < 200; i++) {
+      const id = i % 2 === 0 ? A : C;
+      const state = i % 4 < 2 ? "Away" : "Ready";
+      events.emit(`callq.recipient.${id}`, state === "Away" ? "away" : "ready", { recipient_id: id, availability_state: state });
+    }
+    events.emit(`callq.recipient.${C}`, "offer", {
+      recipient_id: C,
+      availability_state: "Call-Offer",
+      queue_id: SALES,
+      queue_name: "Sales",
+      session_id: "s9",
+      call_id: "c9",
+      caller_id_name: "Dana Dialer",
+      caller_id_number: "+14155550111",
+      queue_enter_time: toGregorian(clock.now()),
+    });
+    await clock.advance(16);
+    expect(changes).toBe(1);
+    expect(store.getState().supervisor.rows[A]?.state).toBe("Ready");
+    expect(store.getState().supervisor.rows[C]).toMatchObject({ state: "Call-Offer", since: clock.now(), call: { callerName: "Dana Dialer" } });
+
+    const lastAction = clock.now() - 1000;
+    callq.answers.recipientStatuses = { [A]: recipientStatus({ state: "Ready", lastActionAt: lastAction }), [C]: recipientStatus({ state: "Call-Offer", lastActionAt: lastAction }) };
+    await clock.advance(RECIPIENT_RECONCILE_MS);
+    const after = callq.calls("recipientStatuses").slice(reads);
+    expect(after.length).toBe(1);
+    expect([...(after[0]?.args[0] as string[])].sort()).toEqual([A, C].sort());
+    expect(store.getState().supervisor.rows[A]?.since).toBe(lastAction);
+    unsubscribe();
+  });
+
+  it("keeps a recipient's event when a status read from before it answers", async () => {
+    const { store, callq, events, clock } = await board();
+    callq.hold("recipientStatuses");
+    events.emit(`callq.recipient.${A}`, "away", { recipient_id: A, availability_state: "Away" });
+    await clock.advance(16 + RECIPIENT_RECONCILE_MS);
+    events.emit(`callq.recipient.${A}`, "ready", { recipient_id: A, availability_state: "Ready" });
+    await clock.advance(16);
+    await callq.release("recipientStatuses", { [A]: recipientStatus({ state: "Away" }) });
+    expect(store.getState().supervisor.rows[A]?.state).toBe("Ready");
+  });
+
+  it("listens: asks the server, answers the monitor call on the phone, switches mode on the same call, stops", async () => {
+    const { store, callq, events, phone, clock, me } = await board();
+    expect(await store.getState().monitorRecipient(B, "eavesdrop")).toBe(true);
+    expect(callq.calls("monitor").at(-1)?.args).toEqual([me, B, "eavesdrop"]);
+    expect(store.getState().supervisor.monitor).toMatchObject({ target: B, mode: "eavesdrop", phase: "ringing" });
+
+    // Another call ringing is not the monitor call.
+    phone.ring("x1", "Casey Customer");
+    phone.ring("m1", "Monitor: Zoe Agent");
+    await clock.advance(0);
+    expect(phone.answered).toEqual(["m1"]);
+    expect(store.getState().supervisor.monitor?.callId).toBe("m1");
+
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true, target: B, mode: "eavesdrop" });
+    await clock.advance(16);
+    expect(store.getState().supervisor.monitor).toMatchObject({ phase: "listening", mode: "eavesdrop", callId: "m1" });
+
+    expect(await store.getState().monitorRecipient(B, "whisper")).toBe(true);
+    expect(callq.calls("monitor").at(-1)?.args).toEqual([me, B, "whisper"]);
+    expect(store.getState().supervisor.monitor).toMatchObject({ mode: "whisper", callId: "m1" });
+    expect(phone.answered).toEqual(["m1"]);
+
+    await store.getState().stopMonitor();
+    expect(phone.hungUp).toEqual(["m1"]);
+    expect(store.getState().supervisor.monitor).toBeNull();
+  });
+
+  it("ends the supervision when its call ends, and says why a request was refused", async () => {
+    const { store, callq, phone, clock } = await board();
+    await store.getState().monitorRecipient(B, "barge");
+    phone.ring("m2", "Monitor: Zoe Agent");
+    await clock.advance(0);
+    phone.end("m2");
+    await clock.advance(0);
+    expect(store.getState().supervisor.monitor).toBeNull();
+
+    callq.answers.monitor = new ApiRequestError("http", 400, "invalid_data", { target: { no_call: { message: "recipient is on no call" } } }, null, "400");
+    expect(await store.getState().monitorRecipient(A, "eavesdrop")).toBe(false);
+    expect(store.getState().supervisor.monitorError).toBe("That agent is on no call to listen to.");
+    expect(store.getState().supervisor.monitor).toBeNull();
+  });
+
+  it("gives up when the phone never takes the monitor call", async () => {
+    const { store, clock } = await board();
+    await store.getState().monitorRecipient(B, "eavesdrop");
+    await clock.advance(MONITOR_ANSWER_WINDOW_MS);
+    expect(store.getState().supervisor.monitor).toBeNull();
+    expect(store.getState().supervisor.monitorError).toMatch(/did not take the monitor call/);
+  });
+});
