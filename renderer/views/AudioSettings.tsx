@@ -6,6 +6,7 @@ import { useShallow } from "zustand/react/shallow";
 import type { AudioDeviceOption, AudioRole, ToneTarget } from "../state/audio.js";
 import { meterLevel } from "../state/audio.js";
 import { useAppStore } from "../state/context.js";
+import { ErrorAlert } from "./admin/parts.js";
 import "./admin/views.css";
 
 /** Meter updates per second: enough to look live, few enough not to re-render every frame. */
@@ -109,11 +110,7 @@ export function AudioSettings() {
           {audio.listing ? "Looking for audio devices…" : ""}
         </p>
       </div>
-      {audio.listError !== null ? (
-        <p className="form-error" role="alert">
-          {audio.listError}
-        </p>
-      ) : null}
+      <ErrorAlert message={audio.listError} />
 
       <div className="panel">
         <DeviceChoice role="microphone" label="Microphone" options={audio.inputs} value={audio.microphoneId} onChoose={s.chooseAudioDevice} />
@@ -133,11 +130,7 @@ export function AudioSettings() {
           />
           <p className="field-hint">Speak: the bar should move. If it stays empty, choose another microphone.</p>
         </div>
-        {meter.error !== null ? (
-          <p className="form-error" role="alert">
-            {meter.error}
-          </p>
-        ) : null}
+        <ErrorAlert message={meter.error} />
       </div>
 
       <div className="panel">
@@ -167,11 +160,7 @@ export function AudioSettings() {
         <p className="status-text" role="status" aria-live="polite">
           {audio.tone !== null ? `Playing a test tone on the ${audio.tone}…` : ""}
         </p>
-        {audio.toneError !== null ? (
-          <p className="form-error" role="alert">
-            {audio.toneError}
-          </p>
-        ) : null}
+        <ErrorAlert message={audio.toneError} />
       </div>
     </section>
   );

@@ -9,6 +9,7 @@ import { connectionOf, privilegeOf } from "../state/admin.js";
 import { useAppStore } from "../state/context.js";
 import { fromGregorianSeconds, NO_RECORDING_FILTERS, type RecordingFilters } from "../state/recordings.js";
 import { ConfirmDialog } from "./admin/ConfirmDialog.js";
+import { EmptyRow, ErrorAlert } from "./admin/parts.js";
 import "./admin/views.css";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
@@ -125,11 +126,7 @@ export function Recordings() {
       <div role="status" aria-live="polite" className="status-text">
         {recordings.loading ? "Loading recordings…" : (recordings.notice ?? "")}
       </div>
-      {recordings.error !== null ? (
-        <p className="form-error" role="alert">
-          {recordings.error}
-        </p>
-      ) : null}
+      <ErrorAlert message={recordings.error} />
 
       {playing !== null && connection !== null ? (
         <Player key={playing.id} recording={playing} src={recordingAudioUrl(connection, playing, "play")} onClose={() => setPlaying(null)} />
@@ -150,11 +147,9 @@ export function Recordings() {
           </tr>
         </thead>
         <tbody>
-          {recordings.rows.length === 0 && !recordings.loading ? (
-            <tr className="empty-row">
-              <td colSpan={6}>No recordings match.</td>
-            </tr>
-          ) : null}
+          <EmptyRow show={recordings.rows.length === 0 && !recordings.loading} columns={6}>
+            No recordings match.
+          </EmptyRow>
           {recordings.rows.map((recording) => (
             <tr key={recording.id} aria-current={playing?.id === recording.id ? "true" : undefined} data-recording-id={recording.id}>
               <td>{startedText(recording)}</td>
@@ -315,11 +310,7 @@ function Player({ recording, src, onClose }: { recording: Recording; src: string
           {clockText(position)} / {clockText(duration)}
         </span>
       </div>
-      {error !== null ? (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
       <p>
         <button type="button" className="button button-small" onClick={onClose}>
           Close player

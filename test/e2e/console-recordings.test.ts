@@ -17,7 +17,8 @@ import { poll } from "../helpers/poll.js";
 
 /** Long enough that, on the throttled link below, a seek to 80% lands past what is buffered. */
 const LONG_CALL_MS = 20_000;
-const SHORT_CALL_MS = 3_000;
+// Ringing and answering come out of it: on a busy machine the recording is a second or two shorter.
+const SHORT_CALL_MS = 5_000;
 const LONG_CALLER = "+14155550111";
 const SHORT_CALLER = "+14155550122";
 /** Twice the WAV's rate (8 kHz stereo 16-bit: 32 KB/s): it plays, but buffers slowly. */
@@ -77,7 +78,7 @@ async function recordedCall(callerNumber: string, talkMs: number): Promise<Recor
       const row = list.body.data[0];
       return row?._read_only?.content_types?.includes("audio/wav") ? row : undefined;
     },
-    20_000,
+    30_000,
   );
 }
 

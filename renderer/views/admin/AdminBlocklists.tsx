@@ -6,6 +6,7 @@ import type { Blocklist, BlocklistRow } from "../../api/admin.js";
 import { TextField } from "../../components/TextField.js";
 import { useAppStore } from "../../state/context.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
+import { EmptyRow, ErrorAlert, RowActions } from "./parts.js";
 
 interface Draft {
   id?: string;
@@ -111,19 +112,13 @@ export function AdminBlocklists() {
           {blocklists.loading ? "Loading blocklists…" : (blocklists.notice ?? "")}
         </p>
       </div>
-      {blocklists.error !== null ? (
-        <p className="form-error" role="alert">
-          {blocklists.error}
-        </p>
-      ) : null}
+      <ErrorAlert message={blocklists.error} />
 
       {draft !== null ? (
         <BlocklistForm title={formTitle} draft={draft} error={formError} saving={saving} onChange={setDraft} onSubmit={save} onCancel={() => setDraft(null)} />
-      ) : formError !== null ? (
-        <p className="form-error" role="alert">
-          {formError}
-        </p>
-      ) : null}
+      ) : (
+        <ErrorAlert message={formError} />
+      )}
 
       <table className="data-table" aria-busy={blocklists.loading}>
         <caption className="visually-hidden">Blocklists</caption>
@@ -135,11 +130,9 @@ export function AdminBlocklists() {
           </tr>
         </thead>
         <tbody>
-          {blocklists.rows.length === 0 && !blocklists.loading ? (
-            <tr className="empty-row">
-              <td colSpan={3}>No blocklists yet.</td>
-            </tr>
-          ) : null}
+          <EmptyRow show={blocklists.rows.length === 0 && !blocklists.loading} columns={3}>
+            No blocklists yet.
+          </EmptyRow>
           {blocklists.rows.map((row) => {
             const name = row.name ?? row.id;
             const applied = blocklists.applied.includes(row.id);
@@ -155,19 +148,7 @@ export function AdminBlocklists() {
                   />
                 </td>
                 <td>
-                  <div className="inline-actions">
-                    <button type="button" className="button button-small" aria-label={`Edit ${name}`} onClick={() => void edit(row)}>
-                      Edit
-                    </button>
-                    <button
-                      type="button"
-                      className="button button-small button-danger"
-                      aria-label={`Delete ${name}`}
-                      onClick={() => setConfirming(row)}
-                    >
-                      Delete
-                    </button>
-                  </div>
+                  <RowActions name={name} onEdit={() => void edit(row)} onDelete={() => setConfirming(row)} />
                 </td>
               </tr>
             );
@@ -228,11 +209,7 @@ function BlocklistForm({ title, draft, error, saving, onChange, onSubmit, onCanc
         />
         <label htmlFor={anonymousId}>Also block callers who hide their number</label>
       </div>
-      {error !== null ? (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
       <div className="inline-actions">
         <button type="submit" className="button" aria-disabled={saving}>
           {saving ? "Saving…" : "Save blocklist"}

@@ -3,6 +3,7 @@
 import { useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../../state/context.js";
+import { EmptyRow, ErrorAlert } from "./parts.js";
 
 const timeOfDay = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
 
@@ -35,11 +36,7 @@ export function AdminDevices() {
               : `${registeredCount} of ${devices.rows.length} registered, checked at ${timeOfDay.format(devices.checkedAt)}.`}
         </p>
       </div>
-      {devices.error !== null ? (
-        <p className="form-error" role="alert">
-          {devices.error}
-        </p>
-      ) : null}
+      <ErrorAlert message={devices.error} />
       <table className="data-table" aria-busy={devices.loading}>
         <caption className="visually-hidden">Devices and their registration</caption>
         <thead>
@@ -53,11 +50,9 @@ export function AdminDevices() {
           </tr>
         </thead>
         <tbody>
-          {devices.rows.length === 0 && !devices.loading ? (
-            <tr className="empty-row">
-              <td colSpan={6}>No devices.</td>
-            </tr>
-          ) : null}
+          <EmptyRow show={devices.rows.length === 0 && !devices.loading} columns={6}>
+            No devices.
+          </EmptyRow>
           {devices.rows.map((device) => {
             const name = device.name ?? device.id;
             const registered = devices.registered[device.id] === true;

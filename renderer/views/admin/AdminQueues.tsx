@@ -3,6 +3,7 @@
 import { useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../../state/context.js";
+import { EmptyRow, ErrorAlert } from "./parts.js";
 
 export function AdminQueues() {
   const { membership, loadMembership, setMembership } = useAppStore(
@@ -25,11 +26,7 @@ export function AdminQueues() {
           {membership.loading ? "Loading queues…" : pending.length > 0 ? "Saving…" : ""}
         </p>
       </div>
-      {membership.error !== null ? (
-        <p className="form-error" role="alert">
-          {membership.error}
-        </p>
-      ) : null}
+      <ErrorAlert message={membership.error} />
       {queues.length > 0 ? (
         <table className="data-table" aria-busy={membership.loading}>
           <caption className="visually-hidden">Queue membership: recipients by queue</caption>
@@ -44,11 +41,9 @@ export function AdminQueues() {
             </tr>
           </thead>
           <tbody>
-            {recipients.length === 0 ? (
-              <tr className="empty-row">
-                <td colSpan={queues.length + 1}>No users have call queues enabled.</td>
-              </tr>
-            ) : null}
+            <EmptyRow show={recipients.length === 0} columns={queues.length + 1}>
+            No users have call queues enabled.
+          </EmptyRow>
             {recipients.map((recipient) => {
               const who = recipient.name ?? recipient.id;
               return (

@@ -8,6 +8,7 @@ import { TextField } from "../../components/TextField.js";
 import { useAppStore } from "../../state/context.js";
 import { fromGregorianSeconds } from "../../state/recordings.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
+import { EmptyRow, ErrorAlert, RowActions } from "./parts.js";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "medium" });
 
@@ -119,11 +120,7 @@ export function AdminWebhooks() {
       <p className="status-text" role="status" aria-live="polite">
         {webhooks.loading ? "Loading webhooks…" : (webhooks.notice ?? "")}
       </p>
-      {webhooks.error !== null ? (
-        <p className="form-error" role="alert">
-          {webhooks.error}
-        </p>
-      ) : null}
+      <ErrorAlert message={webhooks.error} />
 
       {draft !== null ? (
         <WebhookForm
@@ -136,11 +133,9 @@ export function AdminWebhooks() {
           onSubmit={save}
           onCancel={() => setDraft(null)}
         />
-      ) : formError !== null ? (
-        <p className="form-error" role="alert">
-          {formError}
-        </p>
-      ) : null}
+      ) : (
+        <ErrorAlert message={formError} />
+      )}
 
       <table className="data-table" aria-busy={webhooks.loading}>
         <caption className="visually-hidden">Webhooks</caption>
@@ -154,11 +149,9 @@ export function AdminWebhooks() {
           </tr>
         </thead>
         <tbody>
-          {webhooks.rows.length === 0 && !webhooks.loading ? (
-            <tr className="empty-row">
-              <td colSpan={5}>No webhooks yet.</td>
-            </tr>
-          ) : null}
+          <EmptyRow show={webhooks.rows.length === 0 && !webhooks.loading} columns={5}>
+            No webhooks yet.
+          </EmptyRow>
           {webhooks.rows.map((row) => {
             const name = row.name ?? row.id;
             return (
@@ -174,22 +167,11 @@ export function AdminWebhooks() {
                   )}
                 </td>
                 <td>
-                  <div className="inline-actions">
-                    <button type="button" className="button button-small" aria-label={`Edit ${name}`} onClick={() => void edit(row)}>
-                      Edit
-                    </button>
+                  <RowActions name={name} onEdit={() => void edit(row)} onDelete={() => setConfirming(row)}>
                     <button type="button" className="button button-small" aria-label={`Attempts of ${name}`} onClick={() => void loadAttempts(row.id)}>
                       Attempts
                     </button>
-                    <button
-                      type="button"
-                      className="button button-small button-danger"
-                      aria-label={`Delete ${name}`}
-                      onClick={() => setConfirming(row)}
-                    >
-                      Delete
-                    </button>
-                  </div>
+                  </RowActions>
                 </td>
               </tr>
             );
@@ -217,11 +199,7 @@ export function AdminWebhooks() {
             Refresh attempts
           </button>
         </div>
-        {attempts.error !== null ? (
-          <p className="form-error" role="alert">
-            {attempts.error}
-          </p>
-        ) : null}
+        <ErrorAlert message={attempts.error} />
         <table className="data-table" aria-busy={attempts.loading}>
           <caption className="visually-hidden">Webhook attempts, newest first</caption>
           <thead>
@@ -238,11 +216,9 @@ export function AdminWebhooks() {
             </tr>
           </thead>
           <tbody>
-            {attempts.rows.length === 0 && !attempts.loading ? (
-              <tr className="empty-row">
-                <td colSpan={7}>No attempts logged.</td>
-              </tr>
-            ) : null}
+            <EmptyRow show={attempts.rows.length === 0 && !attempts.loading} columns={7}>
+            No attempts logged.
+          </EmptyRow>
             {attempts.rows.map((attempt, index) => (
               <tr key={`${attempt.hook_id ?? ""}-${attempt.timestamp ?? 0}-${index}`} data-attempt-result={attempt.result}>
                 <td>{attempt.timestamp === undefined ? "—" : dateTime.format(fromGregorianSeconds(attempt.timestamp))}</td>
@@ -387,11 +363,7 @@ function WebhookForm({ title, draft, kinds, error, saving, onChange, onSubmit, o
         <input id={ids.enabled} type="checkbox" checked={draft.enabled} onChange={(e) => onChange({ ...draft, enabled: e.target.checked })} />
         <label htmlFor={ids.enabled}>Enabled</label>
       </div>
-      {error !== null ? (
-        <p className="form-error" role="alert">
-          {error}
-        </p>
-      ) : null}
+      <ErrorAlert message={error} />
       <div className="inline-actions">
         <button type="submit" className="button" aria-disabled={saving}>
           {saving ? "Saving…" : "Save webhook"}
