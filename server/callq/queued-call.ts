@@ -116,12 +116,12 @@ export class ChannelQueuedCall implements QueuedCall {
         if (result.cause === "SUBSCRIBER_ABSENT") return { kind: "unreachable" };
         return REFUSALS.has(result.code) ? { kind: "rejected" } : { kind: "timeout" };
       case "answered":
-        return this.#bridge(result.channel, signal);
+        return this.#bridge(result.channel, signal, request);
     }
   }
 
   /** The agent answered: joined to the caller (the caller's hold treatment gives way to the bridge). */
-  #bridge(agent: Channel, signal: AbortSignal): OfferOutcome {
+  #bridge(agent: Channel, signal: AbortSignal, request: OfferRequest): OfferOutcome {
     const caller = this.#channel;
     if (signal.aborted || this.#isGone || caller.over || !caller.answered || caller.bridged) {
       agent.hangup("ORIGINATOR_CANCEL");
@@ -129,6 +129,9 @@ export class ChannelQueuedCall implements QueuedCall {
     }
     if (agent.state !== "answered") return { kind: "timeout" };
     this.#handedOver = true;
+    // The queue the call came through, for its recording (filter_queue_id) and whatever else the
+    // legs leave behind.
+    for (const leg of [caller, agent]) leg.customVars.set("queue_id", request.queueId);
     caller.setCallee(agent.identity.callee);
     const bridge = this.#ctx.bridge(caller, agent);
     return { kind: "answered", ended: bridge.ended.then(() => undefined) };

@@ -154,6 +154,11 @@ export class Channel extends EventEmitter<ChannelEvents> {
   #answerSent = false;
   #answering: Promise<boolean> | undefined;
   #control = new AbortController();
+  /**
+   * Kazoo's custom channel variables: what call logic above calls/ attaches to a leg (the queue a
+   * caller came through), copied into what the leg leaves behind, such as its recording.
+   */
+  readonly customVars = new Map<string, string>();
 
   constructor(options: ChannelOptions) {
     super();

@@ -186,5 +186,7 @@ function recordingDocument(caller: Channel, decision: RecordingDecision, result:
     pvt_started_ms: startedAt,
   };
   if (decision.ownerId !== undefined) doc.owner_id = decision.ownerId;
+  const queueId = caller.customVars.get("queue_id");
+  if (queueId !== undefined) doc.queue_id = queueId;
   return doc;
 }

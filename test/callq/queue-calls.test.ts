@@ -103,6 +103,29 @@ describe("a caller in a queue", () => {
     expect((await t.callq.queueStatus(t.accountId, sales)).stats.active_session_count).toBe(0);
   });
 
+  it("records a queue call the agent's user asks to record, and the recording names the queue", async () => {
+    const users = await t.store.account(t.accountId, "users");
+    const agent2 = await t.userId("agent2");
+    const before = users.get(agent2)?.data ?? {};
+    await users.update(agent2, { ...before, call_recording: { inbound: { onnet: { enabled: true } } } });
+    try {
+      await t.callq.recipientAction(t.accountId, agent2, "login_ready");
+      const seen = t.signalling.invites.length;
+      const caller = await (await t.phone("admin")).dial("5001");
+      const { call: offered } = await nextOffer([await t.phone("agent2")], seen);
+      await offered.answer();
+      await connected(caller, offered);
+      await sleep(500);
+      offered.hangup();
+      await caller.reaches("ended");
+      const recordings = await t.store.account(t.accountId, "recordings");
+      await until(() => recordings.all().some((r) => r.data.call_id === caller.callId), "the recording");
+      expect(recordings.all().find((r) => r.data.call_id === caller.callId)?.data).toMatchObject({ queue_id: sales, owner_id: agent2 });
+    } finally {
+      await users.update(agent2, before);
+    }
+  });
+
   it("moves on from an agent who refuses or does not answer within ring_timeout, and counts the misses", async () => {
     const ids = { agent1: await t.userId("agent1"), agent2: await t.userId("agent2") };
     for (const id of Object.values(ids)) await t.callq.recipientAction(t.accountId, id, "login_ready");
