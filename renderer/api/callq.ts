@@ -1,8 +1,9 @@
 // The call-queue endpoints as the console uses them (queues, their members, status and sessions;
 // recipients' status, state changes, wrap-up and supervision) and the callq.* event payloads,
 // each read into the console's own shapes so a hosted service's extra or missing fields never break it.
-import { ApiClient, ApiRequestError, isRecord } from "./client.js";
+import { ApiClient, isRecord } from "./client.js";
 import type { PlatformEvent } from "./events.js";
+import { list, numberOf, record, text } from "./platform.js";
 
 /** Gregorian seconds (the API's timestamps) start 62,167,219,200 s before the Unix epoch. */
 const GREGORIAN_OFFSET_S = 62_167_219_200;
@@ -312,25 +313,6 @@ export function recipientEventOf(event: PlatformEvent, recipientId: string): Rec
 
 function isMonitorMode(value: unknown): value is MonitorMode {
   return value === "eavesdrop" || value === "whisper" || value === "barge";
-}
-
-function record(value: unknown, what: string): Record<string, unknown> {
-  if (!isRecord(value)) throw new ApiRequestError("malformed", 200, "", value, null, `the ${what} is not an object`);
-  return value;
-}
-
-function list(value: unknown, what: string): Record<string, unknown>[] {
-  if (!Array.isArray(value)) throw new ApiRequestError("malformed", 200, "", value, null, `the ${what} list is not an array`);
-  return value.filter(isRecord);
-}
-
-function text(data: Record<string, unknown>, key: string): string {
-  const value = data[key];
-  return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
-}
-
-function numberOf(value: unknown): number {
-  return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
 function strings(value: unknown): string[] {

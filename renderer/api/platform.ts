@@ -159,22 +159,24 @@ export function callRecord(row: Record<string, unknown>): CallRecord {
   };
 }
 
-function record(value: unknown, what: string): Record<string, unknown> {
+// Reading answers defensively; api/callq.ts reads its answers with the same helpers.
+
+export function record(value: unknown, what: string): Record<string, unknown> {
   if (!isRecord(value)) throw new ApiRequestError("malformed", 200, "", value, null, `the ${what} is not an object`);
   return value;
 }
 
-function list(value: unknown, what: string): Record<string, unknown>[] {
+export function list(value: unknown, what: string): Record<string, unknown>[] {
   if (!Array.isArray(value)) throw new ApiRequestError("malformed", 200, "", value, null, `the ${what} list is not an array`);
   return value.filter(isRecord);
 }
 
-function text(data: Record<string, unknown>, key: string): string {
+export function text(data: Record<string, unknown>, key: string): string {
   const value = data[key];
   return typeof value === "string" ? value : typeof value === "number" ? String(value) : "";
 }
 
-function numberOf(value: unknown): number {
+export function numberOf(value: unknown): number {
   return typeof value === "number" && Number.isFinite(value) ? value : 0;
 }
 
