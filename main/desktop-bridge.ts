@@ -1,8 +1,9 @@
 // The contract between main and the preload: what `window.desktop` holds and how its values
 // cross into a sandboxed renderer, which can read its own argv but not the app's package.json.
+import type { DesktopNotifications } from "./notifications.js";
 
 /** What the preload exposes as `window.desktop`; the renderer must treat it as optional. */
-export interface DesktopBridge {
+export interface DesktopBridge extends DesktopNotifications {
   version: string;
   platform: string;
 }

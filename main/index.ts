@@ -1,7 +1,8 @@
 // The Electron main process: one instance, one console window, and the local server the window
 // is served from, supervised in a utility process. Everything else in main/ is called from here.
-import { app, dialog, utilityProcess, type BrowserWindow } from "electron";
+import { app, dialog, ipcMain, Notification, utilityProcess, type BrowserWindow } from "electron";
 import { loadConsole, openConsoleWindow } from "./console-window.js";
+import { registerNotifications } from "./notifications.js";
 import { ServerSupervisor, serverArguments, serverEntry, serverPort } from "./server-process.js";
 
 const mainDir = import.meta.dirname;
@@ -64,6 +65,13 @@ function run(): void {
       const timer = setTimeout(fire, ms);
       return () => clearTimeout(timer);
     },
+  });
+
+  registerNotifications({
+    ipcMain,
+    create: (options) => new Notification(options),
+    supported: () => Notification.isSupported(),
+    window: () => window,
   });
 
   app.on("second-instance", () => {

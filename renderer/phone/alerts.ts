@@ -1,6 +1,7 @@
 // How an offered call makes itself noticed: a ring tone played on the chosen output device (Web
 // Audio into an <audio> element, whose setSinkId picks the device) and a desktop notification
-// (the Notification API, which Electron shows natively) that brings the console forward.
+// (the desktop app's or the tab's, see notify.ts) that brings the console forward.
+import { pageNotifier, type ShownNotification } from "../notify.js";
 import type { CallAlerts, CallInfo } from "../state/phone-line.js";
 
 /** North American ring cadence: 2 s of 440 + 480 Hz, 4 s of silence. */
@@ -63,21 +64,19 @@ export function askNotificationPermission(): void {
 
 export function pageCallAlerts(): CallAlerts {
   const ringer = new Ringer();
-  const shown = new Map<string, Notification>();
+  const notify = pageNotifier();
+  const shown = new Map<string, ShownNotification>();
   return {
     ring: (deviceId) => ringer.start(deviceId),
     stopRing: () => ringer.stop(),
     notify(call: CallInfo) {
-      if (typeof Notification === "undefined" || Notification.permission !== "granted" || shown.has(call.id)) return;
+      if (shown.has(call.id)) return;
       const who = call.remoteName && call.remoteName !== call.remoteUser ? `${call.remoteName} (${call.remoteUser})` : call.remoteUser || "Unknown caller";
       const queue = call.offer.queueName ? ` from the ${call.offer.queueName} queue` : "";
-      const notification = new Notification("Incoming call", { body: `${who}${queue}`, tag: call.id, requireInteraction: true });
-      notification.onclick = () => {
-        // Brings the tab or the Electron window forward, where Accept has the focus.
-        window.focus();
-        notification.close();
-      };
-      shown.set(call.id, notification);
+      // Urgent: the desktop app brings a minimised window forward at once; a click brings the tab
+      // or the window forward, where Accept has the focus.
+      const notification = notify({ title: "Incoming call", body: `${who}${queue}`, tag: call.id, urgent: true });
+      if (notification !== null) shown.set(call.id, notification);
     },
     dismiss(callId) {
       shown.get(callId)?.close();

@@ -59,7 +59,56 @@ describe.skipIf(electron.path === null)("desktop app", () => {
   it("exposes the app's version and platform on window.desktop", async () => {
     const manifest: unknown = JSON.parse(await readFile(join(root, "package.json"), "utf8"));
     const version = typeof manifest === "object" && manifest !== null && "version" in manifest ? manifest.version : null;
-    expect(await consolePage().evaluate("window.desktop")).toEqual({ version, platform: process.platform });
+    const desktop = await consolePage().evaluate("({ version: window.desktop.version, platform: window.desktop.platform, keys: Object.keys(window.desktop).sort() })");
+    expect(desktop).toEqual({ version, platform: process.platform, keys: ["closeNotification", "notify", "platform", "version"] });
+  });
+
+  it("shows a notification for window.desktop.notify and brings the window forward on its click", async () => {
+    const electronApp = app;
+    if (electronApp === undefined) throw new Error("beforeAll did not start the app");
+    const p = consolePage();
+    // Keep each Notification main shows: a native click cannot be made from here, so the test
+    // emits the click Electron would. Hidden rather than minimised: headless Linux has no minimise.
+    await electronApp.evaluate(({ Notification }) => {
+      const kept: Electron.Notification[] = [];
+      Object.assign(globalThis, { __notifications: kept });
+      const show = Notification.prototype.show;
+      Notification.prototype.show = function (this: Electron.Notification) {
+        kept.push(this);
+        show.call(this);
+      };
+    });
+    const visible = () => electronApp.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]?.isVisible());
+    await electronApp.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]?.hide());
+    expect(await visible()).toBe(false);
+
+    const outcome = p.evaluate("window.desktop.notify({ title: 'Text from Ada', body: 'Call me back', tag: 'text-e2e' })");
+    const shown = await pollMain(electronApp, () => {
+      const n = (globalThis as unknown as { __notifications: Electron.Notification[] }).__notifications.at(-1);
+      return n === undefined ? undefined : { title: n.title, body: n.body };
+    });
+    expect(shown).toEqual({ title: "Text from Ada", body: "Call me back" });
+    expect(await visible()).toBe(false);
+    await electronApp.evaluate(() => {
+      (globalThis as unknown as { __notifications: Electron.Notification[] }).__notifications.at(-1)?.emit("click");
+    });
+    expect(await outcome).toBe("click");
+    expect(await visible()).toBe(true);
+
+    // An urgent one (a call offer) brings a hidden window forward at once; the page can close it.
+    await electronApp.evaluate(({ BrowserWindow }) => BrowserWindow.getAllWindows()[0]?.hide());
+    const urgent = p.evaluate("window.desktop.notify({ title: 'Incoming call', body: 'Bob', tag: 'call-e2e', urgent: true })");
+    await pollMain(electronApp, ({ BrowserWindow }) => (BrowserWindow.getAllWindows()[0]?.isVisible() === true ? true : undefined));
+    await p.evaluate("window.desktop.closeNotification('call-e2e')");
+    expect(await urgent).toBe("close");
+  });
+
+  it("refuses a bad notification from the page with a clear error", async () => {
+    const p = consolePage();
+    const refused = await p.evaluate("window.desktop.notify({ title: 'x'.repeat(5000), body: '', tag: 't' }).then(() => 'shown', (e) => String(e.message))");
+    expect(refused).toMatch(/title must be 1 to 200 characters long/);
+    const unknown = await p.evaluate("window.desktop.notify({ title: 'Call', body: '', tag: 't', icon: 'file:///etc/passwd' }).then(() => 'shown', (e) => String(e.message))");
+    expect(unknown).toMatch(/no field "icon"/);
   });
 
   it("gives the page no Node and no new windows", async () => {
@@ -70,6 +119,17 @@ describe.skipIf(electron.path === null)("desktop app", () => {
     expect(app?.windows()).toHaveLength(1);
   });
 });
+
+/** Runs `check` in the main process until it answers something other than undefined. */
+async function pollMain<T>(electronApp: ElectronApplication, check: (electron: typeof Electron.CrossProcessExports) => T | undefined, ms = 10_000): Promise<T> {
+  const end = Date.now() + ms;
+  for (;;) {
+    const value = await electronApp.evaluate(check);
+    if (value !== undefined) return value as T;
+    if (Date.now() > end) throw new Error("timed out waiting for the main process");
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
 
 /** Containers often run tests as root, without a display. */
 function platformArgs(): string[] {
