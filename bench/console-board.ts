@@ -3,7 +3,8 @@
 // and 200 recipient events a second for BENCH_SECONDS (default 20) made by real state changes
 // (Ready/Away through the REST API, one callq.recipient event each). Measured in the page: the
 // time between animation frames (requestAnimationFrame deltas) and long tasks (PerformanceObserver),
-// and that the board showed the last state of every recipient at the end.
+// and that the board showed the last state of every recipient at the end; the same figures for the
+// board idle just before, on the same machine, for comparison.
 import { createHash } from "node:crypto";
 import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
@@ -23,6 +24,47 @@ interface Grant {
 }
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+interface Probe {
+  deltas: number[];
+  longTasks: number[];
+}
+
+// Page-side code as text: tsx's transform would wrap named functions in a helper the page lacks.
+const START_PROBE = `(() => {
+  const probe = { deltas: [], longTasks: [], running: true };
+  window.boardProbe = probe;
+  let last = performance.now();
+  const tick = (t) => {
+    probe.deltas.push(t - last);
+    last = t;
+    if (probe.running) requestAnimationFrame(tick);
+  };
+  requestAnimationFrame(tick);
+  probe.observer = new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) probe.longTasks.push(entry.duration);
+  });
+  probe.observer.observe({ type: "longtask", buffered: false });
+})()`;
+
+const STOP_PROBE = `(() => {
+  const p = window.boardProbe;
+  p.running = false;
+  p.observer.disconnect();
+  return { deltas: p.deltas, longTasks: p.longTasks };
+})()`;
+
+function frameStats(probe: Probe): [string, string][] {
+  const deltas = probe.deltas.slice(1);
+  const over50 = deltas.filter((d) => d > 50).length;
+  return [
+    ["frames", String(deltas.length)],
+    ["frame interval p50 / p95 / p99", `${percentile(deltas, 50).toFixed(1)} / ${percentile(deltas, 95).toFixed(1)} / ${percentile(deltas, 99).toFixed(1)} ms`],
+    ["frame interval max", `${Math.max(...deltas).toFixed(1)} ms`],
+    ["frames over 50 ms", `${over50} (${((100 * over50) / Math.max(1, deltas.length)).toFixed(2)} %)`],
+    ["long tasks (> 50 ms)", probe.longTasks.length === 0 ? "none" : `${probe.longTasks.length}, max ${Math.max(...probe.longTasks).toFixed(0)} ms`],
+  ];
+}
 
 const server = await serve();
 const launched = await launchBrowser();
@@ -70,21 +112,13 @@ try {
   await page.locator("tr[data-recipient-id]").nth(RECIPIENTS - 1).waitFor({ timeout: 30_000 });
   await sleep(1000);
 
-  // Sent as text: tsx's transform would wrap named functions in a helper the page does not have.
-  await page.evaluate(`(() => {
-    const probe = { deltas: [], longTasks: [], running: true };
-    window.boardProbe = probe;
-    let last = performance.now();
-    const tick = (t) => {
-      probe.deltas.push(t - last);
-      last = t;
-      if (probe.running) requestAnimationFrame(tick);
-    };
-    requestAnimationFrame(tick);
-    new PerformanceObserver((list) => {
-      for (const entry of list.getEntries()) probe.longTasks.push(entry.duration);
-    }).observe({ type: "longtask", buffered: false });
-  })()`);
+  // The same board with no events first, on the same machine: what its frames look like idle
+  // (on a machine shared with other work, the difference is the board's doing).
+  await page.evaluate(START_PROBE);
+  await sleep((SECONDS * 1000) / 2);
+  const idle = (await page.evaluate(STOP_PROBE)) as Probe;
+  const idleLoad = loadavg()[0] ?? 0;
+  await page.evaluate(START_PROBE);
 
   const cdp = PROFILE ? await page.context().newCDPSession(page) : null;
   if (cdp !== null) {
@@ -117,11 +151,8 @@ try {
   await Promise.all(inFlight);
   const elapsedS = (Date.now() - started) / 1000;
 
-  const probe = (await page.evaluate(`(() => {
-    const p = window.boardProbe;
-    p.running = false;
-    return { deltas: p.deltas, longTasks: p.longTasks };
-  })()`)) as { deltas: number[]; longTasks: number[] };
+  const probe = (await page.evaluate(STOP_PROBE)) as Probe;
+  const busyLoad = loadavg()[0] ?? 0;
 
   if (cdp !== null) {
     const { profile } = await cdp.send("Profiler.stop");
@@ -148,17 +179,13 @@ try {
   }
   const settleMs = Date.now() - settledAt;
 
-  const deltas = probe.deltas.slice(1);
-  const over50 = deltas.filter((d) => d > 50).length;
-  report(`console-board: supervisor board, ${ids.length} recipients, ${RATE} events/s for ${SECONDS} s`, [
+  const quiet = frameStats(idle);
+  const loaded = frameStats(probe);
+  report(`console-board: supervisor board, ${ids.length} recipients, ${RATE} events/s for ${SECONDS} s (idle: ${SECONDS / 2} s before)`, [
     ["events sent (one per state change)", `${sent} in ${elapsedS.toFixed(1)} s = ${(sent / elapsedS).toFixed(0)}/s (${failed} failed)`],
-    ["frames", String(deltas.length)],
-    ["frame interval p50 / p95 / p99", `${percentile(deltas, 50).toFixed(1)} / ${percentile(deltas, 95).toFixed(1)} / ${percentile(deltas, 99).toFixed(1)} ms`],
-    ["frame interval max", `${Math.max(...deltas).toFixed(1)} ms`],
-    ["frames over 50 ms", `${over50} (${((100 * over50) / Math.max(1, deltas.length)).toFixed(2)} %)`],
-    ["long tasks (> 50 ms)", probe.longTasks.length === 0 ? "none" : `${probe.longTasks.length}, max ${Math.max(...probe.longTasks).toFixed(0)} ms`],
+    ...loaded.map(([k, v], i): [string, string] => [k, `${v}   (idle: ${quiet[i]?.[1] ?? "?"})`]),
     ["board right after the last event", `${settleMs} ms`],
-    ["load average (1 min)", loadavg()[0]?.toFixed(2) ?? "?"],
+    ["load average (1 min), idle / under events", `${idleLoad.toFixed(2)} / ${busyLoad.toFixed(2)}`],
   ]);
   await page.close();
 } finally {
