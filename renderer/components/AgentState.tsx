@@ -41,6 +41,7 @@ export function AgentState() {
   const { agent, setStatus, extend, cancel } = useAppStore(
     useShallow((state) => ({ agent: state.agent, setStatus: state.setAgentStatus, extend: state.extendWrapup, cancel: state.cancelWrapup })),
   );
+  const live = useAppStore((state) => state.connection.events === "online");
   const headingId = useId();
   const now = useFreshNow(1000, agent.status !== null);
   const status = agent.status;
@@ -77,6 +78,7 @@ export function AgentState() {
               </span>
             ) : null}
           </p>
+          {!live ? <p className="muted">Not live: this is the last state the server gave; it updates once the connection is back.</p> : null}
           {wrapupLeft !== null ? (
             <div className="wrapup-box" data-testid="wrapup">
               <p>
