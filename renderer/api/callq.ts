@@ -80,6 +80,8 @@ export interface QueueStatus {
     /** Sessions of the day that timed out unhandled. */
     missed: number;
     abandoned: number;
+    /** Sessions of the day answered, where the server says (Switchboard does; the hosted service may not). */
+    answered?: number;
   };
 }
 
@@ -232,6 +234,7 @@ export function queueStatusOf(data: Record<string, unknown>): QueueStatus {
       total: numberOf(stats["total_sessions"]),
       missed: numberOf(stats["missed_sessions"]),
       abandoned: numberOf(stats["abandoned_sessions"]),
+      ...(typeof stats["answered_sessions"] === "number" ? { answered: stats["answered_sessions"] } : {}),
     },
   };
 }

@@ -318,12 +318,12 @@ export function longestWaitSince(live: QueueLive | undefined): number | null {
 }
 
 /**
- * Sessions of the day answered: the day's total less those missed (timed out), abandoned, and
- * still in the queue. (The queue status has no answered count of its own.)
+ * Sessions of the day answered: the server's count when it gives one, else the day's total less
+ * those missed (timed out), abandoned, and still in the queue.
  */
 export function answeredOf(status: QueueStatus): number {
-  const { total, missed, abandoned, waiting } = status.stats;
-  return Math.max(0, total - missed - abandoned - waiting);
+  const { total, missed, abandoned, waiting, answered } = status.stats;
+  return answered ?? Math.max(0, total - missed - abandoned - waiting);
 }
 
 export function localDate(ms: number): string {

@@ -47,6 +47,8 @@ export interface QueueStatus {
     total_sessions: number;
     missed_sessions: number;
     abandoned_sessions: number;
+    /** Sessions of the day delivered to a recipient (beyond the spec: the wallboard shows it). */
+    answered_sessions: number;
   };
 }
 
@@ -580,6 +582,7 @@ export class CallqEngine {
         total_sessions: queue.stats.totalSessions,
         missed_sessions: queue.stats.missedSessions,
         abandoned_sessions: queue.stats.abandonedSessions,
+        answered_sessions: queue.stats.answeredSessions,
       },
     };
   }
@@ -840,5 +843,5 @@ function sessionRow(s: Session): SessionRow {
 }
 
 function recipientData(r: Recipient): Record<string, unknown> {
-  return { recipient_id: r.id, availability_state: r.state, available: r.state === "Ready" };
+  return { recipient_id: r.id, availability_state: r.state, available: r.state === "Ready", last_action_time: r.stats.last_action_time };
 }

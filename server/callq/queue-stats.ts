@@ -6,6 +6,7 @@ export class QueueStats {
   totalSessions = 0;
   missedSessions = 0;
   abandonedSessions = 0;
+  answeredSessions = 0;
   #waitSum = 0;
   #waitCount = 0;
   #answeredWaitSum = 0;
@@ -19,6 +20,7 @@ export class QueueStats {
     this.totalSessions = 0;
     this.missedSessions = 0;
     this.abandonedSessions = 0;
+    this.answeredSessions = 0;
     this.#waitSum = 0;
     this.#waitCount = 0;
     this.#answeredWaitSum = 0;
@@ -37,6 +39,7 @@ export class QueueStats {
     this.#waitSum += wait;
     this.#waitCount += 1;
     if (how === "answered") {
+      this.answeredSessions += 1;
       this.#answeredWaitSum += wait;
       this.#answeredCount += 1;
     } else if (how === "abandoned") this.abandonedSessions += 1;

@@ -257,6 +257,7 @@ describe("status, sessions and start-up", () => {
       total_sessions: expect.any(Number),
       missed_sessions: expect.any(Number),
       abandoned_sessions: expect.any(Number),
+      answered_sessions: expect.any(Number),
     },
   };
 

@@ -40,7 +40,9 @@ describe("a caller meets an agent", () => {
     const hangup = call.last().answer();
     await settle();
     expect(await status(agent ?? "")).toMatchObject({ availability_state: "On-A-Call", handling_call: { session_id: expect.any(String) } });
-    expect((await rig.engine.queueStatus(ACCOUNT, queue)).stats).toMatchObject({ average_wait: 3, active_session_count: 0, total_sessions: 1 });
+    expect((await rig.engine.queueStatus(ACCOUNT, queue)).stats).toMatchObject({ average_wait: 3, active_session_count: 0, total_sessions: 1, answered_sessions: 1 });
+    const delivered = rig.events.find((e) => e.routing_key === `callq.recipient.${agent}` && e.name === "delivered");
+    expect(delivered?.data.last_action_time).toBe(Math.floor(rig.scheduler.now() / 1000) + 62167219200);
 
     await rig.scheduler.advance(60_000);
     hangup();

@@ -122,6 +122,8 @@ describe("queue figures", () => {
   it("answered = the day's total less missed, abandoned and those still waiting", () => {
     expect(answeredOf(queueStatus({ total: 10, missed: 2, abandoned: 1, waiting: 3 }))).toBe(4);
     expect(answeredOf(queueStatus({ total: 1, missed: 0, abandoned: 0, waiting: 3 }))).toBe(0);
+    // A session removed through the API is neither: the server's own count is preferred.
+    expect(answeredOf(queueStatus({ total: 10, missed: 2, abandoned: 1, waiting: 3, answered: 3 }))).toBe(3);
   });
 
   it("samples the day per bucket: the most waiting and the running total, new callers per bucket", () => {
