@@ -11,6 +11,8 @@ const RING_PERIOD_S = 6;
 class Ringer {
   #context: AudioContext | null = null;
   #player: HTMLAudioElement | null = null;
+  /** One gain into one stream for the ringer's life: see start(). */
+  #output: { gain: GainNode; destination: MediaStreamAudioDestinationNode } | null = null;
   #stopTone: (() => void) | null = null;
   #deviceId: string | undefined;
 
@@ -20,10 +22,12 @@ class Ringer {
     this.#deviceId = deviceId;
     const context = (this.#context ??= new AudioContext());
     void context.resume().catch(() => undefined);
-    const destination = context.createMediaStreamDestination();
-    const gain = context.createGain();
+    // Made once and reused: a stream destination stays alive as long as its running context (a
+    // pending activity in Chromium), so one per ring was never freed: after 100 calls the page
+    // held 100 of them, with their streams and tracks (bench/console-memory.ts).
+    const { gain, destination } = (this.#output ??= this.#makeOutput(context));
+    gain.gain.cancelScheduledValues(0);
     gain.gain.value = 0;
-    gain.connect(destination);
     const oscillators = [440, 480].map((frequency) => {
       const oscillator = context.createOscillator();
       oscillator.frequency.value = frequency;
@@ -43,11 +47,22 @@ class Ringer {
     const sink = typeof player.setSinkId === "function" ? player.setSinkId(deviceId ?? "").catch(() => undefined) : Promise.resolve();
     void sink.then(() => player.play().catch(() => undefined));
     this.#stopTone = () => {
-      for (const oscillator of oscillators) oscillator.stop();
-      gain.disconnect();
+      for (const oscillator of oscillators) {
+        oscillator.stop();
+        oscillator.disconnect();
+      }
+      gain.gain.cancelScheduledValues(0);
+      gain.gain.value = 0;
       player.pause();
       player.srcObject = null;
     };
+  }
+
+  #makeOutput(context: AudioContext): { gain: GainNode; destination: MediaStreamAudioDestinationNode } {
+    const destination = context.createMediaStreamDestination();
+    const gain = context.createGain();
+    gain.connect(destination);
+    return { gain, destination };
   }
 
   stop(): void {
