@@ -1,7 +1,8 @@
 // The agent's queue work in Chromium against the built server: Login, Ready and Away through the
 // buttons (and Ready/Away from the keyboard), the state on screen always the one GET status
 // answers; a simulated caller to the Sales queue shows in the queues view, is offered to the agent
-// when Ready and accepted; after the call the wrap-up counts down, is extended and cancelled.
+// when Ready and accepted; after the call the wrap-up counts down, is extended and cancelled; with
+// the queue's force_away_on_reject, rejecting an offer leaves the agent Away and the caller waiting.
 import { createHash } from "node:crypto";
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { seriousAxeViolations } from "../helpers/console-page.js";
+import { EventsClient, type EventMessage } from "../helpers/events-client.js";
 import { poll } from "../helpers/poll.js";
 import { REPO_ROOT, serve, type Served } from "../helpers/serve.js";
 
@@ -209,7 +211,103 @@ describe("the agent's queue state", () => {
     await expectState(p, "Ready");
     expect(await p.getByTestId("wrapup").count()).toBe(0);
   });
+
+  it("rejecting an offer from a queue with force_away_on_reject leaves the agent Away, counts the miss and keeps the caller waiting", async () => {
+    const p = thePage();
+    const { accountId, ownerId } = who();
+    const admin = (await signInRest("admin")).token;
+    await p.getByTestId("registration-state").filter({ hasText: "Registered" }).waitFor({ timeout: 20_000 });
+    const queues = await rest<{ id: string; name: string }[]>("GET", `/v2/accounts/${accountId}/callq_queues`, undefined, admin);
+    const salesId = queues.body.data.find((q) => q.name === "Sales")?.id ?? "";
+    expect(salesId).not.toBe("");
+    const queuePath = `/v2/accounts/${accountId}/callq_queues/${salesId}`;
+    const patched = await rest<{ force_away_on_reject: boolean }>("PATCH", queuePath, { force_away_on_reject: true }, admin);
+    expect(patched.status).toBe(200);
+    expect(patched.body.data.force_away_on_reject).toBe(true);
+
+    const events = await EventsClient.connect(`${served().url.replace(/^http/, "ws")}/events`);
+    let simId: string | undefined;
+    try {
+      expect(await events.subscribe(accountId, `callq.recipient.${ownerId}`, { auth_token: who().token })).toMatchObject({ status: "success" });
+
+      // Of the Sales members only agent1 may take the call: every other one logged out.
+      const members = await rest<{ id: string }[]>("GET", `${queuePath}/recipients`, undefined, admin);
+      const others = members.body.data.map((m) => m.id).filter((id) => id !== ownerId);
+      expect(others.length).toBeGreaterThan(0);
+      for (const id of others) {
+        const status = `/v2/accounts/${accountId}/callq_recipients/${id}/status`;
+        const now = await rest<{ availability_state: string }>("GET", status, undefined, admin);
+        if (now.body.data.availability_state !== "Not-Logged-In") expect((await rest("POST", status, { status: "logout" }, admin)).status).toBe(200);
+        expect((await rest<{ availability_state: string }>("GET", status, undefined, admin)).body.data.availability_state).toBe("Not-Logged-In");
+      }
+
+      // Login and Ready through the console's buttons, from logged out.
+      const panel = p.getByTestId("agent-state");
+      await p.getByRole("navigation", { name: "Console views" }).getByRole("link", { name: "Agent" }).click();
+      await panel.waitFor();
+      if ((await shownState(p)) !== "Not-Logged-In") {
+        await panel.getByRole("button", { name: "Logout" }).click();
+        await expectState(p, "Not-Logged-In");
+      }
+      await panel.getByRole("button", { name: "Login" }).click();
+      await expectState(p, "Away");
+      await panel.getByRole("button", { name: "Ready" }).click();
+      await expectState(p, "Ready");
+      expect(await panel.getByRole("group", { name: "Take calls from" }).getByRole("checkbox", { name: "Sales" }).isChecked()).toBe(true);
+      const before = await missedCalls();
+
+      const started = await rest<{ id: string }>("POST", `/v2/accounts/${accountId}/sim/calls`, {
+        to: "5001",
+        caller_id_name: "Riley Rejected",
+        caller_id_number: "+14155550123",
+        audio: "tone_stream://%(1000,0,1200)",
+      }, admin);
+      expect(started.status).toBe(201);
+      simId = started.body.data.id;
+
+      const offer = p.getByRole("region", { name: "Incoming call" });
+      await offer.getByRole("button", { name: "Reject" }).waitFor({ timeout: 20_000 });
+      const offered = await offer.innerText();
+      expect(offered).toContain("Riley Rejected");
+      expect(offered).toMatch(/Queue\s+Sales/);
+      await expectState(p, "Call-Offer");
+      await offer.getByRole("button", { name: "Reject" }).click();
+      await offer.waitFor({ state: "detached", timeout: 15_000 });
+
+      // The queue forces the agent Away: the console shows the server's state, and the miss counts.
+      await expectState(p, "Away");
+      expect(await panel.getByRole("button", { name: "Away" }).getAttribute("aria-pressed")).toBe("true");
+      expect(await missedCalls()).toBe(before + 1);
+      const rejected = (await events.next((m) => m.action === "event" && m.name === "reject", 15_000)) as EventMessage;
+      expect(rejected.data.availability_state).toBe("Away");
+      await p.screenshot({ path: join(SCREENSHOTS, "agent-rejected-away.png") });
+
+      // The caller was not given up: still waiting in Sales, offered to nobody.
+      const waiting = await poll("the caller waiting in Sales again", async () => {
+        const res = await rest<{ session_list: { session_id: string; caller_id_name: string; state: string }[] }[]>("GET", `${queuePath}/sessions`, undefined, admin);
+        const session = res.body.data[0]?.session_list.find((s) => s.caller_id_name === "Riley Rejected");
+        return session?.state === "waiting" ? session : undefined;
+      });
+      const removed = await rest("POST", `${queuePath}/sessions/${waiting.session_id}`, { action: "remove" }, admin);
+      expect(removed.status).toBe(200);
+      // Still Away after the caller is gone; nothing else was offered meanwhile.
+      expect((await serverState()).availability_state).toBe("Away");
+      expect(await missedCalls()).toBe(before + 1);
+    } finally {
+      if (simId !== undefined) await rest("POST", `/v2/accounts/${accountId}/sim/calls/${simId}`, { action: "hangup" }, admin);
+      await events.close();
+      const restored = await rest<{ force_away_on_reject: boolean }>("PATCH", queuePath, { force_away_on_reject: false }, admin);
+      expect(restored.body.data.force_away_on_reject).toBe(false);
+    }
+  });
 });
+
+/** agent1's count of offers missed (rejected or not answered), as the server keeps it. */
+async function missedCalls(): Promise<number> {
+  const { accountId, ownerId } = who();
+  const res = await rest<{ stats: { missed_calls: number } }>("GET", `/v2/accounts/${accountId}/callq_recipients/${ownerId}/status`);
+  return res.body.data.stats.missed_calls;
+}
 
 function seconds(text: string): number {
   const [m, s] = text.split(":").map(Number);

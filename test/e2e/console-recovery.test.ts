@@ -1,11 +1,13 @@
 // The console against serve mode (out/main/server.js in its own process): a server restart in the
 // middle of a shift is ridden out without a reload (offline banner, re-registration with back-off,
-// events resumed, a call taken afterwards), and remote mode: a console served by one server,
+// events resumed, a call taken afterwards; an agent Ready before it is Ready after it, as the server
+// restored them, and is offered a queue call), and remote mode: a console served by one server,
 // pointed at a second started with --allow-origin, signs in, registers and takes a call there.
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { heardLevel, openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
@@ -43,6 +45,21 @@ async function registeredDevices(url: string): Promise<number> {
   const { token, accountId } = await admin(url);
   const res = await fetch(`${url}/v2/accounts/${accountId}/devices/status`, { headers: { "X-Auth-Token": token } });
   return ((await res.json()) as { data: unknown[] }).data.length;
+}
+
+/** What the server says a demo recipient's queue state is. */
+async function recipientState(url: string, username: string): Promise<string> {
+  const { token, accountId } = await admin(url);
+  const users = await fetch(`${url}/v2/accounts/${accountId}/users`, { headers: { "X-Auth-Token": token } });
+  const id = ((await users.json()) as { data: { id: string; username: string }[] }).data.find((u) => u.username === username)?.id ?? "";
+  const res = await fetch(`${url}/v2/accounts/${accountId}/callq_recipients/${id}/status`, { headers: { "X-Auth-Token": token } });
+  expect(res.status).toBe(200);
+  return ((await res.json()) as { data: { availability_state: string } }).data.availability_state;
+}
+
+/** Waits until the console shows the queue state `state`. */
+async function shownState(page: Page, state: string): Promise<void> {
+  await page.locator(`[data-testid="agent-state-name"][data-state="${state}"]`).waitFor({ timeout: 20_000 });
 }
 
 async function takeCall(c: ConsolePage): Promise<void> {
@@ -106,6 +123,68 @@ describe("the console rides out a server restart", () => {
     await takeCall(agent);
     // The new call's record reached the console through the resumed event websocket.
     await page.getByRole("region", { name: "Recent calls" }).getByRole("row", { name: /Casey Customer/ }).waitFor();
+  });
+
+  it("keeps the agent Ready across the restart (the server's saved state, read again) and offers them a queue call, without a reload", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "sb-console-shift-"));
+    dirs.push(dataDir);
+    const first = await serve({ args: ["--data-dir", dataDir] });
+    servers.push(first);
+    const agent = await openConsole(browser.browser, first.url);
+    consoles.push(agent);
+    const { page } = agent;
+    await signIn(page, "agent1");
+    await waitRegistered(page);
+    await page.evaluate("globalThis.__sameDocument = true");
+
+    // Login and Ready through the console's buttons; the server agrees.
+    const panel = page.getByTestId("agent-state");
+    await shownState(page, "Not-Logged-In");
+    await panel.getByRole("button", { name: "Login" }).click();
+    await shownState(page, "Away");
+    await panel.getByRole("button", { name: "Ready" }).click();
+    await shownState(page, "Ready");
+    expect(await recipientState(first.url, "agent1")).toBe("Ready");
+
+    await first.stop();
+    await page.getByRole("status").filter({ hasText: "Offline" }).waitFor({ timeout: 15_000 });
+    // Meanwhile the console says the state it shows is the last one the server gave.
+    await page.getByText(/^Not live:/).waitFor({ timeout: 15_000 });
+
+    // The console reads the state again from the restarted server once its events are back.
+    const reread = page.waitForResponse(
+      (res) => res.request().method() === "GET" && /\/callq_recipients\/[^/]+\/status$/.test(new URL(res.url()).pathname) && res.status() === 200,
+      { timeout: 60_000 },
+    );
+    const port = new URL(first.url).port;
+    const second = await serve({ args: ["--port", port, "--data-dir", dataDir] });
+    servers.push(second);
+    expect(second.url).toBe(first.url);
+    const answer = (await (await reread).json()) as { data: { availability_state: string } };
+    expect(answer.data.availability_state, "the state the restarted server restored").toBe("Ready");
+    await waitRegistered(page, 45_000);
+    await page.getByRole("status").filter({ hasText: "Offline" }).waitFor({ state: "detached", timeout: 45_000 });
+    await page.getByText(/^Not live:/).waitFor({ state: "detached", timeout: 15_000 });
+    await shownState(page, "Ready");
+    expect(await recipientState(second.url, "agent1")).toBe("Ready");
+    expect(await page.evaluate("globalThis.__sameDocument === true")).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-ready-after-restart.png") });
+
+    // A caller to Sales reaches this console, which takes the call and hears them.
+    await simCall(second.url, "5001");
+    const offer = page.getByRole("region", { name: "Incoming call" });
+    await offer.getByRole("button", { name: "Accept" }).waitFor({ timeout: 30_000 });
+    expect(await offer.innerText()).toMatch(/Queue\s+Sales/);
+    await shownState(page, "Call-Offer");
+    await offer.getByRole("button", { name: "Accept" }).click();
+    await page.getByRole("region", { name: /^Call with .*Casey Customer/ }).getByText("Connected").waitFor({ timeout: 20_000 });
+    await shownState(page, "On-A-Call");
+    expect(await recipientState(second.url, "agent1")).toBe("On-A-Call");
+    const heard = (await heardLevel(page, CALLER_TONE)) - (await heardLevel(page, FLOOR));
+    expect(heard, "the agent hears the queue caller").toBeGreaterThan(20);
+    await page.getByRole("button", { name: "Hang up" }).click();
+    await shownState(page, "Wrapup-Time");
+    await second.stop();
   });
 });
 
