@@ -5,16 +5,13 @@
 // as the INVITE leaves) to the 200 OK, and on to the server leg's ICE+DTLS being up (audio can
 // flow). BENCH_CALLS sets the number of calls (default 30). Until the simulated caller exists,
 // the calls come from the second softphone; only the server → agent leg is timed.
-import { mkdtemp, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
 import type { Channel } from "../server/calls/index.js";
 import { DEMO_ACCOUNT_NAME } from "../server/demo.js";
-import { startServer } from "../server/index.js";
 import { launchBrowser } from "../test/helpers/browser.js";
-import { ASSETS_DIR } from "../test/helpers/api.js";
 import { openPhoneLab, phoneLabDir } from "../test/helpers/phone-page.js";
+import { startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 30);
@@ -45,19 +42,8 @@ async function until(what: string, check: () => Promise<boolean> | boolean, ms =
   }
 }
 
-const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-call-setup-"));
-const server = await startServer({
-  host: "127.0.0.1",
-  port: 0,
-  portExplicit: true,
-  eventsPort: 0,
-  dataDir,
-  assetsDir: ASSETS_DIR,
-  rendererDir: await phoneLabDir(),
-  demo: true,
-  allowOrigins: [],
-  logLevel: "silent",
-});
+const bench = await startBenchServer("call-setup", { rendererDir: await phoneLabDir() });
+const { server } = bench;
 const browser = await launchBrowser();
 try {
   const account = (await server.store.global("accounts")).all().find((a) => a.data.name === DEMO_ACCOUNT_NAME);
@@ -116,6 +102,5 @@ try {
   ]);
 } finally {
   await browser.close();
-  await server.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

@@ -19,16 +19,17 @@
 //
 // BENCH_CALLQ_MEDIA_SECONDS: measured window (default 10); BENCH_CALLQ_MEDIA_RUNS: runs (default 1).
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdtemp, readdir, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+import { readdir } from "node:fs/promises";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
 import { DEMO_ACCOUNT_NAME } from "../server/demo.js";
-import { startServer, type RunningServer } from "../server/index.js";
+import type { RunningServer } from "../server/index.js";
 import { MediaEngine, type LegStats, type WebRtcLeg } from "../server/media/index.js";
 import { ASSETS_DIR, credentials, DEMO_PASSWORD } from "../test/helpers/api.js";
 import { hex, PhoneCall, responseTo, SipPhone, SipSocket, tagOf, type SipMessage } from "../test/helpers/sip-client.js";
+import { startBenchServer } from "./lib/server.js";
 import { report } from "./report.js";
 
 const SECONDS = Number(process.env.BENCH_CALLQ_MEDIA_SECONDS ?? 10);
@@ -415,19 +416,8 @@ let serverWorkers = "?";
 const setups: string[] = [];
 
 async function run(round: number): Promise<Point[]> {
-  const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-callq-media-"));
-  const server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    portExplicit: true,
-    eventsPort: 0,
-    dataDir,
-    assetsDir: ASSETS_DIR,
-    rendererDir: null,
-    demo: true,
-    allowOrigins: [],
-    logLevel: "silent",
-  });
+  const bench = await startBenchServer("callq-media");
+  const { server, dataDir } = bench;
   const media = server.calls.context.media;
   serverWorkers = "workerCount" in media ? String(media.workerCount) : "none (the option does not exist yet)";
   const phones = new Phones();
@@ -548,8 +538,7 @@ async function run(round: number): Promise<Point[]> {
     setups.push(`run ${round}: callers placed: ${simCount} simulated, ${sipCount} SIP (${SIM_LIMIT + AGENTS} and ${AGENTS} without set-up failures)`);
   } finally {
     await phones.close();
-    await server.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
   for (const p of points) show(p);
   return points;

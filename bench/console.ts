@@ -5,15 +5,11 @@
 // appearing in the page (a MutationObserver stamps Date.now(); same machine, same clock); each
 // offer is then rejected. Time to interactive: from the Sign in click to the agent view showing the
 // phone registered (the console can take calls). BENCH_CALLS (default 30), BENCH_SIGNINS (default 5).
-import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
-import { join } from "node:path";
+import { loadavg } from "node:os";
 import type { Channel } from "../server/calls/index.js";
-import { startServer } from "../server/index.js";
-import { ASSETS_DIR } from "../test/helpers/api.js";
 import { launchBrowser } from "../test/helpers/browser.js";
 import { CONSOLE_DIR, openConsole, signIn, waitRegistered } from "../test/helpers/console-page.js";
+import { benchLogin, startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 30);
@@ -44,27 +40,11 @@ async function until<T>(what: string, check: () => Promise<T | undefined> | T | 
   }
 }
 
-const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-console-"));
-const server = await startServer({
-  host: "127.0.0.1",
-  port: 0,
-  portExplicit: true,
-  eventsPort: 0,
-  dataDir,
-  assetsDir: ASSETS_DIR,
-  rendererDir: CONSOLE_DIR,
-  demo: true,
-  allowOrigins: [],
-  logLevel: "silent",
-});
+const bench = await startBenchServer("console", { rendererDir: CONSOLE_DIR });
+const { server } = bench;
 const browser = await launchBrowser();
 try {
-  const auth = await fetch(`${server.url}/v2/user_auth`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
-  });
-  const admin = (await auth.json()) as { auth_token: string; data: { account_id: string } };
+  const admin = await benchLogin(server.url);
   const { page } = await openConsole(browser.browser, server.url);
 
   // Time to interactive, over several sign-ins (the first includes loading the page's code).
@@ -78,7 +58,7 @@ try {
       await page.getByRole("button", { name: "Sign out" }).click();
       await page.getByRole("heading", { name: "Sign in to Switchboard" }).waitFor();
       await until("the device to unregister", async () => {
-        const res = await fetch(`${server.url}/v2/accounts/${admin.data.account_id}/devices/status`, { headers: { "X-Auth-Token": admin.auth_token } });
+        const res = await fetch(`${server.url}/v2/accounts/${admin.accountId}/devices/status`, { headers: { "X-Auth-Token": admin.token } });
         return ((await res.json()) as { data: unknown[] }).data.length === 0 ? true : undefined;
       });
     }
@@ -92,9 +72,9 @@ try {
   await page.evaluate(WATCH_ACCEPT);
   const delays: number[] = [];
   for (let i = 0; i < CALLS; i++) {
-    const res = await fetch(`${server.url}/v2/accounts/${admin.data.account_id}/sim/calls`, {
+    const res = await fetch(`${server.url}/v2/accounts/${admin.accountId}/sim/calls`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Auth-Token": admin.auth_token },
+      headers: { "Content-Type": "application/json", "X-Auth-Token": admin.token },
       body: JSON.stringify({ data: { to: "1002", caller_id_number: "+14155550100", audio: "silence_stream://" } }),
     });
     if (res.status !== 201) throw new Error(`sim call refused: ${res.status}`);
@@ -120,6 +100,5 @@ try {
   ]);
 } finally {
   await browser.close();
-  await server.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await bench.close();
 }

@@ -2,13 +2,10 @@
 // share the server's event loop) while the bus publishes at a steady rate for 10 s, at two rates;
 // figures are events delivered per second across subscribers and publish-to-receipt p50 / p99.
 import { fork, type ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
-import { startServer, type RunningServer } from "../server/index.js";
+import type { RunningServer } from "../server/index.js";
+import { benchLogin, startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
 
 const SUBSCRIBERS = Number(process.env.BENCH_SUBSCRIBERS ?? 500);
@@ -153,36 +150,19 @@ async function phase(server: RunningServer, child: ChildProcess, accountId: stri
 }
 
 async function main(): Promise<void> {
-  const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-events-"));
-  const server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    portExplicit: true,
-    eventsPort: 0,
-    dataDir,
-    assetsDir: join(import.meta.dirname, "../assets"),
-    rendererDir: null,
-    demo: true,
-    allowOrigins: [],
-    logLevel: "warn",
-  });
+  const bench = await startBenchServer("events", { logLevel: "warn" });
+  const { server } = bench;
   let child: ChildProcess | null = null;
   try {
-    const login = await fetch(`${server.url}/v2/user_auth`, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
-    });
-    const auth = (await login.json()) as { auth_token: string; data: { account_id: string } };
-    const setup: Setup = { url: `${server.url.replace(/^http/, "ws")}/events`, token: auth.auth_token, accountId: auth.data.account_id };
+    const auth = await benchLogin(server.url);
+    const setup: Setup = { url: `${server.url.replace(/^http/, "ws")}/events`, token: auth.token, accountId: auth.accountId };
     child = fork(import.meta.filename, ["clients", JSON.stringify(setup)], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
     await nextMessage(child, "ready", 60_000);
     for (const rate of RATES) await phase(server, child, setup.accountId, rate);
     child.send({ type: "exit" } satisfies ToClients);
   } finally {
     child?.kill();
-    await server.close();
-    await rm(dataDir, { recursive: true, force: true });
+    await bench.close();
   }
 }
 
