@@ -3,13 +3,11 @@
 // client to the relay payload arriving at a receiver (a child process on loopback).
 import { fork, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startServer, type RunningServer } from "../server/index.js";
+import type { RunningServer } from "../server/index.js";
 import { credentialHashes } from "../server/auth/credentials.js";
+import { startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
 
 const USERS = 5;
@@ -100,19 +98,8 @@ async function main(): Promise<void> {
   const child: ChildProcess = fork(import.meta.filename, ["receiver"], { execArgv: ["--import", "tsx"], stdio: "inherit" });
   const port = await new Promise<number>((resolve) => child.once("message", (m) => resolve((m as { port: number }).port)));
   const receiver = `http://127.0.0.1:${port}`;
-  const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-texting-"));
-  const server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    portExplicit: true,
-    dataDir,
-    assetsDir: "",
-    rendererDir: null,
-    demo: false,
-    allowOrigins: [],
-    logLevel: "silent",
-    eventsPort: 0,
-  });
+  const bench = await startBenchServer("texting", { assetsDir: "", demo: false });
+  const { server } = bench;
   try {
     const senders = await setUp(server, `${receiver}/relay`);
     let n = 0;
@@ -190,9 +177,8 @@ async function main(): Promise<void> {
       [`  relay latency p50 / p99`, `${ms(median(paced, (r) => r.relayP50))} / ${ms(median(paced, (r) => r.relayP99))}`],
     ]);
   } finally {
-    await server.close();
+    await bench.close();
     child.kill();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

@@ -2,12 +2,9 @@
 // on loopback), and the same with one more hook whose receiver never answers, to show in numbers
 // that a hung receiver does not slow delivery to the others (rate, and latency at a fixed pace).
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
 import { createServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startServer } from "../server/index.js";
+import { startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
 
 const HOOKS = 10;
@@ -86,20 +83,8 @@ async function main(): Promise<void> {
   const child: ChildProcess = fork(import.meta.filename, ["receiver"], { execArgv: ["--import", "tsx"], stdio: "inherit" });
   const port = await new Promise<number>((resolve) => child.once("message", (m) => resolve((m as { port: number }).port)));
   const base = `http://127.0.0.1:${port}`;
-  const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-hooks-"));
-  const server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    portExplicit: true,
-    dataDir,
-    assetsDir: "",
-    rendererDir: null,
-    demo: false,
-    allowOrigins: [],
-    logLevel: "silent",
-    eventsPort: 0,
-    webhookTimeoutMs: HANG_TIMEOUT_MS,
-  });
+  const bench = await startBenchServer("hooks", { assetsDir: "", demo: false, webhookTimeoutMs: HANG_TIMEOUT_MS });
+  const { server } = bench;
   try {
     const accounts = await server.store.global("accounts");
     const account = await accounts.create({ name: "bench", realm: "bench.switchboard.local", enabled: true });
@@ -192,9 +177,8 @@ async function main(): Promise<void> {
       [`hung hook: runs after which it was auto-disabled`, `${runs.hung.disabled} of ${ROUNDS}`],
     ]);
   } finally {
-    await server.close();
+    await bench.close();
     child.kill();
-    await rm(dataDir, { recursive: true, force: true });
   }
 }
 
