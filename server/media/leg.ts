@@ -140,7 +140,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#pc.onTrack.subscribe((track) => this.#listen(track));
     this.#pc.connectionStateChange.subscribe((state) => {
       if (state === "connected") this.#connected();
-      else if (state === "failed") void this.close("ice failed");
+      // ICE up but the connection failed: the DTLS handshake did (a timeout, a bad record).
+      else if (state === "failed") void this.close(["connected", "completed"].includes(this.#pc.iceConnectionState) ? "dtls failed" : "ice failed");
       else if (state === "closed") void this.close("transport closed");
     });
 
