@@ -8,17 +8,14 @@
 // detached ones included); the growth between the two is the figure (no more than 10%).
 // BENCH_EVERY=n adds a sample every n calls; BENCH_SNAPSHOT=<dir> writes heap snapshots at both
 // points and prints what grew between them, by constructor, for a leak hunt.
-import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
-import { mkdtemp, rm } from "node:fs/promises";
-import { loadavg, tmpdir } from "node:os";
+import { loadavg } from "node:os";
 import { join } from "node:path";
 import type { CDPSession, Page } from "playwright-core";
-import { startServer } from "../server/index.js";
-import { ASSETS_DIR } from "../test/helpers/api.js";
 import { launchBrowser } from "../test/helpers/browser.js";
 import { CONSOLE_DIR, signIn, waitRegistered } from "../test/helpers/console-page.js";
+import { benchLogin, startBenchServer } from "./lib/server.js";
 import { report } from "./report.js";
 
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
@@ -124,28 +121,11 @@ async function growthByConstructor(before: string, after: string): Promise<[stri
   ];
 }
 
-const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-console-memory-"));
-const server = await startServer({
-  host: "127.0.0.1",
-  port: 0,
-  portExplicit: true,
-  eventsPort: 0,
-  dataDir,
-  assetsDir: ASSETS_DIR,
-  rendererDir: CONSOLE_DIR,
-  demo: true,
-  allowOrigins: [],
-  logLevel: "silent",
-});
+const bench = await startBenchServer("console-memory", { rendererDir: CONSOLE_DIR });
+const server = bench.server;
 const browser = await launchBrowser();
 try {
-  const auth = await fetch(`${server.url}/v2/user_auth`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
-  });
-  if (auth.status !== 201) throw new Error(`admin sign-in refused: ${auth.status}`);
-  const admin = (await auth.json()) as { auth_token: string; data: { account_id: string } };
+  const admin = await benchLogin(server.url);
 
   // Not openConsole(): its init script keeps every RTCPeerConnection for the audio checks, which
   // would hold each call's connection (and sip.js's listeners on it) alive here.
@@ -163,9 +143,9 @@ try {
   const samples: Sample[] = [await sample(cdp, page, 0)];
   const started = Date.now();
   for (let i = 1; i <= CALLS; i++) {
-    const res = await fetch(`${server.url}/v2/accounts/${admin.data.account_id}/sim/calls`, {
+    const res = await fetch(`${server.url}/v2/accounts/${admin.accountId}/sim/calls`, {
       method: "POST",
-      headers: { "Content-Type": "application/json", "X-Auth-Token": admin.auth_token },
+      headers: { "Content-Type": "application/json", "X-Auth-Token": admin.token },
       body: JSON.stringify({
         data: { to: AGENT_EXTENSION, caller_id_name: `Caller ${i}`, caller_id_number: `+1415555${String(i).padStart(4, "0")}`, audio: "tone_stream://%(1000,0,1200)" },
       }),
@@ -214,6 +194,5 @@ try {
   }
 } finally {
   await browser.close();
-  await server.close();
-  await rm(dataDir, { recursive: true, force: true });
+  await bench.close();
 }
