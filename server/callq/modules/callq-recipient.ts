@@ -4,7 +4,7 @@
 import type { CallflowModule, ModuleRun } from "../../calls/callflow-executor.js";
 import type { StoredDoc } from "../../store/index.js";
 import { CallqError, type CallqEngine, type RecipientAction } from "../engine.js";
-import { DEFAULT_FAILURE_MEDIA, DEFAULT_PIN_PROMPT, DEFAULT_SUCCESS_MEDIA, listenForDigits, mediaUp, playPrompt } from "./prompts.js";
+import { DEFAULT_FAILURE_MEDIA, DEFAULT_PIN_PROMPT, DEFAULT_SUCCESS_MEDIA, listenForDigits, mediaUp, playPrompt, type DigitCollection } from "./prompts.js";
 
 /** The actions a phone may ask for (the wrap-up ones are the console's). */
 export const PHONE_ACTIONS = ["login", "logout", "ready", "away", "login_ready", "state_toggle"] as const satisfies readonly RecipientAction[];
@@ -37,40 +37,59 @@ function isRecipient(user: StoredDoc | undefined): user is StoredDoc {
 
 export function callqRecipientModule(engine: CallqEngine): CallflowModule {
   return async (run) => {
-    const { channel, ctx, data, signal } = run;
+    const { channel, data, signal } = run;
     const action = actionOf(data.action);
-    const up = mediaUp(channel);
-    if (!(await channel.answer()) || signal.aborted) return { kind: "handled" };
-    await up;
-    const fail = async (reason: string, extra: object = {}): Promise<{ kind: "handled" }> => {
-      ctx.logger.info({ call_id: channel.id, action: data.action, ...extra }, `callq_recipient: ${reason}`);
-      await playPrompt(ctx, channel, data.failure_media, DEFAULT_FAILURE_MEDIA, signal);
-      return { kind: "handled" };
-    };
-    if (action === undefined) return fail("unknown action");
-    const user = await link(run, linkMethodOf(data.link_method));
-    if (signal.aborted || channel.over) return { kind: "handled" };
-    if (!user) return fail("no recipient could be linked to the caller");
-    const targetQueue = typeof data.target_queue === "string" && data.target_queue !== "" ? data.target_queue : undefined;
-    const options = targetQueue !== undefined && (action === "ready" || action === "away") ? { queueId: targetQueue } : undefined;
+    const method = linkMethodOf(data.link_method);
+    // Listening starts before the answer: a caller who types the pin at once loses no digit to
+    // the answer, the media coming up or the device lookup.
+    const digits = method === "device" ? undefined : listenForDigits(channel, signal);
     try {
-      await engine.recipientAction(channel.accountId, user.id, action, options);
-    } catch (err) {
-      if (err instanceof CallqError) return fail(`the action was refused (${err.code})`, { recipient_id: user.id, err: err.message });
-      throw err;
+      return await act(run, engine, action, method, digits);
+    } finally {
+      digits?.stop();
     }
-    ctx.logger.info({ call_id: channel.id, recipient_id: user.id, action }, "callq_recipient: action done");
-    await playPrompt(ctx, channel, data.success_media, DEFAULT_SUCCESS_MEDIA, signal);
-    return { kind: "handled" };
   };
 }
 
-async function link(run: ModuleRun, method: LinkMethod): Promise<StoredDoc | undefined> {
+async function act(
+  run: ModuleRun,
+  engine: CallqEngine,
+  action: PhoneAction | undefined,
+  method: LinkMethod,
+  digits: DigitCollection | undefined,
+): Promise<{ kind: "handled" }> {
+  const { channel, ctx, data, signal } = run;
+  const up = mediaUp(channel);
+  if (!(await channel.answer()) || signal.aborted) return { kind: "handled" };
+  await up;
+  const fail = async (reason: string, extra: object = {}): Promise<{ kind: "handled" }> => {
+    ctx.logger.info({ call_id: channel.id, action: data.action, ...extra }, `callq_recipient: ${reason}`);
+    await playPrompt(ctx, channel, data.failure_media, DEFAULT_FAILURE_MEDIA, signal);
+    return { kind: "handled" };
+  };
+  if (action === undefined) return fail("unknown action");
+  const user = await link(run, method, digits);
+  if (signal.aborted || channel.over) return { kind: "handled" };
+  if (!user) return fail("no recipient could be linked to the caller");
+  const targetQueue = typeof data.target_queue === "string" && data.target_queue !== "" ? data.target_queue : undefined;
+  const options = targetQueue !== undefined && (action === "ready" || action === "away") ? { queueId: targetQueue } : undefined;
+  try {
+    await engine.recipientAction(channel.accountId, user.id, action, options);
+  } catch (err) {
+    if (err instanceof CallqError) return fail(`the action was refused (${err.code})`, { recipient_id: user.id, err: err.message });
+    throw err;
+  }
+  ctx.logger.info({ call_id: channel.id, recipient_id: user.id, action }, "callq_recipient: action done");
+  await playPrompt(ctx, channel, data.success_media, DEFAULT_SUCCESS_MEDIA, signal);
+  return { kind: "handled" };
+}
+
+async function link(run: ModuleRun, method: LinkMethod, digits: DigitCollection | undefined): Promise<StoredDoc | undefined> {
   if (method !== "pin") {
     const owner = await deviceOwner(run);
-    if (owner || method === "device") return owner;
+    if (owner || method === "device" || !digits) return owner;
   }
-  return byPin(run);
+  return digits ? byPin(run, digits) : undefined;
 }
 
 /** The calling device's owner, when a call-queue-enabled user (a simulated caller has none). */
@@ -83,26 +102,21 @@ async function deviceOwner(run: ModuleRun): Promise<StoredDoc | undefined> {
 }
 
 /** Prompts for a pin (# or a pause ends it) up to PIN_TRIES times; the recipient whose callq.pin it is. */
-async function byPin(run: ModuleRun): Promise<StoredDoc | undefined> {
+async function byPin(run: ModuleRun, digits: DigitCollection): Promise<StoredDoc | undefined> {
   const { channel, ctx, data, signal } = run;
-  const digits = listenForDigits(channel, signal);
-  try {
-    for (let attempt = 1; attempt <= PIN_TRIES; attempt++) {
-      await playPrompt(ctx, channel, data.pin_prompt_media, DEFAULT_PIN_PROMPT, signal);
-      const pin = await digits.collect({ firstDigitMs: PIN_FIRST_DIGIT_MS, interDigitMs: PIN_INTER_DIGIT_MS, maxDigits: PIN_MAX_DIGITS });
-      if (pin === undefined) return undefined;
-      if (pin !== "") {
-        const users = (await ctx.store.account(channel.accountId, "users")).all();
-        const user = users.find((u) => isRecipient(u) && pinOf(u) === pin);
-        if (user) return user;
-      }
-      ctx.logger.info({ call_id: channel.id, attempt }, "callq_recipient: wrong or no pin");
-      if (attempt < PIN_TRIES) await playPrompt(ctx, channel, data.failure_media, DEFAULT_FAILURE_MEDIA, signal);
+  for (let attempt = 1; attempt <= PIN_TRIES; attempt++) {
+    await playPrompt(ctx, channel, data.pin_prompt_media, DEFAULT_PIN_PROMPT, signal);
+    const pin = await digits.collect({ firstDigitMs: PIN_FIRST_DIGIT_MS, interDigitMs: PIN_INTER_DIGIT_MS, maxDigits: PIN_MAX_DIGITS });
+    if (pin === undefined) return undefined;
+    if (pin !== "") {
+      const users = (await ctx.store.account(channel.accountId, "users")).all();
+      const user = users.find((u) => isRecipient(u) && pinOf(u) === pin);
+      if (user) return user;
     }
-    return undefined;
-  } finally {
-    digits.stop();
+    ctx.logger.info({ call_id: channel.id, attempt }, "callq_recipient: wrong or no pin");
+    if (attempt < PIN_TRIES) await playPrompt(ctx, channel, data.failure_media, DEFAULT_FAILURE_MEDIA, signal);
   }
+  return undefined;
 }
 
 function pinOf(user: StoredDoc): string | undefined {
