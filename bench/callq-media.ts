@@ -34,6 +34,8 @@ import { report } from "./report.js";
 
 const SECONDS = Number(process.env.BENCH_CALLQ_MEDIA_SECONDS ?? 10);
 const RUNS = Number(process.env.BENCH_CALLQ_MEDIA_RUNS ?? 1);
+/** The server's media worker threads, as `--media-workers` sets them (serve mode: one per core). */
+const SERVER_WORKERS = Number(process.env.BENCH_CALLQ_MEDIA_WORKERS ?? 0);
 const AGENTS = 20;
 const WAITING = 50;
 const SIM_LIMIT = 50;
@@ -416,7 +418,7 @@ let serverWorkers = "?";
 const setups: string[] = [];
 
 async function run(round: number): Promise<Point[]> {
-  const bench = await startBenchServer("callq-media");
+  const bench = await startBenchServer("callq-media", { mediaWorkers: SERVER_WORKERS });
   const { server, dataDir } = bench;
   const media = server.calls.context.media;
   serverWorkers = "workerCount" in media ? String(media.workerCount) : "none (the option does not exist yet)";
