@@ -1,7 +1,7 @@
 // A collection's write-ahead journal: numbered files of JSON lines beside the collection file.
 // A change is acknowledged once its line is appended (one write call per batch, in order); the
 // collection file is rewritten later and the generations it covers are then removed.
-import { appendFile, readFile, readdir, rm } from "node:fs/promises";
+import { open, readFile, readdir, rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
 
 interface LineItem {
@@ -33,6 +33,11 @@ export class Journal {
   /** The generation the pump is appending to; it catches up with #generation at each marker. */
   #writing = 0;
   #pumping = false;
+  /**
+   * The generation being appended to, kept open between batches (opening and closing the file
+   * per append cost more than the write); closed at each rotation, so a snapshot leaves none open.
+   */
+  #handle: { generation: number; file: FileHandle } | undefined;
 
   constructor(collectionFile: string) {
     this.#dir = dirname(collectionFile);
@@ -107,6 +112,7 @@ export class Journal {
         if (head?.kind === "rotate") {
           // Lines queued before the marker went to the old generation; later ones go here.
           this.#queue.shift();
+          await this.#closeHandle();
           this.#writing = head.generation;
           head.resolve();
           continue;
@@ -114,15 +120,32 @@ export class Journal {
         const batch: LineItem[] = [];
         while (this.#queue[0]?.kind === "line") batch.push(this.#queue.shift() as LineItem);
         try {
-          await appendFile(this.#path(this.#writing), batch.map((b) => b.text).join(""));
+          const file = await this.#fileFor(this.#writing);
+          await file.appendFile(batch.map((b) => b.text).join(""));
           for (const b of batch) b.resolve();
         } catch (err) {
+          // The next batch opens the file afresh.
+          await this.#closeHandle();
           for (const b of batch) b.reject(err as Error);
         }
       }
     } finally {
       this.#pumping = false;
     }
+  }
+
+  async #fileFor(generation: number): Promise<FileHandle> {
+    if (this.#handle?.generation === generation) return this.#handle.file;
+    await this.#closeHandle();
+    const file = await open(this.#path(generation), "a");
+    this.#handle = { generation, file };
+    return file;
+  }
+
+  async #closeHandle(): Promise<void> {
+    const handle = this.#handle;
+    this.#handle = undefined;
+    await handle?.file.close().catch(() => undefined);
   }
 
   async #generations(): Promise<number[]> {
