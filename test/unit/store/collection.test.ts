@@ -1,5 +1,5 @@
 import { fork } from "node:child_process";
-import { appendFile, mkdtemp, readFile, readdir, rm } from "node:fs/promises";
+import { appendFile, mkdtemp, readFile, readdir, readlink, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
@@ -75,6 +75,21 @@ describe("collection", () => {
     const doc = await devices.create(input);
     input.sip.username = "changed";
     expect((devices.get(doc.id)?.data.sip as { username: string }).username).toBe("u");
+  });
+
+  it.runIf(process.platform === "linux")("keeps the journal open while writing and leaves no file open once flushed", async () => {
+    const journalsOpen = async (): Promise<number> => {
+      const links = await Promise.all((await readdir("/proc/self/fd")).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")));
+      return links.filter((l) => l.startsWith(dir) && l.endsWith(".journal")).length;
+    };
+    const store = await Store.open({ dir });
+    const devices = await store.account(ACCOUNT, "devices");
+    for (let i = 0; i < 5; i++) await devices.create({ name: `d${i}` });
+    expect(await journalsOpen()).toBe(1);
+    await store.close();
+    expect(await journalsOpen()).toBe(0);
+    const again = await (await Store.open({ dir })).account(ACCOUNT, "devices");
+    expect(again.size).toBe(5);
   });
 
   it("creates a document together with its attachment: nobody sees one without the other", async () => {
