@@ -253,12 +253,13 @@ describe("admin: queue membership", () => {
   it("moves between the tabs with the arrow keys", async () => {
     const { page } = admin;
     await page.getByRole("tab", { name: "Queue membership" }).focus();
+    // The key's effect lands in React's next render: wait for it rather than reading at once.
     await page.keyboard.press("ArrowRight");
-    expect(await page.getByRole("tab", { name: "Devices" }).getAttribute("aria-selected")).toBe("true");
-    expect(await page.evaluate("document.activeElement.textContent")).toBe("Devices");
+    await expect.poll(() => page.getByRole("tab", { name: "Devices" }).getAttribute("aria-selected")).toBe("true");
+    await expect.poll(() => page.evaluate("document.activeElement.textContent")).toBe("Devices");
     await page.keyboard.press("End");
-    expect(await page.getByRole("tab", { name: "Queue membership" }).getAttribute("aria-selected")).toBe("true");
-    expect(new URL(page.url()).hash).toBe("#/admin?tab=queues");
+    await expect.poll(() => page.getByRole("tab", { name: "Queue membership" }).getAttribute("aria-selected")).toBe("true");
+    await expect.poll(() => new URL(page.url()).hash).toBe("#/admin?tab=queues");
   });
 });
 
