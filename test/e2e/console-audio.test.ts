@@ -148,7 +148,7 @@ describe("audio settings", () => {
     const ring = (await page.evaluate(`(${TONE_IN_PAGE})(480)`)) as ToneProbe | null;
     expect(ring).toMatchObject({ kind: "ringer", sinkId: ringerId, paused: false });
     await page.getByRole("button", { name: "Stop tone on the ringer" }).click();
-    expect(await page.locator("audio[data-test-tone]").count()).toBe(0);
-    expect(await page.getByRole("button", { name: "Play test tone on the ringer" }).isVisible()).toBe(true);
+    await expect.poll(() => page.locator("audio[data-test-tone]").count()).toBe(0);
+    await expect.poll(() => page.getByRole("button", { name: "Play test tone on the ringer" }).isVisible()).toBe(true);
   });
 });
