@@ -156,7 +156,7 @@ describe("texting pane", () => {
 
     // Search narrows the list.
     await page.getByLabel("Search conversations").fill("pat");
-    expect(await page.locator(".conversation-item").count()).toBe(1);
+    await expect.poll(() => page.locator(".conversation-item").count()).toBe(1);
     await page.getByLabel("Search conversations").fill("");
 
     // Pat opts out: shown in the list and in the thread, and the compose box closes.
