@@ -1,12 +1,13 @@
 // Admin: blocklists of caller numbers. Create, edit (numbers one per line; the server keeps them in
 // E.164), delete after a confirmation, and choose which lists the account puts in force.
-import { useEffect, useId, useState, type FormEvent } from "react";
+import { useEffect, useId, type FormEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { Blocklist, BlocklistRow } from "../../api/admin.js";
 import { TextField } from "../../components/TextField.js";
 import { useAppStore } from "../../state/context.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
 import { EmptyRow, ErrorAlert, RowActions } from "./parts.js";
+import { useDocEditor } from "./use-doc-editor.js";
 
 interface Draft {
   id?: string;
@@ -48,49 +49,23 @@ export function AdminBlocklists() {
     })),
   );
   const { blocklists, loadBlocklists } = s;
-  const [draft, setDraft] = useState<Draft | null>(null);
-  // The form's heading names what is edited as it was, not as it is being retyped.
-  const [formTitle, setFormTitle] = useState("");
-  const [formError, setFormError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
-  const [confirming, setConfirming] = useState<BlocklistRow | null>(null);
-  const [deleting, setDeleting] = useState(false);
+  const editor = useDocEditor<BlocklistRow, Draft>({
+    open: async (row) => {
+      const list = await s.readBlocklist(row.id);
+      return typeof list === "string" ? list : { title: `Edit ${list.name}`, draft: toDraft(list) };
+    },
+    save: (draft) =>
+      s.saveBlocklist({
+        ...(draft.id === undefined ? {} : { id: draft.id }),
+        name: draft.name,
+        numbers: numbersFromText(draft.numbers),
+        should_block_anonymous: draft.blockAnonymous,
+      }),
+    remove: (row) => s.deleteBlocklist(row.id),
+  });
+  const { draft, confirming } = editor;
 
   useEffect(() => void loadBlocklists(), [loadBlocklists]);
-
-  async function edit(row: BlocklistRow) {
-    setFormError(null);
-    const list = await s.readBlocklist(row.id);
-    if (typeof list === "string") setFormError(list);
-    else {
-      setFormTitle(`Edit ${list.name}`);
-      setDraft(toDraft(list));
-    }
-  }
-
-  async function save(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (draft === null || saving) return;
-    setSaving(true);
-    const problem = await s.saveBlocklist({
-      ...(draft.id === undefined ? {} : { id: draft.id }),
-      name: draft.name,
-      numbers: numbersFromText(draft.numbers),
-      should_block_anonymous: draft.blockAnonymous,
-    });
-    setSaving(false);
-    setFormError(problem);
-    if (problem === null) setDraft(null);
-  }
-
-  async function confirmDelete() {
-    if (confirming === null) return;
-    setDeleting(true);
-    await s.deleteBlocklist(confirming.id);
-    setDeleting(false);
-    if (draft?.id === confirming.id) setDraft(null);
-    setConfirming(null);
-  }
 
   return (
     <div>
@@ -100,11 +75,7 @@ export function AdminBlocklists() {
         <button
           type="button"
           className="button"
-          onClick={() => {
-            setFormError(null);
-            setFormTitle("New blocklist");
-            setDraft(EMPTY_DRAFT);
-          }}
+          onClick={() => editor.startNew("New blocklist", EMPTY_DRAFT)}
         >
           New blocklist
         </button>
@@ -115,9 +86,17 @@ export function AdminBlocklists() {
       <ErrorAlert message={blocklists.error} />
 
       {draft !== null ? (
-        <BlocklistForm title={formTitle} draft={draft} error={formError} saving={saving} onChange={setDraft} onSubmit={save} onCancel={() => setDraft(null)} />
+        <BlocklistForm
+          title={editor.formTitle}
+          draft={draft}
+          error={editor.formError}
+          saving={editor.saving}
+          onChange={editor.setDraft}
+          onSubmit={(e) => void editor.save(e)}
+          onCancel={() => editor.setDraft(null)}
+        />
       ) : (
-        <ErrorAlert message={formError} />
+        <ErrorAlert message={editor.formError} />
       )}
 
       <table className="data-table" aria-busy={blocklists.loading}>
@@ -148,7 +127,7 @@ export function AdminBlocklists() {
                   />
                 </td>
                 <td>
-                  <RowActions name={name} onEdit={() => void edit(row)} onDelete={() => setConfirming(row)} />
+                  <RowActions name={name} onEdit={() => void editor.edit(row)} onDelete={() => editor.setConfirming(row)} />
                 </td>
               </tr>
             );
@@ -161,9 +140,9 @@ export function AdminBlocklists() {
         title="Delete this blocklist?"
         message={confirming === null ? "" : `“${confirming.name ?? confirming.id}” and its numbers will be deleted; its callers get through again.`}
         confirmLabel="Delete blocklist"
-        busy={deleting}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => setConfirming(null)}
+        busy={editor.deleting}
+        onConfirm={() => void editor.confirmDelete()}
+        onCancel={() => editor.setConfirming(null)}
       />
     </div>
   );

@@ -1,7 +1,7 @@
 // Admin: webhooks. The account's hooks with their state (an auto-disabled hook says why), create
 // and edit, delete after a confirmation, re-enable the auto-disabled ones, and the attempts log
 // of every hook or of one.
-import { useEffect, useId, useState, type FormEvent } from "react";
+import { useEffect, useId, type FormEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { HookKind, Webhook, WebhookRow } from "../../api/admin.js";
 import { TextField } from "../../components/TextField.js";
@@ -9,6 +9,7 @@ import { useAppStore } from "../../state/context.js";
 import { fromGregorianSeconds } from "../../state/recordings.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
 import { EmptyRow, ErrorAlert, RowActions } from "./parts.js";
+import { useDocEditor } from "./use-doc-editor.js";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "medium" });
 
@@ -31,13 +32,6 @@ export function AdminWebhooks() {
     })),
   );
   const { webhooks, attempts, loadWebhooks, loadAttempts } = s;
-  const [draft, setDraft] = useState<Webhook | null>(null);
-  // The form's heading names what is edited as it was, not as it is being retyped.
-  const [formTitle, setFormTitle] = useState("");
-  const [formError, setFormError] = useState<string | null>(null);
-  const [saving, setSaving] = useState(false);
-  const [confirming, setConfirming] = useState<WebhookRow | null>(null);
-  const [deleting, setDeleting] = useState(false);
   const attemptsFilterId = useId();
 
   useEffect(() => {
@@ -45,37 +39,16 @@ export function AdminWebhooks() {
     void loadAttempts(null);
   }, [loadWebhooks, loadAttempts]);
 
-  async function edit(row: WebhookRow) {
-    setFormError(null);
-    const hook = await s.readWebhook(row.id);
-    if (typeof hook === "string") setFormError(hook);
-    else {
-      setFormTitle(`Edit ${hook.name}`);
-      setDraft(hook);
-    }
-  }
-
-  async function save(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    if (draft === null || saving) return;
-    setSaving(true);
-    const problem = await s.saveWebhook(draft);
-    setSaving(false);
-    setFormError(problem);
-    if (problem === null) {
-      setDraft(null);
-      void loadAttempts(attempts.hookId);
-    }
-  }
-
-  async function confirmDelete() {
-    if (confirming === null) return;
-    setDeleting(true);
-    await s.deleteWebhook(confirming.id);
-    setDeleting(false);
-    if (draft?.id === confirming.id) setDraft(null);
-    setConfirming(null);
-  }
+  const editor = useDocEditor<WebhookRow, Webhook>({
+    open: async (row) => {
+      const hook = await s.readWebhook(row.id);
+      return typeof hook === "string" ? hook : { title: `Edit ${hook.name}`, draft: hook };
+    },
+    save: (draft) => s.saveWebhook(draft),
+    remove: (row) => s.deleteWebhook(row.id),
+    saved: () => void loadAttempts(attempts.hookId),
+  });
+  const { draft, confirming } = editor;
 
   const nameOf = (hookId: string | undefined) => webhooks.rows.find((row) => row.id === hookId)?.name ?? hookId ?? "—";
   const disabledCount = webhooks.rows.filter((row) => row.enabled === false && row.disable_reason !== undefined).length;
@@ -87,11 +60,7 @@ export function AdminWebhooks() {
         <button
           type="button"
           className="button"
-          onClick={() => {
-            setFormError(null);
-            setFormTitle("New webhook");
-            setDraft(NEW_HOOK);
-          }}
+          onClick={() => editor.startNew("New webhook", NEW_HOOK)}
         >
           New webhook
         </button>
@@ -124,17 +93,17 @@ export function AdminWebhooks() {
 
       {draft !== null ? (
         <WebhookForm
-          title={formTitle}
+          title={editor.formTitle}
           draft={draft}
           kinds={webhooks.kinds}
-          error={formError}
-          saving={saving}
-          onChange={setDraft}
-          onSubmit={save}
-          onCancel={() => setDraft(null)}
+          error={editor.formError}
+          saving={editor.saving}
+          onChange={editor.setDraft}
+          onSubmit={(e) => void editor.save(e)}
+          onCancel={() => editor.setDraft(null)}
         />
       ) : (
-        <ErrorAlert message={formError} />
+        <ErrorAlert message={editor.formError} />
       )}
 
       <table className="data-table" aria-busy={webhooks.loading}>
@@ -167,7 +136,7 @@ export function AdminWebhooks() {
                   )}
                 </td>
                 <td>
-                  <RowActions name={name} onEdit={() => void edit(row)} onDelete={() => setConfirming(row)}>
+                  <RowActions name={name} onEdit={() => void editor.edit(row)} onDelete={() => editor.setConfirming(row)}>
                     <button type="button" className="button button-small" aria-label={`Attempts of ${name}`} onClick={() => void loadAttempts(row.id)}>
                       Attempts
                     </button>
@@ -242,9 +211,9 @@ export function AdminWebhooks() {
         title="Delete this webhook?"
         message={confirming === null ? "" : `“${confirming.name ?? confirming.id}” will stop receiving events. This cannot be undone.`}
         confirmLabel="Delete webhook"
-        busy={deleting}
-        onConfirm={() => void confirmDelete()}
-        onCancel={() => setConfirming(null)}
+        busy={editor.deleting}
+        onConfirm={() => void editor.confirmDelete()}
+        onCancel={() => editor.setConfirming(null)}
       />
     </div>
   );
