@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { ServerConfig } from "../../server/config.js";
 import { startServer, type RunningServer } from "../../server/index.js";
-import { ASSETS_DIR, credentials, DEMO_PASSWORD } from "../../test/helpers/api.js";
+import { credentials, DEMO_PASSWORD, localServerConfig } from "../../test/helpers/api.js";
 
 export interface BenchServer {
   server: RunningServer;
@@ -16,19 +16,7 @@ export interface BenchServer {
 
 export async function startBenchServer(name: string, config: Partial<ServerConfig> = {}): Promise<BenchServer> {
   const dataDir = await mkdtemp(join(tmpdir(), `sb-bench-${name}-`));
-  const server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    portExplicit: true,
-    eventsPort: 0,
-    dataDir,
-    assetsDir: ASSETS_DIR,
-    rendererDir: null,
-    demo: true,
-    allowOrigins: [],
-    logLevel: "silent",
-    ...config,
-  });
+  const server = await startServer(localServerConfig(dataDir, config));
   return {
     server,
     dataDir,

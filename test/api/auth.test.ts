@@ -2,7 +2,7 @@
 // realm or number), api_auth, token_auth, token sources, sliding expiry, the login throttle.
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { credentials, DEMO_PASSWORD, startApi, TestClock, type TestApi } from "../helpers/api.js";
+import { credentials, DEMO_PASSWORD, startApi, TestClock, type TestApi, localServerConfig } from "../helpers/api.js";
 
 const TTL_S = 300;
 const clock = new TestClock();
@@ -80,20 +80,7 @@ describe("tokens", () => {
     // Reopen this server's data directory in a new server and use the same token there.
     const { startServer } = await import("../../server/index.js");
     await api.server.close();
-    const again = await startServer({
-      host: "127.0.0.1",
-      port: 0,
-      portExplicit: true,
-    eventsPort: 0,
-      dataDir: api.dataDir,
-      assetsDir: "",
-      rendererDir: null,
-      demo: false,
-      allowOrigins: [],
-      logLevel: "silent",
-      tokenTtlS: TTL_S,
-      clock,
-    });
+    const again = await startServer(localServerConfig(api.dataDir, { assetsDir: "", demo: false, tokenTtlS: TTL_S, clock }))
     try {
       const res = await fetch(`${again.url}/v2/token_auth`, { headers: { "X-Auth-Token": token } });
       expect(res.status).toBe(200);

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
 import { startServer, type RunningServer } from "../../server/index.js";
+import { localServerConfig } from "../helpers/api.js";
 
 let server: RunningServer;
 let dataDir: string;
@@ -40,18 +41,7 @@ function upgrade(headers: Record<string, string>): Promise<number> {
 
 beforeAll(async () => {
   dataDir = await mkdtemp(join(tmpdir(), "sb-guard-"));
-  server = await startServer({
-    host: "127.0.0.1",
-    port: 0,
-    portExplicit: true,
-    eventsPort: 0,
-    dataDir,
-    assetsDir: join(import.meta.dirname, "../../assets"),
-    rendererDir: null,
-    demo: false,
-    allowOrigins: ["http://console.example:9000"],
-    logLevel: "silent",
-  });
+  server = await startServer(localServerConfig(dataDir, { demo: false, allowOrigins: ["http://console.example:9000"] }))
 });
 afterAll(async () => {
   await server.close();

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/index.js";
 import { toGregorianSeconds } from "../../server/clock.js";
 import type { BusEvent } from "../../server/events/index.js";
-import { ASSETS_DIR, DEMO_PASSWORD, TestClock, credentials, startApi, type TestApi } from "../helpers/api.js";
+import { DEMO_PASSWORD, TestClock, credentials, startApi, type TestApi, localServerConfig } from "../helpers/api.js";
 
 const RETRY_DELAY_MS = 100;
 const TIMEOUT_MS = 1_000;
@@ -102,22 +102,9 @@ class Receiver {
 
 /** A server on an existing data directory with webhook timings short enough for tests. */
 function serverOn(dataDir: string, options: { clock?: TestClock; retryDelayMs?: number } = {}): Promise<RunningServer> {
-  return startServer({
-    host: "127.0.0.1",
-    port: 0,
-    portExplicit: true,
-    dataDir,
-    assetsDir: ASSETS_DIR,
-    rendererDir: null,
-    demo: false,
-    allowOrigins: [],
-    logLevel: "silent",
-    // Never the real 5555: a running console may hold it.
-    eventsPort: 0,
-    clock: options.clock,
-    webhookRetryDelayMs: options.retryDelayMs ?? RETRY_DELAY_MS,
-    webhookTimeoutMs: TIMEOUT_MS,
-  });
+  return startServer(
+    localServerConfig(dataDir, { demo: false, clock: options.clock, webhookRetryDelayMs: options.retryDelayMs ?? RETRY_DELAY_MS, webhookTimeoutMs: TIMEOUT_MS }),
+  )
 }
 
 interface Reply<T> {

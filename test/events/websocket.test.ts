@@ -9,7 +9,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../server/events/index.js";
 import { parseArgs, type ServerConfig } from "../../server/config.js";
 import { startServer } from "../../server/index.js";
-import { ASSETS_DIR, TestClock, createAccount, startApi, type TestApi } from "../helpers/api.js";
+import { TestClock, createAccount, startApi, type TestApi, localServerConfig } from "../helpers/api.js";
 import { EventsClient, type EventMessage } from "../helpers/events-client.js";
 
 const OTHER_ACCOUNT = "f".repeat(32);
@@ -418,19 +418,9 @@ describe("event websocket: the classic port and the guard", () => {
     const busy = typeof address === "object" && address ? address.port : 0;
     const warnings: string[] = [];
     const dataDir = await mkdtemp(join(tmpdir(), "sb-events-port-"));
-    const server = await startServer({
-      host: "127.0.0.1",
-      port: 0,
-      portExplicit: true,
-      eventsPort: busy,
-      dataDir,
-      assetsDir: ASSETS_DIR,
-      rendererDir: null,
-      demo: false,
-      allowOrigins: [],
-      logLevel: "warn",
-      logger: pino({ level: "warn" }, { write: (line: string) => warnings.push(line) }),
-    });
+    const server = await startServer(
+      localServerConfig(dataDir, { eventsPort: busy, demo: false, logLevel: "warn", logger: pino({ level: "warn" }, { write: (line: string) => warnings.push(line) }) }),
+    )
     try {
       expect(server.eventsPort).toBeNull();
       expect(warnings.join("")).toContain(`event websocket port ${busy} is unavailable`);

@@ -55,24 +55,32 @@ export function credentials(username: string, password: string): string {
   return createHash("md5").update(`${username.toLowerCase()}:${password}`).digest("hex");
 }
 
-export async function startApi(options: { tokenTtlS?: number; clock?: Clock; demo?: boolean; config?: Partial<ServerConfig> } = {}): Promise<TestApi> {
-  const dataDir = await mkdtemp(join(tmpdir(), "sb-api-"));
-  const server = await startServer({
+/**
+ * An in-process server's configuration for tests and benchmarks: loopback on a free port, no
+ * events port of its own, the shipped assets, the demo account, silent; `overrides` win.
+ */
+export function localServerConfig(dataDir: string, overrides: Partial<ServerConfig> = {}): ServerConfig {
+  return {
     host: "127.0.0.1",
     port: 0,
     portExplicit: true,
-    // Tests never take the real 5555 (a running console may hold it; parallel tests would race).
+    // Never the real 5555 (a running console may hold it; parallel tests would race).
     eventsPort: 0,
     dataDir,
     assetsDir: ASSETS_DIR,
     rendererDir: null,
-    demo: options.demo ?? true,
+    demo: true,
     allowOrigins: [],
     logLevel: "silent",
-    tokenTtlS: options.tokenTtlS,
-    clock: options.clock,
-    ...options.config,
-  });
+    ...overrides,
+  };
+}
+
+export async function startApi(options: { tokenTtlS?: number; clock?: Clock; demo?: boolean; config?: Partial<ServerConfig> } = {}): Promise<TestApi> {
+  const dataDir = await mkdtemp(join(tmpdir(), "sb-api-"));
+  const server = await startServer(
+    localServerConfig(dataDir, { demo: options.demo ?? true, tokenTtlS: options.tokenTtlS, clock: options.clock, ...options.config }),
+  );
 
   async function call<T>(method: string, path: string, o: CallOptions = {}): Promise<ApiResponse<Envelope<T>>> {
     const url = new URL(path, server.url);

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startServer, type RunningServer } from "../../server/index.js";
-import { ASSETS_DIR, TestClock, credentials, DEMO_PASSWORD } from "../helpers/api.js";
+import { TestClock, credentials, DEMO_PASSWORD, localServerConfig } from "../helpers/api.js";
 import { poll } from "../helpers/poll.js";
 import { RelayReceiver } from "./texting-client.js";
 
@@ -24,20 +24,7 @@ afterAll(async () => {
 });
 
 function start(clock: TestClock, retryDelayMs: number): Promise<RunningServer> {
-  return startServer({
-    host: "127.0.0.1",
-    port: 0,
-    portExplicit: true,
-    eventsPort: 0,
-    dataDir,
-    assetsDir: ASSETS_DIR,
-    rendererDir: null,
-    demo: true,
-    allowOrigins: [],
-    logLevel: "silent",
-    clock,
-    webhookRetryDelayMs: retryDelayMs,
-  });
+  return startServer(localServerConfig(dataDir, { clock, webhookRetryDelayMs: retryDelayMs }));
 }
 
 async function json<T>(url: string, init: RequestInit): Promise<T> {
