@@ -90,19 +90,25 @@ afterAll(async () => {
   for (const d of dirs) await rm(d, { recursive: true, force: true });
 });
 
+/** A serve-mode server on a fresh data directory and agent1 signed in and registered there. */
+async function agentOnFreshServer(prefix: string) {
+  const dataDir = await mkdtemp(join(tmpdir(), prefix));
+  dirs.push(dataDir);
+  const first = await serve({ args: ["--data-dir", dataDir] });
+  servers.push(first);
+  const agent = await openConsole(browser.browser, first.url);
+  consoles.push(agent);
+  const { page } = agent;
+  await signIn(page, "agent1");
+  await waitRegistered(page);
+  // Gone if the page reloads.
+  await page.evaluate("globalThis.__sameDocument = true");
+  return { dataDir, first, agent, page };
+}
+
 describe("the console rides out a server restart", () => {
   it("shows the offline banner, registers again with back-off and takes a call, without a reload", async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), "sb-console-restart-"));
-    dirs.push(dataDir);
-    const first = await serve({ args: ["--data-dir", dataDir] });
-    servers.push(first);
-    const agent = await openConsole(browser.browser, first.url);
-    consoles.push(agent);
-    const { page } = agent;
-    await signIn(page, "agent1");
-    await waitRegistered(page);
-    // Gone if the page reloads.
-    await page.evaluate("globalThis.__sameDocument = true");
+    const { dataDir, first, agent, page } = await agentOnFreshServer("sb-console-restart-");
 
     await first.stop();
     const banner = page.getByRole("status").filter({ hasText: "Offline" });
@@ -126,16 +132,7 @@ describe("the console rides out a server restart", () => {
   });
 
   it("keeps the agent Ready across the restart (the server's saved state, read again) and offers them a queue call, without a reload", async () => {
-    const dataDir = await mkdtemp(join(tmpdir(), "sb-console-shift-"));
-    dirs.push(dataDir);
-    const first = await serve({ args: ["--data-dir", dataDir] });
-    servers.push(first);
-    const agent = await openConsole(browser.browser, first.url);
-    consoles.push(agent);
-    const { page } = agent;
-    await signIn(page, "agent1");
-    await waitRegistered(page);
-    await page.evaluate("globalThis.__sameDocument = true");
+    const { dataDir, first, page } = await agentOnFreshServer("sb-console-shift-");
 
     // Login and Ready through the console's buttons; the server agrees.
     const panel = page.getByTestId("agent-state");
