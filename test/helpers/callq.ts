@@ -142,6 +142,9 @@ export async function callqRig(dir?: string): Promise<CallqRig> {
     scheduler,
     logger: { info: log, warn: log, error: log },
   });
+  // Load the account now (its collections are opened from disk), so that later a join or a
+  // recipient action needs no I/O and `settle` is enough for it, however slow the disk is.
+  await engine.ensureStarted(ACCOUNT);
   const rig: CallqRig = {
     engine,
     store,
