@@ -1,19 +1,33 @@
 // A leg's RTP once ICE and DTLS are up: SRTP packets go between the leg and its UDP socket
-// directly, still protected by werift's SRTP session, but past werift's per-packet layers (a STUN
-// parse attempt, four event hops each starting a promise, a bit-string header parser, the router,
-// receiver statistics and a packet clone on the way in; two promise chains on the way out). Those
-// layers cost about twice the SRTP itself (see docs/design-notes.md, "Media workers").
-// Everything else on the socket (STUN, DTLS, RTCP) still goes to werift.
+// directly, past werift's per-packet layers (a STUN parse attempt, four event hops each starting a
+// promise, a bit-string header parser, the router, receiver statistics and a packet clone on the
+// way in; two promise chains on the way out), which cost about twice the SRTP itself (see
+// docs/design-notes.md, "Media workers"), and past werift's SRTP too: our own contexts (srtp.ts)
+// use the keys of werift's DTLS-SRTP session. Everything else on the socket (STUN, DTLS, RTCP)
+// still goes to werift.
 
 import type { Socket } from "node:dgram";
-import { StunProtocol, type RTCDtlsTransport, type RtpHeader } from "werift";
+import { StunProtocol, type RTCDtlsTransport } from "werift";
+import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80, srtpPair, type RtpFields, type RtpOutFields, type SrtpPair } from "./srtp.js";
 
-/** The RTP header fields a leg reads. */
-export interface RtpFields {
-  payloadType: number;
-  sequenceNumber: number;
-  timestamp: number;
-  ssrc: number;
+export type { RtpFields, RtpOutFields } from "./srtp.js";
+
+type SrtpSession = RTCDtlsTransport["srtp"];
+
+/**
+ * Our contexts for each werift SRTP session (one per DTLS handshake), kept across the paths a
+ * leg opens on it (after an ICE restart), so the packet indexes carry on.
+ */
+const contexts = new WeakMap<SrtpSession, SrtpPair | null>();
+
+function contextsFor(session: SrtpSession): SrtpPair | undefined {
+  let pair = contexts.get(session);
+  if (pair === undefined) {
+    const { profile, keys } = session.config;
+    pair = profile === SRTP_AES128_CM_HMAC_SHA1_80 || profile === SRTP_AEAD_AES_128_GCM ? srtpPair(profile, keys) : null;
+    contexts.set(session, pair);
+  }
+  return pair ?? undefined;
 }
 
 type Address = readonly [string, number];
@@ -54,35 +68,30 @@ export interface DirectRtpHandlers {
 type IceConnection = RTCDtlsTransport["iceTransport"]["connection"];
 
 export class DirectRtpPath {
-  readonly #dtls: RTCDtlsTransport;
   /** Kept, not looked up per packet: the chain of getters cost 2% of a worker's time at 50 legs. */
   readonly #connection: IceConnection;
   readonly #pair: object;
   readonly #socket: Socket;
+  readonly #srtp: SrtpPair;
   readonly #remote: Address;
   readonly #restore: () => void;
   #closed = false;
 
-  private constructor(dtls: RTCDtlsTransport, pair: object, protocol: StunProtocol, remote: Address, handlers: DirectRtpHandlers) {
-    this.#dtls = dtls;
+  private constructor(dtls: RTCDtlsTransport, srtp: SrtpPair, pair: object, protocol: StunProtocol, remote: Address, handlers: DirectRtpHandlers) {
+    this.#srtp = srtp;
     this.#connection = dtls.iceTransport.connection;
     this.#pair = pair;
     this.#remote = remote;
     const transport = protocol.transport;
     this.#socket = transport.socket;
     const werift = transport.onData;
-    const srtp = dtls.srtp;
     transport.onData = (data, addr) => {
       if (!isRtp(data) || addr[0] !== remote[0] || addr[1] !== remote[1]) {
         werift(data, addr);
         return;
       }
-      let parsed: ReturnType<typeof parseRtp>;
-      try {
-        parsed = parseRtp(srtp.decrypt(data));
-      } catch {
-        parsed = undefined;
-      }
+      const plain = srtp.remote.unprotect(data);
+      const parsed = plain ? parseRtp(plain) : undefined;
       if (parsed) handlers.packet(parsed.fields, parsed.payload);
       else handlers.bad();
     };
@@ -96,7 +105,9 @@ export class DirectRtpPath {
     const pair = dtls.iceTransport.connection.nominated;
     const protocol = pair?.protocol;
     if (!pair || !(protocol instanceof StunProtocol) || !dtls.srtpStarted) return undefined;
-    return new DirectRtpPath(dtls, pair, protocol, pair.remoteAddr, handlers);
+    const srtp = contextsFor(dtls.srtp);
+    if (!srtp) return undefined;
+    return new DirectRtpPath(dtls, srtp, pair, protocol, pair.remoteAddr, handlers);
   }
 
   /** False once ICE has moved to another pair (a restart): open a new path then. */
@@ -106,10 +117,10 @@ export class DirectRtpPath {
   }
 
   /** Encrypts and sends one packet; false when it could not be sent (the socket is closing). */
-  send(payload: Buffer, header: RtpHeader, onError: () => void): boolean {
+  send(payload: Buffer, header: RtpOutFields, onError: () => void): boolean {
     if (this.#closed) return false;
     try {
-      const packet = this.#dtls.srtp.encrypt(payload, header);
+      const packet = this.#srtp.local.protect(header, payload);
       this.#socket.send(packet, this.#remote[1], this.#remote[0], (error) => {
         if (error) onError();
       });

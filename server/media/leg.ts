@@ -7,7 +7,7 @@ import { randomUUID } from "node:crypto";
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, type MediaStreamTrack, type RtpPacket, type RTCRtpTransceiver } from "werift";
 import { systemClock, systemRandom, type Clock, type RandomSource } from "../clock.js";
 import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
-import { DirectRtpPath, type RtpFields } from "./direct-rtp.js";
+import { DirectRtpPath, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
 import { DtmfDetector, DtmfSender, type DtmfSendOptions } from "./dtmf.js";
 import type { TickSource } from "./frame-clock.js";
 import type { FrameFifoOptions } from "./frame-fifo.js";
@@ -336,14 +336,14 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   }
 
   /** Sends through the direct path when there is one, else through werift's DTLS transport. */
-  #send(transceiver: RTCRtpTransceiver, payload: Buffer, header: RtpHeader): void {
+  #send(transceiver: RTCRtpTransceiver, payload: Buffer, header: RtpOutFields): void {
     const direct = this.#direct;
     if (direct?.current) {
       if (!direct.send(payload, header, () => this.#stats.sendErrors++)) this.#stats.sendErrors++;
       return;
     }
     if (this.state === "connected") this.#openDirectPath();
-    transceiver.dtlsTransport.sendRtp(payload, header).catch(() => this.#stats.sendErrors++);
+    transceiver.dtlsTransport.sendRtp(payload, new RtpHeader(header)).catch(() => this.#stats.sendErrors++);
   }
 
   #canSend(): boolean {
@@ -377,13 +377,13 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       const payloadType = this.#remoteTelephoneEvent;
       if (payloadType === undefined) return;
       if (dtmf.start) this.#dtmfTimestamp = timestamp;
-      const header = new RtpHeader({
+      const header: RtpOutFields = {
         payloadType,
         sequenceNumber: this.#nextSequence(),
         timestamp: this.#dtmfTimestamp,
         ssrc: transceiver.sender.ssrc,
         marker: dtmf.start,
-      });
+      };
       this.#stats.dtmfPacketsSent++;
       this.#send(transceiver, dtmf.payload, header);
       return;
@@ -400,13 +400,13 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     }
     const payload = Buffer.allocUnsafe(FRAME_SAMPLES);
     encodeG711(codec, frame, payload);
-    const header = new RtpHeader({
+    const header: RtpOutFields = {
       payloadType: G711_PAYLOAD_TYPE[codec],
       sequenceNumber: this.#nextSequence(),
       timestamp,
       ssrc: transceiver.sender.ssrc,
       marker: this.#marker,
-    });
+    };
     this.#marker = false;
     this.#stats.packetsSent++;
     this.#send(transceiver, payload, header);

@@ -1,0 +1,462 @@
+// SRTP for the direct RTP path (RFC 3711, RFC 7714): one context per direction of a DTLS-SRTP
+// session, for the two profiles werift and browsers negotiate, AES_CM_128_HMAC_SHA1_80 and
+// AEAD_AES_128_GCM. werift's own SRTP makes a new OpenSSL cipher (and, for AES-CM, an HMAC) for
+// every packet, which cost about as much as the rest of a leg's media work together. Here each
+// context keeps one AES-128-ECB cipher for its session key and feeds it every packet's counter
+// blocks in one call (AES in counter mode, and GCM's J0 block); the HMAC-SHA1 (from the keyed
+// states, precomputed) and GCM's GHASH (8-bit tables per key) run in JavaScript with no
+// allocation. Keys come from the DTLS handshake's master keys (werift's session config).
+// Receivers estimate the packet index (RFC 3711 §3.3.1); replays are dropped by the leg, which
+// discards any packet not ahead of the last one.
+
+import { createCipheriv, type Cipher } from "node:crypto";
+
+export const SRTP_AES128_CM_HMAC_SHA1_80 = 1;
+export const SRTP_AEAD_AES_128_GCM = 7;
+export type SrtpProfileId = typeof SRTP_AES128_CM_HMAC_SHA1_80 | typeof SRTP_AEAD_AES_128_GCM;
+
+/** The RTP header fields the path writes and reads. */
+export interface RtpFields {
+  payloadType: number;
+  sequenceNumber: number;
+  timestamp: number;
+  ssrc: number;
+}
+
+export interface RtpOutFields extends RtpFields {
+  marker?: boolean;
+}
+
+const CM_TAG = 10;
+const GCM_TAG = 16;
+
+function ecb(key: Buffer): Cipher {
+  const cipher = createCipheriv("aes-128-ecb", key, null);
+  cipher.setAutoPadding(false);
+  return cipher;
+}
+
+/** RFC 3711 §4.3.1 with a key derivation rate of 0: AES-CM over (label XOR master salt) · 2^16. */
+export function deriveKey(masterKey: Buffer, masterSalt: Buffer, label: number, length: number): Buffer {
+  const x = Buffer.alloc(16);
+  masterSalt.copy(x, 0, 0, Math.min(14, masterSalt.length));
+  x[7] = (x[7] ?? 0) ^ label;
+  const blocks = Math.ceil(length / 16);
+  const input = Buffer.alloc(blocks * 16);
+  for (let j = 0; j < blocks; j++) {
+    x.copy(input, j * 16, 0, 14);
+    input.writeUInt16BE(j, j * 16 + 14);
+  }
+  return ecb(masterKey).update(input).subarray(0, length);
+}
+
+// ---- SHA-1 and HMAC-SHA1 (FIPS 180-4, RFC 2104) --------------------------------------------
+
+const W = new Int32Array(80);
+
+/** One SHA-1 compression of the 64 bytes at `at` into `h` (five words). */
+function sha1Block(h: Int32Array, m: Uint8Array, at: number): void {
+  for (let i = 0; i < 16; i++) {
+    const j = at + 4 * i;
+    W[i] = ((m[j] ?? 0) << 24) | ((m[j + 1] ?? 0) << 16) | ((m[j + 2] ?? 0) << 8) | (m[j + 3] ?? 0);
+  }
+  for (let i = 16; i < 80; i++) {
+    const x = (W[i - 3] ?? 0) ^ (W[i - 8] ?? 0) ^ (W[i - 14] ?? 0) ^ (W[i - 16] ?? 0);
+    W[i] = (x << 1) | (x >>> 31);
+  }
+  let a = h[0] ?? 0;
+  let b = h[1] ?? 0;
+  let c = h[2] ?? 0;
+  let d = h[3] ?? 0;
+  let e = h[4] ?? 0;
+  for (let i = 0; i < 80; i++) {
+    let f: number;
+    let k: number;
+    if (i < 20) {
+      f = (b & c) | (~b & d);
+      k = 0x5a827999;
+    } else if (i < 40) {
+      f = b ^ c ^ d;
+      k = 0x6ed9eba1;
+    } else if (i < 60) {
+      f = (b & c) | (b & d) | (c & d);
+      k = 0x8f1bbcdc;
+    } else {
+      f = b ^ c ^ d;
+      k = 0xca62c1d6;
+    }
+    const t = (((a << 5) | (a >>> 27)) + f + e + k + (W[i] ?? 0)) | 0;
+    e = d;
+    d = c;
+    c = (b << 30) | (b >>> 2);
+    b = a;
+    a = t;
+  }
+  h[0] = ((h[0] ?? 0) + a) | 0;
+  h[1] = ((h[1] ?? 0) + b) | 0;
+  h[2] = ((h[2] ?? 0) + c) | 0;
+  h[3] = ((h[3] ?? 0) + d) | 0;
+  h[4] = ((h[4] ?? 0) + e) | 0;
+}
+
+const SHA1_INIT = [0x67452301, 0xefcdab89, 0x98badcfe, 0x10325476, 0xc3d2e1f0];
+
+/** HMAC-SHA1 with the key's inner and outer states computed once. */
+export class HmacSha1 {
+  readonly #inner = new Int32Array(5);
+  readonly #outer = new Int32Array(5);
+  readonly #h = new Int32Array(5);
+  #scratch = new Uint8Array(256);
+
+  constructor(key: Buffer) {
+    const pad = new Uint8Array(64);
+    for (const [state, byte] of [
+      [this.#inner, 0x36],
+      [this.#outer, 0x5c],
+    ] as const) {
+      for (let i = 0; i < 64; i++) pad[i] = (key[i] ?? 0) ^ byte;
+      state.set(SHA1_INIT);
+      sha1Block(state, pad, 0);
+    }
+  }
+
+  /** HMAC over `data[start, end)` followed by the 4-byte `suffix`; the first `length` bytes go to `out[at..]`. */
+  sign(data: Uint8Array, start: number, end: number, suffix: number, out: Uint8Array, at: number, length: number): void {
+    const n = end - start;
+    // The inner hash: n + 4 message bytes after the 64-byte keyed block, then padding and length.
+    const total = n + 4;
+    const padded = (total + 9 + 63) & ~63;
+    if (this.#scratch.length < padded) this.#scratch = new Uint8Array(padded * 2);
+    const m = this.#scratch;
+    m.set(data.subarray(start, end), 0);
+    m[n] = suffix >>> 24;
+    m[n + 1] = (suffix >>> 16) & 0xff;
+    m[n + 2] = (suffix >>> 8) & 0xff;
+    m[n + 3] = suffix & 0xff;
+    m[total] = 0x80;
+    m.fill(0, total + 1, padded);
+    const bits = (64 + total) * 8;
+    m[padded - 4] = bits >>> 24;
+    m[padded - 3] = (bits >>> 16) & 0xff;
+    m[padded - 2] = (bits >>> 8) & 0xff;
+    m[padded - 1] = bits & 0xff;
+    const h = this.#h;
+    h.set(this.#inner);
+    for (let at2 = 0; at2 < padded; at2 += 64) sha1Block(h, m, at2);
+    // The outer hash: the inner digest (20 bytes) after the keyed block.
+    for (let i = 0; i < 5; i++) {
+      const w = h[i] ?? 0;
+      m[4 * i] = w >>> 24;
+      m[4 * i + 1] = (w >>> 16) & 0xff;
+      m[4 * i + 2] = (w >>> 8) & 0xff;
+      m[4 * i + 3] = w & 0xff;
+    }
+    m[20] = 0x80;
+    m.fill(0, 21, 62);
+    m[62] = ((64 + 20) * 8) >>> 8;
+    m[63] = ((64 + 20) * 8) & 0xff;
+    h.set(this.#outer);
+    sha1Block(h, m, 0);
+    for (let i = 0; i < length; i++) out[at + i] = ((h[i >> 2] ?? 0) >>> (24 - 8 * (i & 3))) & 0xff;
+  }
+}
+
+// ---- GHASH (NIST SP 800-38D) -----------------------------------------------------------------
+
+/** The reduction of the 8 bits shifted out by a multiplication by x^8, for the top word. */
+const GHASH_REM = (() => {
+  const rem = new Uint32Array(256);
+  for (let r = 0; r < 256; r++) {
+    // r's bits are the coefficients of x^120..x^127; multiply by x^8 and reduce (x^128 = 1 + x + x^2 + x^7).
+    let z0 = 0;
+    let low = r;
+    for (let i = 0; i < 8; i++) {
+      // One multiplication by x: the lowest bit of `low` is x^127's coefficient (shifted out first).
+      const out = low & 1;
+      low >>>= 1;
+      z0 >>>= 1;
+      if (out) z0 ^= 0xe1000000;
+    }
+    rem[r] = z0 >>> 0;
+  }
+  return rem;
+})();
+
+/** GHASH with one key's 8-bit multiplication table (4 KiB). */
+export class Ghash {
+  readonly #table = new Uint32Array(256 * 4);
+  #z0 = 0;
+  #z1 = 0;
+  #z2 = 0;
+  #z3 = 0;
+
+  constructor(h: Buffer) {
+    const t = this.#table;
+    // table[128] = H; table[128 >> i] = H · x^i; the others by XOR.
+    let v0 = h.readUInt32BE(0);
+    let v1 = h.readUInt32BE(4);
+    let v2 = h.readUInt32BE(8);
+    let v3 = h.readUInt32BE(12);
+    for (let bit = 128; bit >= 1; bit >>= 1) {
+      t[bit * 4] = v0;
+      t[bit * 4 + 1] = v1;
+      t[bit * 4 + 2] = v2;
+      t[bit * 4 + 3] = v3;
+      const lsb = v3 & 1;
+      v3 = ((v3 >>> 1) | (v2 << 31)) >>> 0;
+      v2 = ((v2 >>> 1) | (v1 << 31)) >>> 0;
+      v1 = ((v1 >>> 1) | (v0 << 31)) >>> 0;
+      v0 = (v0 >>> 1) ^ (lsb ? 0xe1000000 : 0);
+    }
+    for (let i = 2; i < 256; i <<= 1) {
+      for (let j = 1; j < i; j++) {
+        for (let w = 0; w < 4; w++) t[(i + j) * 4 + w] = (t[i * 4 + w] ?? 0) ^ (t[j * 4 + w] ?? 0);
+      }
+    }
+  }
+
+  reset(): void {
+    this.#z0 = this.#z1 = this.#z2 = this.#z3 = 0;
+  }
+
+  /** Absorbs `data[start, end)`, zero-padded to a whole number of 16-byte blocks. */
+  update(data: Uint8Array, start: number, end: number): void {
+    for (let at = start; at < end; at += 16) {
+      this.#mul(word(data, at, end), word(data, at + 4, end), word(data, at + 8, end), word(data, at + 12, end));
+    }
+  }
+
+  /** Absorbs the lengths block and writes the hash (16 bytes) to `out[at..]`. */
+  finish(aadBytes: number, textBytes: number, out: Uint8Array, at: number): void {
+    this.#mul(0, aadBytes * 8, 0, textBytes * 8);
+    putWord(out, at, this.#z0);
+    putWord(out, at + 4, this.#z1);
+    putWord(out, at + 8, this.#z2);
+    putWord(out, at + 12, this.#z3);
+  }
+
+  /** Z = (Z XOR X) · H, by X's bytes from the last (Horner's rule in x^8). */
+  #mul(x0: number, x1: number, x2: number, x3: number): void {
+    x0 ^= this.#z0;
+    x1 ^= this.#z1;
+    x2 ^= this.#z2;
+    x3 ^= this.#z3;
+    const t = this.#table;
+    let z0 = 0;
+    let z1 = 0;
+    let z2 = 0;
+    let z3 = 0;
+    for (let w = 3; w >= 0; w--) {
+      const xw = w === 3 ? x3 : w === 2 ? x2 : w === 1 ? x1 : x0;
+      for (let s = 0; s < 32; s += 8) {
+        if (w !== 3 || s !== 0) {
+          const out = z3 & 0xff;
+          z3 = (z3 >>> 8) | (z2 << 24);
+          z2 = (z2 >>> 8) | (z1 << 24);
+          z1 = (z1 >>> 8) | (z0 << 24);
+          z0 = (z0 >>> 8) ^ (GHASH_REM[out] ?? 0);
+        }
+        const k = ((xw >>> s) & 0xff) << 2;
+        z0 ^= t[k] ?? 0;
+        z1 ^= t[k + 1] ?? 0;
+        z2 ^= t[k + 2] ?? 0;
+        z3 ^= t[k + 3] ?? 0;
+      }
+    }
+    this.#z0 = z0;
+    this.#z1 = z1;
+    this.#z2 = z2;
+    this.#z3 = z3;
+  }
+}
+
+/** The big-endian word at `at`, zero past `end`. */
+function word(d: Uint8Array, at: number, end: number): number {
+  if (at + 4 <= end) return ((d[at] ?? 0) << 24) | ((d[at + 1] ?? 0) << 16) | ((d[at + 2] ?? 0) << 8) | (d[at + 3] ?? 0);
+  let w = 0;
+  for (let i = 0; i < 4; i++) w |= (at + i < end ? (d[at + i] ?? 0) : 0) << (24 - 8 * i);
+  return w;
+}
+
+function putWord(d: Uint8Array, at: number, w: number): void {
+  d[at] = w >>> 24;
+  d[at + 1] = (w >>> 16) & 0xff;
+  d[at + 2] = (w >>> 8) & 0xff;
+  d[at + 3] = w & 0xff;
+}
+
+// ---- SRTP contexts ---------------------------------------------------------------------------
+
+/** A packet's header length (fixed part, CSRCs and extension), or -1 when it does not fit. */
+function headerLength(packet: Uint8Array, end: number): number {
+  if (end < 12) return -1;
+  let at = 12 + 4 * ((packet[0] ?? 0) & 0x0f);
+  if ((packet[0] ?? 0) & 0x10) {
+    if (end < at + 4) return -1;
+    at += 4 + 4 * (((packet[at + 2] ?? 0) << 8) | (packet[at + 3] ?? 0));
+  }
+  return at <= end ? at : -1;
+}
+
+/** One direction's SRTP: protects what this side sends, or checks and decrypts what it receives. */
+export class SrtpContext {
+  readonly #gcm: boolean;
+  readonly #tagLength: number;
+  readonly #aes: Cipher;
+  readonly #salt: Buffer;
+  readonly #hmac: HmacSha1 | undefined;
+  readonly #ghash: Ghash | undefined;
+  #counters = Buffer.alloc(16 * 16);
+  // The packet index: rollover counter and highest sequence number seen (s_l), per RFC 3711.
+  #roc = 0;
+  #highest = -1;
+
+  constructor(profile: SrtpProfileId, masterKey: Buffer, masterSalt: Buffer) {
+    this.#gcm = profile === SRTP_AEAD_AES_128_GCM;
+    this.#tagLength = this.#gcm ? GCM_TAG : CM_TAG;
+    const key = deriveKey(masterKey, masterSalt, 0, 16);
+    this.#aes = ecb(key);
+    this.#salt = deriveKey(masterKey, masterSalt, 2, this.#gcm ? 12 : 14);
+    if (this.#gcm) {
+      this.#ghash = new Ghash(ecb(key).update(Buffer.alloc(16)));
+    } else {
+      this.#hmac = new HmacSha1(deriveKey(masterKey, masterSalt, 1, 20));
+    }
+  }
+
+  /** A whole SRTP packet for `payload` under a 12-byte header with these fields. */
+  protect(fields: RtpOutFields, payload: Uint8Array): Buffer {
+    const { sequenceNumber: seq, ssrc } = fields;
+    // The sender's own index: the rollover counter steps when its sequence number wraps.
+    if (this.#highest >= 0 && seq < this.#highest && ((seq - this.#highest) & 0xffff) < 0x8000) this.#roc = (this.#roc + 1) >>> 0;
+    if (this.#highest < 0 || ((seq - this.#highest) & 0xffff) < 0x8000) this.#highest = seq;
+    const roc = this.#roc;
+    const n = payload.length;
+    const packet = Buffer.allocUnsafe(12 + n + this.#tagLength);
+    packet[0] = 0x80;
+    packet[1] = (fields.marker ? 0x80 : 0) | (fields.payloadType & 0x7f);
+    packet.writeUInt16BE(seq, 2);
+    packet.writeUInt32BE(fields.timestamp >>> 0, 4);
+    packet.writeUInt32BE(ssrc >>> 0, 8);
+    const keystream = this.#keystream(ssrc, roc, seq, n);
+    const k0 = this.#gcm ? 16 : 0;
+    for (let i = 0; i < n; i++) packet[12 + i] = (payload[i] ?? 0) ^ (keystream[k0 + i] ?? 0);
+    this.#tag(packet, 12, 12 + n, roc, keystream, packet, 12 + n);
+    return packet;
+  }
+
+  /** The decrypted packet (header and payload, no tag), or undefined when it fails to authenticate. */
+  unprotect(packet: Buffer): Buffer | undefined {
+    const end = packet.length - this.#tagLength;
+    const headerEnd = headerLength(packet, end);
+    if (headerEnd < 0) return undefined;
+    const seq = packet.readUInt16BE(2);
+    const ssrc = packet.readUInt32BE(8);
+    const first = this.#highest < 0;
+    const guess = first ? this.#roc : this.#estimate(seq);
+    // A context that has seen nothing yet tries the next rollover too: the stream may have
+    // wrapped while werift's own path carried it.
+    const plain = this.#open(packet, headerEnd, end, seq, ssrc, guess) ?? (first ? this.#open(packet, headerEnd, end, seq, ssrc, (guess + 1) >>> 0) : undefined);
+    return plain;
+  }
+
+  #open(packet: Buffer, headerEnd: number, end: number, seq: number, ssrc: number, roc: number): Buffer | undefined {
+    const n = end - headerEnd;
+    const keystream = this.#keystream(ssrc, roc, seq, n);
+    const tag = this.#expected;
+    this.#tag(packet, headerEnd, end, roc, keystream, tag, 0);
+    let diff = 0;
+    for (let i = 0; i < this.#tagLength; i++) diff |= (tag[i] ?? 0) ^ (packet[end + i] ?? 0);
+    if (diff !== 0) return undefined;
+    this.#accept(seq, roc);
+    const plain = Buffer.allocUnsafe(end);
+    packet.copy(plain, 0, 0, headerEnd);
+    const k0 = this.#gcm ? 16 : 0;
+    for (let i = 0; i < n; i++) plain[headerEnd + i] = (packet[headerEnd + i] ?? 0) ^ (keystream[k0 + i] ?? 0);
+    return plain;
+  }
+
+  readonly #expected = Buffer.alloc(16);
+
+  /** RFC 3711 §3.3.1: the rollover counter a received sequence number most likely belongs to. */
+  #estimate(seq: number): number {
+    const sl = this.#highest;
+    if (sl < 0x8000) return seq - sl > 0x8000 ? (this.#roc - 1) >>> 0 : this.#roc;
+    return sl - 0x8000 > seq ? (this.#roc + 1) >>> 0 : this.#roc;
+  }
+
+  /** After authentication: the index moves on when the packet is ahead of the highest seen. */
+  #accept(seq: number, roc: number): void {
+    if (this.#highest < 0 || roc === ((this.#roc + 1) >>> 0)) {
+      this.#roc = roc;
+      this.#highest = seq;
+    } else if (roc === this.#roc && seq > this.#highest) {
+      this.#highest = seq;
+    }
+  }
+
+  /**
+   * The AES output for one packet: for AES-CM the keystream (RFC 3711 §4.1.1), for GCM E(J0)
+   * (16 bytes, for the tag) followed by the keystream from inc32(J0) (RFC 7714 §8.1).
+   */
+  #keystream(ssrc: number, roc: number, seq: number, n: number): Buffer {
+    const blocks = Math.ceil(n / 16) + (this.#gcm ? 1 : 0);
+    if (this.#counters.length < blocks * 16) this.#counters = Buffer.alloc(blocks * 32);
+    const c = this.#counters;
+    const salt = this.#salt;
+    // The IV: salt XOR (SSRC, ROC, SEQ) at the positions each profile puts them.
+    let iv0: number;
+    let iv1: number;
+    let iv2: number;
+    let iv3: number;
+    if (this.#gcm) {
+      // 00 00 | SSRC | ROC | SEQ (12 bytes), then a 32-bit block counter from 1.
+      iv0 = salt.readUInt32BE(0) ^ (ssrc >>> 16);
+      iv1 = salt.readUInt32BE(4) ^ (((ssrc & 0xffff) << 16) | (roc >>> 16));
+      iv2 = salt.readUInt32BE(8) ^ (((roc & 0xffff) << 16) | seq);
+      iv3 = 1;
+    } else {
+      // (salt · 2^16) XOR (SSRC · 2^64) XOR (index · 2^16), then a 16-bit block counter from 0.
+      iv0 = salt.readUInt32BE(0);
+      iv1 = salt.readUInt32BE(4) ^ ssrc;
+      iv2 = salt.readUInt32BE(8) ^ roc;
+      iv3 = ((salt.readUInt16BE(12) ^ seq) << 16) >>> 0;
+    }
+    for (let b = 0; b < blocks; b++) {
+      const at = b * 16;
+      c.writeInt32BE(iv0 | 0, at);
+      c.writeInt32BE(iv1 | 0, at + 4);
+      c.writeInt32BE(iv2 | 0, at + 8);
+      c.writeUInt32BE((iv3 + b) >>> 0, at + 12);
+    }
+    return this.#aes.update(c.subarray(0, blocks * 16));
+  }
+
+  /** The tag of `data[start, end)` (authenticated: header then payload from 0) into `out[at..]`. */
+  #tag(packet: Uint8Array, headerEnd: number, end: number, roc: number, keystream: Buffer, out: Uint8Array, at: number): void {
+    if (this.#hmac) {
+      this.#hmac.sign(packet, 0, end, roc, out, at, CM_TAG);
+      return;
+    }
+    const ghash = this.#ghash;
+    if (!ghash) return;
+    ghash.reset();
+    ghash.update(packet, 0, headerEnd);
+    ghash.update(packet, headerEnd, end);
+    ghash.finish(headerEnd, end - headerEnd, out, at);
+    for (let i = 0; i < GCM_TAG; i++) out[at + i] = (out[at + i] ?? 0) ^ (keystream[i] ?? 0);
+  }
+}
+
+/** Both directions of one DTLS-SRTP session. */
+export interface SrtpPair {
+  local: SrtpContext;
+  remote: SrtpContext;
+}
+
+export function srtpPair(profile: SrtpProfileId, keys: { localMasterKey: Buffer; localMasterSalt: Buffer; remoteMasterKey: Buffer; remoteMasterSalt: Buffer }): SrtpPair {
+  return {
+    local: new SrtpContext(profile, keys.localMasterKey, keys.localMasterSalt),
+    remote: new SrtpContext(profile, keys.remoteMasterKey, keys.remoteMasterSalt),
+  };
+}
