@@ -42,11 +42,9 @@ const lab = (page: Page) => ({
   dial: (target: string) => page.evaluate((t) => (globalThis as unknown as LabWindow).lab.phone().call(t), target),
   answer: (id: string) => page.evaluate((i) => (globalThis as unknown as LabWindow).lab.phone().answer(i), id),
   hangup: (id: string) => page.evaluate((i) => (globalThis as unknown as LabWindow).lab.phone().hangup(i), id),
-  level: (id: string, f: number) => page.evaluate(([i, q]) => (globalThis as unknown as LabWindow).lab.level(i, q, 1500), [id, f] as [string, number]),
-  /** dB of `f` above the floor probe in what the page hears. */
-  async above(id: string, f: number) {
-    return (await this.level(id, f)) - (await this.level(id, FLOOR));
-  },
+  /** dB of `f` above the floor probe in what the page hears, both read at the same moments. */
+  above: (id: string, f: number) =>
+    page.evaluate(([i, q, r]) => (globalThis as unknown as LabWindow).lab.above(i, q, r, 1500), [id, f, FLOOR] as [string, number, number]),
   async idle() {
     await poll("the page's calls to end", async () => ((await this.calls()).length === 0 ? true : undefined));
   },

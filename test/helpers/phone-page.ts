@@ -89,6 +89,7 @@ export interface LabWindow {
     start(o: unknown): Promise<void>;
     calls(): LabCall[];
     level(id: string, f: number, ms?: number): Promise<number>;
+    above(id: string, f: number, reference: number, ms?: number): Promise<number>;
     trace(id: string, f: number, ms: number): Promise<LevelSample[]>;
     receiveStats(id: string): Promise<ReceiveStats | null>;
     phone(): {
