@@ -200,11 +200,12 @@ async function snapshot(calls: Call[], phones: Phones): Promise<Snapshot> {
 }
 
 /** Every direction audio travels in the calls, summed between two snapshots. */
-function flows(calls: Call[], before: Snapshot, after: Snapshot): Flow {
+function flows(calls: Call[], before: Snapshot, after: Snapshot, only?: "at server" | "at phones"): Flow {
   const total: Flow = { sent: 0, received: 0, lost: 0, dropped: 0, underruns: 0, stale: 0, jitterMaxMs: 0 };
   for (const c of calls) {
     for (const [server, phone] of [[`caller-${c.id}`, `caller-phone-${c.id}`], [`agent-${c.id}`, `agent-phone-${c.id}`]]) {
-      for (const [from, to] of [[server, phone], [phone, server]]) {
+      const directions = [[server, phone], [phone, server]].filter(([, to]) => !only || (only === "at server") === (to === server));
+      for (const [from, to] of directions) {
         const [f0, f1, t0, t1] = [before.get(from), after.get(from), before.get(to), after.get(to)];
         if (!f0 || !f1 || !t0 || !t1) throw new Error(`no stats for ${from} or ${to}`);
         total.sent += f1.packetsSent - f0.packetsSent;
@@ -265,7 +266,16 @@ async function run(n: number, workers: number, round: number): Promise<void> {
     loop.enable();
     const cpu0 = process.cpuUsage();
     const wall0 = performance.now();
-    await sleep(SECONDS * 1000);
+    // Loss second by second: whether it comes in bursts (a thread unscheduled) or all along.
+    const timeline: string[] = [];
+    let last = before;
+    for (let second = 1; second <= SECONDS; second++) {
+      await sleep(1000);
+      const now = await snapshot(calls, phones);
+      const [f, g] = [flows(calls, last, now, "at server"), flows(calls, last, now, "at phones")];
+      timeline.push(`${f.lost}/${f.dropped}/${f.underruns}/${f.stale}+${g.lost}/${g.dropped}/${g.underruns}/${g.stale}`);
+      last = now;
+    }
     const cpu = process.cpuUsage(cpu0);
     const wallMs = performance.now() - wall0;
     loop.disable();
@@ -274,7 +284,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
     const load1 = loadavg()[0];
     const clock = engine.clock.stats();
     const phones1 = await phones.cpu();
-    const flow = flows(calls, before, await snapshot(calls, phones));
+    const flow = flows(calls, before, last);
     const rssMiB = process.memoryUsage().rss / 2 ** 20;
 
     await Promise.all(calls.flatMap((c) => [c.caller.close(), c.agent.close()]));
@@ -303,6 +313,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       ["RTP frames sent / received, all directions", `${flow.sent} / ${flow.received} (difference ${flow.sent - flow.received})`],
       ["frames lost: sequence gaps / FIFO drops / FIFO underruns", `${flow.lost} / ${flow.dropped} / ${flow.underruns}`],
       ["frames not sent (tick more than 60 ms late)", `${flow.stale}`],
+      ["each second, received at the server + at the phones: gaps/drops/underruns/not sent", timeline.join("  ")],
       ["deepest jitter buffer at the end (starts at 40 ms)", `${flow.jitterMaxMs} ms`],
       ["recordings checked (440 Hz left, 1000 Hz right)", `${good} of ${checked.length} good, ${((results[0]?.durationMs ?? 0) / 1000).toFixed(1)} s each`],
       ["RSS (server process)", `${rssMiB.toFixed(0)} MiB`],
