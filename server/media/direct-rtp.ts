@@ -38,15 +38,15 @@ function isRtp(data: Buffer): boolean {
 }
 
 /** A decrypted packet's header fields and payload; undefined when it is malformed. */
-export function parseRtp(packet: Buffer): { fields: RtpFields; payload: Buffer } | undefined {
-  if (packet.length < 12) return undefined;
+export function parseRtp(packet: Buffer, length = packet.length): { fields: RtpFields; payload: Buffer } | undefined {
+  if (length < 12) return undefined;
   let at = 12 + 4 * (packet[0] & 0x0f);
   if (packet[0] & 0x10) {
-    if (packet.length < at + 4) return undefined;
+    if (length < at + 4) return undefined;
     at += 4 + 4 * packet.readUInt16BE(at + 2);
   }
-  let end = packet.length;
-  if (packet[0] & 0x20) end -= packet[packet.length - 1];
+  let end = length;
+  if (packet[0] & 0x20) end -= packet[length - 1];
   if (end < at) return undefined;
   return {
     fields: {
@@ -63,6 +63,8 @@ export interface DirectRtpHandlers {
   packet(fields: RtpFields, payload: Buffer): void;
   /** A packet that failed SRTP authentication or did not parse. */
   bad(): void;
+  /** A packet the socket could not send. */
+  sendFailed(): void;
 }
 
 type IceConnection = RTCDtlsTransport["iceTransport"]["connection"];
@@ -75,10 +77,15 @@ export class DirectRtpPath {
   readonly #srtp: SrtpPair;
   readonly #remote: Address;
   readonly #restore: () => void;
+  /** One callback for every send, not a closure per packet. */
+  readonly #afterSend: (error: Error | null) => void;
   #closed = false;
 
   private constructor(dtls: RTCDtlsTransport, srtp: SrtpPair, pair: object, protocol: StunProtocol, remote: Address, handlers: DirectRtpHandlers) {
     this.#srtp = srtp;
+    this.#afterSend = (error) => {
+      if (error) handlers.sendFailed();
+    };
     this.#connection = dtls.iceTransport.connection;
     this.#pair = pair;
     this.#remote = remote;
@@ -90,8 +97,9 @@ export class DirectRtpPath {
         werift(data, addr);
         return;
       }
-      const plain = srtp.remote.unprotect(data);
-      const parsed = plain ? parseRtp(plain) : undefined;
+      // Decrypted in place: the datagram's buffer is this path's alone.
+      const length = srtp.remote.unprotect(data);
+      const parsed = length >= 0 ? parseRtp(data, length) : undefined;
       if (parsed) handlers.packet(parsed.fields, parsed.payload);
       else handlers.bad();
     };
@@ -117,13 +125,11 @@ export class DirectRtpPath {
   }
 
   /** Encrypts and sends one packet; false when it could not be sent (the socket is closing). */
-  send(payload: Buffer, header: RtpOutFields, onError: () => void): boolean {
+  send(payload: Buffer, header: RtpOutFields): boolean {
     if (this.#closed) return false;
     try {
       const packet = this.#srtp.local.protect(header, payload);
-      this.#socket.send(packet, this.#remote[1], this.#remote[0], (error) => {
-        if (error) onError();
-      });
+      this.#socket.send(packet, this.#remote[1], this.#remote[0], this.#afterSend);
       return true;
     } catch {
       return false;

@@ -68,6 +68,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   /** This leg's own jitter FIFO, unless its audio goes elsewhere (options.received). */
   readonly #buffer: ReceiveBuffer | undefined;
   readonly #received: ReceivedAudioSink;
+  #decoded = new Int16Array(FRAME_SAMPLES);
   readonly #dtmfIn = new DtmfDetector();
   readonly #dtmfOut = new DtmfSender();
   readonly #connectTimeoutMs: number;
@@ -331,6 +332,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       ? DirectRtpPath.open(dtls, {
           packet: (fields, payload) => this.#receive(fields, payload),
           bad: () => this.#stats.packetsDiscarded++,
+          sendFailed: () => this.#stats.sendErrors++,
         })
       : undefined;
   }
@@ -339,7 +341,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #send(transceiver: RTCRtpTransceiver, payload: Buffer, header: RtpOutFields): void {
     const direct = this.#direct;
     if (direct?.current) {
-      if (!direct.send(payload, header, () => this.#stats.sendErrors++)) this.#stats.sendErrors++;
+      if (!direct.send(payload, header)) this.#stats.sendErrors++;
       return;
     }
     if (this.state === "connected") this.#openDirectPath();
@@ -436,7 +438,9 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const codec: G711Codec | undefined = payloadType === 0 ? "PCMU" : payloadType === 8 ? "PCMA" : undefined;
     if (!codec) return;
     this.#stats.packetsReceived++;
-    this.#received.accept(decodeG711(codec, payload), timestamp);
+    // Into the leg's scratch buffer: a sink copies what it keeps (a worker's ring, a FIFO).
+    if (this.#decoded.length !== payload.length) this.#decoded = new Int16Array(payload.length);
+    this.#received.accept(decodeG711(codec, payload, this.#decoded), timestamp);
   }
 
   /** Counts lost packets, fills their time with silence; false for a late or repeated packet. */

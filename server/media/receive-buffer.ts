@@ -8,7 +8,10 @@ import { FrameFifo, type FrameFifoOptions, type FrameFifoStats } from "./frame-f
 
 /** Where a leg puts the audio it decodes: here, or a ring to the thread that plays it. */
 export interface ReceivedAudioSink {
-  /** A packet's decoded audio; `timestamp` is its RTP timestamp (8 kHz units). */
+  /**
+   * A packet's decoded audio; `timestamp` is its RTP timestamp (8 kHz units). `pcm` is the
+   * leg's scratch buffer, valid only during the call: a sink copies what it keeps.
+   */
   accept(pcm: Int16Array, timestamp: number): void;
   /** Silent frames standing in for lost packets. */
   conceal(frames: number): void;
@@ -75,7 +78,7 @@ export class ReceiveBuffer implements ReceivedAudioSink {
   /** Re-frames decoded audio into 160-sample frames, whatever packet time the far end uses. */
   #push(pcm: Int16Array): void {
     if (this.#staged === 0 && pcm.length === FRAME_SAMPLES) {
-      this.#fifo.push(pcm);
+      this.#fifo.push(pcm.slice());
       return;
     }
     let at = 0;

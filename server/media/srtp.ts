@@ -345,35 +345,37 @@ export class SrtpContext {
     return packet;
   }
 
-  /** The decrypted packet (header and payload, no tag), or undefined when it fails to authenticate. */
-  unprotect(packet: Buffer): Buffer | undefined {
+  /**
+   * Checks and decrypts `packet` in place: the length of the RTP packet now at its start (header
+   * and payload, the tag after it), or -1 when it fails to authenticate (the packet unchanged).
+   */
+  unprotect(packet: Buffer): number {
     const end = packet.length - this.#tagLength;
     const headerEnd = headerLength(packet, end);
-    if (headerEnd < 0) return undefined;
+    if (headerEnd < 0) return -1;
     const seq = packet.readUInt16BE(2);
     const ssrc = packet.readUInt32BE(8);
     const first = this.#highest < 0;
     const guess = first ? this.#roc : this.#estimate(seq);
     // A context that has seen nothing yet tries the next rollover too: the stream may have
     // wrapped while werift's own path carried it.
-    const plain = this.#open(packet, headerEnd, end, seq, ssrc, guess) ?? (first ? this.#open(packet, headerEnd, end, seq, ssrc, (guess + 1) >>> 0) : undefined);
-    return plain;
+    if (this.#open(packet, headerEnd, end, seq, ssrc, guess)) return end;
+    if (first && this.#open(packet, headerEnd, end, seq, ssrc, (guess + 1) >>> 0)) return end;
+    return -1;
   }
 
-  #open(packet: Buffer, headerEnd: number, end: number, seq: number, ssrc: number, roc: number): Buffer | undefined {
+  #open(packet: Buffer, headerEnd: number, end: number, seq: number, ssrc: number, roc: number): boolean {
     const n = end - headerEnd;
     const keystream = this.#keystream(ssrc, roc, seq, n);
     const tag = this.#expected;
     this.#tag(packet, headerEnd, end, roc, keystream, tag, 0);
     let diff = 0;
     for (let i = 0; i < this.#tagLength; i++) diff |= (tag[i] ?? 0) ^ (packet[end + i] ?? 0);
-    if (diff !== 0) return undefined;
+    if (diff !== 0) return false;
     this.#accept(seq, roc);
-    const plain = Buffer.allocUnsafe(end);
-    packet.copy(plain, 0, 0, headerEnd);
     const k0 = this.#gcm ? 16 : 0;
-    for (let i = 0; i < n; i++) plain[headerEnd + i] = (packet[headerEnd + i] ?? 0) ^ (keystream[k0 + i] ?? 0);
-    return plain;
+    for (let i = 0; i < n; i++) packet[headerEnd + i] = (packet[headerEnd + i] ?? 0) ^ (keystream[k0 + i] ?? 0);
+    return true;
   }
 
   readonly #expected = Buffer.alloc(16);

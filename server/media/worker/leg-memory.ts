@@ -93,8 +93,9 @@ export class LegMemory {
         target.conceal(count);
       } else {
         const at = slot * FRAME_SAMPLES;
-        // A copy: the FIFO keeps frames, and the worker reuses the slot once it is read.
-        target.accept(this.#inAudio.slice(at, at + count), this.#inMeta[meta + 1] >>> 0);
+        // A view, valid during the call: the target copies what it keeps, and the worker
+        // reuses the slot once it is read.
+        target.accept(this.#inAudio.subarray(at, at + count), this.#inMeta[meta + 1] >>> 0);
       }
     }
     Atomics.store(this.#control, IN_READ, read);
