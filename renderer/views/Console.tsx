@@ -1,6 +1,6 @@
 // The console frame: a header with the signed-in user and Sign out, the offline banner, the
-// navigation to the console's views, calls ringing while another view is open, and the view
-// itself. CONSOLE_VIEWS is the one list of views: the navigation and the routes (App.tsx) both
+// navigation to the console's views, calls ringing while another view is open (CallDock), and the
+// view itself. CONSOLE_VIEWS is the one list of views: the navigation and the routes (App.tsx) both
 // come from it. To add a view, import it and add one line below. It also connects the session
 // (events, phone) and owns the keyboard shortcuts, so both work whichever view is open.
 import { useCallback, useEffect, type ReactNode } from "react";
@@ -52,9 +52,7 @@ export function Console() {
   const views = useAppStore(useShallow((state) => CONSOLE_VIEWS.filter((view) => view.visible?.(state) ?? true)));
   const token = useAppStore((state) => state.session?.token ?? null);
   const connect = useAppStore((state) => state.connect);
-  const offers = useAppStore(useShallow((state) => state.phone.calls.filter((c) => c.state === "incoming")));
   const store = useAppStoreApi();
-  const location = useLocation();
   const navigate = useNavigate();
 
   // Signed in (or back with a new token): connect, or resume what is connected.
@@ -143,15 +141,26 @@ export function Console() {
       <main className="console-main" id="main" tabIndex={-1}>
         <ConnectionBanner />
         <TextingWatcher />
-        {location.pathname !== AGENT_PATH && offers.length > 0 ? (
-          <div className="call-dock">
-            {offers.map((call) => (
-              <CallOffer key={call.id} call={call} />
-            ))}
-          </div>
-        ) : null}
+        <CallDock />
         <Outlet />
       </main>
+    </div>
+  );
+}
+
+/**
+ * Calls ringing while another view than the agent's is open. Its own component, so that a call's
+ * offer, answer and end re-render only this dock and not the whole frame (header, navigation).
+ */
+function CallDock() {
+  const offers = useAppStore(useShallow((state) => state.phone.calls.filter((c) => c.state === "incoming")));
+  const location = useLocation();
+  if (location.pathname === AGENT_PATH || offers.length === 0) return null;
+  return (
+    <div className="call-dock">
+      {offers.map((call) => (
+        <CallOffer key={call.id} call={call} />
+      ))}
     </div>
   );
 }
