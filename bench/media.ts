@@ -185,6 +185,12 @@ interface Flow {
   /** Frames the receivers' FIFOs (and worker rings) dropped, or found missing when due (underruns). */
   dropped: number;
   underruns: number;
+  /** The drops by cause: FIFO full / backlog trimmed / clock skipped (the rest: a worker ring's overflow). */
+  overflowed: number;
+  trimmed: number;
+  skipped: number;
+  /** Frames' worth of delay taken out by playing a backlog 5% faster (no audio lost). */
+  compressed: number;
   /** Frames not sent because their tick ran more than 60 ms late. */
   stale: number;
   /** The deepest receive cushion any leg grew to. */
@@ -201,7 +207,7 @@ async function snapshot(calls: Call[], phones: Phones): Promise<Snapshot> {
 
 /** Every direction audio travels in the calls, summed between two snapshots. */
 function flows(calls: Call[], before: Snapshot, after: Snapshot, only?: "at server" | "at phones"): Flow {
-  const total: Flow = { sent: 0, received: 0, lost: 0, dropped: 0, underruns: 0, stale: 0, jitterMaxMs: 0 };
+  const total: Flow = { sent: 0, received: 0, lost: 0, dropped: 0, underruns: 0, overflowed: 0, trimmed: 0, skipped: 0, compressed: 0, stale: 0, jitterMaxMs: 0 };
   for (const c of calls) {
     for (const [server, phone] of [[`caller-${c.id}`, `caller-phone-${c.id}`], [`agent-${c.id}`, `agent-phone-${c.id}`]]) {
       const directions = [[server, phone], [phone, server]].filter(([, to]) => !only || (only === "at server") === (to === server));
@@ -214,6 +220,10 @@ function flows(calls: Call[], before: Snapshot, after: Snapshot, only?: "at serv
         total.lost += t1.packetsLost - t0.packetsLost;
         total.dropped += t1.fifo.dropped - t0.fifo.dropped;
         total.underruns += t1.fifo.underruns - t0.fifo.underruns;
+        total.overflowed += t1.fifo.overflowed - t0.fifo.overflowed;
+        total.trimmed += t1.fifo.trimmed - t0.fifo.trimmed;
+        total.skipped += t1.fifo.skipped - t0.fifo.skipped;
+        total.compressed += t1.fifo.compressed - t0.fifo.compressed;
         total.jitterMaxMs = Math.max(total.jitterMaxMs, t1.jitterBufferMs);
       }
     }
@@ -312,6 +322,8 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       ["frame clock ticks (expected) / skipped", `${clock.ticks} (${Math.round(wallMs / 20)}) / ${clock.skipped}`],
       ["RTP frames sent / received, all directions", `${flow.sent} / ${flow.received} (difference ${flow.sent - flow.received})`],
       ["frames lost: sequence gaps / FIFO drops / FIFO underruns", `${flow.lost} / ${flow.dropped} / ${flow.underruns}`],
+      ["FIFO drops by cause: full / backlog trimmed / clock skipped / worker ring full", `${flow.overflowed} / ${flow.trimmed} / ${flow.skipped} / ${flow.dropped - flow.overflowed - flow.trimmed - flow.skipped}`],
+      ["frames' worth of backlog cut (repeated periods, no frame lost)", `${flow.compressed}`],
       ["frames not sent (tick more than 60 ms late)", `${flow.stale}`],
       ["each second, received at the server + at the phones: gaps/drops/underruns/not sent", timeline.join("  ")],
       ["deepest jitter buffer at the end (starts at 40 ms)", `${flow.jitterMaxMs} ms`],

@@ -1,7 +1,12 @@
 // A leg's receive buffer: a bounded FIFO of decoded 20 ms frames between the network (which
 // delivers when it likes) and the frame clock (which takes one per tick). Empty reads as silence.
+// A backlog that lasts (late audio after an underrun, a burst after a stall) is played out a
+// little faster until one frame's worth of delay is gone, as WebRTC's NetEq "accelerates", rather
+// than by dropping a frame: each faster read cuts one period where the waveform repeats (a pitch
+// period of speech, whole cycles of a tone: the lag of best correlation, 2.5-20 ms) with a short
+// cross-fade, so the pitch stays and nothing is lost but that repetition.
 
-import { silentFrame } from "./audio-frame.js";
+import { FRAME_SAMPLES, silentFrame } from "./audio-frame.js";
 
 export interface FrameFifoOptions {
   /** Most frames held; a full FIFO drops its oldest, bounding the delay. */
@@ -16,9 +21,9 @@ export interface FrameFifoOptions {
   /** Reads without an underrun after which a stretched prime shrinks by one (default 500, 10 s). */
   relaxAfterPops?: number;
   /**
-   * Consecutive reads with a backlog above prime+2 before one frame is dropped to bring the
-   * delay back down (after a burst, or a sender whose clock runs a little fast); default 10,
-   * so a backlog shrinks by a frame every 200 ms.
+   * Consecutive reads with a backlog above prime+2 before the FIFO plays faster until one frame's
+   * worth of delay is out (a few reads) to bring the delay back down (after a burst, or a sender
+   * whose clock runs a little fast); default 10.
    */
   trimAfterPops?: number;
 }
@@ -27,11 +32,27 @@ export interface FrameFifoStats {
   pushed: number;
   /** Frames handed to the clock (not counting silence for an empty FIFO). */
   played: number;
-  /** Frames dropped because the FIFO was full or the backlog was trimmed. */
+  /** Frames dropped: the sum of the next three (and, for a worker's leg, its ring's overflow). */
   dropped: number;
+  /** ...because the FIFO was full. */
+  overflowed: number;
+  /** ...to bring a lasting backlog back down (only a part frame left when the FIFO ran dry mid-compression). */
+  trimmed: number;
+  /** Frames' worth of delay taken out by playing faster (repeated periods cut, no frame lost). */
+  compressed: number;
+  /** ...because the clock skipped their time. */
+  skipped: number;
   /** Reads that found the FIFO empty after it had started playing. */
   underruns: number;
 }
+
+/** A faster read cuts a lag of 20-160 samples (2.5-20 ms), cross-fading over 40 (5 ms). */
+const MIN_LAG = 20;
+const MAX_LAG = FRAME_SAMPLES;
+const FADE = 40;
+/** Samples compared at each lag to find where the waveform repeats. */
+const MATCH = 80;
+const WINDOW = FRAME_SAMPLES + MAX_LAG;
 
 export class FrameFifo {
   readonly capacity: number;
@@ -47,7 +68,12 @@ export class FrameFifo {
   #size = 0;
   #playing = false;
   #backlogPops = 0;
-  #stats: FrameFifoStats = { pushed: 0, played: 0, dropped: 0, underruns: 0 };
+  // Time compression: samples of the head frame already played, and samples still to cut.
+  #offset = 0;
+  #toCut = 0;
+  #cut = 0;
+  readonly #window = new Int16Array(WINDOW);
+  #stats: FrameFifoStats = { pushed: 0, played: 0, dropped: 0, overflowed: 0, trimmed: 0, skipped: 0, compressed: 0, underruns: 0 };
 
   constructor(options: FrameFifoOptions = {}) {
     this.capacity = Math.max(1, options.capacity ?? 10);
@@ -86,6 +112,7 @@ export class FrameFifo {
     if (this.#size === this.capacity) {
       this.#shift();
       this.#stats.dropped++;
+      this.#stats.overflowed++;
     }
     this.#ring[(this.#head + this.#size) % this.capacity] = frame;
     this.#size++;
@@ -97,7 +124,7 @@ export class FrameFifo {
       if (this.#size < this.#prime) return silentFrame();
       this.#playing = true;
     }
-    const frame = this.#shift();
+    const frame = this.#toCut > 0 ? this.#faster() : this.#offset > 0 ? this.#take() : this.#shift();
     if (frame === undefined) {
       this.#playing = false;
       this.#calmPops = 0;
@@ -109,7 +136,7 @@ export class FrameFifo {
       this.#prime--;
       this.#calmPops = 0;
     }
-    this.#trimBacklog();
+    this.#watchBacklog();
     return frame;
   }
 
@@ -118,6 +145,7 @@ export class FrameFifo {
     for (let i = 0; i < frames && this.#size > 0; i++) {
       this.#shift();
       this.#stats.dropped++;
+      this.#stats.skipped++;
     }
   }
 
@@ -127,7 +155,112 @@ export class FrameFifo {
     this.#backlogPops = 0;
   }
 
+  /** Samples buffered from the read position on. */
+  get #available(): number {
+    return this.#size * FRAME_SAMPLES - this.#offset;
+  }
+
+  /** Copies the next `n` buffered samples into `out` from `at`, consuming them when `consume`. */
+  #copy(out: Int16Array, n: number, consume: boolean): void {
+    let head = this.#head;
+    let offset = this.#offset;
+    let left = this.#size;
+    let filled = 0;
+    while (filled < n && left > 0) {
+      const frame = this.#ring[head];
+      if (!frame) break;
+      const count = Math.min(n - filled, frame.length - offset);
+      out.set(frame.subarray(offset, offset + count), filled);
+      filled += count;
+      offset += count;
+      if (offset === frame.length) {
+        head = (head + 1) % this.capacity;
+        offset = 0;
+        left--;
+      }
+    }
+    if (consume) this.#consume(n);
+  }
+
+  /** Moves the read position on by `n` samples, freeing whole frames. */
+  #consume(n: number): void {
+    let rest = n + this.#offset;
+    while (rest >= FRAME_SAMPLES && this.#size > 0) {
+      this.#shift();
+      rest -= FRAME_SAMPLES;
+    }
+    this.#offset = this.#size > 0 ? rest : 0;
+  }
+
+  /**
+   * A frame from a read position inside the head frame (after a faster read); undefined when less
+   * than a frame is left: the part frame goes (counted as trimmed) and the FIFO runs dry.
+   */
+  #take(): Int16Array | undefined {
+    if (this.#available < FRAME_SAMPLES) {
+      this.#shift();
+      this.#stats.dropped++;
+      this.#stats.trimmed++;
+      return undefined;
+    }
+    const out = new Int16Array(FRAME_SAMPLES);
+    this.#copy(out, FRAME_SAMPLES, true);
+    return out;
+  }
+
+  /**
+   * One faster read: 160 samples of output from 160 + L buffered, L the lag (20-160) at which
+   * the next stretch of audio best repeats itself; the first 40 samples cross-fade from the
+   * audio now to the audio L later. Silence is cut a whole frame at a time.
+   */
+  #faster(): Int16Array | undefined {
+    if (this.#available < WINDOW) {
+      // Not enough buffered to cut: the backlog is gone anyway.
+      this.#toCut = 0;
+      return this.#offset > 0 ? this.#take() : this.#shift();
+    }
+    const w = this.#window;
+    this.#copy(w, WINDOW, false);
+    let best = MAX_LAG;
+    let bestScore = -Infinity;
+    let energy = 0;
+    for (let i = 0; i < MATCH; i++) energy += (w[i] ?? 0) * (w[i] ?? 0);
+    if (energy > 0) {
+      for (let lag = MIN_LAG; lag <= MAX_LAG; lag++) {
+        let dot = 0;
+        let other = 0;
+        for (let i = 0; i < MATCH; i++) {
+          const b = w[lag + i] ?? 0;
+          dot += (w[i] ?? 0) * b;
+          other += b * b;
+        }
+        const score = other > 0 ? dot / Math.sqrt(energy * other) : 0;
+        // Ties to the longer lag: more delay out per cut.
+        if (score >= bestScore - 1e-9) {
+          bestScore = score;
+          best = lag;
+        }
+      }
+    }
+    const lag = best;
+    const out = new Int16Array(FRAME_SAMPLES);
+    for (let i = 0; i < FRAME_SAMPLES; i++) {
+      const later = w[lag + i] ?? 0;
+      out[i] = i < FADE ? Math.round(((w[i] ?? 0) * (FADE - i) + later * i) / FADE) : later;
+    }
+    this.#consume(FRAME_SAMPLES + lag);
+    this.#cut += lag;
+    this.#toCut -= lag;
+    if (this.#toCut <= 0) this.#toCut = 0;
+    while (this.#cut >= FRAME_SAMPLES) {
+      this.#cut -= FRAME_SAMPLES;
+      this.#stats.compressed++;
+    }
+    return out;
+  }
+
   #shift(): Int16Array | undefined {
+    this.#offset = 0;
     if (this.#size === 0) return undefined;
     const frame = this.#ring[this.#head];
     this.#ring[this.#head] = undefined;
@@ -136,14 +269,15 @@ export class FrameFifo {
     return frame;
   }
 
-  #trimBacklog(): void {
+  /** A backlog above prime+2 for `trimAfterPops` reads in a row: cut a frame's worth of it. */
+  #watchBacklog(): void {
+    if (this.#toCut > 0) return;
     if (this.#size <= this.#prime + 2) {
       this.#backlogPops = 0;
       return;
     }
     if (++this.#backlogPops < this.#trimAfter) return;
-    this.#shift();
-    this.#stats.dropped++;
+    this.#toCut = FRAME_SAMPLES;
     this.#backlogPops = 0;
   }
 }

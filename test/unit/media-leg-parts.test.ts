@@ -12,7 +12,7 @@ describe("FrameFifo", () => {
     expect(fifo.pop()[0]).toBe(0);
     fifo.push(frame(2));
     expect([fifo.pop()[0], fifo.pop()[0], fifo.pop()[0]]).toEqual([1, 2, 0]);
-    expect(fifo.stats).toEqual({ pushed: 2, played: 2, dropped: 0, underruns: 1 });
+    expect(fifo.stats).toEqual({ pushed: 2, played: 2, dropped: 0, overflowed: 0, trimmed: 0, skipped: 0, compressed: 0, underruns: 1 });
   });
 
   it("drops the oldest frame when full, bounding the delay", () => {
@@ -20,19 +20,54 @@ describe("FrameFifo", () => {
     for (let i = 1; i <= 5; i++) fifo.push(frame(i));
     expect(fifo.depth).toBe(3);
     expect(fifo.pop()[0]).toBe(3);
-    expect(fifo.stats.dropped).toBe(2);
+    expect(fifo.stats).toMatchObject({ dropped: 2, overflowed: 2, trimmed: 0 });
   });
 
-  it("trims a backlog that lasts, so a fast sender does not build up delay", () => {
+  /** Frames of a tone whose period is `period` samples, continuing from sample `from`. */
+  function tone(period: number) {
+    let k = 0;
+    return () => Int16Array.from({ length: FRAME_SAMPLES }, () => Math.round(10_000 * Math.sin((2 * Math.PI * k++) / period)));
+  }
+  /** True when every sample equals the one a period earlier: no jump, no phase break. */
+  const periodic = (samples: number[], period: number) => samples.every((v, k) => k < period || v === samples[k - period]);
+
+  it("takes a backlog that lasts out by cutting whole periods of the audio, dropping no frame", () => {
     const fifo = new FrameFifo({ capacity: 20, prime: 2, trimAfterPops: 10 });
-    for (let i = 0; i < 8; i++) fifo.push(frame(i));
-    // One in, one out: the backlog of 7 would stay forever without the trim.
-    for (let i = 0; i < 30; i++) {
-      fifo.pop();
-      fifo.push(frame(100 + i));
+    const next = tone(8); // 1 kHz
+    for (let i = 0; i < 8; i++) fifo.push(next());
+    const played: number[] = [];
+    // One in, one out: the backlog of 8 would stay forever without the cuts.
+    for (let i = 0; i < 100; i++) {
+      played.push(...fifo.pop());
+      fifo.push(next());
     }
     expect(fifo.depth).toBeLessThanOrEqual(5);
-    expect(fifo.stats.dropped).toBeGreaterThanOrEqual(3);
+    expect(fifo.stats).toMatchObject({ dropped: 0, trimmed: 0, underruns: 0 });
+    expect(fifo.stats.compressed).toBeGreaterThanOrEqual(3);
+    expect(periodic(played, 8)).toBe(true);
+  });
+
+  it("cuts part frames where the period does not divide a frame, and drops only the part left when it runs dry", () => {
+    const fifo = new FrameFifo({ capacity: 20, prime: 1, trimAfterPops: 1 });
+    const next = tone(30); // 266.7 Hz: the best cut is 5 periods, 150 samples
+    for (let i = 0; i < 6; i++) fifo.push(next());
+    const played: number[] = [];
+    // The first read leaves 5 frames (> prime + 2): cuts of 150 follow until a frame's worth is out.
+    for (let i = 0; i < 4; i++) played.push(...fifo.pop());
+    expect(fifo.stats).toMatchObject({ compressed: 1, dropped: 0 });
+    expect(periodic(played, 30)).toBe(true);
+    // 300 + 640 of 960 samples read, 20 left: too few for a frame, they go and the FIFO is dry.
+    expect(fifo.pop().every((v) => v === 0)).toBe(true);
+    expect(fifo.stats).toMatchObject({ dropped: 1, trimmed: 1, underruns: 1 });
+  });
+
+  it("cuts silence a whole frame at a time", () => {
+    const fifo = new FrameFifo({ capacity: 20, prime: 1, trimAfterPops: 1 });
+    for (let i = 0; i < 6; i++) fifo.push(new Int16Array(FRAME_SAMPLES));
+    fifo.pop(); // plays the first frame; 5 left
+    fifo.pop(); // one frame out, one cut: 3 left
+    expect(fifo.stats.compressed).toBe(1);
+    expect(fifo.depth).toBe(3);
   });
 
   it("stretches its cushion on request up to maxPrime, and relaxes it after calm reads", () => {
