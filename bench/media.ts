@@ -185,9 +185,8 @@ interface Flow {
   /** Frames the receivers' FIFOs (and worker rings) dropped, or found missing when due (underruns). */
   dropped: number;
   underruns: number;
-  /** The drops by cause: FIFO full / backlog trimmed / clock skipped (the rest: a worker ring's overflow). */
+  /** The drops by cause: FIFO full / clock skipped (the rest: a worker ring's overflow). */
   overflowed: number;
-  trimmed: number;
   skipped: number;
   /** Frames' worth of delay taken out by playing a backlog 5% faster (no audio lost). */
   compressed: number;
@@ -207,7 +206,7 @@ async function snapshot(calls: Call[], phones: Phones): Promise<Snapshot> {
 
 /** Every direction audio travels in the calls, summed between two snapshots. */
 function flows(calls: Call[], before: Snapshot, after: Snapshot, only?: "at server" | "at phones"): Flow {
-  const total: Flow = { sent: 0, received: 0, lost: 0, dropped: 0, underruns: 0, overflowed: 0, trimmed: 0, skipped: 0, compressed: 0, stale: 0, jitterMaxMs: 0 };
+  const total: Flow = { sent: 0, received: 0, lost: 0, dropped: 0, underruns: 0, overflowed: 0, skipped: 0, compressed: 0, stale: 0, jitterMaxMs: 0 };
   for (const c of calls) {
     for (const [server, phone] of [[`caller-${c.id}`, `caller-phone-${c.id}`], [`agent-${c.id}`, `agent-phone-${c.id}`]]) {
       const directions = [[server, phone], [phone, server]].filter(([, to]) => !only || (only === "at server") === (to === server));
@@ -221,7 +220,6 @@ function flows(calls: Call[], before: Snapshot, after: Snapshot, only?: "at serv
         total.dropped += t1.fifo.dropped - t0.fifo.dropped;
         total.underruns += t1.fifo.underruns - t0.fifo.underruns;
         total.overflowed += t1.fifo.overflowed - t0.fifo.overflowed;
-        total.trimmed += t1.fifo.trimmed - t0.fifo.trimmed;
         total.skipped += t1.fifo.skipped - t0.fifo.skipped;
         total.compressed += t1.fifo.compressed - t0.fifo.compressed;
         total.jitterMaxMs = Math.max(total.jitterMaxMs, t1.jitterBufferMs);
@@ -307,7 +305,9 @@ async function run(n: number, workers: number, round: number): Promise<void> {
     const phonesShare = share(phones1.micros - phones0.micros);
     const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
     const p99 = loop.percentile(99) / 1e6;
-    const lostAll = flow.lost + flow.dropped + flow.underruns;
+    // Lost: audio that never played (never received, dropped, not sent). Late: a FIFO that ran
+    // dry played 20 ms of silence, and the frame after it.
+    const lostAll = flow.lost + flow.dropped + flow.stale;
     const rows: [string, string][] = [
       ["set-up time (all calls connected)", `${(setupMs / 1000).toFixed(1)} s`],
       ["CPU, server process (all threads)", `${pct(serverShare)} of one core`],
@@ -322,7 +322,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       ["frame clock ticks (expected) / skipped", `${clock.ticks} (${Math.round(wallMs / 20)}) / ${clock.skipped}`],
       ["RTP frames sent / received, all directions", `${flow.sent} / ${flow.received} (difference ${flow.sent - flow.received})`],
       ["frames lost: sequence gaps / FIFO drops / FIFO underruns", `${flow.lost} / ${flow.dropped} / ${flow.underruns}`],
-      ["FIFO drops by cause: full / backlog trimmed / clock skipped / worker ring full", `${flow.overflowed} / ${flow.trimmed} / ${flow.skipped} / ${flow.dropped - flow.overflowed - flow.trimmed - flow.skipped}`],
+      ["FIFO drops by cause: full / clock skipped / worker ring full", `${flow.overflowed} / ${flow.skipped} / ${flow.dropped - flow.overflowed - flow.skipped}`],
       ["frames' worth of backlog cut (repeated periods, no frame lost)", `${flow.compressed}`],
       ["frames not sent (tick more than 60 ms late)", `${flow.stale}`],
       ["each second, received at the server + at the phones: gaps/drops/underruns/not sent", timeline.join("  ")],
@@ -335,7 +335,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
     summary.push(
       `| ${n} | ${workers} | ${pct(serverShare / n, 2)} | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
         `${flow.sent - flow.received} of ${flow.sent} (${pct((flow.sent - flow.received) / Math.max(1, flow.sent), 2)}) | ` +
-        `${flow.lost} / ${flow.dropped} / ${flow.underruns} (${lostAll}) | ${flow.stale} | ${pct(phonesShare, 0)} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
+        `${flow.lost} / ${flow.dropped} / ${flow.stale} (${lostAll}) | ${flow.underruns} | ${flow.compressed} | ${pct(phonesShare, 0)} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
     );
   } finally {
     await Promise.all([engine.close(), phones.close()]);
@@ -361,8 +361,8 @@ if (process.env.BENCH_MEDIA_ROLE === "phones") {
     }
   }
   process.stdout.write(
-    "\n| calls | server workers | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | gaps / drops / underruns | not sent (late) | phones CPU | load |\n" +
-      "|---|---|---|---|---|---|---|---|---|---|---|\n" +
+    "\n| calls | server workers | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | lost: gaps / drops / not sent | late (FIFO dry) | backlog cut | phones CPU | load |\n" +
+      "|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
       summary.join("\n") +
       `\n\nmedia bench wall time ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
   );

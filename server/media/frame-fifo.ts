@@ -32,12 +32,10 @@ export interface FrameFifoStats {
   pushed: number;
   /** Frames handed to the clock (not counting silence for an empty FIFO). */
   played: number;
-  /** Frames dropped: the sum of the next three (and, for a worker's leg, its ring's overflow). */
+  /** Frames dropped: the sum of the next two (and, for a worker's leg, its ring's overflow). */
   dropped: number;
   /** ...because the FIFO was full. */
   overflowed: number;
-  /** ...to bring a lasting backlog back down (only a part frame left when the FIFO ran dry mid-compression). */
-  trimmed: number;
   /** Frames' worth of delay taken out by playing faster (repeated periods cut, no frame lost). */
   compressed: number;
   /** ...because the clock skipped their time. */
@@ -73,7 +71,7 @@ export class FrameFifo {
   #toCut = 0;
   #cut = 0;
   readonly #window = new Int16Array(WINDOW);
-  #stats: FrameFifoStats = { pushed: 0, played: 0, dropped: 0, overflowed: 0, trimmed: 0, skipped: 0, compressed: 0, underruns: 0 };
+  #stats: FrameFifoStats = { pushed: 0, played: 0, dropped: 0, overflowed: 0, skipped: 0, compressed: 0, underruns: 0 };
 
   constructor(options: FrameFifoOptions = {}) {
     this.capacity = Math.max(1, options.capacity ?? 10);
@@ -193,18 +191,15 @@ export class FrameFifo {
   }
 
   /**
-   * A frame from a read position inside the head frame (after a faster read); undefined when less
-   * than a frame is left: the part frame goes (counted as trimmed) and the FIFO runs dry.
+   * A frame from a read position inside the head frame (after a faster read). With less than a
+   * frame left, what is left is played, followed by silence: the FIFO is dry then.
    */
   #take(): Int16Array | undefined {
-    if (this.#available < FRAME_SAMPLES) {
-      this.#shift();
-      this.#stats.dropped++;
-      this.#stats.trimmed++;
-      return undefined;
-    }
+    const available = this.#available;
+    if (available <= 0) return this.#shift();
     const out = new Int16Array(FRAME_SAMPLES);
-    this.#copy(out, FRAME_SAMPLES, true);
+    const n = Math.min(FRAME_SAMPLES, available);
+    this.#copy(out, n, true);
     return out;
   }
 

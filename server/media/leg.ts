@@ -178,7 +178,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
 
   stats(): LegStats {
     const buffer = this.#buffer;
-    const fifo = buffer ? { ...buffer.stats } : { pushed: 0, played: 0, dropped: 0, overflowed: 0, trimmed: 0, skipped: 0, compressed: 0, underruns: 0 };
+    const fifo = buffer ? { ...buffer.stats } : { pushed: 0, played: 0, dropped: 0, overflowed: 0, skipped: 0, compressed: 0, underruns: 0 };
     return { ...this.#stats, fifo, jitterBufferMs: buffer?.jitterBufferMs ?? 0 };
   }
 
