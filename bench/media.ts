@@ -32,6 +32,14 @@ const CONNECT_TIMEOUT_MS = 60_000;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+/** The machine's CPU time so far (all cores, in ms): busy (user, nice, system, irq, softirq) and stolen by the host. */
+async function machineCpu(): Promise<{ busy: number; steal: number }> {
+  const line = (await readFile("/proc/stat", "utf8").catch(() => "")).split("\n")[0] ?? "";
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.split(/\s+/).slice(1).map(Number);
+  const tick = 1000 / 100; // USER_HZ
+  return { busy: (user + nice + system + irq + softirq) * tick, steal: steal * tick };
+}
+
 async function connected(...legs: WebRtcLeg[]): Promise<void> {
   const deadline = performance.now() + 70_000;
   while (legs.some((l) => l.state !== "connected")) {
@@ -273,6 +281,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
     engine.clock.resetStats();
     loop.enable();
     const cpu0 = process.cpuUsage();
+    const machine0 = await machineCpu();
     const wall0 = performance.now();
     // Loss second by second: whether it comes in bursts (a thread unscheduled) or all along.
     const timeline: string[] = [];
@@ -285,6 +294,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       last = now;
     }
     const cpu = process.cpuUsage(cpu0);
+    const machine1 = await machineCpu();
     const wallMs = performance.now() - wall0;
     loop.disable();
     const elu = performance.eventLoopUtilization(elu0).utilization;
@@ -318,6 +328,10 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       ["server workers: event-loop delay p99 (busy share)", workerLoops(serverWorkers)],
       ["phones workers: event-loop delay p99 (busy share)", workerLoops(phones1.workers)],
       ["machine load average (1 min) before / after, 2 cores", `${load0.toFixed(1)} / ${load1.toFixed(1)}`],
+      [
+        "other processes' CPU / stolen by the host (of one core)",
+        `${pct(Math.max(0, (machine1.busy - machine0.busy) / wallMs - serverShare - phonesShare))} / ${pct((machine1.steal - machine0.steal) / wallMs)}`,
+      ],
       ["frame clock lateness p50 / p99 / max", `${clock.latenessP50Ms.toFixed(2)} / ${clock.latenessP99Ms.toFixed(2)} / ${clock.latenessMaxMs.toFixed(1)} ms`],
       ["frame clock ticks (expected) / skipped", `${clock.ticks} (${Math.round(wallMs / 20)}) / ${clock.skipped}`],
       ["RTP frames sent / received, all directions", `${flow.sent} / ${flow.received} (difference ${flow.sent - flow.received})`],

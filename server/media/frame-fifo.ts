@@ -9,7 +9,10 @@
 import { FRAME_SAMPLES, silentFrame } from "./audio-frame.js";
 
 export interface FrameFifoOptions {
-  /** Most frames held; a full FIFO drops its oldest, bounding the delay. */
+  /**
+   * Most frames held; a full FIFO drops its oldest, bounding the delay. Default 16 (320 ms): a
+   * burst after a stall of up to that fits, and the backlog is then cut without dropping audio.
+   */
   capacity?: number;
   /**
    * Frames to gather before playing from empty, absorbing network jitter; a FIFO that ran dry
@@ -74,7 +77,7 @@ export class FrameFifo {
   #stats: FrameFifoStats = { pushed: 0, played: 0, dropped: 0, overflowed: 0, skipped: 0, compressed: 0, underruns: 0 };
 
   constructor(options: FrameFifoOptions = {}) {
-    this.capacity = Math.max(1, options.capacity ?? 10);
+    this.capacity = Math.max(1, options.capacity ?? 16);
     this.#basePrime = Math.max(1, Math.min(options.prime ?? 2, this.capacity));
     this.#prime = this.#basePrime;
     this.#maxPrime = Math.max(this.#basePrime, Math.min(options.maxPrime ?? 6, this.capacity - 2));
