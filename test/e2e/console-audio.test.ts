@@ -136,6 +136,7 @@ describe("audio settings", () => {
     const ringerId = await page.getByLabel("Ringer", { exact: true }).inputValue();
     await page.getByRole("button", { name: "Play test tone on the speaker" }).click();
     await page.getByRole("status").filter({ hasText: "Playing a test tone on the speaker…" }).waitFor();
+    await page.locator('audio[data-test-tone="speaker"]').waitFor({ state: "attached" });
     const tone = (await page.evaluate(`(${TONE_IN_PAGE})(440)`)) as ToneProbe | null;
     expect(tone).not.toBeNull();
     expect(tone).toMatchObject({ kind: "speaker", sinkId: speakerId, paused: false });
@@ -145,6 +146,8 @@ describe("audio settings", () => {
     expect(await page.locator("audio[data-test-tone]").count()).toBe(0);
 
     await page.getByRole("button", { name: "Play test tone on the ringer" }).click();
+    // The element comes with React's next render, not with the click.
+    await page.locator('audio[data-test-tone="ringer"]').waitFor({ state: "attached" });
     const ring = (await page.evaluate(`(${TONE_IN_PAGE})(480)`)) as ToneProbe | null;
     expect(ring).toMatchObject({ kind: "ringer", sinkId: ringerId, paused: false });
     await page.getByRole("button", { name: "Stop tone on the ringer" }).click();
