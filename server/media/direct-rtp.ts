@@ -8,7 +8,7 @@
 
 import type { Socket } from "node:dgram";
 import { StunProtocol, type RTCDtlsTransport } from "werift";
-import { SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80, srtpPair, type RtpFields, type RtpOutFields, type SrtpPair } from "./srtp.js";
+import { rtpHeaderLength, SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80, srtpPair, type RtpFields, type RtpOutFields, type SrtpPair } from "./srtp.js";
 
 export type { RtpFields, RtpOutFields } from "./srtp.js";
 
@@ -39,14 +39,10 @@ function isRtp(data: Buffer): boolean {
 
 /** A decrypted packet's header fields and payload; undefined when it is malformed. */
 export function parseRtp(packet: Buffer, length = packet.length): { fields: RtpFields; payload: Buffer } | undefined {
-  if (length < 12) return undefined;
-  let at = 12 + 4 * (packet[0] & 0x0f);
-  if (packet[0] & 0x10) {
-    if (length < at + 4) return undefined;
-    at += 4 + 4 * packet.readUInt16BE(at + 2);
-  }
+  const at = rtpHeaderLength(packet, length);
+  if (at < 0) return undefined;
   let end = length;
-  if (packet[0] & 0x20) end -= packet[length - 1];
+  if ((packet[0] ?? 0) & 0x20) end -= packet[length - 1] ?? 0;
   if (end < at) return undefined;
   return {
     fields: {

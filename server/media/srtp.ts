@@ -287,8 +287,8 @@ function putWord(d: Uint8Array, at: number, w: number): void {
 
 // ---- SRTP contexts ---------------------------------------------------------------------------
 
-/** A packet's header length (fixed part, CSRCs and extension), or -1 when it does not fit. */
-function headerLength(packet: Uint8Array, end: number): number {
+/** An RTP packet's header length (fixed part, CSRCs and extension), or -1 when it does not fit in `end` bytes. */
+export function rtpHeaderLength(packet: Uint8Array, end: number): number {
   if (end < 12) return -1;
   let at = 12 + 4 * ((packet[0] ?? 0) & 0x0f);
   if ((packet[0] ?? 0) & 0x10) {
@@ -307,6 +307,8 @@ export class SrtpContext {
   readonly #hmac: HmacSha1 | undefined;
   readonly #ghash: Ghash | undefined;
   #counters = Buffer.alloc(16 * 16);
+  /** The tag a received packet should carry. */
+  readonly #expected = Buffer.alloc(16);
   // The packet index: rollover counter and highest sequence number seen (s_l), per RFC 3711.
   #roc = 0;
   #highest = -1;
@@ -351,7 +353,7 @@ export class SrtpContext {
    */
   unprotect(packet: Buffer): number {
     const end = packet.length - this.#tagLength;
-    const headerEnd = headerLength(packet, end);
+    const headerEnd = rtpHeaderLength(packet, end);
     if (headerEnd < 0) return -1;
     const seq = packet.readUInt16BE(2);
     const ssrc = packet.readUInt32BE(8);
@@ -378,7 +380,6 @@ export class SrtpContext {
     return true;
   }
 
-  readonly #expected = Buffer.alloc(16);
 
   /** RFC 3711 §3.3.1: the rollover counter a received sequence number most likely belongs to. */
   #estimate(seq: number): number {
