@@ -39,10 +39,10 @@ export interface FrameFifoStats {
   dropped: number;
   /** ...because the FIFO was full. */
   overflowed: number;
-  /** Frames' worth of delay taken out by playing faster (repeated periods cut, no frame lost). */
-  compressed: number;
   /** ...because the clock skipped their time. */
   skipped: number;
+  /** Frames' worth of delay taken out by playing faster (repeated periods cut, no frame lost). */
+  compressed: number;
   /** Reads that found the FIFO empty after it had started playing. */
   underruns: number;
 }
