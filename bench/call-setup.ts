@@ -11,6 +11,7 @@ import type { Channel } from "../server/calls/index.js";
 import { DEMO_ACCOUNT_NAME } from "../server/demo.js";
 import { launchBrowser } from "../test/helpers/browser.js";
 import { openPhoneLab, phoneLabDir } from "../test/helpers/phone-page.js";
+import { poll } from "../test/helpers/poll.js";
 import { startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
 
@@ -34,13 +35,9 @@ interface Timing {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 15_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const until = async (what: string, check: () => Promise<boolean> | boolean): Promise<void> => {
+  await poll(what, async () => ((await check()) ? true : undefined), 15_000, 20);
+};
 
 const bench = await startBenchServer("call-setup", { rendererDir: await phoneLabDir() });
 const { server } = bench;

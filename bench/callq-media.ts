@@ -28,6 +28,7 @@ import { DEMO_ACCOUNT_NAME } from "../server/demo.js";
 import type { RunningServer } from "../server/index.js";
 import { MediaEngine, type LegStats, type WebRtcLeg } from "../server/media/index.js";
 import { ASSETS_DIR, credentials, DEMO_PASSWORD } from "../test/helpers/api.js";
+import { poll } from "../test/helpers/poll.js";
 import { hex, PhoneCall, responseTo, SipPhone, SipSocket, tagOf, type SipMessage } from "../test/helpers/sip-client.js";
 import { startBenchServer } from "./lib/server.js";
 import { report } from "./report.js";
@@ -46,13 +47,9 @@ const AGENT_TONE = "tone_stream://1000";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function until(what: string, check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(100);
-  }
-}
+const until = async (what: string, check: () => Promise<boolean> | boolean, ms = 60_000): Promise<void> => {
+  await poll(what, async () => ((await check()) ? true : undefined), ms, 100);
+};
 
 async function connected(legs: WebRtcLeg[]): Promise<void> {
   await until(`${legs.length} legs connected`, () => {
@@ -69,7 +66,7 @@ interface Counters {
   received: number;
   /** Sequence gaps at the receivers. */
   lost: number;
-  /** Frames the receive FIFOs dropped (full, backlog trimmed) or found missing when due. */
+  /** Frames the receive FIFOs dropped (full, clock skipped, worker ring full) or found missing when due. */
   dropped: number;
   underruns: number;
   /** Frames not sent because their tick ran more than 60 ms late. */

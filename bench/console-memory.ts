@@ -18,6 +18,7 @@ import { loadavg } from "node:os";
 import { join } from "node:path";
 import type { CDPSession, Page } from "playwright-core";
 import { launchBrowser } from "../test/helpers/browser.js";
+import { poll } from "../test/helpers/poll.js";
 import { DEMO_PASSWORD } from "../test/helpers/api.js";
 import { CONSOLE_DIR } from "../test/helpers/console-page.js";
 import { benchLogin, startBenchServer } from "./lib/server.js";
@@ -44,15 +45,7 @@ interface Sample {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(20);
-  }
-}
+const until = <T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 20_000): Promise<T> => poll(what, check, ms, 20);
 
 /**
  * An expression's value in the page's own world, through the bench's CDP session: a few bytes of

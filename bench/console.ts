@@ -8,6 +8,7 @@
 import { loadavg } from "node:os";
 import type { Channel } from "../server/calls/index.js";
 import { launchBrowser } from "../test/helpers/browser.js";
+import { poll } from "../test/helpers/poll.js";
 import { CONSOLE_DIR, openConsole, signIn, waitRegistered } from "../test/helpers/console-page.js";
 import { benchLogin, startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
@@ -30,15 +31,7 @@ const WATCH_ACCEPT = `(() => {
 
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
-async function until<T>(what: string, check: () => Promise<T | undefined> | T | undefined, ms = 15_000): Promise<T> {
-  const end = Date.now() + ms;
-  for (;;) {
-    const value = await check();
-    if (value !== undefined) return value;
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await sleep(10);
-  }
-}
+const until = <T>(what: string, check: () => Promise<T | undefined> | T | undefined): Promise<T> => poll(what, check, 15_000, 10);
 
 const bench = await startBenchServer("console", { rendererDir: CONSOLE_DIR });
 const { server } = bench;
