@@ -9,10 +9,12 @@ import { connectionOf, privilegeOf } from "../state/admin.js";
 import { useAppStore } from "../state/context.js";
 import { fromGregorianSeconds, NO_RECORDING_FILTERS, type RecordingFilters } from "../state/recordings.js";
 import { ConfirmDialog } from "./admin/ConfirmDialog.js";
-import { EmptyRow, ErrorAlert } from "./admin/parts.js";
+import { DataTable, ErrorAlert, type Column } from "./admin/parts.js";
 import "./admin/views.css";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "medium", timeStyle: "short" });
+
+const RECORDING_COLUMNS: Column[] = ["Started", "Caller", "Called", "Direction", { key: "length", label: "Length", numeric: true }, "Actions"];
 
 /** m:ss (or h:mm:ss) for a number of seconds. */
 export function clockText(seconds: number): string {
@@ -132,24 +134,13 @@ export function Recordings() {
         <Player key={playing.id} recording={playing} src={recordingAudioUrl(connection, playing, "play")} onClose={() => setPlaying(null)} />
       ) : null}
 
-      <table className="data-table" aria-busy={recordings.loading}>
-        <caption className="visually-hidden">Recordings, page {pageNumber}</caption>
-        <thead>
-          <tr>
-            <th scope="col">Started</th>
-            <th scope="col">Caller</th>
-            <th scope="col">Called</th>
-            <th scope="col">Direction</th>
-            <th scope="col" className="numeric">
-              Length
-            </th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          <EmptyRow show={recordings.rows.length === 0 && !recordings.loading} columns={6}>
-            No recordings match.
-          </EmptyRow>
+      <DataTable
+        caption={`Recordings, page ${pageNumber}`}
+        columns={RECORDING_COLUMNS}
+        loading={recordings.loading}
+        rowCount={recordings.rows.length}
+        emptyText="No recordings match."
+      >
           {recordings.rows.map((recording) => (
             <tr key={recording.id} aria-current={playing?.id === recording.id ? "true" : undefined} data-recording-id={recording.id}>
               <td>{startedText(recording)}</td>
@@ -191,8 +182,7 @@ export function Recordings() {
               </td>
             </tr>
           ))}
-        </tbody>
-      </table>
+      </DataTable>
 
       <nav className="pager" aria-label="Recording pages">
         <button

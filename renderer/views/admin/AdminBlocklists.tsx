@@ -1,12 +1,12 @@
 // Admin: blocklists of caller numbers. Create, edit (numbers one per line; the server keeps them in
 // E.164), delete after a confirmation, and choose which lists the account puts in force.
-import { useEffect, useId, type FormEvent } from "react";
+import { useEffect, useId } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { Blocklist, BlocklistRow } from "../../api/admin.js";
 import { TextField } from "../../components/TextField.js";
 import { useAppStore } from "../../state/context.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
-import { EmptyRow, ErrorAlert, RowActions } from "./parts.js";
+import { DataTable, DocForm, ErrorAlert, RowActions } from "./parts.js";
 import { useDocEditor } from "./use-doc-editor.js";
 
 interface Draft {
@@ -63,7 +63,7 @@ export function AdminBlocklists() {
       }),
     remove: (row) => s.deleteBlocklist(row.id),
   });
-  const { draft, confirming } = editor;
+  const { confirming } = editor;
 
   useEffect(() => void loadBlocklists(), [loadBlocklists]);
 
@@ -85,55 +85,32 @@ export function AdminBlocklists() {
       </div>
       <ErrorAlert message={blocklists.error} />
 
-      {draft !== null ? (
-        <BlocklistForm
-          title={editor.formTitle}
-          draft={draft}
-          error={editor.formError}
-          saving={editor.saving}
-          onChange={editor.setDraft}
-          onSubmit={(e) => void editor.save(e)}
-          onCancel={() => editor.setDraft(null)}
-        />
-      ) : (
-        <ErrorAlert message={editor.formError} />
-      )}
+      <DocForm editor={editor} saveLabel="Save blocklist">
+        {(open) => <BlocklistFields draft={open} onChange={editor.setDraft} />}
+      </DocForm>
 
-      <table className="data-table" aria-busy={blocklists.loading}>
-        <caption className="visually-hidden">Blocklists</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">In force</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          <EmptyRow show={blocklists.rows.length === 0 && !blocklists.loading} columns={3}>
-            No blocklists yet.
-          </EmptyRow>
-          {blocklists.rows.map((row) => {
-            const name = row.name ?? row.id;
-            const applied = blocklists.applied.includes(row.id);
-            return (
-              <tr key={row.id} data-blocklist-id={row.id}>
-                <th scope="row">{name}</th>
-                <td>
-                  <input
-                    type="checkbox"
-                    checked={applied}
-                    aria-label={`${name} in force`}
-                    onChange={(e) => void s.setBlocklistApplied(row.id, e.target.checked)}
-                  />
-                </td>
-                <td>
-                  <RowActions name={name} onEdit={() => void editor.edit(row)} onDelete={() => editor.setConfirming(row)} />
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <DataTable caption="Blocklists" columns={["Name", "In force", "Actions"]} loading={blocklists.loading} rowCount={blocklists.rows.length} emptyText="No blocklists yet.">
+        {blocklists.rows.map((row) => {
+          const name = row.name ?? row.id;
+          const applied = blocklists.applied.includes(row.id);
+          return (
+            <tr key={row.id} data-blocklist-id={row.id}>
+              <th scope="row">{name}</th>
+              <td>
+                <input
+                  type="checkbox"
+                  checked={applied}
+                  aria-label={`${name} in force`}
+                  onChange={(e) => void s.setBlocklistApplied(row.id, e.target.checked)}
+                />
+              </td>
+              <td>
+                <RowActions name={name} onEdit={() => void editor.edit(row)} onDelete={() => editor.setConfirming(row)} />
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
 
       <ConfirmDialog
         open={confirming !== null}
@@ -148,23 +125,11 @@ export function AdminBlocklists() {
   );
 }
 
-interface BlocklistFormProps {
-  title: string;
-  draft: Draft;
-  error: string | null;
-  saving: boolean;
-  onChange(draft: Draft): void;
-  onSubmit(event: FormEvent<HTMLFormElement>): void;
-  onCancel(): void;
-}
-
-function BlocklistForm({ title, draft, error, saving, onChange, onSubmit, onCancel }: BlocklistFormProps) {
-  const headingId = useId();
+function BlocklistFields({ draft, onChange }: { draft: Draft; onChange(draft: Draft): void }) {
   const numbersId = useId();
   const anonymousId = useId();
   return (
-    <form className="panel" aria-labelledby={headingId} onSubmit={onSubmit} noValidate>
-      <h3 id={headingId}>{title}</h3>
+    <>
       <TextField label="Blocklist name" name="name" value={draft.name} onChange={(e) => onChange({ ...draft, name: e.target.value })} required />
       <div className="field">
         <label htmlFor={numbersId}>Blocked numbers</label>
@@ -188,15 +153,6 @@ function BlocklistForm({ title, draft, error, saving, onChange, onSubmit, onCanc
         />
         <label htmlFor={anonymousId}>Also block callers who hide their number</label>
       </div>
-      <ErrorAlert message={error} />
-      <div className="inline-actions">
-        <button type="submit" className="button" aria-disabled={saving}>
-          {saving ? "Saving…" : "Save blocklist"}
-        </button>
-        <button type="button" className="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </>
   );
 }

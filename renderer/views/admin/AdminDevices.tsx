@@ -3,7 +3,7 @@
 import { useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../../state/context.js";
-import { EmptyRow, ErrorAlert } from "./parts.js";
+import { DataTable, ErrorAlert } from "./parts.js";
 
 const timeOfDay = new Intl.DateTimeFormat(undefined, { timeStyle: "medium" });
 
@@ -37,22 +37,13 @@ export function AdminDevices() {
         </p>
       </div>
       <ErrorAlert message={devices.error} />
-      <table className="data-table" aria-busy={devices.loading}>
-        <caption className="visually-hidden">Devices and their registration</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Type</th>
-            <th scope="col">Owner</th>
-            <th scope="col">SIP username</th>
-            <th scope="col">Registration</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          <EmptyRow show={devices.rows.length === 0 && !devices.loading} columns={6}>
-            No devices.
-          </EmptyRow>
+      <DataTable
+        caption="Devices and their registration"
+        columns={["Name", "Type", "Owner", "SIP username", "Registration", "Actions"]}
+        loading={devices.loading}
+        rowCount={devices.rows.length}
+        emptyText="No devices."
+      >
           {devices.rows.map((device) => {
             const name = device.name ?? device.id;
             const registered = devices.registered[device.id] === true;
@@ -87,8 +78,7 @@ export function AdminDevices() {
               </tr>
             );
           })}
-        </tbody>
-      </table>
+      </DataTable>
     </div>
   );
 }

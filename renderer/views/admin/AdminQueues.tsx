@@ -3,7 +3,7 @@
 import { useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../../state/context.js";
-import { EmptyRow, ErrorAlert } from "./parts.js";
+import { DataTable, ErrorAlert } from "./parts.js";
 
 export function AdminQueues() {
   const { membership, loadMembership, setMembership } = useAppStore(
@@ -28,22 +28,13 @@ export function AdminQueues() {
       </div>
       <ErrorAlert message={membership.error} />
       {queues.length > 0 ? (
-        <table className="data-table" aria-busy={membership.loading}>
-          <caption className="visually-hidden">Queue membership: recipients by queue</caption>
-          <thead>
-            <tr>
-              <th scope="col">Recipient</th>
-              {queues.map((queue) => (
-                <th key={queue.id} scope="col">
-                  {queue.name ?? queue.id}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            <EmptyRow show={recipients.length === 0} columns={queues.length + 1}>
-            No users have call queues enabled.
-          </EmptyRow>
+        <DataTable
+          caption="Queue membership: recipients by queue"
+          columns={["Recipient", ...queues.map((queue) => ({ key: queue.id, label: queue.name ?? queue.id }))]}
+          loading={membership.loading}
+          rowCount={recipients.length}
+          emptyText="No users have call queues enabled."
+        >
             {recipients.map((recipient) => {
               const who = recipient.name ?? recipient.id;
               return (
@@ -67,8 +58,7 @@ export function AdminQueues() {
                 </tr>
               );
             })}
-          </tbody>
-        </table>
+        </DataTable>
       ) : !membership.loading && membership.error === null ? (
         <p>No queues yet.</p>
       ) : null}

@@ -1,20 +1,22 @@
 // Admin: webhooks. The account's hooks with their state (an auto-disabled hook says why), create
 // and edit, delete after a confirmation, re-enable the auto-disabled ones, and the attempts log
 // of every hook or of one.
-import { useEffect, useId, type FormEvent } from "react";
+import { useEffect, useId } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { HookKind, Webhook, WebhookRow } from "../../api/admin.js";
 import { TextField } from "../../components/TextField.js";
 import { useAppStore } from "../../state/context.js";
 import { fromGregorianSeconds } from "../../state/recordings.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
-import { EmptyRow, ErrorAlert, RowActions } from "./parts.js";
+import { DataTable, DocForm, ErrorAlert, RowActions, type Column } from "./parts.js";
 import { useDocEditor } from "./use-doc-editor.js";
 
 const dateTime = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "medium" });
 
 /** The notification types a `notifications` hook takes (fidelity.md, Webhooks). */
 const NOTIFICATION_TYPES = ["missed_call", "voicemail_new", "voicemail_full", "inbound_fax", "inbound_fax_error", "outbound_fax_error", "register", "deregister"];
+
+const ATTEMPT_COLUMNS: Column[] = ["When", "Webhook", "Event", "Result", "Response", "Reason", { key: "try", label: "Try", numeric: true }];
 
 const NEW_HOOK: Webhook = { name: "", hook: "channel_create", uri: "", http_verb: "post", retries: 2, enabled: true, format: "form" };
 
@@ -48,7 +50,7 @@ export function AdminWebhooks() {
     remove: (row) => s.deleteWebhook(row.id),
     saved: () => void loadAttempts(attempts.hookId),
   });
-  const { draft, confirming } = editor;
+  const { confirming } = editor;
 
   const nameOf = (hookId: string | undefined) => webhooks.rows.find((row) => row.id === hookId)?.name ?? hookId ?? "—";
   const disabledCount = webhooks.rows.filter((row) => row.enabled === false && row.disable_reason !== undefined).length;
@@ -91,62 +93,36 @@ export function AdminWebhooks() {
       </p>
       <ErrorAlert message={webhooks.error} />
 
-      {draft !== null ? (
-        <WebhookForm
-          title={editor.formTitle}
-          draft={draft}
-          kinds={webhooks.kinds}
-          error={editor.formError}
-          saving={editor.saving}
-          onChange={editor.setDraft}
-          onSubmit={(e) => void editor.save(e)}
-          onCancel={() => editor.setDraft(null)}
-        />
-      ) : (
-        <ErrorAlert message={editor.formError} />
-      )}
+      <DocForm editor={editor} saveLabel="Save webhook">
+        {(open) => <WebhookFields draft={open} kinds={webhooks.kinds} onChange={editor.setDraft} />}
+      </DocForm>
 
-      <table className="data-table" aria-busy={webhooks.loading}>
-        <caption className="visually-hidden">Webhooks</caption>
-        <thead>
-          <tr>
-            <th scope="col">Name</th>
-            <th scope="col">Event</th>
-            <th scope="col">Address</th>
-            <th scope="col">State</th>
-            <th scope="col">Actions</th>
-          </tr>
-        </thead>
-        <tbody>
-          <EmptyRow show={webhooks.rows.length === 0 && !webhooks.loading} columns={5}>
-            No webhooks yet.
-          </EmptyRow>
-          {webhooks.rows.map((row) => {
-            const name = row.name ?? row.id;
-            return (
-              <tr key={row.id} data-webhook-id={row.id} aria-current={attempts.hookId === row.id ? "true" : undefined}>
-                <th scope="row">{name}</th>
-                <td className="mono">{row.hook ?? "—"}</td>
-                <td className="mono">{row.uri ?? "—"}</td>
-                <td>
-                  {row.enabled === false ? (
-                    <span className="state-off">{row.disable_reason !== undefined ? `Disabled: ${row.disable_reason}` : "Disabled"}</span>
-                  ) : (
-                    <span className="state-on">Enabled</span>
-                  )}
-                </td>
-                <td>
-                  <RowActions name={name} onEdit={() => void editor.edit(row)} onDelete={() => editor.setConfirming(row)}>
-                    <button type="button" className="button button-small" aria-label={`Attempts of ${name}`} onClick={() => void loadAttempts(row.id)}>
-                      Attempts
-                    </button>
-                  </RowActions>
-                </td>
-              </tr>
-            );
-          })}
-        </tbody>
-      </table>
+      <DataTable caption="Webhooks" columns={["Name", "Event", "Address", "State", "Actions"]} loading={webhooks.loading} rowCount={webhooks.rows.length} emptyText="No webhooks yet.">
+        {webhooks.rows.map((row) => {
+          const name = row.name ?? row.id;
+          return (
+            <tr key={row.id} data-webhook-id={row.id} aria-current={attempts.hookId === row.id ? "true" : undefined}>
+              <th scope="row">{name}</th>
+              <td className="mono">{row.hook ?? "—"}</td>
+              <td className="mono">{row.uri ?? "—"}</td>
+              <td>
+                {row.enabled === false ? (
+                  <span className="state-off">{row.disable_reason !== undefined ? `Disabled: ${row.disable_reason}` : "Disabled"}</span>
+                ) : (
+                  <span className="state-on">Enabled</span>
+                )}
+              </td>
+              <td>
+                <RowActions name={name} onEdit={() => void editor.edit(row)} onDelete={() => editor.setConfirming(row)}>
+                  <button type="button" className="button button-small" aria-label={`Attempts of ${name}`} onClick={() => void loadAttempts(row.id)}>
+                    Attempts
+                  </button>
+                </RowActions>
+              </td>
+            </tr>
+          );
+        })}
+      </DataTable>
 
       <section className="panel" aria-labelledby="attempts-heading">
         <h3 id="attempts-heading" className="section-heading">
@@ -169,41 +145,28 @@ export function AdminWebhooks() {
           </button>
         </div>
         <ErrorAlert message={attempts.error} />
-        <table className="data-table" aria-busy={attempts.loading}>
-          <caption className="visually-hidden">Webhook attempts, newest first</caption>
-          <thead>
-            <tr>
-              <th scope="col">When</th>
-              <th scope="col">Webhook</th>
-              <th scope="col">Event</th>
-              <th scope="col">Result</th>
-              <th scope="col">Response</th>
-              <th scope="col">Reason</th>
-              <th scope="col" className="numeric">
-                Try
-              </th>
+        <DataTable
+          caption="Webhook attempts, newest first"
+          columns={ATTEMPT_COLUMNS}
+          loading={attempts.loading}
+          rowCount={attempts.rows.length}
+          emptyText="No attempts logged."
+        >
+          {attempts.rows.map((attempt, index) => (
+            <tr key={`${attempt.hook_id ?? ""}-${attempt.timestamp ?? 0}-${index}`} data-attempt-result={attempt.result}>
+              <td>{attempt.timestamp === undefined ? "—" : dateTime.format(fromGregorianSeconds(attempt.timestamp))}</td>
+              <td>{nameOf(attempt.hook_id)}</td>
+              <td className="mono">{attempt.hook_event ?? "—"}</td>
+              <td>{attempt.result === "success" ? <span className="state-on">Success</span> : <span className="state-off">Failure</span>}</td>
+              <td className="mono">{attempt.response_code ?? "—"}</td>
+              <td>{attempt.reason ?? ""}</td>
+              <td className="numeric">
+                {attempt.try ?? "—"}
+                {attempt.retries_left !== undefined ? <span className="muted"> ({attempt.retries_left} left)</span> : null}
+              </td>
             </tr>
-          </thead>
-          <tbody>
-            <EmptyRow show={attempts.rows.length === 0 && !attempts.loading} columns={7}>
-            No attempts logged.
-          </EmptyRow>
-            {attempts.rows.map((attempt, index) => (
-              <tr key={`${attempt.hook_id ?? ""}-${attempt.timestamp ?? 0}-${index}`} data-attempt-result={attempt.result}>
-                <td>{attempt.timestamp === undefined ? "—" : dateTime.format(fromGregorianSeconds(attempt.timestamp))}</td>
-                <td>{nameOf(attempt.hook_id)}</td>
-                <td className="mono">{attempt.hook_event ?? "—"}</td>
-                <td>{attempt.result === "success" ? <span className="state-on">Success</span> : <span className="state-off">Failure</span>}</td>
-                <td className="mono">{attempt.response_code ?? "—"}</td>
-                <td>{attempt.reason ?? ""}</td>
-                <td className="numeric">
-                  {attempt.try ?? "—"}
-                  {attempt.retries_left !== undefined ? <span className="muted"> ({attempt.retries_left} left)</span> : null}
-                </td>
-              </tr>
-            ))}
-          </tbody>
-        </table>
+          ))}
+        </DataTable>
       </section>
 
       <ConfirmDialog
@@ -226,26 +189,20 @@ function withHook(draft: Webhook, hook: string): Webhook {
   return { ...draft, hook, custom_data: rest };
 }
 
-interface WebhookFormProps {
-  title: string;
+interface WebhookFieldsProps {
   draft: Webhook;
   kinds: HookKind[];
-  error: string | null;
-  saving: boolean;
   onChange(draft: Webhook): void;
-  onSubmit(event: FormEvent<HTMLFormElement>): void;
-  onCancel(): void;
 }
 
-function WebhookForm({ title, draft, kinds, error, saving, onChange, onSubmit, onCancel }: WebhookFormProps) {
-  const ids = { heading: useId(), hook: useId(), verb: useId(), format: useId(), retries: useId(), type: useId(), enabled: useId() };
+function WebhookFields({ draft, kinds, onChange }: WebhookFieldsProps) {
+  const ids = { hook: useId(), verb: useId(), format: useId(), retries: useId(), type: useId(), enabled: useId() };
   const kindIds = kinds.length > 0 ? kinds.map((k) => k.id) : [draft.hook];
   const notificationType = draft.custom_data?.type ?? "";
   const describe = kinds.find((k) => k.id === draft.hook)?.description;
 
   return (
-    <form className="panel" aria-labelledby={ids.heading} onSubmit={onSubmit} noValidate>
-      <h3 id={ids.heading}>{title}</h3>
+    <>
       {draft.disable_reason !== undefined ? <p className="muted">Disabled by the server: {draft.disable_reason}. Saving it enabled runs it again.</p> : null}
       <div className="form-grid">
         <TextField label="Webhook name" name="name" value={draft.name} onChange={(e) => onChange({ ...draft, name: e.target.value })} required />
@@ -332,15 +289,6 @@ function WebhookForm({ title, draft, kinds, error, saving, onChange, onSubmit, o
         <input id={ids.enabled} type="checkbox" checked={draft.enabled} onChange={(e) => onChange({ ...draft, enabled: e.target.checked })} />
         <label htmlFor={ids.enabled}>Enabled</label>
       </div>
-      <ErrorAlert message={error} />
-      <div className="inline-actions">
-        <button type="submit" className="button" aria-disabled={saving}>
-          {saving ? "Saving…" : "Save webhook"}
-        </button>
-        <button type="button" className="button" onClick={onCancel}>
-          Cancel
-        </button>
-      </div>
-    </form>
+    </>
   );
 }

@@ -1,6 +1,7 @@
-// Small pieces the recordings, admin and audio views repeat: an error announced as an alert, the
-// row a table shows when it has none, and a row's Edit and Delete buttons named after the row.
-import type { ReactNode } from "react";
+// Small pieces the recordings, admin and audio views repeat: an error announced as an alert, a
+// data table (caption, column headers, the row it shows when it has none), a row's Edit and Delete
+// buttons named after the row, and the form that edits one document.
+import { useId, type FormEvent, type ReactNode } from "react";
 
 export function ErrorAlert({ message }: { message: string | null }) {
   return message === null ? null : (
@@ -10,13 +11,49 @@ export function ErrorAlert({ message }: { message: string | null }) {
   );
 }
 
-/** The table's only row when it has no other (and is not loading). */
-export function EmptyRow({ show, columns, children }: { show: boolean; columns: number; children: ReactNode }) {
-  return show ? (
-    <tr className="empty-row">
-      <td colSpan={columns}>{children}</td>
-    </tr>
-  ) : null;
+/** A column header: its text, or its text with a key and class (numbers align right). */
+export type Column = string | { key: string; label: ReactNode; numeric?: boolean };
+
+interface DataTableProps {
+  /** For screen readers (the caption is visually hidden). */
+  caption: ReactNode;
+  columns: readonly Column[];
+  loading: boolean;
+  /** Rows in the body; with none, and not loading, the table says `emptyText` instead. */
+  rowCount: number;
+  emptyText: string;
+  children: ReactNode;
+}
+
+export function DataTable({ caption, columns, loading, rowCount, emptyText, children }: DataTableProps) {
+  return (
+    <table className="data-table" aria-busy={loading}>
+      <caption className="visually-hidden">{caption}</caption>
+      <thead>
+        <tr>
+          {columns.map((column) =>
+            typeof column === "string" ? (
+              <th key={column} scope="col">
+                {column}
+              </th>
+            ) : (
+              <th key={column.key} scope="col" className={column.numeric === true ? "numeric" : undefined}>
+                {column.label}
+              </th>
+            ),
+          )}
+        </tr>
+      </thead>
+      <tbody>
+        {rowCount === 0 && !loading ? (
+          <tr className="empty-row">
+            <td colSpan={columns.length}>{emptyText}</td>
+          </tr>
+        ) : null}
+        {children}
+      </tbody>
+    </table>
+  );
 }
 
 interface RowActionsProps {
@@ -39,5 +76,49 @@ export function RowActions({ name, onEdit, onDelete, children }: RowActionsProps
         Delete
       </button>
     </div>
+  );
+}
+
+/** What DocForm needs of useDocEditor. */
+export interface DocFormEditor<Draft> {
+  draft: Draft | null;
+  /** The form's heading (what is edited, as it was when opened). */
+  formTitle: string;
+  /** Why the last save or the last open failed. */
+  formError: string | null;
+  saving: boolean;
+  save(event: FormEvent<HTMLFormElement>): Promise<void>;
+  setDraft(draft: NoInfer<Draft> | null): void;
+}
+
+interface DocFormProps<Draft> {
+  editor: DocFormEditor<Draft>;
+  /** The save button's text ("Save webhook"). */
+  saveLabel: string;
+  /** The fields for the open draft. */
+  children(draft: Draft): ReactNode;
+}
+
+/**
+ * The form that edits one document (heading, fields, the server's refusal, Save and Cancel) while
+ * a draft is open; otherwise only why the last edit could not be opened, if it could not.
+ */
+export function DocForm<Draft>({ editor, saveLabel, children }: DocFormProps<Draft>) {
+  const headingId = useId();
+  if (editor.draft === null) return <ErrorAlert message={editor.formError} />;
+  return (
+    <form className="panel" aria-labelledby={headingId} onSubmit={(e) => void editor.save(e)} noValidate>
+      <h3 id={headingId}>{editor.formTitle}</h3>
+      {children(editor.draft)}
+      <ErrorAlert message={editor.formError} />
+      <div className="inline-actions">
+        <button type="submit" className="button" aria-disabled={editor.saving}>
+          {editor.saving ? "Saving…" : saveLabel}
+        </button>
+        <button type="button" className="button" onClick={() => editor.setDraft(null)}>
+          Cancel
+        </button>
+      </div>
+    </form>
   );
 }
