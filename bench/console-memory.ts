@@ -1,17 +1,20 @@
 // The console's memory over a shift (issue 7): the built console (out/renderer: run `npm run build`
-// first) in Chromium, signed in as agent1 on an in-process server, takes BENCH_CALLS (default 100)
-// calls in a row from a simulated caller: Accept (Alt+A), about a second of the caller's tone,
-// hang up (Alt+E), back to the idle view. After call 10 and after the last call the bench waits
-// for sip.js to let go of the calls' transactions (Timer L, 32 s after the answer, keeps each
-// call's objects until then), forces garbage collection and reads the page's JS heap (CDP
-// Performance.getMetrics JSHeapUsedSize) and DOM nodes (in the document, and all V8 still holds,
-// detached ones included); the growth between the two is the figure (no more than 10%).
+// first) in Chromium, signed in as agent1 on an in-process server, takes calls in a row from a
+// simulated caller: Accept (Alt+A), about a second of the caller's tone, hang up (Alt+E), back to
+// the idle view. First BENCH_WARMUP (default 20) calls, after which every view holds what it holds
+// all shift (the recent-calls list its 20 rows), then BENCH_CALLS (default 100) more. After the
+// warm-up and after the last call the bench waits for sip.js to let go of the calls' transactions
+// (Timer L, 32 s after the answer, keeps each call's objects until then), forces garbage
+// collection and reads the page's JS heap (CDP Performance.getMetrics JSHeapUsedSize) and DOM nodes
+// (in the document, and all V8 still holds, detached ones included); the growth between the two
+// is the figure (no more than 10%). It also samples after calls 10 and 100, the points session 3
+// measured between, whose growth includes the recent-calls list filling from 10 rows to 20.
 // The bench drives the page through its own CDP session only (keys through the Input domain, tiny
 // Runtime.evaluate probes of the DOM), never Playwright's locators or page.evaluate(): those run
 // Playwright's injected scripts in the page's V8 heap, which no console in use has (see inPage()).
-// BENCH_EVERY=n adds a sample every n calls; BENCH_SNAPSHOT=<dir> writes heap snapshots at both
-// points and prints what grew between them (compiled code by script, then by constructor) for a
-// leak hunt.
+// BENCH_EVERY=n adds a sample every n calls; BENCH_SNAPSHOT=<dir> writes heap snapshots after the
+// warm-up and the last call and prints what grew between them (compiled code by script, then by
+// constructor) for a leak hunt.
 import { createWriteStream } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
@@ -24,10 +27,13 @@ import { CONSOLE_DIR } from "../test/helpers/console-page.js";
 import { benchLogin, startBenchServer } from "./lib/server.js";
 import { report } from "./report.js";
 
+const WARMUP = Number(process.env.BENCH_WARMUP ?? 20);
 const CALLS = Number(process.env.BENCH_CALLS ?? 100);
+const LAST = WARMUP + CALLS;
 const EVERY = Number(process.env.BENCH_EVERY ?? 0);
 const SNAPSHOT_DIR = process.env.BENCH_SNAPSHOT;
-const FIRST = 10;
+/** Session 3's two points (its figure was the growth between them). */
+const EARLIER = [10, 100] as const;
 const AGENT_EXTENSION = "1002";
 const TALK_MS = 1_000;
 /** sip.js's Timer L (64 × T1) holds an answered INVITE's server transaction, and with it the call. */
@@ -256,7 +262,7 @@ try {
 
   const samples: Sample[] = [await sample(cdp, 0)];
   const started = Date.now();
-  for (let i = 1; i <= CALLS; i++) {
+  for (let i = 1; i <= LAST; i++) {
     const res = await fetch(`${server.url}/v2/accounts/${admin.accountId}/sim/calls`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Auth-Token": admin.token },
@@ -273,39 +279,42 @@ try {
     await page.keyboard.press("Alt+KeyE");
     await untilInPage(cdp, `the idle view after call ${i}`, IDLE);
     await until("the call to end on the server", () => (server.calls.channels.size === 0 ? true : undefined));
-    if (i === FIRST || i === CALLS || (EVERY > 0 && i % EVERY === 0)) {
+    if (i === WARMUP || i === LAST || EARLIER.some((n) => n === i) || (EVERY > 0 && i % EVERY === 0)) {
       // What stays, not what is still in flight: sip.js's transactions end, and the recent-calls
       // refresh (400 ms after the call's record) lands.
       await sleep(SIP_TIMER_L_MS + 2_000);
       const s = await sample(cdp, i);
       samples.push(s);
       console.log(`call ${i}: heap ${(s.heap / 2 ** 20).toFixed(2)} MiB, nodes ${s.nodes} (document ${s.documentNodes}), listeners ${s.listeners}`);
-      if (SNAPSHOT_DIR !== undefined && (i === FIRST || i === CALLS)) await snapshot(cdp, snapshotFile(i));
+      if (SNAPSHOT_DIR !== undefined && (i === WARMUP || i === LAST)) await snapshot(cdp, snapshotFile(i));
     }
   }
   const elapsed = Date.now() - started - (SIP_TIMER_L_MS + 2_000) * (samples.length - 1);
   if (errors.length > 0) throw new Error(`the page threw: ${errors.join("; ")}`);
 
   const at = (call: number) => samples.find((s) => s.call === call) ?? (() => { throw new Error(`no sample after call ${call}`); })();
-  const first = at(FIRST);
-  const last = at(CALLS);
+  const first = at(WARMUP);
+  const last = at(LAST);
   const mib = (v: number) => `${(v / 2 ** 20).toFixed(2)} MiB`;
   const growth = (from: number, to: number) => `${(((to - from) / from) * 100).toFixed(1)}%`;
+  const [from, to] = EARLIER.map((call) => samples.find((s) => s.call === call));
   report(
-    `console memory: ${CALLS} calls in a row (accept, ${TALK_MS} ms of tone, hang up) in ${(elapsed / 1000).toFixed(0)} s, Chromium on the local server, load ${loadavg()[0].toFixed(1)}`,
+    `console memory: ${WARMUP} calls to warm up, then ${CALLS} in a row (accept, ${TALK_MS} ms of tone, hang up), ${LAST} in ${(elapsed / 1000).toFixed(0)} s, Chromium on the local server, load ${loadavg()[0].toFixed(1)}`,
     [
       ["JS heap after sign-in", mib(at(0).heap)],
-      [`JS heap after call ${FIRST} / ${CALLS}`, `${mib(first.heap)} / ${mib(last.heap)}`],
-      [`JS heap growth, call ${FIRST} → ${CALLS}`, growth(first.heap, last.heap)],
-      [`DOM nodes held after call ${FIRST} / ${CALLS}`, `${first.nodes} / ${last.nodes}`],
-      [`DOM nodes held growth, call ${FIRST} → ${CALLS}`, growth(first.nodes, last.nodes)],
-      [`elements in the document after call ${FIRST} / ${CALLS}`, `${first.documentNodes} / ${last.documentNodes}`],
-      [`event listeners after call ${FIRST} / ${CALLS}`, `${first.listeners} / ${last.listeners}`],
+      [`JS heap after call ${WARMUP} / ${LAST}`, `${mib(first.heap)} / ${mib(last.heap)}`],
+      [`JS heap growth, call ${WARMUP} → ${LAST}`, growth(first.heap, last.heap)],
+      ...(from !== undefined && to !== undefined
+        ? [[`JS heap after call ${from.call} / ${to.call} (session 3's points)`, `${mib(from.heap)} / ${mib(to.heap)}, ${growth(from.heap, to.heap)}`] as [string, string]]
+        : []),
+      [`DOM nodes held after call ${WARMUP} / ${LAST}`, `${first.nodes} / ${last.nodes}`],
+      [`elements in the document after call ${WARMUP} / ${LAST}`, `${first.documentNodes} / ${last.documentNodes}`],
+      [`event listeners after call ${WARMUP} / ${LAST}`, `${first.listeners} / ${last.listeners}`],
     ],
   );
   if (SNAPSHOT_DIR !== undefined) {
-    const rows = await growthBetween(snapshotFile(FIRST), snapshotFile(CALLS));
-    report(`heap snapshot, call ${FIRST} → ${CALLS}: growth, compiled code by script, then the most grown by constructor (count, bytes)`, rows);
+    const rows = await growthBetween(snapshotFile(WARMUP), snapshotFile(LAST));
+    report(`heap snapshot, call ${WARMUP} → ${LAST}: growth, compiled code by script, then the most grown by constructor (count, bytes)`, rows);
   }
 } finally {
   await browser.close();
