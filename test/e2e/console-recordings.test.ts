@@ -1,7 +1,7 @@
-// The recordings view in Chromium against the real server serving the built console. Two real
-// recorded calls (a simulated customer calls agent2's softphone, registered from a page on the
-// server's origin, whose user records inbound calls from outside) appear in the list; filters
-// narrow it; Play streams the audio (a 206 answer to Chromium's Range request) and the position
+// The recordings view in Chromium against the real server serving the built console. Three real
+// recorded calls (simulated customers call agent2's softphone, registered from a page on the
+// server's origin, whose user records inbound calls from outside: one through the Sales queue, two
+// straight to agent2's extension) appear in the list; filters (caller, dates, queue) narrow it; Play streams the audio (a 206 answer to Chromium's Range request) and the position
 // advances; on a slow link a seek far ahead is fetched from there by a new Range request; delete
 // asks first and then removes the recording from the list and the server. The view passes axe.
 // Chromium keeps the media it fetched for a URL, so playing and seeking use different recordings.
@@ -21,6 +21,7 @@ const LONG_CALL_MS = 20_000;
 const SHORT_CALL_MS = 5_000;
 const LONG_CALLER = "+14155550111";
 const SHORT_CALLER = "+14155550122";
+const QUEUE_CALLER = "+14155550133";
 /** Twice the WAV's rate (8 kHz stereo 16-bit: 32 KB/s): it plays, but buffers slowly. */
 const SLOW_LINK_BYTES_PER_S = 64 * 1024;
 
@@ -57,11 +58,14 @@ async function openLabOnServer(url: string): Promise<Page> {
   return page;
 }
 
-/** A simulated customer calls agent2 (1003), who answers; they talk `talkMs`; the customer hangs up. */
-async function recordedCall(callerNumber: string, talkMs: number): Promise<RecordingRow> {
+/**
+ * A simulated customer calls `to` (agent2's extension 1003, or a queue agent2 is ready in), agent2
+ * answers; they talk `talkMs`; the customer hangs up.
+ */
+async function recordedCall(callerNumber: string, talkMs: number, to = "1003"): Promise<RecordingRow> {
   const started = await api.call<{ id: string }>("POST", `${base()}/sim/calls`, {
     token,
-    data: { to: "1003", caller_id_name: "Casey Customer", caller_id_number: callerNumber, audio: "tone_stream://1200" },
+    data: { to, caller_id_name: "Casey Customer", caller_id_number: callerNumber, audio: "tone_stream://1200" },
   });
   expect(started.status, started.text).toBe(201);
   const labCalls = () => lab.evaluate(() => (globalThis as unknown as LabWindow).lab.calls());
@@ -109,6 +113,13 @@ beforeAll(async () => {
   lab = await openLabOnServer(api.url);
   await startLabPhone(lab, api, accountId, "agent2");
 
+  // First a call through Sales (5001), which agent2 is a member of, Ready there; the queue's
+  // recording names the queue. Then two straight calls; the long one is the newest.
+  const ready = await api.call("POST", `${base()}/callq_recipients/${agent2}`, { token, data: { action: "login_ready" } });
+  expect(ready.status, ready.text).toBe(200);
+  recordings.queued = await recordedCall(QUEUE_CALLER, SHORT_CALL_MS, "5001");
+  const loggedOut = await api.call("POST", `${base()}/callq_recipients/${agent2}`, { token, data: { action: "logout" } });
+  expect(loggedOut.status, loggedOut.text).toBe(200);
   recordings.short = await recordedCall(SHORT_CALLER, SHORT_CALL_MS);
   recordings.long = await recordedCall(LONG_CALLER, LONG_CALL_MS);
 
@@ -137,20 +148,20 @@ describe("the recordings view", () => {
     if (!long || !short) throw new Error("the calls were not recorded");
     await rowOf(page, long).waitFor();
     const rows = page.locator("tbody tr[data-recording-id]");
-    expect(await rows.count()).toBe(2);
+    expect(await rows.count()).toBe(3);
     expect(await rows.nth(0).getAttribute("data-recording-id")).toBe(long.id);
     const text = await rowOf(page, long).innerText();
     expect(text).toContain(`Casey Customer (${LONG_CALLER})`);
     expect(text).toContain("Blair Agent (1003)");
     expect(text).toContain("Inbound");
     expect(text).toMatch(new RegExp(`0:${String(Math.floor(long.duration_ms / 1000)).padStart(2, "0")}`));
-    // Two recordings fit one page: there is no next page.
+    // Three recordings fit one page: there is no next page.
     expect(await page.getByRole("button", { name: "Next page" }).getAttribute("aria-disabled")).toBe("true");
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(SCREENSHOTS, "console-recordings.png"), fullPage: true });
   });
 
-  it("filters by caller number and by date, and clears the filters", async () => {
+  it("filters by caller number, by date and by queue, and clears the filters", async () => {
     const { page } = admin;
     const filters = page.getByRole("search", { name: "Filter recordings" });
     await filters.getByLabel("Caller number", { exact: true }).fill(SHORT_CALLER);
@@ -162,20 +173,35 @@ describe("the recordings view", () => {
     await poll("only the short call listed", async () => ((await page.locator("tbody tr[data-recording-id]").count()) === 1 ? true : undefined));
     expect(await rowOf(page, recordings.short as RecordingRow).count()).toBe(1);
 
-    // Today holds both calls; a day long past holds none.
+    // Today holds the three calls; a day long past holds none.
     await filters.getByLabel("Caller number", { exact: true }).fill("");
     await filters.getByRole("button", { name: "Today" }).click();
-    await poll("both calls of today listed", async () => ((await page.locator("tbody tr[data-recording-id]").count()) === 2 ? true : undefined));
+    await poll("the three calls of today listed", async () => ((await page.locator("tbody tr[data-recording-id]").count()) === 3 ? true : undefined));
     await filters.getByLabel("From", { exact: true }).fill("2020-01-01");
     await filters.getByLabel("To", { exact: true }).fill("2020-01-31");
     await filters.getByRole("button", { name: "Apply filters" }).click();
     await page.getByText("No recordings match.").waitFor();
 
-    // The queue filter lists the account's queues and sends the queue's id.
+    // The queue filter lists the account's queues; Sales holds the call that came through it,
+    // Support none.
+    await filters.getByRole("button", { name: "Clear" }).click();
     const queue = filters.getByLabel("Queue", { exact: true });
     expect(await queue.locator("option").allInnerTexts()).toEqual(["All queues", "Sales", "Support"]);
+    await queue.selectOption({ label: "Sales" });
+    const [byQueue] = await Promise.all([
+      page.waitForResponse((r) => r.url().includes("/recordings?") && r.url().includes("filter_queue_id")),
+      filters.getByRole("button", { name: "Apply filters" }).click(),
+    ]);
+    expect(new URL(byQueue.url()).searchParams.get("filter_queue_id")).toBe(await queue.inputValue());
+    await poll("only the queue's call listed", async () => ((await page.locator("tbody tr[data-recording-id]").count()) === 1 ? true : undefined));
+    expect(await rowOf(page, recordings.queued as RecordingRow).count()).toBe(1);
+    await queue.selectOption({ label: "Support" });
+    await filters.getByRole("button", { name: "Apply filters" }).click();
+    await page.getByText("No recordings match.").waitFor();
+
     await filters.getByRole("button", { name: "Clear" }).click();
-    await poll("both calls listed again", async () => ((await page.locator("tbody tr[data-recording-id]").count()) === 2 ? true : undefined));
+    await poll("the three calls listed again", async () => ((await page.locator("tbody tr[data-recording-id]").count()) === 3 ? true : undefined));
+    expect(await queue.inputValue()).toBe("");
     expect(await filters.getByLabel("From", { exact: true }).inputValue()).toBe("");
   });
 
