@@ -8,7 +8,18 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { ChannelDtmf } from "../../server/calls/channel.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { CONSOLE_DIR, heardLevel, openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import {
+  CONSOLE_DIR,
+  heardLevel,
+  openConsole,
+  RECORD_NOTIFICATIONS,
+  recordedNotifications,
+  SCREENSHOTS,
+  seriousAxeViolations,
+  signIn,
+  waitRegistered,
+  type ConsolePage,
+} from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 
 const CALLER_TONE = 1200;
@@ -47,6 +58,10 @@ beforeAll(async () => {
   ({ token, accountId } = await api.login("admin"));
   browser = await launchBrowser();
   agent = await openConsole(browser.browser, api.url);
+  // Offers raise a desktop notification: the tab's Notification API, recorded as it is made.
+  await agent.page.context().grantPermissions(["notifications"], { origin: api.url });
+  await agent.page.addInitScript(RECORD_NOTIFICATIONS);
+  await agent.page.reload();
   agent.page.on("websocket", (socket) => {
     if (socket.url().endsWith("/sip")) sockets.push(socket);
   });
@@ -89,6 +104,12 @@ describe("the console at work", () => {
     await offer.getByRole("button", { name: "Accept" }).waitFor();
     expect(await offer.innerText()).toContain("Casey Customer");
     expect(await offer.innerText()).toContain("+14155550100");
+    // One desktop notification for the offer, tagged with the call.
+    const raised = await poll("the offer's desktop notification", async () => {
+      const list = await recordedNotifications(page);
+      return list.length > 0 ? list : undefined;
+    });
+    expect(raised).toEqual([{ title: "Incoming call", body: "Casey Customer (+14155550100)", tag: expect.any(String), closed: false }]);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(SCREENSHOTS, "console-offer.png") });
 
@@ -99,6 +120,8 @@ describe("the console at work", () => {
     expect(await page.evaluate("document.activeElement.textContent")).toContain("Call with Casey Customer");
     const sim = await api.call<{ state: string }>("GET", `/v2/accounts/${accountId}/sim/calls/${simId}`, { token });
     expect(sim.body.data.state).toBe("answered");
+    // Answered: the notification is taken down.
+    expect(await recordedNotifications(page)).toMatchObject([{ title: "Incoming call", closed: true }]);
 
     const heard = await heardLevel(page, CALLER_TONE);
     const floor = await heardLevel(page, FLOOR);

@@ -9,6 +9,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { RECORD_NOTIFICATIONS, recordedNotifications } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 import { REPO_ROOT, serve, type Served } from "../helpers/serve.js";
 import { TINY_PNG } from "../texting/texting-client.js";
@@ -25,10 +26,6 @@ const pageErrors: string[] = [];
 let admin: { token: string; accountId: string };
 let agentNumber = "";
 
-interface RecordedNotification {
-  title: string;
-  body: string;
-}
 
 async function platform<T>(method: string, path: string, token: string, data?: unknown): Promise<{ status: number; data: T }> {
   const res = await fetch(`${server.url}${path}`, {
@@ -56,8 +53,8 @@ async function textFrom(from: string, body: string): Promise<void> {
   expect(res.status).toBe(201);
 }
 
-async function notifications(): Promise<RecordedNotification[]> {
-  return page.evaluate(() => (globalThis as unknown as { recordedNotifications: RecordedNotification[] }).recordedNotifications);
+async function notifications(): Promise<{ title: string; body: string }[]> {
+  return (await recordedNotifications(page)).map(({ title, body }) => ({ title, body }));
 }
 
 function conversation(name: string) {
@@ -74,19 +71,7 @@ beforeAll(async () => {
   agentNumber = settings.data.numbers[0] ?? "";
   context = await launched.browser.newContext({ viewport: { width: 1280, height: 900 } });
   await context.grantPermissions(["notifications"], { origin: server.url });
-  // Records each desktop notification the page raises (the real one is still made). A string: it
-  // runs in the page, whose DOM types this (node) project does not have.
-  await context.addInitScript(`
-    window.recordedNotifications = [];
-    const Real = window.Notification;
-    class Recording extends Real {
-      constructor(title, options) {
-        super(title, options);
-        window.recordedNotifications.push({ title, body: (options && options.body) || "" });
-      }
-    }
-    Object.defineProperty(window, "Notification", { value: Recording, configurable: true, writable: true });
-  `);
+  await context.addInitScript(RECORD_NOTIFICATIONS);
   page = await context.newPage();
   page.on("pageerror", (error) => pageErrors.push(error.message));
 });

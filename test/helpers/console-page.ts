@@ -19,6 +19,40 @@ const KEEP_PEER_CONNECTIONS = `(() => {
   };
 })();`;
 
+/**
+ * Records each desktop notification the page raises in globalThis.recordedNotifications (the real
+ * one is still made, so the page needs the notifications permission): title, body, tag, and
+ * whether the page closed it. A string: it runs in the page, whose DOM types this project lacks.
+ */
+export const RECORD_NOTIFICATIONS = `(() => {
+  const recorded = (globalThis.recordedNotifications = []);
+  const Real = globalThis.Notification;
+  class Recording extends Real {
+    constructor(title, options) {
+      super(title, options);
+      this.record = { title, body: (options && options.body) || "", tag: (options && options.tag) || "", closed: false };
+      recorded.push(this.record);
+    }
+    close() {
+      this.record.closed = true;
+      super.close();
+    }
+  }
+  Object.defineProperty(globalThis, "Notification", { value: Recording, configurable: true, writable: true });
+})();`;
+
+export interface RecordedNotification {
+  title: string;
+  body: string;
+  tag: string;
+  closed: boolean;
+}
+
+/** What RECORD_NOTIFICATIONS has recorded in the page so far. */
+export async function recordedNotifications(page: Page): Promise<RecordedNotification[]> {
+  return (await page.evaluate("globalThis.recordedNotifications")) as RecordedNotification[];
+}
+
 export interface ConsolePage {
   page: Page;
   errors: string[];
