@@ -1,9 +1,9 @@
 // /v2/accounts/{account_id}/channels (and a user's or a device's): the live call legs, one leg's
-// details, and the commands on it (hangup, transfer, break, callflow, intercept), answered 202.
+// details, and the commands on it (hangup, transfer, break, callflow, intercept, merge), answered 202.
 import type { FastifyInstance } from "fastify";
 import { toGregorianSeconds } from "../clock.js";
 import { ChannelCommandError, type Channel, type InterceptRequest, type TransferRequest } from "../calls/index.js";
-import { registerEndpoint, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
+import { registerEndpoint, type AuthContext, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
 import { filterFromQuery } from "../http/filters.js";
 import { paginate } from "../http/paging.js";
@@ -11,7 +11,7 @@ import { dataObject, notFound, type Data } from "../http/resource.js";
 import { fieldError, type JsonSchema } from "../http/validation.js";
 import type { ApiDeps } from "./deps.js";
 
-export const CHANNEL_ACTIONS = ["transfer", "hangup", "break", "callflow", "intercept"] as const;
+export const CHANNEL_ACTIONS = ["transfer", "hangup", "break", "callflow", "intercept", "merge"] as const;
 type ChannelAction = (typeof CHANNEL_ACTIONS)[number];
 
 function isAction(value: unknown): value is ChannelAction {
@@ -32,6 +32,7 @@ const commandSchema: JsonSchema = {
     target_type: { type: "string", enum: ["device", "user"] },
     target_id: { type: "string" },
     unbridged_only: { type: "boolean" },
+    target_call_id: { type: "string", description: "merge: the uuid of the user's other call leg, whose party joins this channel's call" },
   },
 };
 
@@ -121,8 +122,28 @@ function interceptRequest(data: Data): InterceptRequest {
   return { targetType: oneOf(data, "target_type", ["device", "user"], "device"), targetId, unbridgedOnly: unbridgedOnly ?? true };
 }
 
+/**
+ * The leg a merge joins to the channel's call: a live leg of the account, and both legs the
+ * caller's own (their devices' legs), unless the caller is an admin (an API key counts as one).
+ */
+function mergeTarget(deps: ApiDeps, channel: Channel, data: Data, auth: AuthContext | null): Channel {
+  const targetId = text(data, "target_call_id");
+  if (targetId === undefined || targetId === "") throw fieldError("target_call_id", "required", "merge needs target_call_id: the uuid of your other call's leg");
+  const target = deps.calls?.channels.inAccount(channel.accountId, targetId);
+  if (!target) throw notFound(targetId);
+  const admin = auth?.isAdmin === true;
+  const mine = (leg: Channel) => auth !== null && auth.ownerId !== null && leg.identity.ownerId === auth.ownerId;
+  if (!admin && !(mine(channel) && mine(target))) {
+    throw new ApiError("forbidden", { target_call_id: { forbidden: { message: "only the user whose device has both legs (or an admin) may merge them" } } });
+  }
+  if (channel.identity.ownerId === undefined || target.identity.ownerId !== channel.identity.ownerId) {
+    throw new ApiError("invalid_data", { target_call_id: { merge: { message: "both legs must be calls of one user's devices" } } });
+  }
+  return target;
+}
+
 /** Runs the command; a refusal from the call engine is a 400 `invalid data` naming its field. */
-async function command(deps: ApiDeps, channel: Channel, data: Data): Promise<Outcome> {
+async function command(deps: ApiDeps, channel: Channel, data: Data, auth: AuthContext | null): Promise<Outcome> {
   const action = data.action;
   if (action === undefined) throw fieldError("action", "required", `Field is required but missing: one of ${CHANNEL_ACTIONS.join(", ")}`);
   if (!isAction(action)) {
@@ -151,6 +172,9 @@ async function command(deps: ApiDeps, channel: Channel, data: Data): Promise<Out
       case "intercept":
         await commands.intercept(channel, interceptRequest(data));
         return accepted("intercept initiated");
+      case "merge":
+        commands.merge(channel, mergeTarget(deps, channel, data, auth));
+        return accepted("merge initiated");
     }
   } catch (err) {
     if (err instanceof ChannelCommandError) throw new ApiError("invalid_data", { [err.field]: { [action]: { message: err.message } } });
@@ -203,14 +227,14 @@ export function registerChannels(app: FastifyInstance, deps: ApiDeps): void {
     if (!channel) throw notFound(uuid);
     return channel;
   };
-  const run: Handler = async (ctx) => command(deps, channelOf(ctx), dataObject(ctx));
+  const run: Handler = async (ctx) => command(deps, channelOf(ctx), dataObject(ctx), ctx.auth);
   registerEndpoint(app, deps, {
     path: "/v2/accounts/:account_id/channels/:uuid",
     access: "account",
     tag: "channels",
     verbs: {
       GET: { summary: "Details of one live channel", handler: async (ctx) => ({ data: channelDetail(channelOf(ctx), ctx.now.getTime()) }) },
-      POST: { summary: "Run a command on a channel: transfer, hangup, break, callflow or intercept", body: commandSchema, handler: run },
+      POST: { summary: "Run a command on a channel: transfer, hangup, break, callflow, intercept or merge", body: commandSchema, handler: run },
       PUT: { summary: "Run a command on a channel (as POST)", body: commandSchema, handler: run },
     },
   });

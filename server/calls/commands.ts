@@ -1,8 +1,9 @@
-// The commands of POST /channels/{uuid} on a live channel: hangup, transfer, break, callflow and
-// intercept. Each is checked against the channel as it is now, then started; a refusal is thrown.
+// The commands of POST /channels/{uuid} on a live channel: hangup, transfer, break, callflow,
+// intercept and merge. Each is checked against the channel as it is now, then started; a refusal is thrown.
 import type { B2bua } from "./b2bua.js";
 import type { Channel } from "./channel.js";
 import { ChannelCommandError } from "./command-error.js";
+import { merge } from "./conference.js";
 import type { CallContext } from "./context.js";
 import { intercept, type InterceptRequest } from "./intercept.js";
 import { transfer, type TransferRequest } from "./transfer.js";
@@ -58,5 +59,10 @@ export class ChannelCommands {
 
   intercept(channel: Channel, request: InterceptRequest): Promise<void> {
     return intercept(this.#ctx, channel, request);
+  }
+
+  /** Joins the party of `other` (another leg of the same device's user) to the channel's call; `other` hangs up. */
+  merge(channel: Channel, other: Channel): void {
+    merge(this.#ctx, channel, other);
   }
 }

@@ -31,6 +31,11 @@ const BRIDGING_MODULES: ReadonlySet<string> = new Set(["device", "user"]);
 /** Channels whose bridges an unfinished attended transfer manages: nothing else may move them. */
 const inTransfer = new WeakSet<Channel>();
 
+/** Whether an attended transfer is moving the channel now (its transferor, party or consult leg). */
+export function isInTransfer(channel: Channel): boolean {
+  return inTransfer.has(channel);
+}
+
 /**
  * Checks the transfer can happen, then starts it. A blind transfer resolves at once; an attended
  * one once the transferor is connected to the consult leg (its `other_leg`), so the caller can
