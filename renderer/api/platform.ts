@@ -63,6 +63,8 @@ export interface PlatformApi {
   recentCalls(userId: string, count: number): Promise<CallRecord[]>;
   /** A channel command on the call leg whose uuid is the SIP Call-ID. */
   transfer(callId: string, request: { target: string; type: TransferType; takebackDtmf?: string }): Promise<void>;
+  /** The channels API's merge: the party of the leg `targetCallId` joins the call of `callId`, and `targetCallId` ends. */
+  merge(callId: string, targetCallId: string): Promise<void>;
 }
 
 export interface PlatformApiOptions extends ApiClientOptions {
@@ -136,6 +138,11 @@ export function createPlatformApi(options: PlatformApiOptions): PlatformApi {
     async transfer(callId, request) {
       const body: Record<string, string> = { action: "transfer", target: request.target, "transfer-type": request.type };
       if (request.takebackDtmf !== undefined) body["takeback_dtmf"] = request.takebackDtmf;
+      await client.request<unknown>("POST", `${account}/channels/${encodeURIComponent(callId)}`, { body });
+    },
+
+    async merge(callId, targetCallId) {
+      const body = { action: "merge", target_call_id: targetCallId };
       await client.request<unknown>("POST", `${account}/channels/${encodeURIComponent(callId)}`, { body });
     },
   };

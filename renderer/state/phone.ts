@@ -1,6 +1,8 @@
 // The phone slice: the user's devices and the one the console registers as, its registration
 // state, and the calls on it with everything the agent does to them (accept, reject, hang up,
-// mute, hold, keypad, blind and attended transfer, dial). The line itself (sip.js) comes in as a
+// mute, hold, keypad, blind and attended transfer, dial, and with several lines: swap, merge).
+// One line is in progress at a time: accepting, dialling or resuming a line first holds the
+// line in progress. The line itself (sip.js) comes in as a
 // PhoneFactory, the ring tone and desktop notification as CallAlerts, so tests can fake both.
 import type { StateCreator } from "zustand/vanilla";
 import type { DeviceSummary, DirectoryEntry, TransferType } from "../api/platform.js";
@@ -19,6 +21,12 @@ export interface TransferState {
   stage: "requesting" | "consulting";
 }
 
+/** Someone on a call besides the agent, as the call card names them. */
+export interface CallParty {
+  name: string;
+  number: string;
+}
+
 export interface CallView extends CallInfo {
   /** Clock ms the call was offered or dialled. */
   startedAt: number;
@@ -31,6 +39,8 @@ export interface CallView extends CallInfo {
   /** Why the last action on this call failed; null when it did not. */
   error: string | null;
   transfer: TransferState | null;
+  /** The parties of other lines merged into this one (a three-way conference); empty otherwise. */
+  merged: CallParty[];
 }
 
 export type PhoneStatus = RegistrationState | "none" | "loading";
@@ -59,7 +69,12 @@ export interface PhoneSlice {
   rejectCall(id: string): Promise<void>;
   hangupCall(id: string): Promise<void>;
   toggleMute(id: string): void;
+  /** Holds the line in progress, or resumes a held one (holding the line in progress first). */
   toggleHold(id: string): Promise<void>;
+  /** The line in progress goes on hold and the held one resumes (see swapPair). */
+  swapCalls(): Promise<void>;
+  /** Merges two lines into one three-way conference on the server (see mergePair). */
+  mergeCalls(): Promise<void>;
   sendDigits(id: string, digits: string): void;
   loadDirectory(): Promise<void>;
   transferCall(id: string, target: string, type: TransferType): Promise<void>;
@@ -85,11 +100,31 @@ export function focusedCall(calls: readonly CallView[], kind: "offer" | "current
   return calls.find((c) => c.state === "active") ?? calls.find((c) => c.state === "held") ?? calls.find((c) => c.state === "dialing" || c.state === "ringing");
 }
 
+/** What Swap acts on: the held line to resume, and the line in progress to hold first, if any. */
+export function swapPair(calls: readonly CallView[]): { from: CallView | undefined; to: CallView } | undefined {
+  const to = calls.find((c) => c.state === "held");
+  return to === undefined ? undefined : { from: calls.find((c) => c.state === "active"), to };
+}
+
+/**
+ * What Merge acts on: two connected lines, the one in progress first. The line kept (whose
+ * channel the server merges into) is a conference already if one of them is; the other line's
+ * leg is the one the server hangs up.
+ */
+export function mergePair(calls: readonly CallView[]): { line: CallView; other: CallView } | undefined {
+  const connected = [...calls.filter((c) => c.state === "active"), ...calls.filter((c) => c.state === "held")];
+  const [first, second] = connected;
+  if (first === undefined || second === undefined) return undefined;
+  return second.merged.length > 0 && first.merged.length === 0 ? { line: second, other: first } : { line: first, other: second };
+}
+
 export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], [], PhoneSlice> {
   let line: PhoneLine | null = null;
   let unlisten: (() => void)[] = [];
   /** Bumped by every start and stop, so a slow start that was overtaken gives up. */
   let generation = 0;
+  /** Lines merged into another, off the list before their leg's end is reported. */
+  const mergedAway = new Set<string>();
 
   return (set, get) => {
     const patchPhone = (patch: Partial<PhoneState>) => set((state) => ({ phone: { ...state.phone, ...patch } }));
@@ -97,16 +132,37 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
       set((state) => ({ phone: { ...state.phone, calls: state.phone.calls.map((c) => (c.id === id ? { ...c, ...patch } : c)) } }));
     const callOf = (id: string) => get().phone.calls.find((c) => c.id === id);
 
-    /** Runs an action on a call, showing it as pending and its failure on the call. */
-    async function act(id: string, pending: string, action: (line: PhoneLine, call: CallView) => Promise<void>): Promise<void> {
+    /** Runs an action on a call, showing it as pending and its failure on the call; true when it succeeded. */
+    async function act(id: string, pending: string, action: (line: PhoneLine, call: CallView) => Promise<void>): Promise<boolean> {
       const call = callOf(id);
-      if (line === null || call === undefined || call.pending !== null) return;
+      if (line === null || call === undefined || call.pending !== null) return false;
       patchCall(id, { pending, error: null });
       try {
         await action(line, call);
         patchCall(id, { pending: null });
+        return true;
       } catch (error) {
         patchCall(id, { pending: null, error: `${capitalize(pending)} failed: ${messageOf(error)}` });
+        return false;
+      }
+    }
+
+    /**
+     * Puts every line in progress but `except` on hold (real SIP hold: the party hears music),
+     * before another line takes the agent's audio. Throws when one cannot be held, so the agent
+     * never talks on two lines at once.
+     */
+    async function holdOthers(phone: PhoneLine, except: string | null): Promise<void> {
+      for (const other of get().phone.calls) {
+        if (other.id === except || other.state !== "active") continue;
+        patchCall(other.id, { pending: "holding", error: null });
+        try {
+          await phone.hold(other.id, true);
+          patchCall(other.id, { pending: null });
+        } catch (error) {
+          patchCall(other.id, { pending: null, error: `Holding failed: ${messageOf(error)}` });
+          throw new Error(`the call with ${partyOf(other).name} could not be held`);
+        }
       }
     }
 
@@ -114,13 +170,19 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
       const now = deps.clock.now();
       const calls = get().phone.calls;
       const known = calls.find((c) => c.id === info.id);
+      if (mergedAway.has(info.id)) {
+        if (info.state !== "ended") return;
+        mergedAway.delete(info.id);
+        get().refreshRecentCallsSoon();
+        return;
+      }
       let next: CallView[];
       if (info.state === "ended") {
         next = calls.filter((c) => c.id !== info.id);
         deps.alerts?.dismiss(info.id);
         get().refreshRecentCallsSoon();
       } else if (known === undefined) {
-        next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null }];
+        next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null, merged: [] }];
         if (info.state === "incoming") deps.alerts?.notify(info);
       } else {
         const answered = known.answeredAt ?? (info.state === "active" || info.state === "held" ? now : null);
@@ -228,15 +290,26 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
         const number = target.trim();
         if (line === null || number === "") return;
         try {
+          await holdOthers(line, null);
           await line.call(number);
         } catch (error) {
           patchPhone({ error: `Cannot call ${number}: ${messageOf(error)}` });
         }
       },
 
-      acceptCall: (id) => act(id, "answering", (l) => l.answer(id)),
-      rejectCall: (id) => act(id, "rejecting", (l) => l.reject(id)),
-      hangupCall: (id) => act(id, "hanging up", (l) => l.hangup(id)),
+      async acceptCall(id) {
+        await act(id, "answering", async (l) => {
+          await holdOthers(l, id);
+          await l.answer(id);
+        });
+      },
+      async rejectCall(id) {
+        await act(id, "rejecting", (l) => l.reject(id));
+      },
+
+      async hangupCall(id) {
+        await act(id, "hanging up", (l) => l.hangup(id));
+      },
 
       toggleMute(id) {
         const call = callOf(id);
@@ -248,7 +321,36 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
         }
       },
 
-      toggleHold: (id) => act(id, "holding", (l, call) => l.hold(id, call.state !== "held")),
+      async toggleHold(id) {
+        await act(id, "holding", async (l, call) => {
+          const resuming = call.state === "held";
+          if (resuming) await holdOthers(l, id);
+          await l.hold(id, !resuming);
+        });
+      },
+
+      async swapCalls() {
+        const pair = swapPair(get().phone.calls);
+        if (pair !== undefined) await get().toggleHold(pair.to.id);
+      },
+
+      async mergeCalls() {
+        const api = get().platformApi();
+        const pair = mergePair(get().phone.calls);
+        if (api === null || pair === undefined) return;
+        const { line: kept, other } = pair;
+        const merged = await act(kept.id, "merging", () => api.merge(kept.callId, other.callId));
+        if (!merged) return;
+        // The server hangs up the other line's leg (its BYE follows); its party now talks on this one.
+        mergedAway.add(other.id);
+        set((state) => ({
+          phone: {
+            ...state.phone,
+            calls: state.phone.calls.filter((c) => c.id !== other.id).map((c) => (c.id === kept.id ? { ...c, merged: [...c.merged, partyOf(other), ...other.merged] } : c)),
+          },
+        }));
+        if (callOf(kept.id)?.state === "held" && !get().phone.calls.some((c) => c.state === "active")) await get().toggleHold(kept.id);
+      },
 
       sendDigits(id, digits) {
         const call = callOf(id);
@@ -282,7 +384,9 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
         }
       },
 
-      completeTransfer: (id) => act(id, "completing the transfer", (l) => l.hangup(id)),
+      async completeTransfer(id) {
+        await act(id, "completing the transfer", (l) => l.hangup(id));
+      },
 
       cancelTransfer(id) {
         const call = callOf(id);
@@ -298,6 +402,13 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
 export function audioChoices(state: AppState): { microphoneId: string; speakerId: string; ringerId: string } {
   const { microphoneId, speakerId, ringerId } = state.audio;
   return { microphoneId, speakerId, ringerId };
+}
+
+/** Who is at the other end of a line, as the call card shows them. */
+export function partyOf(call: CallInfo): CallParty {
+  const number = call.remoteUser;
+  const name = call.remoteName && call.remoteName !== number ? call.remoteName : "";
+  return { name: name || number || "Unknown caller", number: name ? number : "" };
 }
 
 function messageOf(error: unknown): string {

@@ -147,6 +147,7 @@ export function fakePlatform(profile: { isAdmin?: boolean; canMonitor?: boolean 
     directory: async () => [],
     recentCalls: async () => [],
     transfer: async () => undefined,
+    merge: async () => undefined,
   };
 }
 

@@ -53,6 +53,7 @@ function fixture() {
     directory: async () => [],
     recentCalls: async () => [],
     transfer: async () => undefined,
+    merge: async () => undefined,
   };
   const auth: AuthApi = {
     signIn: async () => ({ token: "token-1", accountId: ACCOUNT, ownerId: "b".repeat(32), accountName: "demo" }),

@@ -1,14 +1,14 @@
 // The connection, phone and recent-calls slices through the whole store, with a hand-driven clock,
 // a fake phone line, fake alerts, a fake /v2 API and a fake event stream: what the agent sees
-// change when the console connects, a call is offered, accepted, timed, transferred, and when the
-// token expires and the agent signs in again.
+// change when the console connects, a call is offered, accepted, timed, transferred, when the
+// token expires and the agent signs in again, and with several lines: auto-hold, swap, merge.
 import { describe, expect, it } from "vitest";
 import type { AuthApi } from "../../renderer/api/client.js";
 import type { EventStreamOptions } from "../../renderer/api/events.js";
 import type { CallRecord, PlatformApi } from "../../renderer/api/platform.js";
 import type { Clock } from "../../renderer/state/clock.js";
 import type { CallAlerts, CallInfo, PhoneLine, PhoneLineOptions, RegistrationState } from "../../renderer/state/phone-line.js";
-import { focusedCall, TAKEBACK_DTMF } from "../../renderer/state/phone.js";
+import { focusedCall, mergePair, swapPair, TAKEBACK_DTMF, type CallView } from "../../renderer/state/phone.js";
 import { memoryStorage } from "../../renderer/state/storage.js";
 import { createAppStore } from "../../renderer/state/store.js";
 
@@ -47,6 +47,8 @@ class FakeLine implements PhoneLine {
   retryAt: number | null = null;
   lastError: string | null = null;
   readonly actions: string[] = [];
+  /** Set to make hold requests fail, as a far end refusing the re-INVITE would. */
+  holdRefused = false;
   #registrationListeners = new Set<(s: RegistrationState) => void>();
   #callListeners = new Set<(c: CallInfo) => void>();
   constructor(readonly options: PhoneLineOptions) {}
@@ -89,6 +91,7 @@ class FakeLine implements PhoneLine {
     this.actions.push(`hangup ${id}`);
   }
   async hold(id: string, held: boolean) {
+    if (this.holdRefused) throw new Error("hold refused: 488");
     this.actions.push(`hold ${id} ${held}`);
   }
   setMuted(id: string, muted: boolean) {
@@ -106,6 +109,7 @@ function fixture() {
   const lines: FakeLine[] = [];
   const alerts: string[] = [];
   const transfers: { callId: string; target: string; type: string; takebackDtmf?: string }[] = [];
+  const merges: string[] = [];
   const streams: EventStreamOptions[] = [];
   let recentReads = 0;
   const calls: CallRecord[] = [];
@@ -122,6 +126,7 @@ function fixture() {
       return calls;
     },
     transfer: async (callId, request) => void transfers.push({ callId, ...request }),
+    merge: async (callId, targetCallId) => void merges.push(`${callId} + ${targetCallId}`),
   };
   const callAlerts: CallAlerts = {
     ring: (device) => void alerts.push(`ring ${device ?? "default"}`),
@@ -157,7 +162,7 @@ function fixture() {
     if (!l) throw new Error("no line");
     return l;
   };
-  return { store, time, lines, line, alerts, transfers, streams, signIn, recentReads: () => recentReads, calls };
+  return { store, time, lines, line, alerts, transfers, merges, streams, signIn, recentReads: () => recentReads, calls };
 }
 
 const OFFER: CallInfo = {
@@ -272,5 +277,116 @@ describe("transfers", () => {
     await f.store.getState().transferCall("in-1", "1003", "blind");
     expect(f.transfers[0]).toEqual({ callId: "callid-1", target: "1003", type: "blind" });
     expect(f.store.getState().phone.calls[0]?.transfer).toBeNull();
+  });
+});
+
+const SECOND: CallInfo = {
+  id: "in-2",
+  callId: "callid-2",
+  direction: "inbound",
+  remoteUser: "+14155550199",
+  remoteName: "Dana Douglas",
+  state: "incoming",
+  muted: false,
+  offer: {},
+};
+
+/** Signed in with the first call connected and a second one ringing. */
+async function onACallWithASecondRinging() {
+  const f = fixture();
+  await f.signIn();
+  await f.store.getState().connect();
+  f.line().emit({ ...OFFER, state: "active" });
+  f.line().emit(SECOND);
+  return f;
+}
+
+const callsOf = (f: ReturnType<typeof fixture>) => f.store.getState().phone.calls;
+
+describe("several lines", () => {
+  it("accepting a second call holds the one in progress first, then answers", async () => {
+    const f = await onACallWithASecondRinging();
+    await f.store.getState().acceptCall("in-2");
+    expect(f.line().actions.filter((a) => a.startsWith("hold") || a.startsWith("answer"))).toEqual(["hold in-1 true", "answer in-2"]);
+  });
+
+  it("does not answer when the call in progress cannot be held, and says why on both", async () => {
+    const f = await onACallWithASecondRinging();
+    f.line().holdRefused = true;
+    await f.store.getState().acceptCall("in-2");
+    expect(f.line().actions).not.toContain("answer in-2");
+    expect(callsOf(f).find((c) => c.id === "in-2")?.error).toBe("Answering failed: the call with Casey Customer could not be held");
+    expect(callsOf(f).find((c) => c.id === "in-1")?.error).toBe("Holding failed: hold refused: 488");
+    expect(callsOf(f).map((c) => c.pending)).toEqual([null, null]);
+  });
+
+  it("dialling out while on a call holds it first", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    f.line().emit({ ...OFFER, state: "active" });
+    await f.store.getState().dial("1003");
+    expect(f.line().actions.slice(-2)).toEqual(["hold in-1 true", "call 1003"]);
+  });
+
+  it("swap holds the line in progress and resumes the held one; resuming a held line does the same", async () => {
+    const f = await onACallWithASecondRinging();
+    f.line().emit({ ...OFFER, state: "held" });
+    f.line().emit({ ...SECOND, state: "active" });
+    expect(swapPair(callsOf(f))).toMatchObject({ from: { id: "in-2" }, to: { id: "in-1" } });
+    await f.store.getState().swapCalls();
+    expect(f.line().actions.slice(-2)).toEqual(["hold in-2 true", "hold in-1 false"]);
+    f.line().emit({ ...OFFER, state: "active" });
+    f.line().emit({ ...SECOND, state: "held" });
+    await f.store.getState().toggleHold("in-2");
+    expect(f.line().actions.slice(-2)).toEqual(["hold in-1 true", "hold in-2 false"]);
+  });
+
+  it("hanging up one line leaves the other alone", async () => {
+    const f = await onACallWithASecondRinging();
+    f.line().emit({ ...OFFER, state: "held" });
+    f.line().emit({ ...SECOND, state: "active" });
+    await f.store.getState().hangupCall("in-2");
+    f.line().emit({ ...SECOND, state: "ended" });
+    expect(f.line().actions.filter((a) => a.includes("in-1"))).toEqual([]);
+    expect(callsOf(f).map((c) => [c.id, c.state])).toEqual([["in-1", "held"]]);
+  });
+
+  it("merge asks the channels API to join the held line's party to the line in progress, and shows one conference line", async () => {
+    const f = await onACallWithASecondRinging();
+    f.line().emit({ ...OFFER, state: "held" });
+    f.line().emit({ ...SECOND, state: "active" });
+    await f.store.getState().mergeCalls();
+    expect(f.merges).toEqual(["callid-2 + callid-1"]);
+    expect(callsOf(f).map((c) => c.id)).toEqual(["in-2"]);
+    expect(callsOf(f)[0]?.merged).toEqual([{ name: "Casey Customer", number: "+14155550100" }]);
+    // Nothing was held or resumed: the line in progress stays so.
+    expect(f.line().actions.filter((a) => a.startsWith("hold"))).toEqual([]);
+  });
+
+  it("merging a new call into a held conference keeps the conference's line and resumes it", async () => {
+    const conference: CallView = { ...OFFER, state: "held", startedAt: 0, answeredAt: 0, digits: "", pending: null, error: null, transfer: null, merged: [{ name: "Eve", number: "1004" }] };
+    const single: CallView = { ...conference, ...SECOND, state: "active", merged: [] };
+    expect(mergePair([conference, single])).toMatchObject({ line: { id: "in-1" }, other: { id: "in-2" } });
+    expect(mergePair([conference])).toBeUndefined();
+
+    const f = await onACallWithASecondRinging();
+    f.line().emit({ ...OFFER, state: "active" });
+    await f.store.getState().acceptCall("in-2");
+    f.line().emit({ ...OFFER, state: "held" });
+    f.line().emit({ ...SECOND, state: "active" });
+    await f.store.getState().mergeCalls();
+    // A late report about the merged-away line does not bring it back.
+    f.line().emit({ ...OFFER, state: "held" });
+    expect(callsOf(f).map((c) => c.id)).toEqual(["in-2"]);
+    f.line().emit({ ...OFFER, state: "ended" });
+    f.line().emit({ id: "in-3", callId: "callid-3", direction: "inbound", remoteUser: "1004", remoteName: "Eve", state: "active", muted: false, offer: {} });
+    // in-2 is now the conference (on hold), in-3 a new line in progress.
+    f.line().emit({ ...SECOND, state: "held" });
+    await f.store.getState().mergeCalls();
+    expect(f.merges).toEqual(["callid-2 + callid-1", "callid-2 + callid-3"]);
+    expect(f.line().actions.at(-1)).toBe("hold in-2 false");
+    expect(callsOf(f).map((c) => c.id)).toEqual(["in-2"]);
+    expect(callsOf(f)[0]?.merged.map((p) => p.name)).toEqual(["Casey Customer", "Eve"]);
   });
 });
