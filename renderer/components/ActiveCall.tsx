@@ -6,6 +6,7 @@ import { useAppStore } from "../state/context.js";
 import type { CallView } from "../state/phone.js";
 import { callerOf } from "./CallOffer.js";
 import { Keypad } from "./Keypad.js";
+import { lineTitle } from "./LineDock.js";
 import { keysOf } from "./shortcuts.js";
 import { TransferPanel } from "./TransferPanel.js";
 import { formatDuration, useNow } from "./useNow.js";
@@ -37,10 +38,9 @@ export function ActiveCall({ call }: { call: CallView }) {
   return (
     <section className={`card active-call state-${call.state}`} aria-labelledby={headingId} data-call-id={call.callId}>
       <h2 id={headingId} ref={heading} tabIndex={-1}>
-        {call.direction === "inbound" ? "Call with " : "Call to "}
-        {caller.name}
+        {call.merged.length > 0 ? lineTitle(call) : `${call.direction === "inbound" ? "Call with" : "Call to"} ${caller.name}`}
       </h2>
-      {caller.number !== "" ? <p className="caller-number mono">{caller.number}</p> : null}
+      {caller.number !== "" && call.merged.length === 0 ? <p className="caller-number mono">{caller.number}</p> : null}
       <p className="call-meta">
         <span className="call-state">{STATE_TEXT[call.state]}</span>
         {call.muted ? <span className="badge">Muted</span> : null}

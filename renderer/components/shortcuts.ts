@@ -3,7 +3,7 @@
 // key so they work on every keyboard layout and inside text fields.
 import { useEffect } from "react";
 
-export type ShortcutAction = "accept" | "reject" | "hangup" | "mute" | "hold" | "keypad" | "dial" | "ready" | "away";
+export type ShortcutAction = "accept" | "reject" | "hangup" | "mute" | "hold" | "swap" | "merge" | "keypad" | "dial" | "ready" | "away";
 
 export interface Shortcut {
   action: ShortcutAction;
@@ -20,6 +20,8 @@ export const SHORTCUTS: readonly Shortcut[] = [
   { action: "hangup", code: "KeyE", keys: "Alt+E", label: "End (hang up) the current call" },
   { action: "mute", code: "KeyM", keys: "Alt+M", label: "Mute or unmute" },
   { action: "hold", code: "KeyH", keys: "Alt+H", label: "Hold or resume" },
+  { action: "swap", code: "KeyS", keys: "Alt+S", label: "Swap lines: hold the current call, resume the held one" },
+  { action: "merge", code: "KeyJ", keys: "Alt+J", label: "Join (merge) two calls into a three-way conference" },
   { action: "keypad", code: "KeyK", keys: "Alt+K", label: "Open the keypad of the current call" },
   { action: "dial", code: "KeyD", keys: "Alt+D", label: "Go to the number to dial" },
   { action: "ready", code: "KeyY", keys: "Alt+Y", label: "Queue state: Ready" },

@@ -10,9 +10,10 @@ import { AgentStateBadge } from "../components/AgentState.js";
 import { CallOffer } from "../components/CallOffer.js";
 import { ConnectionBanner } from "../components/ConnectionBanner.js";
 import { DIAL_INPUT_ID } from "../components/DialPad.js";
+import { LineDock } from "../components/LineDock.js";
 import { useShortcuts, type ShortcutAction } from "../components/shortcuts.js";
 import { useAppStore, useAppStoreApi } from "../state/context.js";
-import { focusedCall } from "../state/phone.js";
+import { focusedCall, mergePair, swapPair } from "../state/phone.js";
 import type { AppState } from "../state/store.js";
 import { Agent } from "./Agent.js";
 import { Queues } from "./Queues.js";
@@ -81,6 +82,16 @@ export function Console() {
         case "hold":
           if (current !== undefined) void state.toggleHold(current.id);
           return current !== undefined;
+        case "swap": {
+          const swappable = swapPair(state.phone.calls) !== undefined;
+          if (swappable) void state.swapCalls();
+          return swappable;
+        }
+        case "merge": {
+          const mergeable = mergePair(state.phone.calls) !== undefined;
+          if (mergeable) void state.mergeCalls();
+          return mergeable;
+        }
         case "ready":
         case "away": {
           // Only for a logged-in recipient; the state shown changes when the server says so.
@@ -149,15 +160,18 @@ export function Console() {
 }
 
 /**
- * Calls ringing while another view than the agent's is open. Its own component, so that a call's
- * offer, answer and end re-render only this dock and not the whole frame (header, navigation).
+ * Every line once there are several (on every view), and calls ringing while another view than
+ * the agent's is open. Its own component, so that a call's offer, answer and end re-render only
+ * this dock and not the whole frame (header, navigation).
  */
 function CallDock() {
-  const offers = useAppStore(useShallow((state) => state.phone.calls.filter((c) => c.state === "incoming")));
+  const calls = useAppStore((state) => state.phone.calls);
   const location = useLocation();
-  if (location.pathname === AGENT_PATH || offers.length === 0) return null;
+  const offers = location.pathname === AGENT_PATH ? [] : calls.filter((c) => c.state === "incoming");
+  if (offers.length === 0 && calls.length < 2) return null;
   return (
     <div className="call-dock">
+      {calls.length > 1 ? <LineDock calls={calls} /> : null}
       {offers.map((call) => (
         <CallOffer key={call.id} call={call} />
       ))}

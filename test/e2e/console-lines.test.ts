@@ -1,0 +1,162 @@
+// Several lines in the console (Chromium, real server, real SIP and WebRTC): accepting a second
+// call holds the first (the server's channel is on hold), the dock lists both lines with their
+// states, Swap (key and button) changes which line is held, a line hangs up alone, and Merge makes
+// one three-way conference the server mixes, which the two others keep when the agent leaves.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { conferenceOf } from "../../server/calls/conference.js";
+import { startApi, type TestApi } from "../helpers/api.js";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { CONSOLE_DIR, heardLevel, openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { poll } from "../helpers/poll.js";
+
+const TONE_A = 1200;
+const TONE_B = 700;
+const FLOOR = 2900;
+
+let api: TestApi;
+let token: string;
+let accountId: string;
+let browser: LaunchedBrowser;
+let agent1: ConsolePage;
+let agent2: ConsolePage;
+
+async function simCall(name: string, number: string, tone: number): Promise<void> {
+  const res = await api.call("POST", `/v2/accounts/${accountId}/sim/calls`, {
+    token,
+    data: { to: "1002", caller_id_name: name, caller_id_number: number, audio: `tone_stream://${tone}` },
+  });
+  expect(res.status, res.text).toBe(201);
+}
+
+/** Accepts the call ringing on agent1's console with the keyboard, once its offer shows. */
+async function acceptWithKey(caller: string): Promise<void> {
+  const offer = agent1.page.getByRole("region", { name: "Incoming call" }).filter({ hasText: caller });
+  await offer.getByRole("button", { name: "Accept" }).waitFor();
+  await agent1.page.keyboard.press("Alt+KeyA");
+  await offer.waitFor({ state: "detached" });
+}
+
+/** The SIP Call-ID (channel uuid) of agent1's line with `caller`, from its card. */
+async function legOf(caller: string): Promise<string> {
+  const id = await agent1.page.getByRole("region", { name: `Call with ${caller}` }).getAttribute("data-call-id");
+  if (id === null) throw new Error(`no call card for ${caller}`);
+  return id;
+}
+
+async function onHold(uuid: string): Promise<boolean | undefined> {
+  const res = await api.call<{ is_onhold: boolean }>("GET", `/v2/accounts/${accountId}/channels/${encodeURIComponent(uuid)}`, { token });
+  return res.status === 200 ? res.body.data.is_onhold : undefined;
+}
+
+/** Waits until the dock's line with `caller` shows `state`, and the server agrees about its hold. */
+async function lineIs(caller: string, state: "Connected" | "On hold"): Promise<void> {
+  await agent1.page.locator(".line-dock .line").filter({ hasText: caller }).locator(".line-state", { hasText: state }).waitFor();
+  const uuid = await legOf(caller);
+  expect(await poll(`${caller}'s channel ${state}`, async () => ((await onHold(uuid)) === (state === "On hold") ? true : undefined))).toBe(true);
+}
+
+async function hears(page: ConsolePage["page"], tone: number): Promise<number> {
+  return (await heardLevel(page, tone)) - (await heardLevel(page, FLOOR));
+}
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  api = await startApi({ config: { rendererDir: CONSOLE_DIR } });
+  ({ token, accountId } = await api.login("admin"));
+  browser = await launchBrowser();
+  agent1 = await openConsole(browser.browser, api.url);
+  agent2 = await openConsole(browser.browser, api.url);
+  await signIn(agent1.page, "agent1");
+  await signIn(agent2.page, "agent2");
+  await waitRegistered(agent1.page);
+  await waitRegistered(agent2.page);
+});
+
+afterEach(async () => {
+  expect([...agent1.errors, ...agent2.errors], "uncaught errors in the consoles").toEqual([]);
+  // Whatever a failed test left up.
+  for (const c of (await api.call<{ uuid: string }[]>("GET", `/v2/accounts/${accountId}/channels`, { token })).body.data) {
+    await api.call("POST", `/v2/accounts/${accountId}/channels/${encodeURIComponent(c.uuid)}`, { token, data: { action: "hangup" } });
+  }
+  await poll("no channel left", async () => ((api.server.calls?.channels.all().length ?? 0) === 0 ? true : undefined));
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await api?.close();
+});
+
+describe("several lines", () => {
+  it("a second call holds the first; the dock lists both; swap by key and by button; one line hangs up alone", async () => {
+    const { page } = agent1;
+    await simCall("Casey Customer", "+14155550100", TONE_A);
+    await acceptWithKey("Casey Customer");
+    await page.getByRole("region", { name: "Call with Casey Customer" }).getByText("Connected").waitFor();
+    expect(await page.locator(".line-dock").count()).toBe(0);
+
+    await simCall("Dana Douglas", "+14155550199", TONE_B);
+    // While the second rings, the dock already lists both lines.
+    await page.locator(".line-dock .line").filter({ hasText: "Dana Douglas" }).getByText("Ringing").waitFor();
+    await acceptWithKey("Dana Douglas");
+    await lineIs("Casey Customer", "On hold");
+    await lineIs("Dana Douglas", "Connected");
+    expect(await page.locator(".line-dock .line").allInnerTexts()).toEqual([expect.stringContaining("Line 1"), expect.stringContaining("Line 2")]);
+    expect(await hears(page, TONE_B), "agent1 hears the second caller").toBeGreaterThan(20);
+    expect(await seriousAxeViolations(page)).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-two-lines.png") });
+
+    await page.keyboard.press("Alt+KeyS");
+    await lineIs("Casey Customer", "Connected");
+    await lineIs("Dana Douglas", "On hold");
+
+    await page.locator(".line-dock").getByRole("button", { name: "Swap" }).click();
+    await lineIs("Casey Customer", "On hold");
+    await lineIs("Dana Douglas", "Connected");
+
+    const first = await legOf("Casey Customer");
+    await page.locator(".line-dock").getByRole("button", { name: "Hang up Dana Douglas" }).click();
+    await page.getByRole("region", { name: "Call with Dana Douglas" }).waitFor({ state: "detached" });
+    await page.locator(".line-dock").waitFor({ state: "detached" });
+    // The first line is untouched: still up, still held, until the agent resumes it.
+    expect(await onHold(first)).toBe(true);
+    const card = page.getByRole("region", { name: "Call with Casey Customer" });
+    await card.getByText("On hold").waitFor();
+    await card.getByRole("button", { name: "Resume" }).click();
+    await card.getByText("Connected").waitFor();
+    expect(await hears(page, TONE_A), "agent1 hears the first caller again").toBeGreaterThan(20);
+    await page.keyboard.press("Alt+KeyE");
+  });
+
+  it("merge: one conference the server mixes; the agent leaving leaves the caller and agent2 talking", async () => {
+    const { page } = agent1;
+    await simCall("Casey Customer", "+14155550100", TONE_A);
+    await acceptWithKey("Casey Customer");
+    await agent2.page.getByLabel("Number or extension").fill("1002");
+    await agent2.page.getByRole("button", { name: "Call", exact: true }).click();
+    await acceptWithKey("Blair Agent");
+    await lineIs("Casey Customer", "On hold");
+    await lineIs("Blair Agent", "Connected");
+    const kept = await legOf("Blair Agent");
+
+    await page.keyboard.press("Alt+KeyJ");
+    const conference = page.getByRole("region", { name: "Conference with Blair Agent and Casey Customer" });
+    await conference.getByText("Connected").waitFor();
+    await page.locator(".line-dock").waitFor({ state: "detached" });
+    expect(await page.locator(".active-call").count()).toBe(1);
+    const channel = api.server.calls?.channels.get(kept);
+    expect(channel && conferenceOf(channel)?.members.length).toBe(3);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-conference.png") });
+    // The caller's voice reaches both agents through the server's mix.
+    expect(await hears(page, TONE_A), "agent1 hears the caller").toBeGreaterThan(20);
+    expect(await hears(agent2.page, TONE_A), "agent2 hears the caller").toBeGreaterThan(20);
+
+    await page.keyboard.press("Alt+KeyE");
+    await conference.waitFor({ state: "detached" });
+    expect(await agent2.page.locator(".active-call").getByText("Connected").count()).toBe(1);
+    expect(await hears(agent2.page, TONE_A), "agent2 still hears the caller once agent1 left").toBeGreaterThan(20);
+    expect(api.server.calls?.channels.all().length).toBe(2);
+    await agent2.page.keyboard.press("Alt+KeyE");
+  });
+});
