@@ -1,7 +1,8 @@
 // Several lines in the console (Chromium, real server, real SIP and WebRTC): accepting a second
 // call holds the first (the server's channel is on hold), the dock lists both lines with their
-// states, Swap (key and button) changes which line is held, a line hangs up alone, and Merge makes
-// one three-way conference the server mixes, which the two others keep when the agent leaves.
+// states, Swap (key and button) changes which line is held, a line hangs up alone, dialling out
+// holds the call in progress, and Merge makes one three-way conference the server mixes, which
+// the two others keep when the agent leaves.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -106,6 +107,15 @@ describe("several lines", () => {
     expect(await hears(page, TONE_B), "agent1 hears the second caller").toBeGreaterThan(20);
     expect(await seriousAxeViolations(page)).toEqual([]);
     await page.screenshot({ path: join(SCREENSHOTS, "console-two-lines.png") });
+    // Docked narrow, each line still fits: nothing in the dock is wider than the dock.
+    await page.setViewportSize({ width: 360, height: 800 });
+    const overflow = await page.evaluate(`(() => {
+      const dock = document.querySelector(".line-dock").getBoundingClientRect();
+      return [...document.querySelectorAll(".line-dock *")].filter((e) => e.getBoundingClientRect().right > dock.right + 0.5).map((e) => e.className || e.tagName);
+    })()`);
+    expect(overflow).toEqual([]);
+    await page.screenshot({ path: join(SCREENSHOTS, "console-two-lines-narrow.png") });
+    await page.setViewportSize({ width: 1280, height: 860 });
 
     await page.keyboard.press("Alt+KeyS");
     await lineIs("Casey Customer", "Connected");
@@ -133,15 +143,19 @@ describe("several lines", () => {
     const { page } = agent1;
     await simCall("Casey Customer", "+14155550100", TONE_A);
     await acceptWithKey("Casey Customer");
-    await agent2.page.getByLabel("Number or extension").fill("1002");
-    await agent2.page.getByRole("button", { name: "Call", exact: true }).click();
-    await acceptWithKey("Blair Agent");
+    // Dialling out while on a call holds it first.
+    await page.getByLabel("Number or extension").fill("1003");
+    await page.getByRole("button", { name: "Call", exact: true }).click();
     await lineIs("Casey Customer", "On hold");
-    await lineIs("Blair Agent", "Connected");
-    const kept = await legOf("Blair Agent");
+    const offer = agent2.page.getByRole("region", { name: "Incoming call" });
+    await offer.getByRole("button", { name: "Accept" }).click();
+    await agent2.page.getByRole("region", { name: "Call with Alex Agent" }).getByText("Connected").waitFor();
+    await page.getByRole("region", { name: "Call to 1003" }).getByText("Connected").waitFor();
+    const kept = await page.getByRole("region", { name: "Call to 1003" }).getAttribute("data-call-id");
+    if (kept === null) throw new Error("no card for the call to 1003");
 
     await page.keyboard.press("Alt+KeyJ");
-    const conference = page.getByRole("region", { name: "Conference with Blair Agent and Casey Customer" });
+    const conference = page.getByRole("region", { name: "Conference with 1003 and Casey Customer" });
     await conference.getByText("Connected").waitFor();
     await page.locator(".line-dock").waitFor({ state: "detached" });
     expect(await page.locator(".active-call").count()).toBe(1);
