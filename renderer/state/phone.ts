@@ -108,14 +108,16 @@ export function swapPair(calls: readonly CallView[]): { from: CallView | undefin
 
 /**
  * What Merge acts on: two connected lines, the one in progress first. The line kept (whose
- * channel the server merges into) is a conference already if one of them is; the other line's
- * leg is the one the server hangs up.
+ * channel the server merges into; the other line's leg is hung up) is a conference already if one
+ * of them is, else a queue's call (the queue counts the agent busy until that leg leaves), else
+ * the line in progress.
  */
 export function mergePair(calls: readonly CallView[]): { line: CallView; other: CallView } | undefined {
   const connected = [...calls.filter((c) => c.state === "active"), ...calls.filter((c) => c.state === "held")];
   const [first, second] = connected;
   if (first === undefined || second === undefined) return undefined;
-  return second.merged.length > 0 && first.merged.length === 0 ? { line: second, other: first } : { line: first, other: second };
+  const weight = (call: CallView) => (call.merged.length > 0 ? 2 : call.offer.queueId !== undefined ? 1 : 0);
+  return weight(second) > weight(first) ? { line: second, other: first } : { line: first, other: second };
 }
 
 export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], [], PhoneSlice> {

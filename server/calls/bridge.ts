@@ -130,6 +130,19 @@ export class Bridge {
     this.#settle({ reason: "released" });
   }
 
+  /**
+   * Stops the bridge's own mixing and leaves both legs up, unbridged, for a conference to join
+   * (a merge). Unlike release(), `ended` waits: the call the bridge stood for goes on in the
+   * conference, and whoever waits on it (a queue's offer, a callflow) learns of its end through
+   * the function returned, which the conference calls when one of the two legs leaves it.
+   */
+  handOver(): (end: BridgeEnd) => void {
+    if (this.#over) throw new Error("the bridge is over");
+    this.#finish();
+    for (const member of [this.a, this.b]) member.left();
+    return (end) => this.#settle(end);
+  }
+
   #memberGone(gone: Channel): void {
     if (this.#over) return;
     this.#finish();

@@ -1,7 +1,8 @@
 // Merging two of a user's calls into one three-way conference, mixed on the server: the user's
 // device keeps the leg named in the request and its second leg is hung up, so the device has one
 // call in which it hears both parties and both hear it and each other. Any member may leave; the
-// others stay connected until one is left alone, who is then hung up.
+// others stay connected until one is left alone, who is then hung up. For whoever waits on the
+// kept call's bridge (a queue offer), that call lasts until its agent's leg or its party leaves.
 import { silence, type MediaEngine, type Mixer } from "../media/index.js";
 import type { Bridge } from "./bridge.js";
 import type { Channel, ChannelChange } from "./channel.js";
@@ -24,6 +25,7 @@ export function conferenceOf(channel: Channel): Conference | undefined {
  */
 export class Conference {
   readonly #mixer: Mixer;
+  /** Each member's unlistener, which also tells whoever asked (add's `onLeave`) that it left. */
   readonly #members = new Map<Channel, () => void>();
   #over = false;
 
@@ -35,8 +37,11 @@ export class Conference {
     return [...this.#members.keys()];
   }
 
-  /** Joins an answered, unbridged leg; `otherLeg` is what its channel reports as its other leg. */
-  add(channel: Channel, otherLeg: string): void {
+  /**
+   * Joins an answered, unbridged leg; `otherLeg` is what its channel reports as its other leg.
+   * `onLeave` runs once when it leaves (hangs up, or the conference ends).
+   */
+  add(channel: Channel, otherLeg: string, onLeave?: () => void): void {
     if (this.#over) throw new Error("the conference is over");
     if (channel.state !== "answered") throw new Error(`channel ${channel.id} is ${channel.state}; a conference needs answered, unbridged channels`);
     conferences.set(channel, this);
@@ -56,6 +61,7 @@ export class Conference {
     this.#members.set(channel, () => {
       channel.off("state", onState);
       channel.off("hold", onHold);
+      onLeave?.();
     });
     if (channel.farEndHolding) onHold(true);
   }
@@ -100,15 +106,17 @@ export function merge(ctx: CallContext, line: Channel, other: Channel): Conferen
   const newParty = joining.other(other);
   if (newParty === line) throw new ChannelCommandError("target_call_id", "the two channels are the two legs of one call");
   const party = lineBridge?.other(line);
-  // Every leg changes hands before its bridge goes, so the logic that bridged them lets go quietly.
-  for (const leg of [line, other, newParty, party]) leg?.claim("merge");
-  lineBridge?.release();
+  // The other line's legs change hands before its bridge goes, so the logic that bridged them
+  // lets go quietly. The kept line's call goes on in the conference: its bridge is handed over,
+  // and ends for whoever waits on it (a queue, for the agent's wrap-up) when one of its legs leaves.
+  for (const leg of [other, newParty]) leg.claim("merge");
+  const endLine = lineBridge?.handOver();
   joining.release();
   other.hangup("NORMAL_CLEARING");
   const conference = existing ?? new Conference(ctx.media);
-  if (party) {
-    conference.add(line, party.id);
-    conference.add(party, line.id);
+  if (party && endLine) {
+    conference.add(line, party.id, () => endLine({ reason: "hangup", gone: line, survivor: party }));
+    conference.add(party, line.id, () => endLine({ reason: "hangup", gone: party, survivor: line }));
   }
   conference.add(newParty, line.id);
   return conference;

@@ -369,6 +369,10 @@ describe("several lines", () => {
     const single: CallView = { ...conference, ...SECOND, state: "active", merged: [] };
     expect(mergePair([conference, single])).toMatchObject({ line: { id: "in-1" }, other: { id: "in-2" } });
     expect(mergePair([conference])).toBeUndefined();
+    // A queue's call is kept over a direct one, whichever is in progress.
+    const queued: CallView = { ...conference, merged: [], offer: { queueId: "q1", queueName: "Sales" } };
+    expect(mergePair([single, queued])).toMatchObject({ line: { id: "in-1" }, other: { id: "in-2" } });
+    expect(mergePair([{ ...single, state: "held" }, { ...queued, state: "active" }])).toMatchObject({ line: { id: "in-1" } });
 
     const f = await onACallWithASecondRinging();
     f.line().emit({ ...OFFER, state: "active" });
