@@ -1,5 +1,5 @@
 // A ringing call: who calls (name and number), from which queue and how long they waited when the
-// queue's offer says so, with Accept and Reject.
+// queue's offer says so, with Accept and Reject, and which call accepting puts on hold.
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../state/context.js";
 import type { CallView } from "../state/phone.js";
@@ -14,6 +14,7 @@ export function callerOf(call: CallView): { name: string; number: string } {
 
 export function CallOffer({ call }: { call: CallView }) {
   const { accept, reject } = useAppStore(useShallow((state) => ({ accept: state.acceptCall, reject: state.rejectCall })));
+  const inProgress = useAppStore((state) => state.phone.calls.find((c) => c.state === "active" && c.id !== call.id));
   const now = useNow();
   const caller = callerOf(call);
   const headingId = `offer-${call.id}`;
@@ -43,6 +44,7 @@ export function CallOffer({ call }: { call: CallView }) {
         <dt>Ringing for</dt>
         <dd>{formatDuration(now - call.startedAt)}</dd>
       </dl>
+      {inProgress !== undefined ? <p className="muted">Accepting puts your call with {callerOf(inProgress).name} on hold.</p> : null}
       {call.error !== null ? <p className="form-error">{call.error}</p> : null}
       <div className="button-row">
         <button

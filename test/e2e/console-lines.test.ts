@@ -100,6 +100,7 @@ describe("several lines", () => {
     await simCall("Dana Douglas", "+14155550199", TONE_B);
     // While the second rings, the dock already lists both lines.
     await page.locator(".line-dock .line").filter({ hasText: "Dana Douglas" }).getByText("Ringing").waitFor();
+    expect(await page.getByRole("region", { name: "Incoming call" }).innerText()).toContain("Accepting puts your call with Casey Customer on hold.");
     await acceptWithKey("Dana Douglas");
     await lineIs("Casey Customer", "On hold");
     await lineIs("Dana Douglas", "Connected");
