@@ -2,14 +2,12 @@
 // queue's offer says so, with Accept and Reject, and which call accepting puts on hold.
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../state/context.js";
-import type { CallView } from "../state/phone.js";
+import { partyOf, type CallParty, type CallView } from "../state/phone.js";
 import { keysOf } from "./shortcuts.js";
 import { formatDuration, useNow } from "./useNow.js";
 
-export function callerOf(call: CallView): { name: string; number: string } {
-  const number = call.remoteUser;
-  const name = call.remoteName && call.remoteName !== number ? call.remoteName : "";
-  return { name: name || number || "Unknown caller", number: name ? number : "" };
+export function callerOf(call: CallView): CallParty {
+  return partyOf(call);
 }
 
 export function CallOffer({ call }: { call: CallView }) {

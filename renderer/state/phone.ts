@@ -2,8 +2,8 @@
 // state, and the calls on it with everything the agent does to them (accept, reject, hang up,
 // mute, hold, keypad, blind and attended transfer, dial, and with several lines: swap, merge).
 // One line is in progress at a time: accepting, dialling or resuming a line first holds the
-// line in progress. The line itself (sip.js) comes in as a
-// PhoneFactory, the ring tone and desktop notification as CallAlerts, so tests can fake both.
+// line in progress. The line itself (sip.js) comes in as a PhoneFactory, the ring tone and
+// desktop notification as CallAlerts, so tests can fake both.
 import type { StateCreator } from "zustand/vanilla";
 import type { DeviceSummary, DirectoryEntry, TransferType } from "../api/platform.js";
 import type { CallAlerts, CallInfo, PhoneFactory, PhoneLine, RegistrationState } from "./phone-line.js";
@@ -305,6 +305,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
           await l.answer(id);
         });
       },
+
       async rejectCall(id) {
         await act(id, "rejecting", (l) => l.reject(id));
       },
