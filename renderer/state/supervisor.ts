@@ -28,6 +28,9 @@ export interface RecipientRow {
   call: QueueCall | null;
   /** Clock ms the wrap-up ends, in Wrapup-Time. */
   wrapupEndsAt: number | null;
+  /** The recipient's stats.total_calls and stats.missed_calls as last read; null before any read while logged in. */
+  handledCalls: number | null;
+  missedCalls: number | null;
 }
 
 export interface MonitorState {
@@ -301,7 +304,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
 }
 
 function blankRow(entry: RecipientEntry): RecipientRow {
-  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null };
+  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null, handledCalls: null, missedCalls: null };
 }
 
 function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): RecipientRow {
@@ -312,6 +315,8 @@ function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): Re
     since: status.lastActionAt > 0 ? status.lastActionAt : row.since,
     call: status.offeredCall ?? status.handlingCall,
     wrapupEndsAt: status.state === "Wrapup-Time" ? now + status.wrapupSeconds * 1000 : null,
+    handledCalls: status.totalCalls,
+    missedCalls: status.missedCalls,
   };
 }
 

@@ -20,7 +20,7 @@ async function board() {
     { id: C, name: "mia" },
   ];
   c.callq.answers.recipientStatuses = {
-    [A]: recipientStatus({ state: "Ready", lastActionAt: c.clock.now() - 90_000 }),
+    [A]: recipientStatus({ state: "Ready", lastActionAt: c.clock.now() - 90_000, totalCalls: 3, missedCalls: 2 }),
     [B]: recipientStatus({
       state: "On-A-Call",
       lastActionAt: c.clock.now() - 20_000,
@@ -37,7 +37,7 @@ describe("supervisor slice", () => {
     const { store, clock } = await board();
     const sup = store.getState().supervisor;
     expect(sup.ids).toEqual([A, C, B]);
-    expect(sup.rows[A]).toMatchObject({ name: "agent1", state: "Ready", since: clock.now() - 90_000, call: null });
+    expect(sup.rows[A]).toMatchObject({ name: "agent1", state: "Ready", since: clock.now() - 90_000, call: null, handledCalls: 3, missedCalls: 2 });
     expect(sup.rows[B]).toMatchObject({ state: "On-A-Call", call: { callerName: "Casey Customer", queueName: "Sales" } });
     // Logged out ("not_logged_in" in the multi-status): shown as such, with no time.
     expect(sup.rows[C]).toMatchObject({ state: "Not-Logged-In", since: null });
