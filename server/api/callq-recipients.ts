@@ -86,20 +86,21 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
   };
 
   /**
-   * `wiretapped_by` for admins and supervisors (call_monitor); for the recipient themself without
-   * eavesdroppers unless the account announces them (`announce_eavesdrop`); for others, nothing.
+   * Who listens to whom is for admins and supervisors (call_monitor). The recipient themself sees
+   * whom they listen to, and who listens to them without eavesdroppers unless the account
+   * announces them (`announce_eavesdrop`). Other readers see neither.
    */
   const shownTo = async (ctx: Ctx, userId: string, status: RecipientStatus): Promise<RecipientStatus> => {
-    if (status.wiretapped_by === undefined) return status;
-    const { wiretapped_by: listeners, ...rest } = status;
+    if (status.wiretapped_by === undefined && status.wiretapping_recipient === undefined) return status;
+    const { wiretapped_by: listeners, wiretapping_recipient: target, wiretap_mode: mode, ...rest } = status;
     const auth = ctx.auth;
     const reader = auth?.ownerId ? (await usersOf(ctx)).get(auth.ownerId) : undefined;
     if (auth?.isAdmin === true || permissionsOf(reader).includes("call_monitor")) return status;
     if (auth?.ownerId !== userId) return rest;
-    const account = (await deps.global("accounts")).get(accountOf(ctx));
-    const announced = account?.data.announce_eavesdrop === true;
-    const shown = listeners.filter((l) => announced || l.mode !== "eavesdrop");
-    return shown.length > 0 ? { ...rest, wiretapped_by: shown } : rest;
+    const own = target === undefined ? {} : { wiretapping_recipient: target, wiretap_mode: mode };
+    const announced = listeners !== undefined && (await deps.global("accounts")).get(accountOf(ctx))?.data.announce_eavesdrop === true;
+    const shown = (listeners ?? []).filter((l) => announced || l.mode !== "eavesdrop");
+    return { ...rest, ...own, ...(shown.length > 0 ? { wiretapped_by: shown } : {}) };
   };
 
   const act = async (ctx: Ctx, action: RecipientAction, queueId: string | undefined): Promise<Outcome> => {

@@ -304,14 +304,10 @@ export class CallqEngine {
       if (before?.target === wiretap?.target && before?.mode === wiretap?.mode) return;
       if (wiretap) account.wiretaps.set(userId, { ...wiretap });
       else account.wiretaps.delete(userId);
-      this.#publish(account, "recipient", userId, "monitor", {
-        recipient_id: userId,
-        active: wiretap !== undefined,
-        target: wiretap?.target ?? before?.target,
-        mode: wiretap?.mode ?? before?.mode,
-      });
-      // The monitored agent's console reads its status again on this; the event names nobody and
-      // no mode, since every user of the account may subscribe to recipient events.
+      // Every user of the account may subscribe to recipient events, so they name neither the
+      // target nor the mode: the supervisor's console and the monitored agent's read their status
+      // again, which shows each reader what they may know (api/callq-recipients.ts).
+      this.#publish(account, "recipient", userId, "monitor", { recipient_id: userId, active: wiretap !== undefined });
       const targets = new Set([before?.target, wiretap?.target].filter((t): t is string => t !== undefined));
       for (const target of targets) this.#publish(account, "recipient", target, "wiretap", { recipient_id: target });
     });

@@ -90,7 +90,7 @@ describe("a supervisor's shift", () => {
     const queues = await rest<{ id: string; name: string }[]>("GET", `${account}/callq_queues?paginate=false`, admin.token);
     const salesId = queues.data.find((q) => q.name === "Sales")?.id ?? "";
     // Short rings and no wrap-up keep the shift brisk; the figures do not depend on either.
-    expect((await rest("PATCH", `${account}/callq_queues/${salesId}`, admin.token, { ring_timeout: 4, agent_wrapup_time: 0 })).status).toBe(200);
+    expect((await rest("PATCH", `${account}/callq_queues/${salesId}`, admin.token, { ring_timeout: 8, agent_wrapup_time: 0 })).status).toBe(200);
 
     const supervisorPage = await openConsole("supervisor");
     const pages = { agent1: await openConsole("agent1"), agent2: await openConsole("agent2") };
@@ -259,6 +259,12 @@ describe("a supervisor's shift", () => {
     expect(await readAs(grants.agent1)).toBeUndefined();
     expect(await readAs(grants.agent2)).toBeUndefined();
     expect(await cue.count()).toBe(0);
+    // Nor can an agent learn it from the supervisor's side: their status and events name nobody.
+    const supervisorStatus = `${account}/callq_recipients/${supervisor.ownerId}/status`;
+    const tapping = (reader: Grant) => rest<{ wiretapping_recipient?: string; wiretap_mode?: string }>("GET", supervisorStatus, reader.token);
+    expect((await tapping(supervisor)).data).toMatchObject({ wiretapping_recipient: grants.agent1.ownerId, wiretap_mode: "eavesdrop" });
+    expect((await tapping(grants.agent1)).data.wiretapping_recipient).toBeUndefined();
+    expect((await tapping(grants.agent2)).data.wiretap_mode).toBeUndefined();
 
     await bar.getByRole("button", { name: "Whisper" }).click();
     await modeIs("whisper");
@@ -290,5 +296,6 @@ describe("a supervisor's shift", () => {
     await poll("the chart to count the day's callers", async () => ((await chart.getAttribute("aria-label"))?.includes("6 new callers") === true ? true : undefined), 5000);
 
     for (const page of [supervisorPage, pages.agent1, pages.agent2]) await page.close();
-  });
+    // A shift: six callers, one rung out and one timed out on purpose, three consoles.
+  }, 240_000);
 });

@@ -107,8 +107,11 @@ describe("supervisor slice", () => {
     expect(phone.answered).toEqual(["m1"]);
     expect(store.getState().supervisor.monitor?.callId).toBe("m1");
 
-    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true, target: B, mode: "eavesdrop" });
+    // The event names nobody (every user of the account may receive it): the status read after it does.
+    callq.answers.recipientStatus = recipientStatus({ state: "Away", wiretap: { target: B, mode: "eavesdrop" } });
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true });
     await clock.advance(16);
+    expect(callq.calls("recipientStatus").at(-1)?.args).toEqual([me]);
     expect(store.getState().supervisor.monitor).toMatchObject({ phase: "listening", mode: "eavesdrop", callId: "m1" });
 
     expect(await store.getState().monitorRecipient(B, "whisper")).toBe(true);
