@@ -76,8 +76,6 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
     /** Per recipient, bumped by each event: a status read before the latest event is stale. */
     const eventCount = new Map<string, number>();
     let cancelAnswerWindow: (() => void) | null = null;
-    /** Reads of the supervisor's own status after monitor events: only the latest counts. */
-    let wiretapReads = 0;
 
     const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
 
@@ -91,7 +89,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         if (kind === null || kind.kind !== "recipient") continue;
         const change = recipientEventOf(event, kind.id);
         if (change.name === "monitor") {
-          if (change.recipientId === me) void readOwnWiretap();
+          if (change.recipientId === me) monitorEvent(event.data["active"] === true);
           continue;
         }
         const row = rows[change.recipientId];
@@ -151,35 +149,19 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
     }
 
     /**
-     * The monitor event says only that the supervision changed (events reach every user of the
-     * account; whom the supervisor listens to is not for all of them): the status says what it is.
+     * The monitor event says only whether the supervisor now listens (events reach every user of
+     * the account, so it names no target or mode): whom and how are what this console asked for.
+     * A supervisor who is no recipient (an admin) has no status to read, so the request is the truth.
      */
-    async function readOwnWiretap(): Promise<void> {
-      const state = get();
-      const api = callqOf(state);
-      const me = state.session?.ownerId;
-      if (api === null || me === undefined) return;
-      const mine = ++wiretapReads;
-      try {
-        const status = await api.recipientStatus(me);
-        if (mine === wiretapReads) monitorEvent(status.wiretap);
-      } catch (error) {
-        if (mine === wiretapReads) set((s) => ({ supervisor: { ...s.supervisor, monitorError: `Cannot read your supervision: ${failureText(error)}` } }));
-      }
-    }
-
-    function monitorEvent(wiretap: { target: string; mode: MonitorMode } | null): void {
+    function monitorEvent(active: boolean): void {
       set((s) => {
         const current = s.supervisor.monitor;
-        if (wiretap === null) return { supervisor: { ...s.supervisor, monitor: null } };
-        // Stopped here while the read was on its way: the hang-up's own event follows.
+        // Stopped here already, or asked elsewhere: nothing this console shows.
         if (current === null) return s;
-        return {
-          supervisor: {
-            ...s.supervisor,
-            monitor: { target: wiretap.target, mode: wiretap.mode, phase: "listening", callId: current?.target === wiretap.target ? current.callId : null },
-          },
-        };
+        // The end of the supervision this console listened to; one asked for since (another
+        // agent: the server ends the first) is still on its way.
+        if (!active) return current.phase === "listening" ? { supervisor: { ...s.supervisor, monitor: null } } : s;
+        return { supervisor: { ...s.supervisor, monitor: { ...current, phase: "listening" } } };
       });
     }
 

@@ -107,12 +107,10 @@ describe("supervisor slice", () => {
     expect(phone.answered).toEqual(["m1"]);
     expect(store.getState().supervisor.monitor?.callId).toBe("m1");
 
-    // The event names nobody (every user of the account may receive it): the status read after it does.
-    callq.answers.recipientStatus = recipientStatus({ state: "Away", wiretap: { target: B, mode: "eavesdrop" } });
+    // The event names nobody (every user of the account may receive it): whom and how are what was asked.
     events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true });
     await clock.advance(16);
-    expect(callq.calls("recipientStatus").at(-1)?.args).toEqual([me]);
-    expect(store.getState().supervisor.monitor).toMatchObject({ phase: "listening", mode: "eavesdrop", callId: "m1" });
+    expect(store.getState().supervisor.monitor).toMatchObject({ target: B, phase: "listening", mode: "eavesdrop", callId: "m1" });
 
     expect(await store.getState().monitorRecipient(B, "whisper")).toBe(true);
     expect(callq.calls("monitor").at(-1)?.args).toEqual([me, B, "whisper"]);
@@ -137,6 +135,21 @@ describe("supervisor slice", () => {
     expect(await store.getState().monitorRecipient(A, "eavesdrop")).toBe(false);
     expect(store.getState().supervisor.monitorError).toBe("That agent is on no call to listen to.");
     expect(store.getState().supervisor.monitor).toBeNull();
+  });
+
+  it("moving to another agent: the first supervision's end does not end the one asked for", async () => {
+    const { store, events, phone, clock, me } = await board();
+    await store.getState().monitorRecipient(B, "eavesdrop");
+    phone.ring("m1", "Monitor: Zoe Agent");
+    await clock.advance(0);
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true });
+    await clock.advance(16);
+    expect(store.getState().supervisor.monitor).toMatchObject({ target: B, phase: "listening" });
+    await store.getState().monitorRecipient(A, "whisper");
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: false });
+    await clock.advance(16);
+    expect(store.getState().supervisor.monitor).toMatchObject({ target: A, mode: "whisper" });
+    expect(store.getState().supervisor.monitor?.phase).not.toBe("listening");
   });
 
   it("gives up when the phone never takes the monitor call", async () => {
