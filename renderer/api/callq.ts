@@ -43,12 +43,22 @@ export interface RecipientStatus {
   handlingCall: QueueCall | null;
   /** Whom this recipient (a supervisor) listens to, and how. */
   wiretap: { target: string; mode: MonitorMode } | null;
+  /** Supervisors listening to this recipient's call, as far as the reader may know (wiretapped_by). */
+  wiretappedBy: WiretapListener[];
   /** Seconds of wrap-up left when the status was read. */
   wrapupSeconds: number;
   /** Epoch ms of the last state change (stats.last_action_time); 0 when never. */
   lastActionAt: number;
   totalCalls: number;
   missedCalls: number;
+}
+
+export interface WiretapListener {
+  supervisorId: string;
+  name: string;
+  mode: MonitorMode;
+  /** The call id of the recipient's leg listened to; empty when the server does not say. */
+  callId: string;
 }
 
 /** One entry of a multi-recipient status: logged-out recipients have no status. */
@@ -82,6 +92,8 @@ export interface QueueStatus {
     abandoned: number;
     /** Sessions of the day answered, where the server says (Switchboard does; the hosted service may not). */
     answered?: number;
+    /** Offers of the day rejected, not answered or not deliverable (missed_offers, where the server says). */
+    missedOffers?: number;
   };
 }
 
@@ -214,11 +226,24 @@ export function recipientStatusOf(data: Record<string, unknown>): RecipientStatu
     offeredCall: isRecord(data["offered_call"]) ? queueCallOf(data["offered_call"]) : null,
     handlingCall: isRecord(data["handling_call"]) ? queueCallOf(data["handling_call"]) : null,
     wiretap: target !== "" ? { target, mode: isMonitorMode(mode) ? mode : "eavesdrop" } : null,
+    wiretappedBy: listenersOf(data["wiretapped_by"]),
     wrapupSeconds: numberOf(data["wrapup_time_seconds"]),
     lastActionAt: gregorianToMs(numberOf(stats["last_action_time"])),
     totalCalls: numberOf(stats["total_calls"]),
     missedCalls: numberOf(stats["missed_calls"]),
   };
+}
+
+function listenersOf(value: unknown): WiretapListener[] {
+  if (!Array.isArray(value)) return [];
+  const out: WiretapListener[] = [];
+  for (const entry of value) {
+    if (!isRecord(entry)) continue;
+    const supervisorId = text(entry, "recipient_id");
+    const mode = entry["mode"];
+    if (supervisorId !== "" && isMonitorMode(mode)) out.push({ supervisorId, name: text(entry, "name"), mode, callId: text(entry, "call_id") });
+  }
+  return out;
 }
 
 export function queueStatusOf(data: Record<string, unknown>): QueueStatus {
@@ -235,6 +260,7 @@ export function queueStatusOf(data: Record<string, unknown>): QueueStatus {
       missed: numberOf(stats["missed_sessions"]),
       abandoned: numberOf(stats["abandoned_sessions"]),
       ...(typeof stats["answered_sessions"] === "number" ? { answered: stats["answered_sessions"] } : {}),
+      ...(typeof stats["missed_offers"] === "number" ? { missedOffers: stats["missed_offers"] } : {}),
     },
   };
 }

@@ -7,6 +7,7 @@ import type { CallView } from "../state/phone.js";
 import { callerOf } from "./CallOffer.js";
 import { Keypad } from "./Keypad.js";
 import { lineTitle } from "./LineDock.js";
+import { MonitorCue } from "./MonitorCue.js";
 import { keysOf } from "./shortcuts.js";
 import { TransferPanel } from "./TransferPanel.js";
 import { formatDuration, useNow } from "./useNow.js";
@@ -49,6 +50,7 @@ export function ActiveCall({ call }: { call: CallView }) {
           {formatDuration(now - (call.answeredAt ?? call.startedAt))}
         </span>
       </p>
+      <MonitorCue call={call} />
       {call.error !== null ? (
         <p className="form-error" role="alert">
           {call.error}

@@ -54,7 +54,13 @@ export function QueueDayChart({ queueId, name }: { queueId: string; name: string
         },
         { stroke: text, grid: { stroke: "rgba(127,127,127,0.25)", width: 1 }, ticks: { show: false }, size: 28, font: "11px system-ui" },
       ],
-      series: [{}, { label: "New callers", stroke: "#2563eb", width: 1.5, fill: "rgba(37,99,235,0.15)" }, { label: "Most waiting", stroke: "#d97706", width: 1.5 }],
+      // New callers are counts per bucket: bars, so a single bucket (the first five minutes watched)
+      // shows too; a line needs two points.
+      series: [
+        {},
+        { label: "New callers", stroke: "#2563eb", width: 1.5, fill: "rgba(37,99,235,0.35)", paths: uPlot.paths.bars?.({ size: [0.8, 24] }) },
+        { label: "Most waiting", stroke: "#d97706", width: 1.5, points: { show: true, size: 4 } },
+      ],
     };
     const instance = new uPlot(options, latest.current ? chartData(latest.current) : [[], [], []], element);
     plot.current = instance;

@@ -27,13 +27,16 @@ export interface QueueLive {
 
 /**
  * The day of one queue as this console saw it: per bucket of DAY_BUCKET_MINUTES, the most callers
- * waiting at once and the day's session total at the bucket's end; null where it was not watching.
+ * waiting at once and the day's session total at the bucket's first and last sample; null where it
+ * was not watching.
  */
 export interface QueueDay {
   /** Local date, YYYY-MM-DD. */
   date: string;
   waiting: (number | null)[];
   total: (number | null)[];
+  /** The total when the bucket was first sampled: the base of a bucket with no sample before it. */
+  start: (number | null)[];
 }
 
 export interface QueuesState {
@@ -326,6 +329,16 @@ export function answeredOf(status: QueueStatus): number {
   return answered ?? Math.max(0, total - missed - abandoned - waiting);
 }
 
+/**
+ * The board's "Missed": offers of the day that rang out, were rejected or could not ring (as
+ * Qubicle's missed, and what adds to each recipient's missed_calls); the callers who timed out
+ * unhandled (the spec's missed_sessions) stand apart. A server without missed_offers gives the
+ * timed-out count.
+ */
+export function missedOffersOf(status: QueueStatus): number {
+  return status.stats.missedOffers ?? status.stats.missed;
+}
+
 export function localDate(ms: number): string {
   const d = new Date(ms);
   return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
@@ -344,7 +357,8 @@ export function localMidnight(ms: number): number {
 }
 
 function emptyDay(date: string): QueueDay {
-  return { date, waiting: new Array<number | null>(BUCKETS_PER_DAY).fill(null), total: new Array<number | null>(BUCKETS_PER_DAY).fill(null) };
+  const series = () => new Array<number | null>(BUCKETS_PER_DAY).fill(null);
+  return { date, waiting: series(), total: series(), start: series() };
 }
 
 /** Records what each queue shows now in the current bucket of its day (a new date starts a new day). */
@@ -360,23 +374,26 @@ export function sampleDay(days: Record<string, QueueDay>, live: Record<string, Q
     const prevWaiting = day.waiting[bucket] ?? null;
     const nextWaiting = prevWaiting === null ? waiting : Math.max(prevWaiting, waiting);
     if (day === before && prevWaiting === nextWaiting && day.total[bucket] === queue.status.stats.total) continue;
-    const next: QueueDay = { date, waiting: [...day.waiting], total: [...day.total] };
+    const next: QueueDay = { date, waiting: [...day.waiting], total: [...day.total], start: [...day.start] };
     next.waiting[bucket] = nextWaiting;
     next.total[bucket] = queue.status.stats.total;
+    next.start[bucket] ??= queue.status.stats.total;
     if (out === days) out = { ...days };
     out[id] = next;
   }
   return out;
 }
 
-/** New sessions per bucket from the running totals; null where the console was not watching. */
+/**
+ * New sessions per bucket: the total at the bucket's end less the one before it (the previous
+ * bucket's end, or, after a gap or at the first bucket watched, the bucket's first sample, so the
+ * callers of the first minutes watched count and those of a gap do not); null where not watching.
+ */
 export function callsPerBucket(day: QueueDay): (number | null)[] {
-  let last: number | null = null;
-  return day.total.map((total) => {
+  return day.total.map((total, i) => {
     if (total === null) return null;
-    const calls = last === null ? null : Math.max(0, total - last);
-    last = total;
-    return calls;
+    const base = day.total[i - 1] ?? day.start[i] ?? total;
+    return Math.max(0, total - base);
   });
 }
 
@@ -401,5 +418,5 @@ function isQueueDay(value: unknown): value is QueueDay {
   if (typeof value !== "object" || value === null) return false;
   const v = value as Record<string, unknown>;
   const series = (s: unknown) => Array.isArray(s) && s.length === BUCKETS_PER_DAY && s.every((n) => n === null || typeof n === "number");
-  return typeof v["date"] === "string" && series(v["waiting"]) && series(v["total"]);
+  return typeof v["date"] === "string" && series(v["waiting"]) && series(v["total"]) && series(v["start"]);
 }

@@ -28,6 +28,9 @@ export interface RecipientRow {
   call: QueueCall | null;
   /** Clock ms the wrap-up ends, in Wrapup-Time. */
   wrapupEndsAt: number | null;
+  /** The recipient's stats.total_calls and stats.missed_calls as last read; null before any read while logged in. */
+  handledCalls: number | null;
+  missedCalls: number | null;
 }
 
 export interface MonitorState {
@@ -86,7 +89,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         if (kind === null || kind.kind !== "recipient") continue;
         const change = recipientEventOf(event, kind.id);
         if (change.name === "monitor") {
-          if (change.recipientId === me) monitorEvent(change.wiretap);
+          if (change.recipientId === me) monitorEvent(event.data["active"] === true);
           continue;
         }
         const row = rows[change.recipientId];
@@ -145,16 +148,20 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
       }
     }
 
-    function monitorEvent(wiretap: { target: string; mode: MonitorMode } | null): void {
+    /**
+     * The monitor event says only whether the supervisor now listens (events reach every user of
+     * the account, so it names no target or mode): whom and how are what this console asked for.
+     * A supervisor who is no recipient (an admin) has no status to read, so the request is the truth.
+     */
+    function monitorEvent(active: boolean): void {
       set((s) => {
         const current = s.supervisor.monitor;
-        if (wiretap === null) return { supervisor: { ...s.supervisor, monitor: null } };
-        return {
-          supervisor: {
-            ...s.supervisor,
-            monitor: { target: wiretap.target, mode: wiretap.mode, phase: "listening", callId: current?.target === wiretap.target ? current.callId : null },
-          },
-        };
+        // Stopped here already, or asked elsewhere: nothing this console shows.
+        if (current === null) return s;
+        // The end of the supervision this console listened to; one asked for since (another
+        // agent: the server ends the first) is still on its way.
+        if (!active) return current.phase === "listening" ? { supervisor: { ...s.supervisor, monitor: null } } : s;
+        return { supervisor: { ...s.supervisor, monitor: { ...current, phase: "listening" } } };
       });
     }
 
@@ -301,7 +308,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
 }
 
 function blankRow(entry: RecipientEntry): RecipientRow {
-  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null };
+  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null, handledCalls: null, missedCalls: null };
 }
 
 function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): RecipientRow {
@@ -312,6 +319,8 @@ function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): Re
     since: status.lastActionAt > 0 ? status.lastActionAt : row.since,
     call: status.offeredCall ?? status.handlingCall,
     wrapupEndsAt: status.state === "Wrapup-Time" ? now + status.wrapupSeconds * 1000 : null,
+    handledCalls: status.totalCalls,
+    missedCalls: status.missedCalls,
   };
 }
 

@@ -1,5 +1,6 @@
-// The supervisor's board: every queue (waiting, longest wait, answered, missed, abandoned, average
-// wait, a chart of the day) and every agent (state, time in state, current caller), live; Listen,
+// The supervisor's board: every queue (waiting, longest wait, answered, missed offers, timed out,
+// abandoned, average wait, a chart of the day) and every agent (state, time in state, current
+// caller, calls handled and offers missed), live; Listen,
 // Whisper and Barge on an agent's call, switchable while listening. Each row and card selects only
 // its own slice of the store, so an event re-renders what it changed and nothing else.
 import { memo, useEffect } from "react";
@@ -11,7 +12,7 @@ import { QueueDayChart } from "../components/QueueDayChart.js";
 import { formatDuration } from "../components/useNow.js";
 import { systemClock } from "../state/clock.js";
 import { useAppStore } from "../state/context.js";
-import { answeredOf, longestWaitSince, waitingSessions } from "../state/queues.js";
+import { answeredOf, longestWaitSince, missedOffersOf, waitingSessions } from "../state/queues.js";
 import type { AppState } from "../state/store.js";
 
 /** Admins and users with the call_monitor permission. */
@@ -112,7 +113,8 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
     ["Longest wait", oldest === null ? "–" : formatDuration(now - oldest), "longest"],
     ["Available", status === null ? "…" : `${status.available} of ${status.loggedIn}`, "available"],
     ["Answered", status === null ? "…" : String(answeredOf(status)), "answered"],
-    ["Missed", status === null ? "…" : String(status.stats.missed), "missed"],
+    ["Missed", status === null ? "…" : String(missedOffersOf(status)), "missed"],
+    ["Timed out", status === null ? "…" : String(status.stats.missed), "timed-out"],
     ["Abandoned", status === null ? "…" : String(status.stats.abandoned), "abandoned"],
     ["Average wait", status === null ? "…" : formatDuration(status.stats.averageWait * 1000), "average"],
     ["Calls today", status === null ? "…" : String(status.stats.total), "total"],
@@ -150,6 +152,8 @@ function RecipientBoard() {
               <th scope="col">State</th>
               <th scope="col">For</th>
               <th scope="col">Caller</th>
+              <th scope="col">Calls</th>
+              <th scope="col">Missed</th>
               <th scope="col">Supervise</th>
             </tr>
           </thead>
@@ -191,6 +195,8 @@ const RecipientLine = memo(function RecipientLine({ id, tick }: { id: string; ti
           </>
         )}
       </td>
+      <td data-testid="agent-handled">{row.handledCalls ?? "–"}</td>
+      <td data-testid="agent-missed">{row.missedCalls ?? "–"}</td>
       <td>
         {onCall && id !== me ? (
           <div className="monitor-buttons">

@@ -18,6 +18,7 @@ export const accountSchema: JsonSchema = {
     timezone: { type: "string", minLength: 1, maxLength: 64 },
     enabled: { type: "boolean" },
     blacklists: { type: "array", uniqueItems: true, items: { type: "string", pattern: "^[0-9a-f]{32}$" } },
+    announce_eavesdrop: { type: "boolean", description: "local addition: agents see when a supervisor eavesdrops on their call (whisper and barge always show)" },
   },
 };
 

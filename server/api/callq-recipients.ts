@@ -2,7 +2,7 @@
 // callq.enabled), their live status, state changes (status and actions), enable/disable, and
 // supervision (monitor). A recipient changes their own state; an admin may change anyone's.
 import type { FastifyInstance } from "fastify";
-import type { MonitorMode, RecipientAction } from "../callq/engine.js";
+import type { MonitorMode, RecipientAction, RecipientStatus } from "../callq/engine.js";
 import { MonitorError, MONITOR_MODES, startMonitor, type Monitor } from "../callq/monitor.js";
 import { registerEndpoint, type AuthContext, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
@@ -79,7 +79,29 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     return user;
   };
 
-  const statusOf = (accountId: string, userId: string) => askEngine({ recipient: userId }, () => callqEngine(deps, "recipient").recipientStatus(accountId, userId));
+  /** A recipient's status as the token may see it (who listens in is not for everyone). */
+  const statusOf = async (ctx: Ctx, userId: string): Promise<RecipientStatus> => {
+    const accountId = accountOf(ctx);
+    return shownTo(ctx, userId, await askEngine({ recipient: userId }, () => callqEngine(deps, "recipient").recipientStatus(accountId, userId)));
+  };
+
+  /**
+   * Who listens to whom is for admins and supervisors (call_monitor). The recipient themself sees
+   * whom they listen to, and who listens to them without eavesdroppers unless the account
+   * announces them (`announce_eavesdrop`). Other readers see neither.
+   */
+  const shownTo = async (ctx: Ctx, userId: string, status: RecipientStatus): Promise<RecipientStatus> => {
+    if (status.wiretapped_by === undefined && status.wiretapping_recipient === undefined) return status;
+    const { wiretapped_by: listeners, wiretapping_recipient: target, wiretap_mode: mode, ...rest } = status;
+    const auth = ctx.auth;
+    const reader = auth?.ownerId ? (await usersOf(ctx)).get(auth.ownerId) : undefined;
+    if (auth?.isAdmin === true || permissionsOf(reader).includes("call_monitor")) return status;
+    if (auth?.ownerId !== userId) return rest;
+    const own = target === undefined ? {} : { wiretapping_recipient: target, wiretap_mode: mode };
+    const announced = listeners !== undefined && (await deps.global("accounts")).get(accountOf(ctx))?.data.announce_eavesdrop === true;
+    const shown = (listeners ?? []).filter((l) => announced || l.mode !== "eavesdrop");
+    return { ...rest, ...own, ...(shown.length > 0 ? { wiretapped_by: shown } : {}) };
+  };
 
   const act = async (ctx: Ctx, action: RecipientAction, queueId: string | undefined): Promise<Outcome> => {
     const user = await recipientOf(ctx);
@@ -91,7 +113,7 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     const status = await askEngine({ recipient: user.id, queue: queueId, action }, () =>
       engine.recipientAction(accountOf(ctx), user.id, action, queueId === undefined ? undefined : { queueId }),
     );
-    return { data: status };
+    return { data: await shownTo(ctx, user.id, status) };
   };
 
   const multiStatus: Handler = async (ctx) => {
@@ -103,7 +125,7 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     if (missing !== undefined) throw notFound(missing);
     const engine = callqEngine(deps, "recipient");
     const data: Data = {};
-    for (const id of ids) data[id] = engine.isLoggedIn(accountId, id) ? await statusOf(accountId, id) : "not_logged_in";
+    for (const id of ids) data[id] = engine.isLoggedIn(accountId, id) ? await statusOf(ctx, id) : "not_logged_in";
     return { data };
   };
 
@@ -162,7 +184,7 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     verbs: {
       GET: {
         summary: "A recipient's status: availability_state, calls offered and handled, wrap-up, stats",
-        handler: async (ctx) => ({ data: await statusOf(accountOf(ctx), (await recipientOf(ctx)).id) }),
+        handler: async (ctx) => ({ data: await statusOf(ctx, (await recipientOf(ctx)).id) }),
       },
       POST: {
         summary: "Change a recipient's state: status login, logout, ready or away (ready/away with queue_id: that queue only); answers the new status",

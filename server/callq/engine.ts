@@ -49,6 +49,8 @@ export interface QueueStatus {
     abandoned_sessions: number;
     /** Sessions of the day delivered to a recipient (beyond the spec: the wallboard shows it). */
     answered_sessions: number;
+    /** Offers of the day a recipient rejected, let ring out or could not be rung for (beyond the spec: Qubicle's missed). */
+    missed_offers: number;
   };
 }
 
@@ -72,6 +74,11 @@ export interface RecipientStatus {
   handling_call?: CallInfo;
   wiretapping_recipient?: string;
   wiretap_mode?: MonitorMode;
+  /**
+   * Supervisors listening to this recipient's call (beyond the spec, for the agent's cue); the API
+   * shows it to the recipient themself (eavesdrop only when announced), supervisors and admins.
+   */
+  wiretapped_by?: WiretapListener[];
   wrapup_time_seconds: number;
   stats: {
     total_calls: number;
@@ -82,6 +89,22 @@ export interface RecipientStatus {
     last_handled_time: number;
   };
   node: string;
+}
+
+export interface Wiretap {
+  target: string;
+  mode: MonitorMode;
+  /** The call id of the target's leg that is listened to. */
+  callId?: string;
+}
+
+export interface WiretapListener {
+  recipient_id: string;
+  /** The supervisor's name as users see it (first and last name, else the username). */
+  name: string;
+  mode: MonitorMode;
+  /** The recipient's leg the supervisor listens to. */
+  call_id?: string;
 }
 
 export interface CallqLogger {
@@ -109,7 +132,8 @@ interface Account {
   users: Collection;
   saved: Collection;
   dispatchScheduled: boolean;
-  wiretaps: Map<string, { target: string; mode: MonitorMode }>;
+  /** Per supervisor: whom they listen to, how, and the target's leg (its call id). */
+  wiretaps: Map<string, Wiretap>;
   /** Seconds the current wrap-up of each recipient is extended by (its queue's wrap-up). */
   wrapupS: Map<string, number>;
 }
@@ -274,18 +298,18 @@ export class CallqEngine {
   }
 
   /** Supervision: what the status says the supervisor is doing; one `monitor` event per change. */
-  setWiretap(accountId: string, userId: string, wiretap: { target: string; mode: MonitorMode } | undefined): void {
+  setWiretap(accountId: string, userId: string, wiretap: Wiretap | undefined): void {
     void this.#account(accountId).then((account) => {
       const before = account.wiretaps.get(userId);
       if (before?.target === wiretap?.target && before?.mode === wiretap?.mode) return;
       if (wiretap) account.wiretaps.set(userId, { ...wiretap });
       else account.wiretaps.delete(userId);
-      this.#publish(account, "recipient", userId, "monitor", {
-        recipient_id: userId,
-        active: wiretap !== undefined,
-        target: wiretap?.target ?? before?.target,
-        mode: wiretap?.mode ?? before?.mode,
-      });
+      // Every user of the account may subscribe to recipient events, so they name neither the
+      // target nor the mode: the supervisor's console and the monitored agent's read their status
+      // again, which shows each reader what they may know (api/callq-recipients.ts).
+      this.#publish(account, "recipient", userId, "monitor", { recipient_id: userId, active: wiretap !== undefined });
+      const targets = new Set([before?.target, wiretap?.target].filter((t): t is string => t !== undefined));
+      for (const target of targets) this.#publish(account, "recipient", target, "wiretap", { recipient_id: target });
     });
   }
 
@@ -397,6 +421,7 @@ export class CallqEngine {
       if (outcome.kind === "cancelled") this.#step(account, recipient, "withdrawn");
       else {
         recipient.stats.missed_calls += 1;
+        queue.stats.offerMissed(now);
         if (outcome.kind === "unreachable") recipient.unreachableUntil = now + queue.config.tickMs;
         const forceAway = outcome.kind === "rejected" && queue.config.forceAwayOnReject;
         this.#step(account, recipient, "missed", { forceAway }, undefined, { reason: outcome.kind, session_id: session.id, queue_id: queue.id });
@@ -583,6 +608,7 @@ export class CallqEngine {
         missed_sessions: queue.stats.missedSessions,
         abandoned_sessions: queue.stats.abandonedSessions,
         answered_sessions: queue.stats.answeredSessions,
+        missed_offers: queue.stats.missedOffers,
       },
     };
   }
@@ -612,6 +638,14 @@ export class CallqEngine {
       status.wiretapping_recipient = wiretap.target;
       status.wiretap_mode = wiretap.mode;
     }
+    const listeners: WiretapListener[] = [];
+    for (const [supervisorId, tap] of account.wiretaps) {
+      if (tap.target !== r.id) continue;
+      const listener: WiretapListener = { recipient_id: supervisorId, name: displayName(account.users.get(supervisorId)), mode: tap.mode };
+      if (tap.callId !== undefined) listener.call_id = tap.callId;
+      listeners.push(listener);
+    }
+    if (listeners.length > 0) status.wiretapped_by = listeners;
     return status;
   }
 
@@ -788,6 +822,13 @@ export class CallqEngine {
 function isRecipientUser(user: StoredDoc): boolean {
   const callq = user.data.callq;
   return typeof callq === "object" && callq !== null && (callq as Record<string, unknown>).enabled === true && user.data.enabled !== false;
+}
+
+function displayName(user: StoredDoc | undefined): string {
+  if (!user) return "";
+  const text = (v: unknown): string => (typeof v === "string" ? v.trim() : "");
+  const full = [text(user.data.first_name), text(user.data.last_name)].filter((p) => p !== "").join(" ");
+  return full !== "" ? full : text(user.data.username);
 }
 
 function savedOf(data: Record<string, unknown>): SavedRecipient {

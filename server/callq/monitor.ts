@@ -207,7 +207,7 @@ class Supervision implements Monitor {
     this.#mode = mode;
     if (this.#state !== "monitoring" || !this.#channel || !this.#bridge) return;
     this.#bridge.setMonitorMode(this.#channel, mode);
-    this.#request.callq.setWiretap(this.#request.accountId, this.supervisorId, { target: this.target, mode });
+    this.#request.callq.setWiretap(this.#request.accountId, this.supervisorId, { target: this.target, mode, callId: this.#agent.id });
   }
 
   stop(): void {
@@ -236,7 +236,7 @@ class Supervision implements Monitor {
     this.#bridge = bridge;
     this.#state = "monitoring";
     const { accountId } = this.#request;
-    this.#request.callq.setWiretap(accountId, this.supervisorId, { target: this.target, mode: this.#mode });
+    this.#request.callq.setWiretap(accountId, this.supervisorId, { target: this.target, mode: this.#mode, callId: this.#agent.id });
     channel.on("state", (change) => {
       if (change.to === "hungup") this.#finish();
     });

@@ -1,5 +1,8 @@
 // A queue's totals for the current day (reset at local midnight) and the waits behind
-// average_wait and estimated_wait, in seconds.
+// average_wait and estimated_wait, in seconds. Two kinds of "missed": the spec's missed_sessions
+// are callers who timed out unhandled; missedOffers (a local addition, Qubicle's "missed") counts
+// each offer a recipient let go (rejected, not answered in ring_timeout, no device to ring), the
+// same events that add to the recipient's missed_calls.
 
 export class QueueStats {
   #day = "";
@@ -7,6 +10,7 @@ export class QueueStats {
   missedSessions = 0;
   abandonedSessions = 0;
   answeredSessions = 0;
+  missedOffers = 0;
   #waitSum = 0;
   #waitCount = 0;
   #answeredWaitSum = 0;
@@ -21,6 +25,7 @@ export class QueueStats {
     this.missedSessions = 0;
     this.abandonedSessions = 0;
     this.answeredSessions = 0;
+    this.missedOffers = 0;
     this.#waitSum = 0;
     this.#waitCount = 0;
     this.#answeredWaitSum = 0;
@@ -30,6 +35,12 @@ export class QueueStats {
   joined(now: number): void {
     this.roll(now);
     this.totalSessions += 1;
+  }
+
+  /** An offer of one of the queue's sessions ended unanswered by the recipient's doing. */
+  offerMissed(now: number): void {
+    this.roll(now);
+    this.missedOffers += 1;
   }
 
   /** A session stopped waiting after `waitMs`: answered, abandoned or timed out. */

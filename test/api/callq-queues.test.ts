@@ -258,6 +258,7 @@ describe("status, sessions and start-up", () => {
       missed_sessions: expect.any(Number),
       abandoned_sessions: expect.any(Number),
       answered_sessions: expect.any(Number),
+      missed_offers: expect.any(Number),
     },
   };
 

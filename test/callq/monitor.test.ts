@@ -100,13 +100,20 @@ describe("a supervisor on an agent's queue call", () => {
     expect(callerHears[SUPERVISOR], "barge: the caller hears the supervisor").toBeGreaterThan(0.3);
     expect(agentHears[SUPERVISOR], "barge: the agent hears the supervisor").toBeGreaterThan(0.3);
 
-    const monitorEvents = t.events.filter((e) => e.routing_key === `callq.recipient.${supervisor}` && e.name === "monitor").map((e) => e.data.mode);
-    expect(monitorEvents).toEqual(["eavesdrop", "whisper", "barge"]);
+    // One event per change on each side, naming nobody (any user of the account may receive them);
+    // the agent's status says who listens, how, and on which leg.
+    const monitorEvents = t.events.filter((e) => e.routing_key === `callq.recipient.${supervisor}` && e.name === "monitor").map((e) => e.data);
+    expect(monitorEvents).toEqual([1, 2, 3].map(() => ({ account_id: t.accountId, recipient_id: supervisor, active: true })));
+    const agentEvents = t.events.filter((e) => e.routing_key === `callq.recipient.${agent1}` && e.name === "wiretap").map((e) => e.data);
+    expect(agentEvents).toEqual([1, 2, 3].map(() => ({ account_id: t.accountId, recipient_id: agent1 })));
+    const tapped = await t.callq.recipientStatus(t.accountId, agent1);
+    expect(tapped.wiretapped_by).toEqual([{ recipient_id: supervisor, name: expect.any(String), mode: "barge", call_id: agent.callId }]);
 
     // The supervisor leaves; the call goes on without them.
     sup.hangup();
     await supervision.ended;
     expect(await wiretap()).toEqual({ target: undefined, mode: undefined });
+    expect((await t.callq.recipientStatus(t.accountId, agent1)).wiretapped_by).toBeUndefined();
     expect(monitorOf(t.engine, t.accountId, supervisor)).toBeUndefined();
     [callerHears, agentHears] = await hear();
     expect(agentHears[SUPERVISOR]).toBeLessThan(0.01);

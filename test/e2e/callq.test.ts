@@ -226,13 +226,16 @@ describe("a queue call in the console's softphone", () => {
     const sid = session?.session_id ?? "";
     expect(names(`callq.session.${sid}`)).toEqual(["create", "offer", "answered", "handled", "end"]);
     expect(events.filter((e) => e.routing_key === `callq.queue.${sales}` && e.data.session_id === sid).map((e) => e.name)).toEqual(["join", "offer", "answered", "leave"]);
-    expect(names(`callq.recipient.${agent1}`)).toEqual(["login", "ready", "offer", "delivered", "wrapup", "ready"]);
+    // Each change of the supervision: a bare wiretap event on the agent (their console reads its status).
+    expect(names(`callq.recipient.${agent1}`).filter((n) => n !== "wiretap")).toEqual(["login", "ready", "offer", "delivered", "wrapup", "ready"]);
+    expect(names(`callq.recipient.${agent1}`).filter((n) => n === "wiretap")).toHaveLength(4);
+    // The supervisor's events name neither the target nor the mode: every user of the account may receive them.
     const monitorEvents = events.filter((e) => e.routing_key === `callq.recipient.${supervisor}` && e.name === "monitor");
-    expect(monitorEvents.map((e) => [e.data.active, e.data.mode])).toEqual([
-      [true, "eavesdrop"],
-      [true, "whisper"],
-      [true, "barge"],
-      [false, "barge"],
+    expect(monitorEvents.map((e) => [e.data.active, e.data.target, e.data.mode])).toEqual([
+      [true, undefined, undefined],
+      [true, undefined, undefined],
+      [true, undefined, undefined],
+      [false, undefined, undefined],
     ]);
     const offer = events.find((e) => e.routing_key === `callq.recipient.${agent1}` && e.name === "offer");
     expect(offer?.data).toMatchObject({ account_id: accountId, recipient_id: agent1, queue_id: sales, session_id: sid, caller_id_name: "Casey Customer", caller_id_number: "+14155550100" });

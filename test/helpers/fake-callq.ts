@@ -21,6 +21,7 @@ export function recipientStatus(partial: Partial<RecipientStatus> = {}): Recipie
     offeredCall: null,
     handlingCall: null,
     wiretap: null,
+    wiretappedBy: [],
     wrapupSeconds: 0,
     lastActionAt: 0,
     totalCalls: 0,

@@ -3,7 +3,7 @@
 // frame, counts read again after events touch a queue, and the day's chart samples.
 import { describe, expect, it } from "vitest";
 import type { QueueSession } from "../../renderer/api/callq.js";
-import { answeredOf, callsPerBucket, dayBucket, longestWaitSince, QUEUE_RECONCILE_MS, QUEUE_REFRESH_MS, sampleDay, waitingSessions } from "../../renderer/state/queues.js";
+import { answeredOf, callsPerBucket, dayBucket, longestWaitSince, missedOffersOf, QUEUE_RECONCILE_MS, QUEUE_REFRESH_MS, sampleDay, waitingSessions } from "../../renderer/state/queues.js";
 import { callqConsole, queueStatus, toGregorian } from "../helpers/fake-callq.js";
 
 const SALES = "1".repeat(32);
@@ -124,6 +124,27 @@ describe("queue figures", () => {
     expect(answeredOf(queueStatus({ total: 1, missed: 0, abandoned: 0, waiting: 3 }))).toBe(0);
     // A session removed through the API is neither: the server's own count is preferred.
     expect(answeredOf(queueStatus({ total: 10, missed: 2, abandoned: 1, waiting: 3, answered: 3 }))).toBe(3);
+  });
+
+  it("Missed is the day's missed offers; timed-out callers (missed_sessions) stand apart", () => {
+    expect(missedOffersOf(queueStatus({ missed: 1, missedOffers: 3 }))).toBe(3);
+    // A server that does not count offers: its timed-out callers are all there is.
+    expect(missedOffersOf(queueStatus({ missed: 1 }))).toBe(1);
+  });
+
+  it("counts the new callers of the first bucket watched: the day going from 0 to 4 shows 4, not nothing", () => {
+    const t0 = new Date(2025, 4, 14, 9, 0, 0).getTime();
+    const live = (total: number) => ({ [SALES]: { status: queueStatus({ total }), sessions: [] } });
+    let day = sampleDay({}, live(0), t0);
+    for (let total = 1; total <= 4; total++) day = sampleDay(day, live(total), t0 + total * 30_000);
+    const sales = day[SALES];
+    if (sales === undefined) throw new Error("no day for Sales");
+    expect(callsPerBucket(sales)[dayBucket(t0)]).toBe(4);
+    // After a gap (the console closed for ten minutes), the bucket counts from its own first sample:
+    // the callers of the gap are not pinned on it.
+    day = sampleDay(day, live(9), t0 + 15 * 60_000);
+    day = sampleDay(day, live(10), t0 + 16 * 60_000);
+    expect(callsPerBucket(day[SALES] ?? sales)[dayBucket(t0 + 15 * 60_000)]).toBe(1);
   });
 
   it("samples the day per bucket: the most waiting and the running total, new callers per bucket", () => {

@@ -20,7 +20,7 @@ async function board() {
     { id: C, name: "mia" },
   ];
   c.callq.answers.recipientStatuses = {
-    [A]: recipientStatus({ state: "Ready", lastActionAt: c.clock.now() - 90_000 }),
+    [A]: recipientStatus({ state: "Ready", lastActionAt: c.clock.now() - 90_000, totalCalls: 3, missedCalls: 2 }),
     [B]: recipientStatus({
       state: "On-A-Call",
       lastActionAt: c.clock.now() - 20_000,
@@ -37,7 +37,7 @@ describe("supervisor slice", () => {
     const { store, clock } = await board();
     const sup = store.getState().supervisor;
     expect(sup.ids).toEqual([A, C, B]);
-    expect(sup.rows[A]).toMatchObject({ name: "agent1", state: "Ready", since: clock.now() - 90_000, call: null });
+    expect(sup.rows[A]).toMatchObject({ name: "agent1", state: "Ready", since: clock.now() - 90_000, call: null, handledCalls: 3, missedCalls: 2 });
     expect(sup.rows[B]).toMatchObject({ state: "On-A-Call", call: { callerName: "Casey Customer", queueName: "Sales" } });
     // Logged out ("not_logged_in" in the multi-status): shown as such, with no time.
     expect(sup.rows[C]).toMatchObject({ state: "Not-Logged-In", since: null });
@@ -107,9 +107,10 @@ describe("supervisor slice", () => {
     expect(phone.answered).toEqual(["m1"]);
     expect(store.getState().supervisor.monitor?.callId).toBe("m1");
 
-    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true, target: B, mode: "eavesdrop" });
+    // The event names nobody (every user of the account may receive it): whom and how are what was asked.
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true });
     await clock.advance(16);
-    expect(store.getState().supervisor.monitor).toMatchObject({ phase: "listening", mode: "eavesdrop", callId: "m1" });
+    expect(store.getState().supervisor.monitor).toMatchObject({ target: B, phase: "listening", mode: "eavesdrop", callId: "m1" });
 
     expect(await store.getState().monitorRecipient(B, "whisper")).toBe(true);
     expect(callq.calls("monitor").at(-1)?.args).toEqual([me, B, "whisper"]);
@@ -134,6 +135,21 @@ describe("supervisor slice", () => {
     expect(await store.getState().monitorRecipient(A, "eavesdrop")).toBe(false);
     expect(store.getState().supervisor.monitorError).toBe("That agent is on no call to listen to.");
     expect(store.getState().supervisor.monitor).toBeNull();
+  });
+
+  it("moving to another agent: the first supervision's end does not end the one asked for", async () => {
+    const { store, events, phone, clock, me } = await board();
+    await store.getState().monitorRecipient(B, "eavesdrop");
+    phone.ring("m1", "Monitor: Zoe Agent");
+    await clock.advance(0);
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true });
+    await clock.advance(16);
+    expect(store.getState().supervisor.monitor).toMatchObject({ target: B, phase: "listening" });
+    await store.getState().monitorRecipient(A, "whisper");
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: false });
+    await clock.advance(16);
+    expect(store.getState().supervisor.monitor).toMatchObject({ target: A, mode: "whisper" });
+    expect(store.getState().supervisor.monitor?.phase).not.toBe("listening");
   });
 
   it("gives up when the phone never takes the monitor call", async () => {
