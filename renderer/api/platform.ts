@@ -48,6 +48,8 @@ export interface CallRecord {
   durationS: number;
   answered: boolean;
   hangupCause: string;
+  /** `sip:NNN`, "" when the record has none. */
+  hangupCode: string;
 }
 
 export type TransferType = "blind" | "attended";
@@ -156,6 +158,7 @@ export function callRecord(row: Record<string, unknown>): CallRecord {
     durationS: numberOf(row["billing_seconds"]),
     answered: numberOf(row["answered_timestamp"]) > 0 || numberOf(row["billing_seconds"]) > 0,
     hangupCause: text(row, "hangup_cause"),
+    hangupCode: text(row, "hangup_code"),
   };
 }
 

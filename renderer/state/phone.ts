@@ -118,6 +118,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
       if (info.state === "ended") {
         next = calls.filter((c) => c.id !== info.id);
         deps.alerts?.dismiss(info.id);
+        get().noteCallEnded(info);
         get().refreshRecentCallsSoon();
       } else if (known === undefined) {
         next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null }];

@@ -5,7 +5,7 @@ import { toGregorianSeconds, type Clock } from "../clock.js";
 import type { EventSink } from "./event-sink.js";
 import { SdpError, type AudioSource, type DtmfDigit, type LegStateChange } from "../media/index.js";
 import type { AuthorizingType, InboundCall, InfoDtmf, OutboundCall } from "../sip/call-signalling.js";
-import { causeOfSipCode, hangupCodeText, sipCodeOf, type HangupCause } from "./hangup-cause.js";
+import { causeOfSipCode, hangupCodeText, reasonPhraseOf, sipCodeOf, type HangupCause } from "./hangup-cause.js";
 
 /**
  * ```
@@ -326,7 +326,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       this.#background(sip.call.hangup(), "BYE");
     } else if (sip.direction === "inbound") {
       sent = code < 300 ? 480 : code;
-      sip.call.reject(sent);
+      sip.call.reject(sent, reasonPhraseOf(cause));
     } else {
       sip.call.cancel();
     }
