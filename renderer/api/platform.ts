@@ -63,6 +63,8 @@ export interface PlatformApi {
   directory(): Promise<DirectoryEntry[]>;
   /** The user's newest call records, newest first. */
   recentCalls(userId: string, count: number): Promise<CallRecord[]>;
+  /** The uuids (SIP Call-IDs) of the user's live call legs, as the server has them now. */
+  liveCallIds(userId: string): Promise<string[]>;
   /** A channel command on the call leg whose uuid is the SIP Call-ID. */
   transfer(callId: string, request: { target: string; type: TransferType; takebackDtmf?: string }): Promise<void>;
 }
@@ -133,6 +135,11 @@ export function createPlatformApi(options: PlatformApiOptions): PlatformApi {
     async recentCalls(userId, count) {
       const rows = list(await get(`/users/${encodeURIComponent(userId)}/cdrs?page_size=${count}`), "cdrs");
       return rows.map(callRecord);
+    },
+
+    async liveCallIds(userId) {
+      const rows = list(await get(`/users/${encodeURIComponent(userId)}/channels`), "channels");
+      return rows.map((row) => text(row, "uuid")).filter((uuid) => uuid !== "");
     },
 
     async transfer(callId, request) {
