@@ -1,6 +1,6 @@
 // What the console shows about calls has to be the truth, in Chromium against the real server:
-// after an attended transfer the receiving agent's card and history name the customer (not the
-// colleague who transferred); a failed outgoing call says why in the dock and in the history
+// after an attended transfer (to a user, or to a queue) the receiving agent's card and history
+// name the customer (not the colleague who transferred); a failed outgoing call says why in the dock and in the history
 // (no such number, busy, unavailable, declined, no answer); and after a server restart the card
 // of a call the server lost goes away once the phone is registered again, with a history that
 // tells how long the call really lasted.
@@ -119,6 +119,34 @@ describe("on the in-process server", () => {
     await row.waitFor();
     expect(await row.innerText()).toMatch(/^In\b/);
     expect(await agent2.getByRole("region", { name: "Recent calls" }).getByRole("row", { name: /Alex Agent/ }).count()).toBe(0);
+  });
+
+  it("after an attended transfer to a queue, the queue's agent's card and history name the customer", async () => {
+    const agent2Id = (await api.login("agent2")).ownerId;
+    const recipient = `/v2/accounts/${accountId}/callq_recipients/${agent2Id}`;
+    expect((await api.call("POST", recipient, { token, data: { action: "login_ready" } })).status).toBe(200);
+    const customerRows = await agent2.getByRole("region", { name: "Recent calls" }).getByRole("row", { name: /Casey Customer/ }).count();
+    await customerCallsAgent1();
+    const call1 = agent1.getByRole("region", { name: "Call with Casey Customer" });
+    await call1.locator("summary", { hasText: "Transfer" }).click();
+    await call1.getByLabel("Transfer to (extension, user or number)").fill("5001");
+    await call1.getByLabel("Attended (consult first)").check();
+    await call1.getByRole("button", { name: "Transfer", exact: true }).click();
+    await agent2.getByRole("region", { name: "Incoming call" }).getByRole("button", { name: "Accept" }).click();
+    // The queue offers the consult call as agent1's.
+    await agent2.getByRole("region", { name: "Call with Sales: Alex Agent" }).getByText("Connected").waitFor();
+    await call1.getByRole("button", { name: "Complete transfer" }).click();
+    await call1.waitFor({ state: "detached" });
+    const card = agent2.getByRole("region", { name: "Call with Casey Customer" });
+    await card.getByText("Connected").waitFor();
+    await card.getByRole("button", { name: "Hang up" }).click();
+    await card.waitFor({ state: "detached" });
+    // One more row naming the customer (and none naming agent1), newest first.
+    const rows = agent2.getByRole("region", { name: "Recent calls" }).getByRole("row", { name: /Casey Customer/ });
+    await poll("agent2's new history row naming the customer", async () => ((await rows.count()) > customerRows ? true : undefined));
+    expect(await rows.first().innerText()).toMatch(/^In\b/);
+    expect(await agent2.getByRole("region", { name: "Recent calls" }).getByRole("row", { name: /Alex Agent/ }).count()).toBe(0);
+    expect((await api.call("POST", recipient, { token, data: { action: "logout" } })).status).toBe(200);
   });
 
   /** agent1 dials `number`; `during` does what the far end does; the dock and the history then say `words`. */
