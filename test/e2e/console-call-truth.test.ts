@@ -1,9 +1,9 @@
 // What the console shows about calls has to be the truth, in Chromium against the real server:
 // after an attended transfer (to a user, or to a queue) the receiving agent's card and history
-// name the customer (not the colleague who transferred); a failed outgoing call says why in the dock and in the history
-// (no such number, busy, unavailable, declined, no answer); and after a server restart the card
-// of a call the server lost goes away once the phone is registered again, with a history that
-// tells how long the call really lasted.
+// name the customer (not the colleague who transferred); a failed outgoing call says why in the
+// dock and in the history (no such number, busy, unavailable, declined, no answer); and after a
+// server restart the card of a call the server lost goes away once the phone is registered again,
+// with a history that tells how long the call really lasted.
 import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
