@@ -48,6 +48,8 @@ export interface CallRecord {
   durationS: number;
   answered: boolean;
   hangupCause: string;
+  /** `sip:NNN`, "" when the record has none. */
+  hangupCode: string;
 }
 
 export type TransferType = "blind" | "attended";
@@ -61,6 +63,8 @@ export interface PlatformApi {
   directory(): Promise<DirectoryEntry[]>;
   /** The user's newest call records, newest first. */
   recentCalls(userId: string, count: number): Promise<CallRecord[]>;
+  /** The uuids (SIP Call-IDs) of the user's live call legs, as the server has them now. */
+  liveCallIds(userId: string): Promise<string[]>;
   /** A channel command on the call leg whose uuid is the SIP Call-ID. */
   transfer(callId: string, request: { target: string; type: TransferType; takebackDtmf?: string }): Promise<void>;
   /** The channels API's merge: the party of the leg `targetCallId` joins the call of `callId`, and `targetCallId` ends. */
@@ -135,6 +139,11 @@ export function createPlatformApi(options: PlatformApiOptions): PlatformApi {
       return rows.map(callRecord);
     },
 
+    async liveCallIds(userId) {
+      const rows = list(await get(`/users/${encodeURIComponent(userId)}/channels`), "channels");
+      return rows.map((row) => text(row, "uuid")).filter((uuid) => uuid !== "");
+    },
+
     async transfer(callId, request) {
       const body: Record<string, string> = { action: "transfer", target: request.target, "transfer-type": request.type };
       if (request.takebackDtmf !== undefined) body["takeback_dtmf"] = request.takebackDtmf;
@@ -163,6 +172,7 @@ export function callRecord(row: Record<string, unknown>): CallRecord {
     durationS: numberOf(row["billing_seconds"]),
     answered: numberOf(row["answered_timestamp"]) > 0 || numberOf(row["billing_seconds"]) > 0,
     hangupCause: text(row, "hangup_cause"),
+    hangupCode: text(row, "hangup_code"),
   };
 }
 

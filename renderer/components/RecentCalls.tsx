@@ -1,8 +1,17 @@
-// The user's recent calls from the CDRs, newest first, each with a button to call back.
+// The user's recent calls from the CDRs, newest first, each with a button to call back; an
+// outgoing call that did not connect says why (busy, no such number ...).
 import { useShallow } from "zustand/react/shallow";
+import type { CallRecord } from "../api/platform.js";
 import { useAppStore } from "../state/context.js";
+import { recordFailureText } from "../state/failure-reason.js";
 
 const TIME = new Intl.DateTimeFormat(undefined, { dateStyle: "short", timeStyle: "short" });
+
+/** An unanswered call: why an outgoing one failed ("Busy"); a missed one needs no more words. */
+function outcomeOf(row: CallRecord): string {
+  if (row.direction === "inbound") return "–";
+  return recordFailureText(row.hangupCause, row.hangupCode) ?? "Not answered";
+}
 
 export function RecentCalls() {
   const { rows, loading, error, dial, ready, reload } = useAppStore(
@@ -47,7 +56,7 @@ export function RecentCalls() {
                   <td>{row.direction === "inbound" ? (row.answered ? "In" : "Missed") : "Out"}</td>
                   <td>{who}</td>
                   <td>{row.startedAt > 0 ? TIME.format(row.startedAt) : ""}</td>
-                  <td className="mono">{row.answered ? `${Math.floor(row.durationS / 60)}:${String(row.durationS % 60).padStart(2, "0")}` : "–"}</td>
+                  <td className={row.answered ? "mono" : "call-outcome"}>{row.answered ? `${Math.floor(row.durationS / 60)}:${String(row.durationS % 60).padStart(2, "0")}` : outcomeOf(row)}</td>
                   <td>
                     {row.otherNumber !== "" ? (
                       <button type="button" className="button button-small" disabled={!ready} onClick={() => void dial(row.otherNumber)} aria-label={`Call ${who}`}>

@@ -287,6 +287,9 @@ export class Softphone implements PhoneLine {
     await inviter.invite({
       requestDelegate: {
         onProgress: () => this.#update(info, "ringing"),
+        onReject: (response) => {
+          info.failure = { code: response.message.statusCode ?? 0, reason: response.message.reasonPhrase ?? "" };
+        },
       },
     });
     return inviter.id;
@@ -426,8 +429,11 @@ export class Softphone implements PhoneLine {
       }
       if (state === SessionState.Terminated) {
         if (call.player) call.player.srcObject = null;
-        this.#update(info, "ended");
         this.#calls.delete(info.id);
+        // sip.js hands a refused INVITE's response to its request delegate (which notes the
+        // failure) only after this change: the end is told once that has run.
+        if (session instanceof Inviter && info.state !== "active" && info.state !== "held") queueMicrotask(() => this.#update(info, "ended"));
+        else this.#update(info, "ended");
       }
     });
     this.#emit(info);

@@ -1,5 +1,6 @@
 // The phone line as the store sees it, apart from sip.js: registration states, calls and what
 // a queue's offer carries. Kept free of the DOM so the store's slices can use it anywhere.
+import type { CallFailure } from "./failure-reason.js";
 
 /** `reconnecting`: the connection was lost and a retry is scheduled (see retryAt). */
 export type RegistrationState = "unregistered" | "registering" | "registered" | "reconnecting" | "failed";
@@ -27,6 +28,8 @@ export interface CallInfo {
   state: CallState;
   muted: boolean;
   offer: OfferDetails;
+  /** An outgoing call refused before it was answered: the final response (set as it ends). */
+  failure?: CallFailure;
 }
 
 /** The phone line as the store drives it; renderer/phone/softphone.ts is the real one. */

@@ -5,7 +5,9 @@
 // line in progress. The line itself (sip.js) comes in as a PhoneFactory, the ring tone and
 // desktop notification as CallAlerts, so tests can fake both.
 import type { StateCreator } from "zustand/vanilla";
+import type { PlatformEvent } from "../api/events.js";
 import type { DeviceSummary, DirectoryEntry, TransferType } from "../api/platform.js";
+import { callsGoneFromServer, remotePartyUpdate } from "./call-reconcile.js";
 import type { CallAlerts, CallInfo, PhoneFactory, PhoneLine, RegistrationState } from "./phone-line.js";
 import type { Clock } from "./clock.js";
 import type { AppState } from "./store.js";
@@ -182,6 +184,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
       if (info.state === "ended") {
         next = calls.filter((c) => c.id !== info.id);
         deps.alerts?.dismiss(info.id);
+        get().noteCallEnded(info);
         get().refreshRecentCallsSoon();
       } else if (known === undefined) {
         next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null, merged: [] }];
@@ -220,11 +223,30 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
       });
       line = next;
       const showRegistration = (status: RegistrationState) => {
-        if (line === next) patchPhone({ status, retryAt: next.retryAt, error: status === "registered" ? null : next.lastError });
+        if (line !== next) return;
+        patchPhone({ status, retryAt: next.retryAt, error: status === "registered" ? null : next.lastError });
+        if (status === "registered") void endCallsGoneFromServer();
       };
-      unlisten = [next.onRegistration(showRegistration), next.onCall(onCall)];
+      const followParty = (event: PlatformEvent) => {
+        const update = remotePartyUpdate(event, get().phone.calls);
+        if (update !== null) patchCall(update.id, { remoteName: update.remoteName, remoteUser: update.remoteUser });
+      };
+      unlisten = [next.onRegistration(showRegistration), next.onCall(onCall), get().onPlatformEvent(followParty)];
       await next.register().catch(() => undefined);
       showRegistration(next.registration);
+    }
+
+    /** After a reconnect: calls the server no longer has end here too (call-reconcile.ts). */
+    async function endCallsGoneFromServer(): Promise<void> {
+      const api = get().platformApi();
+      const session = get().session;
+      if (api === null || session === null) return;
+      const gone = await callsGoneFromServer(api, session.ownerId, get().phone.calls).catch(() => []);
+      for (const call of gone) {
+        if (callOf(call.id) === undefined) continue;
+        void line?.hangup(call.id).catch(() => undefined);
+        onCall({ ...call, state: "ended" });
+      }
     }
 
     async function dropLine(): Promise<void> {

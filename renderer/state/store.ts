@@ -10,6 +10,7 @@ import type { EventStreamOptions } from "../api/events.js";
 import type { PlatformApi, PlatformApiOptions } from "../api/platform.js";
 import type { CallAlerts, PhoneFactory } from "./phone-line.js";
 import { createAgentSlice, type AgentSlice } from "./agent.js";
+import { createCallFailuresSlice, type CallFailuresSlice } from "./call-failures.js";
 import { systemClock, type Clock } from "./clock.js";
 import { createConnectionSlice, type ConnectionSlice, type EventStreamLike } from "./connection.js";
 import { createPhoneSlice, type PhoneSlice } from "./phone.js";
@@ -24,7 +25,7 @@ import { createAdminSlice, type AdminSlice } from "./admin.js";
 import { createAudioSlice, type AudioHardware, type AudioSlice } from "./audio.js";
 import { createRecordingsSlice, type RecordingsSlice } from "./recordings.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -61,6 +62,7 @@ export function createAppStore(options: StoreDeps) {
     ...createAudioSlice(deps)(...args),
     ...createConnectionSlice(deps)(...args),
     ...createPhoneSlice(deps)(...args),
+    ...createCallFailuresSlice(deps)(...args),
     ...createRecentCallsSlice(deps)(...args),
     ...createAgentSlice(deps)(...args),
     ...createQueuesSlice(deps)(...args),

@@ -7,6 +7,7 @@ import { useCallback, useEffect, type ReactNode } from "react";
 import { NavLink, Outlet, useLocation, useNavigate } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { AgentStateBadge } from "../components/AgentState.js";
+import { CallFailures } from "../components/CallFailures.js";
 import { CallOffer } from "../components/CallOffer.js";
 import { ConnectionBanner } from "../components/ConnectionBanner.js";
 import { DIAL_INPUT_ID } from "../components/DialPad.js";
@@ -153,6 +154,7 @@ export function Console() {
         <ConnectionBanner />
         <TextingWatcher />
         <CallDock />
+        <CallFailures />
         <Outlet />
       </main>
     </div>

@@ -5,7 +5,7 @@ import { toGregorianSeconds, type Clock } from "../clock.js";
 import type { EventSink } from "./event-sink.js";
 import { SdpError, type AudioSource, type DtmfDigit, type LegStateChange } from "../media/index.js";
 import type { AuthorizingType, InboundCall, InfoDtmf, OutboundCall } from "../sip/call-signalling.js";
-import { causeOfSipCode, hangupCodeText, sipCodeOf, type HangupCause } from "./hangup-cause.js";
+import { causeOfSipCode, hangupCodeText, reasonPhraseOf, sipCodeOf, type HangupCause } from "./hangup-cause.js";
 
 /**
  * ```
@@ -260,6 +260,18 @@ export class Channel extends EventEmitter<ChannelEvents> {
     this.#identity.callee = { ...callee };
   }
 
+  /**
+   * The caller as this leg's device should see it from now on (a completed transfer hands the
+   * leg to another party). Published as `call.CALL_UPDATE.<call_id>`, FreeSWITCH's event for a
+   * changed display, so a console can follow: the SIP dialog's From cannot change mid-call.
+   */
+  setCaller(caller: ChannelParty): void {
+    const before = this.#identity.caller;
+    if (before.name === caller.name && before.number === caller.number) return;
+    this.#identity.caller = { ...caller };
+    if (this.#state !== "hungup") this.#publish("CALL_UPDATE");
+  }
+
   /** 180 Ringing to the caller of an inbound leg (idempotent); a no-op once answered. */
   ring(): void {
     if (this.sip.direction !== "inbound" || this.#state !== "new") return;
@@ -314,7 +326,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       this.#background(sip.call.hangup(), "BYE");
     } else if (sip.direction === "inbound") {
       sent = code < 300 ? 480 : code;
-      sip.call.reject(sent);
+      sip.call.reject(sent, reasonPhraseOf(cause));
     } else {
       sip.call.cancel();
     }

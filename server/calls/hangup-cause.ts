@@ -49,6 +49,14 @@ export function sipCodeOf(cause: HangupCause): number {
   return SIP_CODE[cause];
 }
 
+/**
+ * The reason phrase a refusal carries where its code alone is ambiguous: 480 is sent both when
+ * nothing could be rung and when nobody answered, and a phone shows the difference only from this.
+ */
+export function reasonPhraseOf(cause: HangupCause): string | undefined {
+  return cause === "NO_ANSWER" ? "No Answer" : undefined;
+}
+
 /** The cause a final SIP response from a device stands for (FreeSWITCH's sip-to-cause table). */
 export function causeOfSipCode(code: number): HangupCause {
   switch (code) {

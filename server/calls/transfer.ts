@@ -154,18 +154,37 @@ class AttendedTransfer {
     const loop = this.#loop;
     if (!loop) return;
     const party = this.#party;
+    // The consult call speaks for the party from now on: a queue that offers it later shows the
+    // party to its agent, and so does the CDR of `b`.
+    loop.b.setCaller(party.self);
     if (this.#bowOut(loop)) return;
-    party.setCallee(loop.b.identity.callee);
+    this.#presentParty(loop);
     this.#join(party, loop.a);
     if (party.bridged && !loop.b.over) {
       const onState = (change: ChannelChange): void => {
         if (change.to !== "bridged" && change.to !== "hungup") return;
         loop.b.off("state", onState);
         // The bridge announces its members while it is being built: look it up once it exists.
-        if (change.to === "bridged") queueMicrotask(() => this.#bowOut(loop));
+        if (change.to !== "bridged") return;
+        queueMicrotask(() => {
+          if (!this.#bowOut(loop)) this.#presentParty(loop);
+        });
       };
       loop.b.on("state", onState);
     }
+  }
+
+  /**
+   * Where the loopback stays (a queue's bridge, a target still ringing): the leg `b` is bridged to,
+   * if any, is told it now talks with the party (its console and CDR name the party, not the
+   * transferor), and the party learns who took the call.
+   */
+  #presentParty(loop: Loopback): void {
+    const party = this.#party;
+    const far = this.#ctx.bridgeOf(loop.b);
+    // A module rings its targets on outbound legs: their caller is who their device sees.
+    if (far) far.other(loop.b).setCaller(party.self);
+    party.setCallee(loop.b.identity.callee);
   }
 
   /**
@@ -189,6 +208,8 @@ class AttendedTransfer {
     far.release();
     partyBridge?.release();
     party.setCallee(b.identity.callee);
+    // Before the new bridge: its CHANNEL_BRIDGE already names the party on the target's leg.
+    target.setCaller(party.self);
     a.hangup("NORMAL_CLEARING");
     b.hangup("NORMAL_CLEARING");
     this.#join(party, target);

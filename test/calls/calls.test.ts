@@ -216,6 +216,8 @@ describe("calls that do not connect", () => {
     await caller.reaches("ended", 5000);
     expect(Date.now() - started).toBeGreaterThanOrEqual(900);
     expect(caller.finalCode).toBe(480);
+    // The phrase tells a phone that nobody answered, not that there was nothing to ring.
+    expect(caller.finalReason).toBe("No Answer");
     expect(offered.endedBy).toBe("cancelled");
     await t.idle();
     expect(t.events.find((e) => e.routing_key === `call.CHANNEL_DESTROY.${caller.callId}`)?.data).toMatchObject({ hangup_cause: "NO_ANSWER", hangup_code: "sip:480" });
@@ -241,6 +243,7 @@ describe("calls that do not connect", () => {
     const caller = await (await t.phone("admin")).dial("1005");
     await caller.reaches("ended", 3000);
     expect(caller.finalCode).toBe(480);
+    expect(caller.finalReason).toBeUndefined();
     await t.idle();
     expect(t.events.find((e) => e.routing_key === `call.CHANNEL_DESTROY.${caller.callId}`)?.data).toMatchObject({ hangup_cause: "SUBSCRIBER_ABSENT" });
   });

@@ -290,6 +290,70 @@ describe("attended transfer", () => {
   });
 });
 
+/** The stored CDR of a call leg, once written. */
+async function cdrOf(callId: string): Promise<Record<string, unknown>> {
+  const cdrs = await t.store.account(t.accountId, "cdrs");
+  let found: Record<string, unknown> | undefined;
+  await until(() => {
+    found = cdrs.all().find((doc) => doc.data.call_id === callId)?.data;
+    return found !== undefined;
+  }, `the CDR of ${callId}`);
+  return found ?? {};
+}
+
+function callUpdates(callId: string): Record<string, unknown>[] {
+  return t.events.filter((e) => e.routing_key === `call.CALL_UPDATE.${callId}`).map((e) => e.data);
+}
+
+describe("attended transfer: after completion the target's leg names the party, not the transferor", () => {
+  const ADA = { caller_id_name: "Ada Admin", caller_id_number: "1001" };
+
+  /** Consults `target`, which `username` answers; the transferor completes; the two talk. */
+  async function completed(target: string, username: string, offeredAs: string): Promise<{ party: PhoneCall; answered: PhoneCall }> {
+    const { party, transferor } = await call();
+    await t.engine.commands.transfer(channel(transferor), { target, type: "attended", leg: "self" });
+    const answered = await answers(username, TARGET);
+    // During the consultation the target talks with the transferor, and is shown so.
+    expect(answered.from).toEqual({ user: "1002", display: offeredAs });
+    expect(callUpdates(answered.callId)).toEqual([]);
+    transferor.hangup();
+    await talking(party, PARTY, answered, TARGET);
+    return { party, answered };
+  }
+
+  async function namesParty(party: PhoneCall, answered: PhoneCall): Promise<void> {
+    await until(() => callUpdates(answered.callId).length > 0, "the target's CALL_UPDATE");
+    expect(callUpdates(answered.callId)).toEqual([expect.objectContaining({ call_id: answered.callId, ...ADA })]);
+    expect(channel(answered).identity.caller).toEqual({ name: "Ada Admin", number: "1001" });
+    party.hangup();
+    await answered.reaches("ended");
+    await t.idle();
+    expect(await cdrOf(answered.callId)).toMatchObject({ ...ADA, owner_id: expect.any(String) });
+  }
+
+  it("to a user (extension 1003): the bridge after the bow-out and the CDR name the party", async () => {
+    const { party, answered } = await completed("1003", "agent2", "Alex Agent");
+    await until(() => channel(party).otherLeg === answered.callId, "the loopback to bow out");
+    // The bridge event of the bow-out already carries the party.
+    const bridged = t.events.filter((e) => e.routing_key === `call.CHANNEL_BRIDGE.${answered.callId}`).map((e) => e.data);
+    expect(bridged.at(-1)).toMatchObject({ other_leg_call_id: party.callId, ...ADA });
+    await namesParty(party, answered);
+  });
+
+  it("to a device by id", async () => {
+    const device = await t.softphone("agent3");
+    const { party, answered } = await completed(device.id, "agent3", "Alex Agent");
+    await namesParty(party, answered);
+  });
+
+  it("to a call queue: the agent's leg stays bridged to the loopback and is told who it talks with now", async () => {
+    const { party, answered } = await completed("5001", "agent2", "Sales: Alex Agent");
+    expect(channel(answered).otherLeg).not.toBe(party.callId);
+    await namesParty(party, answered);
+    await t.recipientIs("agent2", "Ready");
+  });
+});
+
 describe("over HTTP, as the console sends it", () => {
   let c: CallApi;
   beforeAll(async () => {

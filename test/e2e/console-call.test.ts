@@ -188,8 +188,11 @@ describe("the console at work", () => {
     });
     await row.getByRole("button", { name: /Call Casey Customer/ }).click();
     expect(await invite).toMatch(/^INVITE sip:\+14155550100@demo\.switchboard\.local SIP\/2\.0$/);
-    // No callflow answers that number on the demo account: the call ends by itself.
+    // No callflow answers that number on the demo account: the call ends by itself, and the
+    // console says why, in the dock and (once its record is read) in the history.
     await page.getByRole("region", { name: /^Call to/ }).waitFor({ state: "detached" });
+    await page.getByRole("alert").filter({ hasText: "Call to +14155550100 failed: No such number" }).waitFor();
+    await recent.getByRole("row", { name: /No such number/ }).waitFor();
   });
 
   it("keeps the view when the token expires: back to sign-in, then the same view with the phone still registered", async () => {

@@ -147,6 +147,7 @@ export function fakePlatform(profile: { isAdmin?: boolean; canMonitor?: boolean 
     sipCredentials: async () => ({ username: "agent1", password: "pw", realm: "demo.local" }),
     directory: async () => [],
     recentCalls: async () => [],
+    liveCallIds: async () => [],
     transfer: async () => undefined,
     merge: async () => undefined,
   };

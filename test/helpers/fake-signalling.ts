@@ -59,6 +59,8 @@ export class PhoneCall extends EventEmitter<PhoneCallEvents> {
   readonly from: CallParty | undefined;
   /** The final code of an outgoing call that was refused. */
   finalCode: number | undefined;
+  /** The reason phrase of that response, when the server chose one. */
+  finalReason: string | undefined;
   endedBy: PhoneCallEnd | undefined;
   #state: PhoneCallState;
   readonly #media: MediaEngine;
@@ -180,8 +182,9 @@ export class PhoneCall extends EventEmitter<PhoneCallEvents> {
     this.#set("talking");
   }
 
-  serverRejected(code: number): void {
+  serverRejected(code: number, reason: string | undefined): void {
     this.finalCode = code;
+    this.finalReason = reason;
     this.#end("rejected");
   }
 
@@ -271,8 +274,8 @@ class FakeInboundCall extends EventEmitter<InboundCallEvents> implements Inbound
     await this.phone?.serverAnswered(sdp);
   }
 
-  reject(code: number): void {
-    this.phone?.serverRejected(code);
+  reject(code: number, reason?: string): void {
+    this.phone?.serverRejected(code, reason);
   }
 
   async hangup(): Promise<void> {

@@ -52,6 +52,7 @@ function fixture() {
     sipCredentials: async () => ({ username: "u", password: "p", realm: "r" }),
     directory: async () => [],
     recentCalls: async () => [],
+    liveCallIds: async () => [],
     transfer: async () => undefined,
     merge: async () => undefined,
   };

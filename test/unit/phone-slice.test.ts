@@ -2,7 +2,7 @@
 // a fake phone line, fake alerts, a fake /v2 API and a fake event stream: what the agent sees
 // change when the console connects, a call is offered, accepted, timed, transferred, when the
 // token expires and the agent signs in again, and with several lines: auto-hold, swap, merge.
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { AuthApi } from "../../renderer/api/client.js";
 import type { EventStreamOptions } from "../../renderer/api/events.js";
 import type { CallRecord, PlatformApi } from "../../renderer/api/platform.js";
@@ -110,6 +110,8 @@ function fixture() {
   const alerts: string[] = [];
   const transfers: { callId: string; target: string; type: string; takebackDtmf?: string }[] = [];
   const merges: string[] = [];
+  /** The call legs the server has: what liveCallIds answers. */
+  const live = new Set<string>();
   const streams: EventStreamOptions[] = [];
   let recentReads = 0;
   const calls: CallRecord[] = [];
@@ -125,6 +127,7 @@ function fixture() {
       recentReads++;
       return calls;
     },
+    liveCallIds: async () => [...live],
     transfer: async (callId, request) => void transfers.push({ callId, ...request }),
     merge: async (callId, targetCallId) => void merges.push(`${callId} + ${targetCallId}`),
   };
@@ -162,7 +165,7 @@ function fixture() {
     if (!l) throw new Error("no line");
     return l;
   };
-  return { store, time, lines, line, alerts, transfers, merges, streams, signIn, recentReads: () => recentReads, calls };
+  return { store, time, lines, line, alerts, transfers, merges, streams, signIn, recentReads: () => recentReads, calls, live };
 }
 
 const OFFER: CallInfo = {
@@ -392,5 +395,61 @@ describe("several lines", () => {
     expect(f.line().actions.at(-1)).toBe("hold in-2 false");
     expect(callsOf(f).map((c) => c.id)).toEqual(["in-2"]);
     expect(callsOf(f)[0]?.merged.map((p) => p.name)).toEqual(["Casey Customer", "Eve"]);
+  });
+});
+
+describe("after trouble: the server's truth", () => {
+  it("once registered again, ends the calls the server no longer has and keeps the rest", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    f.line().emit({ ...OFFER, state: "active" });
+    f.line().emit({ ...OFFER, id: "in-2", callId: "callid-2", state: "held" });
+    f.live.add("callid-2");
+    f.line().setRegistration("reconnecting");
+    expect(f.store.getState().phone.calls).toHaveLength(2);
+    f.line().setRegistration("registered");
+    await vi.waitFor(() => expect(f.store.getState().phone.calls.map((c) => c.id)).toEqual(["in-2"]));
+    expect(f.line().actions).toContain("hangup in-1");
+    expect(f.line().actions).not.toContain("hangup in-2");
+  });
+
+  it("follows a CALL_UPDATE of a call's leg: the far party after a transfer", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    f.line().emit({ ...OFFER, remoteName: "Alex Agent", remoteUser: "1002", state: "active" });
+    const event = (data: Record<string, unknown>) => ({ name: "CALL_UPDATE", routingKey: `call.CALL_UPDATE.${String(data.call_id)}`, accountId: ACCOUNT, seq: 50, data });
+    // Another leg's update changes nothing.
+    f.streams[0]?.onEvent(event({ call_id: "other", call_direction: "outbound", caller_id_name: "Nobody", caller_id_number: "1" }));
+    expect(f.store.getState().phone.calls[0]).toMatchObject({ remoteName: "Alex Agent", remoteUser: "1002" });
+    f.streams[0]?.onEvent(event({ call_id: "callid-1", call_direction: "outbound", caller_id_name: "Casey Customer", caller_id_number: "+14155550100" }));
+    expect(f.store.getState().phone.calls[0]).toMatchObject({ remoteName: "Casey Customer", remoteUser: "+14155550100" });
+  });
+
+  it("a refused outgoing call leaves a notice in words, dismissible, gone by itself after a while; a cancelled one none", async () => {
+    const f = fixture();
+    await f.signIn();
+    await f.store.getState().connect();
+    const out: CallInfo = { ...OFFER, id: "out-1", callId: "o1", direction: "outbound", remoteName: "1099", remoteUser: "1099", state: "dialing", offer: {} };
+    f.line().emit(out);
+    f.line().emit({ ...out, state: "ended", failure: { code: 404, reason: "Not Found" } });
+    expect(f.store.getState().callFailures).toEqual([{ id: "out-1", target: "1099", reason: "No such number", code: 404 }]);
+    f.store.getState().dismissCallFailure("out-1");
+    expect(f.store.getState().callFailures).toEqual([]);
+
+    for (const [id, code, reason, words] of [
+      ["b", 486, "Busy Here", "Busy"],
+      ["u", 480, "Temporarily Unavailable", "Unavailable"],
+      ["n", 480, "No Answer", "No answer"],
+      ["d", 603, "Decline", "Declined"],
+    ] as const) {
+      f.line().emit({ ...out, id, state: "ended", failure: { code, reason } });
+      expect(f.store.getState().callFailures.at(-1)?.reason).toBe(words);
+    }
+    f.line().emit({ ...out, id: "c", state: "ended", failure: { code: 487, reason: "Request Terminated" } });
+    expect(f.store.getState().callFailures).toHaveLength(4);
+    f.time.advance(8000);
+    expect(f.store.getState().callFailures).toEqual([]);
   });
 });
