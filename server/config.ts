@@ -84,7 +84,7 @@ Options:
   --no-demo             start empty, without the demo account
   --allow-origin O      a console origin allowed to use this server; repeatable
   --log-level L         ${LOG_LEVELS.join(", ")} (default info)
-  --token-ttl S         seconds a token lives without use
+  --token-ttl S         seconds a token lives without use (default 3600)
   --media-workers N     media worker threads, 0..64 (default: one per core)
   --assets-dir D        shipped media (default: beside the build)
   --renderer-dir D      the built console (default: beside the build)
