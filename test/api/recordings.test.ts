@@ -264,6 +264,16 @@ describe("recordings: who sees which", () => {
     for (const id of Object.values(ids)) expect(all).toContain(id);
   });
 
+  it("an API key's token, the account's own, sees and plays everything", async () => {
+    const apiKey = String((await api.server.store.global("accounts")).get(accountId)?.data.pvt_api_key);
+    const login = await api.call<{ account_id: string }>("PUT", "/v2/api_auth", { data: { api_key: apiKey } });
+    expect(login.status).toBe(201);
+    const keyToken = String(login.body.auth_token);
+    const listed = (await api.call<Row[]>("GET", base, { token: keyToken, query: { paginate: "false" } })).body.data.map((r) => r.id);
+    for (const id of Object.values(ids)) expect(listed).toContain(id);
+    expect((await api.call("GET", `${base}/${ids.billing ?? ""}`, { token: keyToken })).status).toBe(200);
+  });
+
   it("filter_interaction_id finds every part of one interaction, oldest part last", async () => {
     const res = await api.call<Row[]>("GET", base, { token, query: { filter_interaction_id: "63900000000-aaaa0001" } });
     expect(res.body.data.map((r) => r.id)).toEqual([ids.part2, ids.part1]);
