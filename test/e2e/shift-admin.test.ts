@@ -24,6 +24,7 @@ interface RecordingRow {
   id: string;
   caller_id_number?: string;
   queue_id?: string;
+  interaction_id?: string;
   _read_only?: { content_types?: string[] };
 }
 
@@ -62,10 +63,7 @@ async function recordedCall(agent: Page, to: string, name: string, number: strin
   const card = agent.getByRole("region", { name: new RegExp(`^Call with (\\w+: )?${name}$`) });
   await card.getByText("Connected").waitFor();
   // The server recorded the call from the bridge on, and said so on the agent's leg.
-  const cue = card.getByRole("status", { name: "This call is being recorded" });
-  await cue.waitFor({ timeout: 10_000 });
-  expect(await cue.innerText()).toBe("Recording");
-  await new Promise((resolve) => setTimeout(resolve, 1500));
+  await card.getByRole("status", { name: "This call is being recorded" }).filter({ hasText: /^Recording$/ }).waitFor({ timeout: 10_000 });
   await card.getByRole("button", { name: "Hang up" }).click();
   await card.waitFor({ state: "detached", timeout: 15_000 });
   expect(await agent.getByRole("status", { name: "This call is being recorded" }).count()).toBe(0);
@@ -146,6 +144,10 @@ describe("an admin's shift", () => {
     const queued = stored.find((r) => r.caller_id_number === QUEUE_CALLER)?.id ?? "";
     expect(direct).not.toBe("");
     expect(stored.find((r) => r.id === queued)?.queue_id).toBeDefined();
+    // Two customers, two interactions.
+    const interactions = stored.map((r) => r.interaction_id);
+    for (const id of interactions) expect(id).toMatch(/^\d{11}-[0-9a-f]{8}$/);
+    expect(interactions[0]).not.toBe(interactions[1]);
 
     const supervisor = await console_("supervisor");
     const admin = await console_("admin");
