@@ -1,7 +1,7 @@
 // Serve mode: `node out/main/server.js [--port N] [--data-dir D] ...` runs the server alone,
 // for scripts, CI, browsers, and as the child Electron's main process forks.
 import { fileURLToPath } from "node:url";
-import { ConfigError, DEFAULT_PORT, LOOPBACK, defaultDataDir, defaultMediaWorkers, parseArgs, type ServerConfig } from "./config.js";
+import { ConfigError, DEFAULT_PORT, LOOPBACK, USAGE, defaultDataDir, defaultMediaWorkers, parseArgs, wantsHelp, type ServerConfig } from "./config.js";
 import { DEMO_LOGINS, DEMO_PASSWORD } from "./demo.js";
 import { startServer } from "./index.js";
 
@@ -27,12 +27,17 @@ const defaults: ServerConfig = {
 };
 
 async function main(): Promise<void> {
+  const argv = process.argv.slice(2);
+  if (wantsHelp(argv)) {
+    process.stdout.write(USAGE);
+    return;
+  }
   let config: ServerConfig;
   try {
-    config = parseArgs(process.argv.slice(2), defaults);
+    config = parseArgs(argv, defaults);
   } catch (err) {
     if (err instanceof ConfigError) {
-      process.stderr.write(`switchboard: ${err.message}\n`);
+      process.stderr.write(`switchboard: ${err.message} (--help lists the options)\n`);
       process.exit(2);
     }
     throw err;

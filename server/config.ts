@@ -70,6 +70,32 @@ export class ConfigError extends Error {
 
 const LOG_LEVELS: readonly LogLevel[] = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
 
+/** What `--help` prints: every flag parseArgs reads, with its default. */
+export const USAGE = `Usage: node out/main/server.js [options]   (npm run serve -- [options])
+
+Runs the Switchboard server alone and serves the console at its URL.
+
+Options:
+  --port N              port to listen on; 0 picks a free one (default 8000, or the next free port)
+  --events-port N       the event websocket's own port; 0 picks a free one (default 5555)
+  --host H              address to listen on (default 127.0.0.1; others are announced with a warning)
+  --data-dir D          where the documents and attachments live
+                        (default $SWITCHBOARD_DATA, else ~/.config/Switchboard)
+  --no-demo             start empty, without the demo account
+  --allow-origin O      a console origin allowed to use this server; repeatable
+  --log-level L         ${LOG_LEVELS.join(", ")} (default info)
+  --token-ttl S         seconds a token lives without use (default 3600)
+  --media-workers N     media worker threads, 0..64 (default: one per core)
+  --assets-dir D        shipped media (default: beside the build)
+  --renderer-dir D      the built console (default: beside the build)
+  -h, --help            print this and exit
+`;
+
+/** Whether the command line asks for the usage text rather than a server. */
+export function wantsHelp(argv: readonly string[]): boolean {
+  return argv.some((arg) => arg === "--help" || arg === "-h");
+}
+
 /** Parse serve-mode flags over the given defaults. Unknown flags are errors. */
 export function parseArgs(argv: readonly string[], defaults: ServerConfig): ServerConfig {
   const config: ServerConfig = { ...defaults, allowOrigins: [...defaults.allowOrigins] };

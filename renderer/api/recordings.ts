@@ -19,6 +19,8 @@ export interface Recording {
   origin?: string;
   owner_id?: string;
   queue_id?: string;
+  /** Shared by the recordings of one customer interaction (the parts of a transferred call). */
+  interaction_id?: string;
   _read_only?: { content_types?: string[] };
 }
 

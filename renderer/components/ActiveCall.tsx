@@ -8,6 +8,7 @@ import { callerOf } from "./CallOffer.js";
 import { Keypad } from "./Keypad.js";
 import { lineTitle } from "./LineDock.js";
 import { MonitorCue } from "./MonitorCue.js";
+import { RecordingCue } from "./RecordingCue.js";
 import { keysOf } from "./shortcuts.js";
 import { TransferPanel } from "./TransferPanel.js";
 import { formatDuration, useNow } from "./useNow.js";
@@ -45,6 +46,7 @@ export function ActiveCall({ call }: { call: CallView }) {
       <p className="call-meta">
         <span className="call-state">{STATE_TEXT[call.state]}</span>
         {call.muted ? <span className="badge">Muted</span> : null}
+        <RecordingCue callId={call.callId} />
         {call.offer.queueName !== undefined ? <span className="muted"> · {call.offer.queueName}</span> : null}
         <span className="call-timer mono" aria-label="Call duration">
           {formatDuration(now - (call.answeredAt ?? call.startedAt))}

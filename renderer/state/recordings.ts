@@ -1,5 +1,6 @@
 // The recordings slice: one page of the account's call recordings under the agent's filters (date,
-// caller, queue), paging forward and back by start keys, and deleting a recording.
+// caller, queue), paging forward and back by start keys, and deleting a recording; and which calls
+// are being recorded now (the server's RECORD_START / RECORD_STOP call events), for the call card.
 import type { StateCreator } from "zustand/vanilla";
 import type { AccountConnection } from "../api/account.js";
 import { httpRecordingsApi, type Recording, type RecordingsApi } from "../api/recordings.js";
@@ -41,6 +42,8 @@ export interface QueueChoice {
 
 export interface RecordingsSlice {
   recordings: RecordingsState;
+  /** Call ids (channel uuids, the SIP Call-IDs) whose call the server is recording now. */
+  recordingCalls: readonly string[];
   /** The queues to filter by; null until read, or when the server has no queues API. */
   recordingQueues: QueueChoice[] | null;
   loadRecordingQueues(): Promise<void>;
@@ -92,6 +95,22 @@ export function localDate(ms: number): string {
   return `${at.getFullYear()}-${pad(at.getMonth() + 1)}-${pad(at.getDate())}`;
 }
 
+/** The position of each recording in its interaction, among the rows shown; only for interactions of more than one row. */
+export function interactionParts(rows: readonly Recording[]): Map<string, { part: number; of: number }> {
+  const groups = new Map<string, Recording[]>();
+  for (const row of rows) {
+    if (row.interaction_id === undefined) continue;
+    groups.set(row.interaction_id, [...(groups.get(row.interaction_id) ?? []), row]);
+  }
+  const parts = new Map<string, { part: number; of: number }>();
+  for (const group of groups.values()) {
+    if (group.length < 2) continue;
+    const oldestFirst = [...group].sort((a, b) => (a.start ?? 0) - (b.start ?? 0));
+    oldestFirst.forEach((row, index) => parts.set(row.id, { part: index + 1, of: group.length }));
+  }
+  return parts;
+}
+
 /**
  * The query-string filters for the recordings list, or the reason the agent's filters cannot be
  * sent. Dates bound the document's creation (the end of the call) from the first second of `from`
@@ -128,8 +147,28 @@ export function createRecordingsSlice(deps: RecordingsDeps): StateCreator<AppSta
   // overwrite the page the agent moved on to).
   let generation = 0;
 
-  return (set, get) => {
+  let watching: (() => void) | null = null;
+
+  return (set, get, store) => {
     const patch = (changes: Partial<RecordingsState>) => set((state) => ({ recordings: { ...state.recordings, ...changes } }));
+
+    // From the first sign-in on, for good: a call's recording starts as it is answered, before its
+    // card could ask. A stopped or ended call leaves the list; signing out empties it.
+    store.subscribe((state) => {
+      if (state.session === null) {
+        if (state.recordingCalls.length > 0) set({ recordingCalls: [] });
+        return;
+      }
+      watching ??= state.onPlatformEvent((event) => {
+        const callId = event.data.call_id;
+        if (typeof callId !== "string") return;
+        const recorded = get().recordingCalls;
+        if (event.name === "RECORD_START" && !recorded.includes(callId)) set({ recordingCalls: [...recorded, callId] });
+        else if ((event.name === "RECORD_STOP" || event.name === "CHANNEL_DESTROY") && recorded.includes(callId)) {
+          set({ recordingCalls: recorded.filter((id) => id !== callId) });
+        }
+      });
+    });
 
     async function load(filters: RecordingFilters, pageKeys: (string | undefined)[]): Promise<boolean> {
       const connection = connectionOf(get());
@@ -164,6 +203,7 @@ export function createRecordingsSlice(deps: RecordingsDeps): StateCreator<AppSta
         deleting: null,
         notice: null,
       },
+      recordingCalls: [],
 
       async loadRecordings() {
         const { filters, pageKeys } = get().recordings;

@@ -1,13 +1,14 @@
 // The recordings view: the account's call recordings, newest first, filtered by date, caller and
 // queue and paged; a player whose seek bar streams the audio by Range; download; and, for admins,
-// delete after a confirmation.
+// delete after a confirmation. The parts of one customer interaction (a transferred call's
+// recordings, sharing an interaction_id) are labelled "Part 1 of 2" and so on, oldest first.
 import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { recordingAudioUrl, type Recording } from "../api/recordings.js";
 import { TextField } from "../components/TextField.js";
 import { connectionOf, privilegeOf } from "../state/admin.js";
 import { useAppStore } from "../state/context.js";
-import { fromGregorianSeconds, NO_RECORDING_FILTERS, type RecordingFilters } from "../state/recordings.js";
+import { fromGregorianSeconds, interactionParts, NO_RECORDING_FILTERS, type RecordingFilters } from "../state/recordings.js";
 import { ConfirmDialog } from "./admin/ConfirmDialog.js";
 import { DataTable, ErrorAlert, type Column } from "./admin/parts.js";
 import "./admin/views.css";
@@ -90,11 +91,16 @@ export function Recordings() {
 
   const pageNumber = recordings.pageKeys.length;
   const isAdmin = state.privilege === "admin";
+  const parts = useMemo(() => interactionParts(recordings.rows), [recordings.rows]);
 
   return (
     <section aria-labelledby="recordings-heading">
       <h1 id="recordings-heading">Recordings</h1>
-      <p className="view-intro">Recorded calls of the account, newest first.</p>
+      <p className="view-intro">
+        {isAdmin
+          ? "Recorded calls of the account, newest first."
+          : "Recorded calls you took part in (and, if you supervise a queue, its calls), newest first."}
+      </p>
 
       <form className="toolbar" role="search" aria-label="Filter recordings" onSubmit={submit}>
         <TextField label="From" type="date" name="from" value={draft.from} onChange={(e) => setDraft({ ...draft, from: e.target.value })} />
@@ -142,8 +148,21 @@ export function Recordings() {
         emptyText="No recordings match."
       >
           {recordings.rows.map((recording) => (
-            <tr key={recording.id} aria-current={playing?.id === recording.id ? "true" : undefined} data-recording-id={recording.id}>
-              <td>{startedText(recording)}</td>
+            <tr
+              key={recording.id}
+              aria-current={playing?.id === recording.id ? "true" : undefined}
+              data-recording-id={recording.id}
+              data-interaction-id={recording.interaction_id}
+            >
+              <td>
+                {startedText(recording)}
+                {parts.has(recording.id) ? (
+                  <span className="badge interaction-part">
+                    {" "}
+                    Part {parts.get(recording.id)?.part} of {parts.get(recording.id)?.of}
+                  </span>
+                ) : null}
+              </td>
               <td>{party(recording.caller_id_name, recording.caller_id_number)}</td>
               <td>{party(recording.callee_id_name, recording.callee_id_number)}</td>
               <td>{recording.direction === "outbound" ? "Outbound" : "Inbound"}</td>

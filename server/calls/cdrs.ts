@@ -4,6 +4,7 @@ import { toGregorianSeconds } from "../clock.js";
 import type { Store, StoredDoc } from "../store/index.js";
 import type { Channel } from "./channel.js";
 import type { Channels } from "./channels.js";
+import { interactionOf } from "./interaction.js";
 
 export const CDRS_COLLECTION = "cdrs";
 
@@ -18,6 +19,8 @@ export function cdrOf(channel: Channel): Record<string, unknown> {
     hangup_timestamp: gregorian(channel.hungupAt),
     // Whole seconds cannot order calls made within one second; lists sort on this.
     pvt_started_ms: channel.createdAt,
+    // Ties the CDRs of one conversation together across transfers (calls/interaction.ts).
+    interaction_id: interactionOf(channel),
   };
   for (const key of Object.keys(cdr)) if (cdr[key] === undefined) delete cdr[key];
   return cdr;

@@ -8,6 +8,7 @@ import type { Store } from "../store/index.js";
 import { Bridge } from "./bridge.js";
 import { Channel, type ChannelOptions } from "./channel.js";
 import { Channels } from "./channels.js";
+import { newInteractionId, shareInteraction } from "./interaction.js";
 import { MediaLibrary } from "./media-library.js";
 import { MissedCalls } from "./missed-call.js";
 
@@ -75,6 +76,7 @@ export class CallContext {
    * `afterHangup` replaces hangup-after-bridge (see Bridge).
    */
   bridge(a: Channel, b: Channel, afterHangup?: (survivor: Channel, gone: Channel) => void): Bridge {
+    shareInteraction(a, b, () => newInteractionId(this.clock.now(), this.store.random));
     const bridge = new Bridge(a, b, {
       media: this.media,
       holdMusic: (holder) => this.library.holdMusic(holder.accountId, holder.identity.deviceId),

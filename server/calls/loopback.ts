@@ -16,6 +16,7 @@ import type {
 import { newId } from "../store/index.js";
 import type { Channel, ChannelIdentity, ChannelMedia } from "./channel.js";
 import type { CallContext } from "./context.js";
+import { inheritInteraction } from "./interaction.js";
 
 export interface Loopback {
   /** The far end of the call: outbound, answered once `b` is. */
@@ -75,6 +76,8 @@ export async function openLoopback(ctx: CallContext, request: LoopbackRequest): 
     a.hangup("NORMAL_TEMPORARY_FAILURE");
     throw err;
   }
+  // The consultation and whatever the target's callflow bridges are part of the caller's interaction.
+  for (const leg of [a, b]) inheritInteraction(leg, origin);
   const aAnswered = settled(a);
   if (!(await b.answer()) || !(await aAnswered)) {
     a.hangup("NORMAL_TEMPORARY_FAILURE");

@@ -8,6 +8,11 @@
 // Kazoo), else that device's user; then the calling side's device, else its user; then the
 // callflow the call runs (a call into the callflow). A refusal only silences the endpoint it is
 // on: another source may still record.
+//
+// Both legs announce the recording on the bus as the hosted service's call events RECORD_START
+// and RECORD_STOP (`call.RECORD_START.<call_id>`), so a console can show that its call is
+// recorded. A recording names the users whose legs it holds (private: who may hear it, see
+// api/recordings.ts) and the interaction it is part of (calls/interaction.ts).
 import { createReadStream } from "node:fs";
 import { mkdir, rm } from "node:fs/promises";
 import { join } from "node:path";
@@ -17,6 +22,7 @@ import { newId } from "../store/index.js";
 import type { Bridge } from "./bridge.js";
 import type { Channel } from "./channel.js";
 import type { CallContext } from "./context.js";
+import { interactionOf } from "./interaction.js";
 import { recordingVerdict, type RecordingDirection, type RecordingLimits, type RecordingNetwork } from "./recording-settings.js";
 
 export const RECORDINGS_COLLECTION = "recordings";
@@ -86,11 +92,13 @@ export class CallRecordings {
     const startedAt = this.#ctx.clock.now();
     const recorder = this.#ctx.media.recorder(path);
     recorder.attach(bridge.mixer, caller.id);
+    this.#announce("RECORD_START", caller, callee);
     try {
       await endOf(bridge, decision.limits.maxMs);
+      this.#announce("RECORD_STOP", caller, callee);
       const result = await recorder.finish();
       if (result.durationMs === 0 || result.durationMs < decision.limits.minMs) return;
-      await this.#store(caller, decision, result, startedAt);
+      await this.#store(caller, callee, decision, result, startedAt);
     } finally {
       // Stored as an attachment (a copy) or dropped: the scratch file goes either way.
       await rm(path, { force: true });
@@ -124,10 +132,16 @@ export class CallRecordings {
     return { source: "callflow", direction: "inbound", network, ownerId: callee.identity.ownerId ?? caller.identity.ownerId, limits: verdict };
   }
 
-  async #store(caller: Channel, decision: RecordingDecision, result: RecordingResult, startedAt: number): Promise<void> {
+  #announce(event: "RECORD_START" | "RECORD_STOP", ...legs: Channel[]): void {
+    for (const leg of legs) {
+      this.#ctx.bus.publish({ account_id: leg.accountId, routing_key: `call.${event}.${leg.id}`, name: event, data: leg.eventData() });
+    }
+  }
+
+  async #store(caller: Channel, callee: Channel, decision: RecordingDecision, result: RecordingResult, startedAt: number): Promise<void> {
     const recordings = await this.#ctx.store.account(caller.accountId, RECORDINGS_COLLECTION);
     // The audio goes in with the document: a recording is never listed before it can be played.
-    await recordings.create(recordingDocument(caller, decision, result, startedAt), {
+    await recordings.create(recordingDocument(caller, callee, decision, result, startedAt), {
       modb: true,
       attachment: { name: RECORDING_ATTACHMENT, content: createReadStream(result.path), contentType: RECORDING_CONTENT_TYPE },
     });
@@ -165,7 +179,7 @@ function originOf(decision: RecordingDecision): string {
   return direction === "inbound" ? `inbound from ${network} to ${source}` : `outbound from ${source} to ${network}`;
 }
 
-function recordingDocument(caller: Channel, decision: RecordingDecision, result: RecordingResult, startedAt: number): Record<string, unknown> {
+function recordingDocument(caller: Channel, callee: Channel, decision: RecordingDecision, result: RecordingResult, startedAt: number): Record<string, unknown> {
   const { caller: from, callee: to } = caller.identity;
   const doc: Record<string, unknown> = {
     name: `call_recording_${caller.id}.wav`,
@@ -184,7 +198,11 @@ function recordingDocument(caller: Channel, decision: RecordingDecision, result:
     source_type: "kz_media_recording",
     // Newest first needs more than whole seconds (cdrs.ts sorts on the same key).
     pvt_started_ms: startedAt,
+    // The users whose own phones are in the recorded call: who took part (api/recordings.ts).
+    pvt_user_ids: [...new Set([caller.identity.ownerId, callee.identity.ownerId].filter((id) => id !== undefined))],
   };
+  const interactionId = interactionOf(caller) ?? interactionOf(callee);
+  if (interactionId !== undefined) doc.interaction_id = interactionId;
   if (decision.ownerId !== undefined) doc.owner_id = decision.ownerId;
   const queueId = caller.customVars.get("queue_id");
   if (queueId !== undefined) doc.queue_id = queueId;

@@ -196,7 +196,7 @@ describe("recordings: delete and writes", () => {
     const refused = await api.call("DELETE", `${base}/${id}`, { token: agent.token });
     expect(refused.status).toBe(403);
     expect(existsSync(file)).toBe(true);
-    // Any user of the account may read them.
+    // Any user of the account may list them (only theirs: see "who sees which").
     expect((await api.call<Row[]>("GET", base, { token: agent.token })).status).toBe(200);
 
     const res = await api.call<Row>("DELETE", `${base}/${id}`, { token });
@@ -222,5 +222,92 @@ describe("recordings: delete and writes", () => {
     expect((await api.call("GET", base)).status).toBe(401);
     const theirs = await api.call<Row[]>("GET", `/v2/accounts/${other.accountId}/recordings`, { token: other.token });
     expect(theirs.body.data).toEqual([]);
+  });
+});
+
+describe("recordings: who sees which", () => {
+  const ids: Record<string, string> = {};
+  const users: Record<string, { token: string; ownerId: string }> = {};
+  let sales = "";
+
+  beforeAll(async () => {
+    for (const name of ["agent1", "agent2", "agent3", "supervisor"]) users[name] = await api.login(name);
+    const queues = await api.server.store.account(accountId, "callq_queues");
+    sales = queues.all().find((q) => q.data.name === "Sales")?.id ?? "";
+    expect(sales).not.toBe("");
+    // A queue the supervisor is no member of.
+    const billing = await queues.create({ name: "Billing", members: { [users.agent3?.ownerId ?? ""]: "" } });
+    const who = (name: string) => users[name]?.ownerId ?? "";
+    // One attended transfer: agent1 took the Sales call, agent2 took it over; both parts share the interaction.
+    ids.part1 = await seed(21, { pvt_user_ids: [who("agent1")], queue_id: sales, interaction_id: "63900000000-aaaa0001" });
+    ids.part2 = await seed(22, { pvt_user_ids: [who("agent2")], queue_id: sales, interaction_id: "63900000000-aaaa0001" });
+    ids.billing = await seed(23, { pvt_user_ids: [who("agent3")], queue_id: billing.id, interaction_id: "63900000000-bbbb0002" });
+    // A call between agent2 and the admin, through no queue.
+    ids.direct = await seed(24, { pvt_user_ids: [who("agent2"), ownerId] });
+  });
+
+  const listAs = async (name: string) => {
+    const res = await api.call<Row[]>("GET", base, { token: users[name]?.token ?? "", query: { paginate: "false" } });
+    expect(res.status).toBe(200);
+    return res.body.data.map((r) => r.id);
+  };
+
+  it("an agent lists only the interactions they took part in, both parts of a transferred call included", async () => {
+    expect(await listAs("agent1")).toEqual([ids.part2, ids.part1]);
+    expect(await listAs("agent2")).toEqual([ids.direct, ids.part2, ids.part1]);
+    expect(await listAs("agent3")).toEqual([ids.billing]);
+  });
+
+  it("a supervisor also lists their queues' calls, not other queues'; an admin lists everything", async () => {
+    expect(await listAs("supervisor")).toEqual([ids.part2, ids.part1]);
+    const all = (await api.call<Row[]>("GET", base, { token, query: { paginate: "false" } })).body.data.map((r) => r.id);
+    for (const id of Object.values(ids)) expect(all).toContain(id);
+  });
+
+  it("an API key's token, the account's own, sees and plays everything", async () => {
+    const apiKey = String((await api.server.store.global("accounts")).get(accountId)?.data.pvt_api_key);
+    const login = await api.call<{ account_id: string }>("PUT", "/v2/api_auth", { data: { api_key: apiKey } });
+    expect(login.status).toBe(201);
+    const keyToken = String(login.body.auth_token);
+    const listed = (await api.call<Row[]>("GET", base, { token: keyToken, query: { paginate: "false" } })).body.data.map((r) => r.id);
+    for (const id of Object.values(ids)) expect(listed).toContain(id);
+    expect((await api.call("GET", `${base}/${ids.billing ?? ""}`, { token: keyToken })).status).toBe(200);
+  });
+
+  it("filter_interaction_id finds every part of one interaction, oldest part last", async () => {
+    const res = await api.call<Row[]>("GET", base, { token, query: { filter_interaction_id: "63900000000-aaaa0001" } });
+    expect(res.body.data.map((r) => r.id)).toEqual([ids.part2, ids.part1]);
+    expect(res.body.data[0]).toMatchObject({ interaction_id: "63900000000-aaaa0001", queue_id: sales });
+  });
+
+  it("reading or playing another's recording is 403 forbidden, and so is an id that does not exist", async () => {
+    const agent1 = users.agent1?.token ?? "";
+    for (const id of [ids.billing, ids.direct, seeded[0]]) {
+      const doc = await api.call("GET", `${base}/${id ?? ""}`, { token: agent1 });
+      expect(doc.status).toBe(403);
+      expect(doc.body).toMatchObject({ error: "403", message: "forbidden" });
+      const wav = await fetch(`${api.url}${base}/${id ?? ""}?inline=true`, { headers: { "X-Auth-Token": agent1, Accept: "audio/wav" } });
+      expect(wav.status).toBe(403);
+    }
+    expect((await api.call("GET", `${base}/202601-${"0".repeat(32)}`, { token: agent1 })).status).toBe(403);
+    const supervisor = users.supervisor?.token ?? "";
+    expect((await api.call("GET", `${base}/${ids.billing ?? ""}`, { token: supervisor })).status).toBe(403);
+    // Their own, and the colleague's part of the call they transferred, play.
+    for (const id of [ids.part1, ids.part2]) {
+      const wav = await fetch(`${api.url}${base}/${id ?? ""}`, { headers: { "X-Auth-Token": agent1, Accept: "audio/wav" } });
+      expect(wav.status).toBe(200);
+      expect(Buffer.from(await wav.arrayBuffer())).toEqual(audio.get(id ?? ""));
+    }
+    expect((await api.call("GET", `${base}/${ids.billing ?? ""}`, { token: supervisor })).status).toBe(403);
+    expect((await api.call("GET", `${base}/${ids.part2 ?? ""}`, { token: supervisor })).status).toBe(200);
+    expect((await api.call("GET", `${base}/${ids.billing ?? ""}`, { token })).status).toBe(200);
+  });
+
+  it("only an admin deletes: the agent and the supervisor are refused their own queue's recording, which stays", async () => {
+    for (const name of ["agent1", "supervisor"]) {
+      const res = await api.call("DELETE", `${base}/${ids.part1 ?? ""}`, { token: users[name]?.token ?? "" });
+      expect(res.status).toBe(403);
+    }
+    expect((await api.call("GET", `${base}/${ids.part1 ?? ""}`, { token })).status).toBe(200);
   });
 });

@@ -1,4 +1,5 @@
 // Serve mode as a user runs it: the built out/main/server.js on port 0 with a fresh data dir.
+import { execFile } from "node:child_process";
 import { request } from "node:http";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,7 +8,7 @@ import { performance } from "node:perf_hooks";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { pino } from "pino";
 import { Store } from "../../server/store/index.js";
-import { serve, type Served } from "../helpers/serve.js";
+import { REPO_ROOT, SERVER_ENTRY, serve, type Served } from "../helpers/serve.js";
 
 let served: Served;
 let dataDir: string;
@@ -81,6 +82,21 @@ describe("serve mode", () => {
 });
 
 describe("serve mode options", () => {
+  it("--help prints every flag and exits 0 without starting a server", async () => {
+    const { code, stdout, stderr } = await new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) => {
+      const child = execFile(process.execPath, [SERVER_ENTRY, "--help"], { cwd: REPO_ROOT, timeout: 10_000 }, (_err, out, err) =>
+        resolve({ code: child.exitCode, stdout: out, stderr: err }),
+      );
+    });
+    expect(stderr).toBe("");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/^Usage: /);
+    for (const flag of ["--port", "--events-port", "--host", "--data-dir", "--no-demo", "--allow-origin", "--log-level", "--token-ttl", "--media-workers", "--assets-dir", "--renderer-dir", "--help"]) {
+      expect(stdout).toContain(flag);
+    }
+    expect(stdout).not.toContain("Switchboard is serving");
+  });
+
   it("--no-demo starts empty", async () => {
     const dir = await mkdtemp(join(tmpdir(), "sb-serve-empty-"));
     const empty = await serve({ args: ["--data-dir", dir, "--no-demo"] });

@@ -7,7 +7,7 @@ import { existsSync } from "node:fs";
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECORDING_ATTACHMENT, RECORDINGS_COLLECTION } from "../../server/calls/index.js";
+import { CDRS_COLLECTION, RECORDING_ATTACHMENT, RECORDINGS_COLLECTION, type Channel } from "../../server/calls/index.js";
 import type { Collection, DocData, StoredDoc } from "../../server/store/index.js";
 import { startCallApi, type CallApi } from "../helpers/call-api.js";
 import { startTestEngine, type TestEngine } from "../helpers/call-engine.js";
@@ -158,6 +158,108 @@ describe("recording a call", () => {
     const short = await call("1002", "agent1", 300);
     expect(await recordingOf(short.caller.callId)).toBeUndefined();
     await setRecording("users", agent.id, undefined);
+  });
+});
+
+describe("one customer interaction", () => {
+  function channel(call: PhoneCall): Channel {
+    const found = t.engine.channels.get(call.callId);
+    if (!found) throw new Error(`no live channel ${call.callId}`);
+    return found;
+  }
+
+  /** The recordings and CDRs written since `since` recordings/CDRs existed. */
+  async function newDocs(kind: string, since: ReadonlySet<string>): Promise<StoredDoc[]> {
+    return (await t.store.account(t.accountId, kind)).all().filter((d) => !since.has(d.id));
+  }
+
+  async function idsOf(kind: string): Promise<Set<string>> {
+    return new Set((await t.store.account(t.accountId, kind)).all().map((d) => d.id));
+  }
+
+  /** admin (1001) calls agent1 (1002), who answers and talks a moment. */
+  async function answeredCall(): Promise<{ party: PhoneCall; transferor: PhoneCall }> {
+    const party = await (await t.phone("admin")).dial("1002");
+    const transferor = await (await t.phone("agent1")).incoming();
+    await transferor.answer();
+    await party.reaches("talking");
+    await connected(party, transferor);
+    await sleep(400);
+    return { party, transferor };
+  }
+
+  it("an attended transfer: every recording and CDR of the call carries one interaction_id, RECORD_START/RECORD_STOP on the legs, and names its users", async () => {
+    const agent1 = await t.user("agent1");
+    const agent2 = await t.user("agent2");
+    for (const agent of [agent1, agent2]) await setRecording("users", agent.id, { enabled: true });
+    const recordingsBefore = await idsOf(RECORDINGS_COLLECTION);
+    const cdrsBefore = await idsOf(CDRS_COLLECTION);
+
+    const { party, transferor } = await answeredCall();
+    await until(() => t.callEvents(transferor.callId).includes("RECORD_START"), "the recording to be announced on the agent's leg");
+    expect(t.callEvents(party.callId)).toContain("RECORD_START");
+    await t.engine.commands.transfer(channel(transferor), { target: "1003", type: "attended", leg: "self" });
+    const target = await (await t.phone("agent2")).incoming();
+    await target.answer();
+    await connected(target);
+    await sleep(400);
+    transferor.hangup();
+    await until(() => channel(party).otherLeg === target.callId, "the party to reach the target");
+    await sleep(400);
+    party.hangup();
+    await t.idle();
+    await t.engine.recordings.flush();
+    for (const agent of [agent1, agent2]) await setRecording("users", agent.id, undefined);
+
+    // The agent's leg said its recording stopped when the bridge it was recorded on went.
+    const events = t.callEvents(transferor.callId);
+    expect(events.indexOf("RECORD_STOP")).toBeGreaterThan(events.indexOf("RECORD_START"));
+    const parts = await newDocs(RECORDINGS_COLLECTION, recordingsBefore);
+    expect(parts.length).toBeGreaterThanOrEqual(2);
+    const interaction = parts[0]?.data.interaction_id;
+    expect(interaction).toMatch(/^\d{11}-[0-9a-f]{8}$/);
+    for (const part of parts) expect(part.data.interaction_id).toBe(interaction);
+    const users = parts.flatMap((p) => (Array.isArray(p.data.pvt_user_ids) ? p.data.pvt_user_ids : []));
+    expect(users).toContain(agent1.id);
+    expect(users).toContain(agent2.id);
+    // The customer's part with agent2 is one of them, not only agent1's.
+    expect(parts.some((p) => p.data.call_id === party.callId && Array.isArray(p.data.pvt_user_ids) && p.data.pvt_user_ids.includes(agent2.id))).toBe(true);
+    const cdrCollection = await t.store.account(t.accountId, CDRS_COLLECTION);
+    await until(() => cdrCollection.all().filter((d) => !cdrsBefore.has(d.id)).length >= 3, "the CDRs");
+    const cdrs = await newDocs(CDRS_COLLECTION, cdrsBefore);
+    for (const callId of [party.callId, transferor.callId, target.callId]) {
+      expect(cdrs.find((c) => c.data.call_id === callId)?.data.interaction_id, `the CDR of ${callId}`).toBe(interaction);
+    }
+  });
+
+  it("a blind transfer keeps the moved caller's interaction; a new call starts a new one", async () => {
+    const agent2 = await t.user("agent2");
+    await setRecording("users", agent2.id, { enabled: true });
+    const agent1 = await t.user("agent1");
+    await setRecording("users", agent1.id, { enabled: true });
+    const before = await idsOf(RECORDINGS_COLLECTION);
+    const { party, transferor } = await answeredCall();
+    await t.engine.commands.transfer(channel(transferor), { target: "1003", type: "blind", leg: "self" });
+    const target = await (await t.phone("agent2")).incoming();
+    await target.answer();
+    await connected(target);
+    await sleep(400);
+    party.hangup();
+    await t.idle();
+    await t.engine.recordings.flush();
+    const parts = await newDocs(RECORDINGS_COLLECTION, before);
+    expect(parts).toHaveLength(2);
+    expect(parts[0]?.data.interaction_id).toBeDefined();
+    expect(parts[1]?.data.interaction_id).toBe(parts[0]?.data.interaction_id);
+
+    const next = await answeredCall();
+    next.party.hangup();
+    await t.idle();
+    await t.engine.recordings.flush();
+    const again = (await newDocs(RECORDINGS_COLLECTION, before)).find((d) => d.data.call_id === next.party.callId);
+    expect(again?.data.interaction_id).toBeDefined();
+    expect(again?.data.interaction_id).not.toBe(parts[0]?.data.interaction_id);
+    for (const agent of [agent1, agent2]) await setRecording("users", agent.id, undefined);
   });
 });
 

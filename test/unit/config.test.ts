@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { ConfigError, parseArgs, type ServerConfig } from "../../server/config.js";
+import { readFileSync } from "node:fs";
+import { ConfigError, USAGE, parseArgs, wantsHelp, type ServerConfig } from "../../server/config.js";
 
 const defaults: ServerConfig = {
   host: "127.0.0.1",
@@ -33,5 +34,18 @@ describe("serve-mode flags", () => {
     expect(() => parseArgs(["--data-dir"], defaults)).toThrow(/needs a value/);
     expect(() => parseArgs(["--allow-origin", "not a url"], defaults)).toThrow(/origin/);
     expect(() => parseArgs(["--frobnicate"], defaults)).toThrow(/unknown option/);
+  });
+
+  it("asks for help with --help or -h, wherever it stands", () => {
+    expect(wantsHelp(["--help"])).toBe(true);
+    expect(wantsHelp(["--port", "0", "-h"])).toBe(true);
+    expect(wantsHelp(["--port", "0"])).toBe(false);
+  });
+
+  it("the usage text names every flag parseArgs reads", () => {
+    const source = readFileSync(new URL("../../server/config.ts", import.meta.url), "utf8");
+    const flags = [...source.matchAll(/case "(--[a-z-]+)":/g)].map((m) => m[1] ?? "");
+    expect(flags.length).toBeGreaterThan(5);
+    for (const flag of flags) expect(USAGE).toContain(flag);
   });
 });

@@ -5,8 +5,9 @@ import { describe, expect, it } from "vitest";
 import type { AccountConnection, Page } from "../../renderer/api/account.js";
 import { ApiRequestError } from "../../renderer/api/client.js";
 import type { Recording, RecordingsApi, RecordingsQuery } from "../../renderer/api/recordings.js";
-import { fromGregorianSeconds, recordingQuery, toGregorianSeconds } from "../../renderer/state/recordings.js";
+import { fromGregorianSeconds, interactionParts, recordingQuery, toGregorianSeconds } from "../../renderer/state/recordings.js";
 import { ACCOUNT_ID, consoleStore, deferred, TEST_ORIGIN } from "../helpers/console-store.js";
+import { callqConsole } from "../helpers/fake-callq.js";
 
 const rec = (id: string, caller = "+14155550100"): Recording => ({ id, caller_id_number: caller, duration_ms: 3000 });
 
@@ -188,5 +189,40 @@ describe("recordings slice", () => {
       { id: "q1", name: "Sales" },
       { id: "q2", name: "Support" },
     ]);
+  });
+});
+
+describe("which calls are recorded now", () => {
+  it("follows the server's RECORD_START and RECORD_STOP call events, forgets an ended call, and empties on sign-out", async () => {
+    const { store, events } = await callqConsole({ deps: { recordingsApi: fakeRecordingsApi().api } });
+    expect(store.getState().recordingCalls).toEqual([]);
+    events.emit("call.RECORD_START.call-1", "RECORD_START", { call_id: "call-1" });
+    events.emit("call.RECORD_START.call-2", "RECORD_START", { call_id: "call-2" });
+    events.emit("call.RECORD_START.call-1", "RECORD_START", { call_id: "call-1" });
+    expect(store.getState().recordingCalls).toEqual(["call-1", "call-2"]);
+    events.emit("call.RECORD_STOP.call-1", "RECORD_STOP", { call_id: "call-1" });
+    events.emit("call.CHANNEL_ANSWER.call-2", "CHANNEL_ANSWER", { call_id: "call-2" });
+    expect(store.getState().recordingCalls).toEqual(["call-2"]);
+    events.emit("call.CHANNEL_DESTROY.call-2", "CHANNEL_DESTROY", { call_id: "call-2" });
+    expect(store.getState().recordingCalls).toEqual([]);
+    events.emit("call.RECORD_START.call-3", "RECORD_START", { call_id: "call-3" });
+    await store.getState().signOut();
+    expect(store.getState().recordingCalls).toEqual([]);
+  });
+});
+
+describe("the parts of one interaction", () => {
+  it("numbers the rows sharing an interaction_id oldest first, and leaves lone rows unnumbered", () => {
+    const rows: Recording[] = [
+      { id: "r3", interaction_id: "ix-1", start: 300 },
+      { id: "r2", interaction_id: "ix-2", start: 200 },
+      { id: "r1", interaction_id: "ix-1", start: 100 },
+      { id: "r0", start: 50 },
+    ];
+    const parts = interactionParts(rows);
+    expect(parts.get("r1")).toEqual({ part: 1, of: 2 });
+    expect(parts.get("r3")).toEqual({ part: 2, of: 2 });
+    expect(parts.has("r2")).toBe(false);
+    expect(parts.has("r0")).toBe(false);
   });
 });
