@@ -29,7 +29,7 @@ interface Status {
 }
 
 /** Sales' settings for the day: short rings and wrap-up, so the test does not wait for the defaults. */
-const RING_S = 4;
+const RING_S = 8;
 const WRAPUP_S = 3;
 
 let server: Served | undefined;
