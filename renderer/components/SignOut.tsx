@@ -35,7 +35,7 @@ export function SignOutButton() {
   };
 
   return (
-    <div className="sign-out">
+    <>
       <button
         ref={opener}
         type="button"
@@ -76,6 +76,6 @@ export function SignOutButton() {
           </div>
         </div>
       ) : null}
-    </div>
+    </>
   );
 }
