@@ -43,6 +43,11 @@ export interface ServerConfig {
    * Serve mode and the app start with defaultMediaWorkers(), one per core, for capacity.
    */
   mediaWorkers?: number;
+  /**
+   * Milliseconds a logged-in queue recipient may have no queue device registered before they get
+   * no offers (unavailable_reason no_device); 10 s unless a test shortens it.
+   */
+  deviceGraceMs?: number;
 }
 
 export const DEFAULT_PORT = 8000;

@@ -22,6 +22,7 @@ import { SimCallers } from "./sim/callers.js";
 import { startTexting } from "./texting/index.js";
 import { CallqEngine } from "./callq/engine.js";
 import { registerCallqModules } from "./callq/modules/index.js";
+import { followDevicePresence } from "./callq/presence.js";
 
 export interface RunningServer {
   url: string;
@@ -86,10 +87,13 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // Simulated callers reach the engine as inbound calls beside SIP's.
   const sim = new SimCallers({ store, media, clock, random });
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
-  const callq = await CallqEngine.start({ store, bus: events.bus, logger });
+  const callq = await CallqEngine.start({ store, bus: events.bus, logger, deviceGraceMs: config.deviceGraceMs });
   registerCallqModules(calls, callq);
+  // Registrations tell the queue engine who can be rung: no device for the grace, no offer.
+  const stopPresence = await followDevicePresence({ registrar: sip.registrar, store, engine: callq, logger });
   app.addHook("onClose", async () => {
     sim.close();
+    stopPresence();
     await calls.close();
     await callq.close();
     await media.close();

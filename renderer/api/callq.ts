@@ -51,6 +51,12 @@ export interface RecipientStatus {
   lastActionAt: number;
   totalCalls: number;
   missedCalls: number;
+  /** Why the server set the recipient Away (missed_offers); null when they chose it or are not Away. */
+  awayReason: "missed_offers" | null;
+  /** With awayReason missed_offers: how many offers in a row were missed. */
+  missedOffers: number;
+  /** Why a recipient receives no offer whatever their state (no_device: no phone registered). */
+  unavailableReason: "no_device" | null;
 }
 
 export interface WiretapListener {
@@ -231,6 +237,16 @@ export function recipientStatusOf(data: Record<string, unknown>): RecipientStatu
     lastActionAt: gregorianToMs(numberOf(stats["last_action_time"])),
     totalCalls: numberOf(stats["total_calls"]),
     missedCalls: numberOf(stats["missed_calls"]),
+    ...reasonsOf(data),
+  };
+}
+
+/** The reason fields of a recipient status or event (absent: null). */
+export function reasonsOf(data: Record<string, unknown>): Pick<RecipientStatus, "awayReason" | "missedOffers" | "unavailableReason"> {
+  return {
+    awayReason: data["away_reason"] === "missed_offers" ? "missed_offers" : null,
+    missedOffers: numberOf(data["missed_offers"]),
+    unavailableReason: data["unavailable_reason"] === "no_device" ? "no_device" : null,
   };
 }
 
@@ -307,6 +323,8 @@ export interface RecipientEvent {
   wrapupSeconds: number | null;
   /** monitor events: the supervision now (null when it ended). */
   wiretap: { target: string; mode: MonitorMode } | null;
+  /** The reasons the event states (every event but monitor carries them). */
+  reasons: Pick<RecipientStatus, "awayReason" | "missedOffers" | "unavailableReason">;
 }
 
 export type CallqEventKind = "queue" | "recipient" | "session";
@@ -337,6 +355,7 @@ export function recipientEventOf(event: PlatformEvent, recipientId: string): Rec
     call: hasCall ? queueCallOf(data) : null,
     wrapupSeconds: typeof data["wrapup_time_seconds"] === "number" ? data["wrapup_time_seconds"] : null,
     wiretap: event.name === "monitor" && data["active"] === true && target !== "" ? { target, mode: isMonitorMode(mode) ? mode : "eavesdrop" } : null,
+    reasons: reasonsOf(data),
   };
 }
 

@@ -78,6 +78,7 @@ export function AgentState() {
               </span>
             ) : null}
           </p>
+          <StateReason />
           {!live ? <p className="muted">Not live: this is the last state the server gave; it updates once the connection is back.</p> : null}
           {wrapupLeft !== null ? (
             <div className="wrapup-box" data-testid="wrapup">
@@ -139,6 +140,27 @@ export function AgentState() {
         </>
       )}
     </section>
+  );
+}
+
+/** Why the agent gets no queue calls when the server decided it (not their own Away). */
+export function stateReasonText(status: { state: AvailabilityState; awayReason: "missed_offers" | null; missedOffers: number; unavailableReason: "no_device" | null }): string | null {
+  if (status.state === "Not-Logged-In") return null;
+  if (status.state === "Away" && status.awayReason === "missed_offers") {
+    const n = status.missedOffers;
+    return `Set Away after ${n > 0 ? n : "several"} missed offer${n === 1 ? "" : "s"} in a row. Choose Ready when you can take calls again.`;
+  }
+  if (status.unavailableReason === "no_device") return "No phone of yours is registered: you get no queue calls until it is back.";
+  return null;
+}
+
+function StateReason() {
+  const text = useAppStore((state) => (state.agent.status === null ? null : stateReasonText(state.agent.status)));
+  if (text === null) return null;
+  return (
+    <p className="state-reason" role="status" data-testid="agent-state-reason">
+      {text}
+    </p>
   );
 }
 

@@ -38,6 +38,11 @@ export interface AgentSlice {
   setQueueAvailability(queueId: string, ready: boolean): Promise<boolean>;
   extendWrapup(): Promise<boolean>;
   cancelWrapup(): Promise<boolean>;
+  /**
+   * Before signing out: log out of the queues, or stay in them Away. True once the server took
+   * it; the sign-out goes on either way (a logged-in agent without a phone gets no offers).
+   */
+  leaveQueues(choice: "logout" | "away"): Promise<boolean>;
 }
 
 const EMPTY: AgentState = { status: null, isRecipient: null, since: null, wrapupEndsAt: null, pending: null, error: null, readError: null };
@@ -84,6 +89,7 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
             offeredCall: state === "Call-Offer" ? (change.call ?? current.offeredCall) : null,
             handlingCall: state === "On-A-Call" ? (change.call ?? current.handlingCall) : state === "Wrapup-Time" ? current.handlingCall : null,
             wiretap: change.name === "monitor" ? change.wiretap : current.wiretap,
+            ...(change.state !== null ? change.reasons : {}),
           };
           const changed = change.state !== null && (change.state !== current.state || change.name === "wrapup");
           return {
@@ -175,6 +181,18 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
         const me = get().session?.ownerId;
         if (api === null || me === undefined) return Promise.resolve(false);
         return request("wrapup_extend", () => api.wrapup(me, "wrapup_extend"));
+      },
+
+      async leaveQueues(choice) {
+        const api = callqOf(get());
+        const me = get().session?.ownerId;
+        if (api === null || me === undefined) return false;
+        try {
+          apply(await api.setRecipientStatus(me, choice));
+          return true;
+        } catch {
+          return false;
+        }
       },
 
       cancelWrapup() {

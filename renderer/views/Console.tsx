@@ -12,6 +12,7 @@ import { CallOffer } from "../components/CallOffer.js";
 import { ConnectionBanner } from "../components/ConnectionBanner.js";
 import { DIAL_INPUT_ID } from "../components/DialPad.js";
 import { LineDock } from "../components/LineDock.js";
+import { SignOutButton } from "../components/SignOut.js";
 import { useShortcuts, type ShortcutAction } from "../components/shortcuts.js";
 import { useAppStore, useAppStoreApi } from "../state/context.js";
 import { focusedCall, mergePair, swapPair } from "../state/phone.js";
@@ -50,7 +51,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
 const AGENT_PATH = "/agent";
 
 export function Console() {
-  const { session, signOut } = useAppStore(useShallow((state) => ({ session: state.session, signOut: state.signOut })));
+  const session = useAppStore((state) => state.session);
   const views = useAppStore(useShallow((state) => CONSOLE_VIEWS.filter((view) => view.visible?.(state) ?? true)));
   const token = useAppStore((state) => state.session?.token ?? null);
   const connect = useAppStore((state) => state.connect);
@@ -132,9 +133,7 @@ export function Console() {
               <span className="muted"> on {session.accountName}</span>
             </p>
           ) : null}
-          <button type="button" className="button" onClick={signOut}>
-            Sign out
-          </button>
+          <SignOutButton />
         </div>
       </header>
 

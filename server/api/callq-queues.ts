@@ -36,6 +36,12 @@ export const queueSchema: JsonSchema = {
     tick_time: { type: "integer", minimum: QUEUE_BOUNDS.tick_time, maximum: MAX_MS },
     hold_treatment: { type: "string", minLength: 1, description: "a media id, or a tone_stream://, silence_stream:// or http(s) URI" },
     force_away_on_reject: { type: "boolean" },
+    max_missed_offers: {
+      type: "integer",
+      minimum: 0,
+      maximum: 1000,
+      description: "local addition: offers a recipient may miss in a row (rejected or not answered) before they are set Away with away_reason missed_offers; 0: never (default 3)",
+    },
     timeout_if_size_exceeds: { type: "integer", minimum: 0 },
     timeout_immediately_if_empty: { type: "boolean" },
     timeout_redirect: { type: "string", description: "the id of another queue of the account" },

@@ -8,7 +8,7 @@ import { systemScheduler } from "./ports.js";
 import { queueConfigOf } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
-import { Recipient, type CallInfo, type SavedRecipient } from "./recipient.js";
+import { Recipient, type AwayReason, type CallInfo, type SavedRecipient, type UnavailableReason } from "./recipient.js";
 import type { AvailabilityState, RecipientTrigger, Step, StepContext } from "./recipient-state.js";
 import { Session } from "./session.js";
 import { listedState, type SessionTrigger } from "./session-state.js";
@@ -69,6 +69,12 @@ export interface SessionRow {
 export interface RecipientStatus {
   available: boolean;
   availability_state: AvailabilityState;
+  /** Why a Ready recipient receives no offer (beyond the spec). */
+  unavailable_reason?: UnavailableReason;
+  /** Why the engine set the recipient Away (beyond the spec). */
+  away_reason?: AwayReason;
+  /** Offers missed in a row, with the queue's limit when the engine set them Away for it. */
+  missed_offers?: number;
   queue_availability?: Record<string, boolean>;
   offered_call?: CallInfo;
   handling_call?: CallInfo;
@@ -120,7 +126,15 @@ export interface CallqEngineOptions {
   logger: CallqLogger;
   /** What `node` says in statuses. */
   node?: string;
+  /**
+   * Milliseconds a logged-in recipient may be without a registered queue device before offers
+   * stop (the phone re-registering after a restart or a network blip stays inside it).
+   */
+  deviceGraceMs?: number;
 }
+
+/** The default of `deviceGraceMs`. */
+export const DEFAULT_DEVICE_GRACE_MS = 10_000;
 
 /** Seconds a wrap-up is extended by when its queue has no wrap-up time of its own. */
 const DEFAULT_WRAPUP_EXTEND_S = 30;
@@ -144,6 +158,7 @@ export class CallqEngine {
   readonly #scheduler: Scheduler;
   readonly #logger: CallqLogger;
   readonly #node: string;
+  readonly #deviceGraceMs: number;
   readonly #accounts = new Map<string, Promise<Account>>();
   readonly #loaded = new Map<string, Account>();
   readonly #dirty = new Set<Recipient>();
@@ -157,6 +172,7 @@ export class CallqEngine {
     this.#scheduler = options.scheduler ?? systemScheduler;
     this.#logger = options.logger;
     this.#node = options.node ?? "switchboard@127.0.0.1";
+    this.#deviceGraceMs = options.deviceGraceMs ?? DEFAULT_DEVICE_GRACE_MS;
   }
 
   /** Loads every account's queues and saved recipients, and follows queue and user changes. */
@@ -177,7 +193,10 @@ export class CallqEngine {
         queue.cancelTick?.();
         for (const session of queue.sessions) session.cancelTimeout?.();
       }
-      for (const recipient of account.recipients.values()) recipient.cancelWrapup?.();
+      for (const recipient of account.recipients.values()) {
+        recipient.cancelWrapup?.();
+        recipient.cancelDeviceGrace?.();
+      }
     }
     await this.#flushing;
   }
@@ -247,6 +266,40 @@ export class CallqEngine {
 
   isLoggedIn(accountId: string, userId: string): boolean {
     return this.#loaded.get(accountId)?.recipients.get(userId)?.loggedIn ?? false;
+  }
+
+  /** The ids of the account's logged-in recipients (to check their devices at start). */
+  async loggedInRecipients(accountId: string): Promise<string[]> {
+    const account = await this.#account(accountId);
+    return [...account.recipients.values()].filter((r) => r.loggedIn).map((r) => r.id);
+  }
+
+  /**
+   * Whether the user has a queue device registered. Without one for the grace period a
+   * recipient receives no offer (`unavailable_reason: no_device`, one `unavailable` event); a
+   * device registering again lifts it (`available` event) with the state untouched, so the
+   * recipient is back to the availability they had.
+   */
+  async devicePresence(accountId: string, userId: string, registered: boolean): Promise<void> {
+    const account = await this.#account(accountId);
+    const user = account.users.get(userId);
+    if (!user || !isRecipientUser(user)) return;
+    const r = this.#recipient(account, userId);
+    if (registered) {
+      r.cancelDeviceGrace?.();
+      r.cancelDeviceGrace = undefined;
+      if (!r.noDevice) return;
+      r.noDevice = false;
+      if (r.loggedIn) this.#publish(account, "recipient", r.id, "available", { ...recipientData(r), previous_reason: "no_device" });
+      this.#scheduleDispatch(account);
+      return;
+    }
+    if (r.noDevice || r.cancelDeviceGrace || this.#closed) return;
+    r.cancelDeviceGrace = this.#scheduler.after(this.#deviceGraceMs, () => {
+      r.cancelDeviceGrace = undefined;
+      r.noDevice = true;
+      if (r.loggedIn) this.#publish(account, "recipient", r.id, "unavailable", { ...recipientData(r), unavailable_reason: "no_device" });
+    });
   }
 
   async recipientAction(accountId: string, userId: string, action: RecipientAction, options: { queueId?: string } = {}): Promise<RecipientStatus> {
@@ -330,7 +383,7 @@ export class CallqEngine {
     const now = this.#scheduler.now();
     // Usually a handful are Ready at once: each session looks only at them, not at every member.
     const ready: Recipient[] = [];
-    for (const r of account.recipients.values()) if (r.state === "Ready" && now >= r.unreachableUntil) ready.push(r);
+    for (const r of account.recipients.values()) if (r.available && now >= r.unreachableUntil) ready.push(r);
     if (ready.length === 0) return;
     const waiting: Session[] = [];
     for (const queue of account.queues.values()) for (const s of queue.sessions) if (s.waiting) waiting.push(s);
@@ -399,6 +452,7 @@ export class CallqEngine {
     if (recipient.offer === controller) recipient.offer = undefined;
     if (outcome.kind === "answered") {
       const info = recipient.offered ?? callInfo(session, queue);
+      recipient.missedInARow = 0;
       if (recipientStill) {
         this.#step(account, recipient, "answered", {}, () => {
           recipient.handling = info;
@@ -423,8 +477,23 @@ export class CallqEngine {
         recipient.stats.missed_calls += 1;
         queue.stats.offerMissed(now);
         if (outcome.kind === "unreachable") recipient.unreachableUntil = now + queue.config.tickMs;
-        const forceAway = outcome.kind === "rejected" && queue.config.forceAwayOnReject;
-        this.#step(account, recipient, "missed", { forceAway }, undefined, { reason: outcome.kind, session_id: session.id, queue_id: queue.id });
+        // A device that cannot be rung is no decision of the agent's: only refusals and ring
+        // timeouts count towards max_missed_offers.
+        else recipient.missedInARow += 1;
+        const limit = queue.config.maxMissedOffers;
+        const tooMany = outcome.kind !== "unreachable" && limit > 0 && recipient.missedInARow >= limit;
+        const forceAway = tooMany || (outcome.kind === "rejected" && queue.config.forceAwayOnReject);
+        const missed = recipient.missedInARow;
+        const detail = { reason: outcome.kind, session_id: session.id, queue_id: queue.id, ...(tooMany ? { away_reason: "missed_offers", missed_offers: missed } : {}) };
+        this.#step(account, recipient, "missed", { forceAway }, () => {
+          if (recipient.state !== "Away") return;
+          // Set Away: the count starts again when they come back.
+          recipient.missedInARow = 0;
+          if (tooMany) {
+            recipient.awayReason = "missed_offers";
+            recipient.missedAwayAfter = missed;
+          }
+        }, detail);
       }
     }
     if (sessionStill) {
@@ -499,13 +568,30 @@ export class CallqEngine {
       queue.cancelTick = undefined;
       let busy = false;
       for (const session of queue.sessions) {
-        if (session.waiting) session.tried.clear();
+        if (session.waiting && !this.#untriedSoon(account, queue, session)) session.tried.clear();
         if (session.queued) busy = true;
       }
       if (!busy) return;
       this.#scheduleDispatch(account);
       this.#startTick(account, queue);
     });
+  }
+
+  /**
+   * Whether a member not yet tried for the session is Ready or ringing for another caller: the
+   * session waits for them (a ringing offer ends within the ring timeout) rather than ringing
+   * again who already missed it. A member on a call or in wrap-up is not waited for, so a caller
+   * is never starved while somebody Ready could take them.
+   */
+  #untriedSoon(account: Account, queue: Queue, session: Session): boolean {
+    const now = this.#scheduler.now();
+    for (const id of queue.config.members) {
+      if (session.tried.has(id)) continue;
+      const r = account.recipients.get(id);
+      if (!r || r.noDevice || r.queueAvailability.get(queue.id) === false) continue;
+      if (r.availableFor(queue.id, now) || r.state === "Call-Offer") return true;
+    }
+    return false;
   }
 
   // ---- recipient steps -------------------------------------------------------------------
@@ -617,8 +703,9 @@ export class CallqEngine {
     const now = this.#scheduler.now();
     const { stats } = r;
     const status: RecipientStatus = {
-      available: r.state === "Ready",
+      available: r.available,
       availability_state: r.state,
+      ...reasons(r),
       wrapup_time_seconds: r.state === "Wrapup-Time" ? Math.max(0, Math.ceil((r.wrapupEndsAt - now) / 1000)) : 0,
       stats: {
         total_calls: stats.total_calls,
@@ -839,6 +926,7 @@ function savedOf(data: Record<string, unknown>): SavedRecipient {
   return {
     state,
     pending_away: data.pending_away === true,
+    ...(data.away_reason === "missed_offers" ? { away_reason: "missed_offers" as const, missed_offers: typeof data.missed_offers === "number" ? data.missed_offers : 0 } : {}),
     queue_availability: Object.fromEntries(Object.entries(qa).filter((e): e is [string, boolean] => typeof e[1] === "boolean")),
     stats: {
       total_calls: n(stats.total_calls),
@@ -884,5 +972,17 @@ function sessionRow(s: Session): SessionRow {
 }
 
 function recipientData(r: Recipient): Record<string, unknown> {
-  return { recipient_id: r.id, availability_state: r.state, available: r.state === "Ready", last_action_time: r.stats.last_action_time };
+  return { recipient_id: r.id, availability_state: r.state, available: r.available, ...reasons(r), last_action_time: r.stats.last_action_time };
+}
+
+/** The reason fields of a status or event: set only while they apply. */
+function reasons(r: Recipient): Pick<RecipientStatus, "unavailable_reason" | "away_reason" | "missed_offers"> {
+  const out: Pick<RecipientStatus, "unavailable_reason" | "away_reason" | "missed_offers"> = {};
+  const unavailable = r.unavailableReason;
+  if (unavailable !== undefined) out.unavailable_reason = unavailable;
+  if (r.state === "Away" && r.awayReason !== undefined) {
+    out.away_reason = r.awayReason;
+    if (r.missedAwayAfter > 0) out.missed_offers = r.missedAwayAfter;
+  }
+  return out;
 }

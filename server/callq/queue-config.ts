@@ -13,6 +13,8 @@ export interface QueueConfig {
   tickMs: number;
   holdTreatment: string | undefined;
   forceAwayOnReject: boolean;
+  /** Consecutive missed offers after which the recipient is set Away; 0: never. */
+  maxMissedOffers: number;
   timeoutIfSizeExceeds: number;
   timeoutImmediatelyIfEmpty: boolean;
   timeoutRedirect: string | undefined;
@@ -28,6 +30,7 @@ export const QUEUE_DEFAULTS = {
   agent_wrapup_time: 0,
   tick_time: 1000,
   force_away_on_reject: false,
+  max_missed_offers: 3,
   timeout_if_size_exceeds: 0,
   timeout_immediately_if_empty: false,
 } as const;
@@ -76,6 +79,7 @@ export function queueConfigOf(id: string, stored: Record<string, unknown>): Queu
     tickMs: num(data.tick_time, QUEUE_DEFAULTS.tick_time, QUEUE_BOUNDS.tick_time),
     holdTreatment: text(data.hold_treatment),
     forceAwayOnReject: data.force_away_on_reject === true,
+    maxMissedOffers: Math.floor(num(data.max_missed_offers, QUEUE_DEFAULTS.max_missed_offers, 0)),
     timeoutIfSizeExceeds: num(data.timeout_if_size_exceeds, 0, 0),
     timeoutImmediatelyIfEmpty: data.timeout_immediately_if_empty === true,
     timeoutRedirect: text(data.timeout_redirect),

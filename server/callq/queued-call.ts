@@ -1,6 +1,6 @@
 // A waiting caller's call as the queue engine sees it (ports.ts QueuedCall), around the caller's
 // channel: an offer rings the recipient's queue devices and bridges the answer to the caller.
-import type { Channel, ChannelParty } from "../calls/channel.js";
+import type { Channel, ChannelChange, ChannelParty } from "../calls/channel.js";
 import type { CallContext } from "../calls/context.js";
 import { dial, type DialTarget } from "../calls/dial.js";
 import { userTargets } from "../calls/targets.js";
@@ -47,6 +47,26 @@ export async function queueTargets(ctx: CallContext, accountId: string, userId: 
   if (!found) return [];
   // The caller's own phone is never rung for their own call (an agent testing their queue).
   return found.targets.filter((t) => t.device.data.exclude_from_queues !== true && t.device.id !== caller?.identity.deviceId);
+}
+
+/**
+ * Settles when the agent's leg hangs up: the agent is on the call until then. Not the bridge's
+ * end: an attended transfer releases that bridge when the consultation starts, while the agent
+ * still has the caller (on hold) until they complete the transfer (hang up) or take it back.
+ */
+function agentLeaves(agent: Channel): Promise<void> {
+  return new Promise((resolve) => {
+    if (agent.over) {
+      resolve();
+      return;
+    }
+    const onState = (change: ChannelChange): void => {
+      if (change.to !== "hungup") return;
+      agent.off("state", onState);
+      resolve();
+    };
+    agent.on("state", onState);
+  });
 }
 
 export class ChannelQueuedCall implements QueuedCall {
@@ -133,8 +153,8 @@ export class ChannelQueuedCall implements QueuedCall {
     // legs leave behind.
     for (const leg of [caller, agent]) leg.customVars.set("queue_id", request.queueId);
     caller.setCallee(agent.identity.callee);
-    const bridge = this.#ctx.bridge(caller, agent);
-    return { kind: "answered", ended: bridge.ended.then(() => undefined) };
+    this.#ctx.bridge(caller, agent);
+    return { kind: "answered", ended: agentLeaves(agent) };
   }
 
   /** Runs `fn` when the caller leaves or hangs up; returns the function that stops listening. */

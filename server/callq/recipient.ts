@@ -30,10 +30,19 @@ export interface RecipientStats {
   last_handled_time: number;
 }
 
+/** Why the engine itself set the recipient Away (unset when they chose Away). */
+export type AwayReason = "missed_offers";
+
+/** Why a recipient who is Ready receives no offer. */
+export type UnavailableReason = "no_device";
+
 /** What survives a restart (callq_recipient_states documents). */
 export interface SavedRecipient {
   state: "Ready" | "Away" | "Not-Logged-In";
   pending_away: boolean;
+  away_reason?: AwayReason;
+  /** With away_reason missed_offers: how many in a row. */
+  missed_offers?: number;
   queue_availability: Record<string, boolean>;
   stats: RecipientStats;
 }
@@ -62,6 +71,16 @@ export class Recipient {
   unreachableUntil = 0;
   /** Unix ms of the last change of state, for the console's timer. */
   changedAt = 0;
+  /** Offers missed (rejected, not answered) since the last one answered. */
+  missedInARow = 0;
+  /** Set with the Away the engine forced; cleared when the recipient leaves Away. */
+  awayReason: AwayReason | undefined;
+  /** With `awayReason` missed_offers: how many offers in a row were missed. */
+  missedAwayAfter = 0;
+  /** Every queue device of the recipient has been unregistered for the grace period. */
+  noDevice = false;
+  /** The grace timer's cancel, while the recipient has no device but the grace has not run out. */
+  cancelDeviceGrace: (() => void) | undefined;
   readonly stats: RecipientStats = {
     total_calls: 0,
     missed_calls: 0,
@@ -85,9 +104,18 @@ export class Recipient {
     return isLoggedIn(this.#state);
   }
 
+  /** Ready and reachable: what `available` says in statuses and events. */
+  get available(): boolean {
+    return this.#state === "Ready" && !this.noDevice;
+  }
+
+  get unavailableReason(): UnavailableReason | undefined {
+    return this.noDevice && this.loggedIn ? "no_device" : undefined;
+  }
+
   /** Ready for a call of `queueId` (per-queue availability unset counts as available). */
   availableFor(queueId: string, now: number): boolean {
-    return this.#state === "Ready" && this.queueAvailability.get(queueId) !== false && now >= this.unreachableUntil;
+    return this.available && this.queueAvailability.get(queueId) !== false && now >= this.unreachableUntil;
   }
 
   /** The one way the state changes: checked by the table, stamped, and returned for its event. */
@@ -95,6 +123,10 @@ export class Recipient {
     const taken = step(this.#state, trigger, { ...ctx, pendingAway: this.pendingAway });
     this.#state = taken.to;
     if (taken.clearsPendingAway) this.pendingAway = false;
+    if (taken.to !== "Away") {
+      this.awayReason = undefined;
+      this.missedAwayAfter = 0;
+    }
     this.changedAt = now;
     this.stats.last_action_time = toGregorianSeconds(now);
     if (taken.event === "login") this.stats.login_time = Math.floor(now / 1000);
@@ -117,6 +149,7 @@ export class Recipient {
     return {
       state,
       pending_away: this.pendingAway,
+      ...(state === "Away" && this.awayReason !== undefined ? { away_reason: this.awayReason, missed_offers: this.missedAwayAfter } : {}),
       queue_availability: Object.fromEntries(this.queueAvailability),
       stats: { ...this.stats },
     };
@@ -132,6 +165,8 @@ export class Recipient {
     for (const [queue, on] of Object.entries(saved.queue_availability)) this.queueAvailability.set(queue, on);
     const wanted = saved.state === "Ready" && saved.pending_away ? "Away" : saved.state;
     this.#state = wanted;
+    this.awayReason = wanted === "Away" ? saved.away_reason : undefined;
+    this.missedAwayAfter = this.awayReason === undefined ? 0 : (saved.missed_offers ?? 0);
     this.changedAt = now;
   }
 }

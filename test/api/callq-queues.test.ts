@@ -36,6 +36,8 @@ describeConformance({
     { title: "an unknown router", data: { name: "q", queue_router: "route_random" }, field: "queue_router", rule: "enum" },
     { title: "an unknown queue_type", data: { name: "q", queue_type: "queue_fancy" }, field: "queue_type", rule: "enum" },
     { title: "a non-boolean force_away_on_reject", data: { name: "q", force_away_on_reject: "yes" }, field: "force_away_on_reject", rule: "type" },
+    { title: "a negative max_missed_offers", data: { name: "q", max_missed_offers: -1 }, field: "max_missed_offers", rule: "minimum" },
+    { title: "a fractional max_missed_offers", data: { name: "q", max_missed_offers: 1.5 }, field: "max_missed_offers", rule: "type" },
     { title: "a negative timeout_if_size_exceeds", data: { name: "q", timeout_if_size_exceeds: -1 }, field: "timeout_if_size_exceeds", rule: "minimum" },
     { title: "a timeout_redirect to no queue", data: { name: "q", timeout_redirect: "0".repeat(32) }, field: "timeout_redirect", rule: "not_found" },
     { title: "a hold_treatment that is no media", data: { name: "q", hold_treatment: "f".repeat(32) }, field: "hold_treatment", rule: "not_found" },
@@ -96,6 +98,8 @@ describe("queue configuration", () => {
       agent_wrapup_time: 0,
       tick_time: 1000,
       force_away_on_reject: false,
+      // A local addition (not in the spec): three missed offers in a row set the recipient Away.
+      max_missed_offers: 3,
       timeout_if_size_exceeds: 0,
       timeout_immediately_if_empty: false,
     });

@@ -10,6 +10,7 @@ import { startApi, type TestApi } from "../helpers/api.js";
 import { EventsClient, type EventMessage } from "../helpers/events-client.js";
 import { poll } from "../helpers/poll.js";
 import { HookReceiver } from "../helpers/webhook-receiver.js";
+import { newDevice, SipPhone, SipSocket } from "../helpers/sip-client.js";
 
 interface Status {
   available: boolean;
@@ -315,5 +316,51 @@ describe("which queue events fire which hook", () => {
     // Every hook fired is one the webhooks API accepts.
     const hooks = ["join", "leave"].map((n) => fired("queue", n)).concat(["login", "logout", "ready", "away", "offer", "delivered", "reject"].map((n) => fired("recipient", n)));
     for (const hook of hooks) expect(HOOK_NAMES).toContain(hook);
+  });
+});
+
+describe("a recipient's devices", () => {
+  it("all unregistered for the grace period: not available, unavailable_reason no_device; registered again: back as they were", async () => {
+    // A server of its own with a short grace, so the test does not wait the default 10 s.
+    const own = await startApi({ config: { deviceGraceMs: 300 } });
+    const sockets: SipSocket[] = [];
+    try {
+      const auth = await own.login("admin");
+      const users = await own.call<{ id: string; username: string }[]>("GET", `/v2/accounts/${auth.accountId}/users`, { token: auth.token, query: { paginate: "false" } });
+      const agent = users.body.data.find((u) => u.username === "agent3")?.id ?? "";
+      const path = `/v2/accounts/${auth.accountId}/callq_recipients/${agent}`;
+      const statusOf = async () => (await own.call<Status & { unavailable_reason?: string }>("GET", `${path}/status`, { token: auth.token })).body.data;
+      const device = await newDevice(own, auth, { owner_id: agent });
+      const register = async (): Promise<SipPhone> => {
+        const socket = await SipSocket.connect(own.url);
+        sockets.push(socket);
+        const phone = new SipPhone(socket, { ...device, realm: "demo.switchboard.local" });
+        expect((await phone.register({ expires: 300 })).status).toBe(200);
+        return phone;
+      };
+      const phone = await register();
+      expect((await own.call("POST", path, { token: auth.token, data: { action: "login_ready" } })).status).toBe(200);
+      expect(await statusOf()).toMatchObject({ availability_state: "Ready", available: true });
+
+      expect((await phone.unregister()).status).toBe(200);
+      const gone = await poll("the no_device reason", async () => {
+        const status = await statusOf();
+        return status.unavailable_reason === "no_device" ? status : undefined;
+      });
+      expect(gone).toMatchObject({ availability_state: "Ready", available: false });
+
+      // The phone's socket closing (the console closed) counts as unregistering too.
+      const back = await register();
+      await poll("available again", async () => ((await statusOf()).available ? true : undefined));
+      expect((await statusOf()).unavailable_reason).toBeUndefined();
+      await back.socket.close();
+      await poll("the no_device reason after the socket closed", async () => ((await statusOf()).unavailable_reason === "no_device" ? true : undefined));
+      await register();
+      await poll("available again", async () => ((await statusOf()).available ? true : undefined));
+      expect(await statusOf()).toMatchObject({ availability_state: "Ready", available: true });
+    } finally {
+      await Promise.all(sockets.map((s) => s.close().catch(() => undefined)));
+      await own.close();
+    }
   });
 });

@@ -270,6 +270,78 @@ describe("when the wait is over", () => {
   });
 });
 
+describe("transfers of a queue call", () => {
+  /** admin calls Sales, agent1 (alone Ready) answers: the caller and the agent's leg, talking. */
+  async function answeredByAgent1(): Promise<{ caller: PhoneCall; agent: PhoneCall }> {
+    await t.callq.recipientAction(t.accountId, await t.userId("agent1"), "login_ready");
+    const agentPhone = await t.phone("agent1");
+    const seen = t.signalling.invites.length;
+    const caller = await (await t.phone("admin")).dial("5001");
+    await caller.reaches("talking");
+    const { call: agent } = await nextOffer([agentPhone], seen);
+    await agent.answer();
+    await connected(caller, agent);
+    await t.recipientIs("agent1", "On-A-Call");
+    return { caller, agent };
+  }
+
+  function channelOf(call: PhoneCall) {
+    const found = t.engine.channels.get(call.callId);
+    if (!found) throw new Error(`no live channel ${call.callId}`);
+    return found;
+  }
+
+  it("attended: the agent stays On-A-Call through the consultation, past the wrap-up time, and wraps up once they complete", async () => {
+    const { caller, agent } = await answeredByAgent1();
+    const seen = t.signalling.invites.length;
+    await t.engine.commands.transfer(channelOf(agent), { target: "1003", type: "attended", leg: "self" });
+    const { call: second } = await nextOffer([await t.phone("agent2")], seen);
+    // Longer than Sales' wrap-up (1 s): the old engine had the agent Ready by now.
+    await sleep(1500);
+    expect((await t.callq.recipientStatus(t.accountId, await t.userId("agent1"))).availability_state).toBe("On-A-Call");
+    await second.answer();
+    await connected(second);
+    await sleep(1500);
+    expect((await t.callq.recipientStatus(t.accountId, await t.userId("agent1"))).availability_state).toBe("On-A-Call");
+    agent.hangup();
+    await t.recipientIs("agent1", "Wrapup-Time");
+    await t.recipientIs("agent1", "Ready", 3000);
+    expect(channelOf(caller).otherLeg).toBe(second.callId);
+    caller.hangup();
+    await second.reaches("ended");
+  });
+
+  it("attended taken back: the agent is still on the call with the caller; wrap-up when they hang up", async () => {
+    const { caller, agent } = await answeredByAgent1();
+    const seen = t.signalling.invites.length;
+    await t.engine.commands.transfer(channelOf(agent), { target: "1003", type: "attended", leg: "self", takebackDtmf: "*1" });
+    const { call: second } = await nextOffer([await t.phone("agent2")], seen);
+    await second.answer();
+    await connected(second);
+    await agent.leg.sendDtmf("*1");
+    await second.reaches("ended");
+    await sleep(1500);
+    expect((await t.callq.recipientStatus(t.accountId, await t.userId("agent1"))).availability_state).toBe("On-A-Call");
+    expect(channelOf(caller).otherLeg).toBe(agent.callId);
+    caller.hangup();
+    await agent.reaches("ended");
+    await t.recipientIs("agent1", "Wrapup-Time");
+  });
+
+  it("blind: the agent leaves at once and wraps up", async () => {
+    const { caller, agent } = await answeredByAgent1();
+    const seen = t.signalling.invites.length;
+    await t.engine.commands.transfer(channelOf(agent), { target: "1003", type: "blind", leg: "self" });
+    await agent.reaches("ended");
+    await t.recipientIs("agent1", "Wrapup-Time");
+    const { call: second } = await nextOffer([await t.phone("agent2")], seen);
+    await second.answer();
+    await connected(caller, second);
+    caller.hangup();
+    await second.reaches("ended");
+  });
+});
+
 describe("the offer's headers", () => {
   it("carry the queue, the session, the entry time and the wait; a name beyond printable ASCII goes percent-encoded", () => {
     const request = { accountId: "a", recipientId: "r", queueId: "q1", sessionId: "s1", timeoutMs: 1000, enteredAt: 1_700_000_000_500 };

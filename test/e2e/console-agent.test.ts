@@ -302,6 +302,39 @@ describe("the agent's queue state", () => {
   });
 });
 
+describe("signing out", () => {
+  it("asks a logged-in agent what becomes of their queues; 'stay Away' leaves them Away, and signing in again does not land in Ready", async () => {
+    const p = thePage();
+    const { accountId, ownerId } = who();
+    await rest("POST", `/v2/accounts/${accountId}/callq_recipients/${ownerId}/status`, { status: "login" });
+    await rest("POST", `/v2/accounts/${accountId}/callq_recipients/${ownerId}/status`, { status: "ready" });
+    await p.getByRole("navigation", { name: "Console views" }).getByRole("link", { name: "Agent" }).click();
+    await expectState(p, "Ready");
+
+    // Asked first; Escape keeps the agent signed in, as they were.
+    await p.getByRole("button", { name: "Sign out" }).click();
+    const dialog = p.getByRole("dialog", { name: "Sign out" });
+    await dialog.waitFor();
+    // The default has the focus: Enter takes it, without a mouse. (Page-side code as text: the
+    // node project has no DOM types.)
+    expect(await p.evaluate("document.activeElement && document.activeElement.textContent")).toBe("Sign out and log out of queues");
+    expect(await seriousAxeViolations(p)).toEqual([]);
+    await p.keyboard.press("Escape");
+    await dialog.waitFor({ state: "detached" });
+    expect((await serverState()).availability_state).toBe("Ready");
+
+    await p.getByRole("button", { name: "Sign out" }).click();
+    await p.getByRole("dialog", { name: "Sign out" }).getByRole("button", { name: "Sign out, stay Away" }).click();
+    await p.getByRole("button", { name: "Sign in" }).waitFor();
+    expect((await serverState()).availability_state).toBe("Away");
+
+    await p.getByLabel("Password", { exact: true }).fill("switchboard");
+    await p.getByRole("button", { name: "Sign in" }).click();
+    await p.getByRole("navigation", { name: "Console views" }).getByRole("link", { name: "Agent" }).click();
+    await expectState(p, "Away");
+  });
+});
+
 /** agent1's count of offers missed (rejected or not answered), as the server keeps it. */
 async function missedCalls(): Promise<number> {
   const { accountId, ownerId } = who();

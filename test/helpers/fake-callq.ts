@@ -26,6 +26,9 @@ export function recipientStatus(partial: Partial<RecipientStatus> = {}): Recipie
     lastActionAt: 0,
     totalCalls: 0,
     missedCalls: 0,
+    awayReason: null,
+    missedOffers: 0,
+    unavailableReason: null,
     ...partial,
   };
 }

@@ -88,6 +88,28 @@ describe("agent slice", () => {
     expect(store.getState().agent.since).toBe(1_700_000_000_000);
   });
 
+  it("takes the reasons the server gives from events at once: set Away after missed offers, no phone registered", async () => {
+    const { store, callq, events, me } = await callqConsole();
+    callq.hold("recipientStatus");
+    events.emit(`callq.recipient.${me}`, "reject", { recipient_id: me, availability_state: "Away", previous_state: "Call-Offer", away_reason: "missed_offers", missed_offers: 3 });
+    expect(store.getState().agent.status).toMatchObject({ state: "Away", awayReason: "missed_offers", missedOffers: 3, unavailableReason: null });
+    events.emit(`callq.recipient.${me}`, "ready", { recipient_id: me, availability_state: "Ready", previous_state: "Away" });
+    expect(store.getState().agent.status).toMatchObject({ state: "Ready", awayReason: null });
+    events.emit(`callq.recipient.${me}`, "unavailable", { recipient_id: me, availability_state: "Ready", available: false, unavailable_reason: "no_device" });
+    expect(store.getState().agent.status).toMatchObject({ state: "Ready", unavailableReason: "no_device" });
+    // A monitor event says nothing about them.
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true, target: "t", mode: "barge" });
+    expect(store.getState().agent.status?.unavailableReason).toBe("no_device");
+  });
+
+  it("leaves the queues before signing out and shows the server's answer", async () => {
+    const { store, callq, me } = await callqConsole();
+    callq.answers.setRecipientStatus = recipientStatus({ state: "Not-Logged-In" });
+    expect(await store.getState().leaveQueues("logout")).toBe(true);
+    expect(callq.calls("setRecipientStatus").map((c) => c.args)).toEqual([[me, "logout"]]);
+    expect(store.getState().agent.status?.state).toBe("Not-Logged-In");
+  });
+
   it("counts the wrap-up down from the server's seconds; extend and cancel ask the server", async () => {
     const { store, callq, events, clock, me } = await callqConsole();
     events.emit(`callq.recipient.${me}`, "wrapup", { recipient_id: me, availability_state: "Wrapup-Time", previous_state: "On-A-Call", wrapup_time_seconds: 10 });

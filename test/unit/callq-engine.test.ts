@@ -116,6 +116,157 @@ describe("misses", () => {
   });
 });
 
+describe("missed offers like an ACD", () => {
+  it("a recipient who missed is not rung again while an untried colleague rings for another caller; the caller goes to that colleague", async () => {
+    rig = await callqRig();
+    const [a, b] = await readyAgents("a", "b");
+    const queue = await rig.queue({ name: "Q", tick_time: 1000, ring_timeout: 20, members: members(a ?? "", b ?? "") });
+    const first = new TestCall("c1");
+    const second = new TestCall("c2");
+    void rig.engine.join(ACCOUNT, queue, first);
+    await rig.scheduler.advance(100);
+    void rig.engine.join(ACCOUNT, queue, second);
+    await settle();
+    expect(first.last().request.recipientId).toBe(a);
+    expect(second.last().request.recipientId).toBe(b);
+    first.last().resolve({ kind: "rejected" });
+    await settle();
+    // b still rings for the second caller: the first waits for b rather than ringing a again.
+    await rig.scheduler.advance(3000);
+    expect(first.offers).toHaveLength(1);
+    second.last().resolve({ kind: "timeout" });
+    await settle();
+    expect(first.offers.map((o) => o.request.recipientId)).toEqual([a, b]);
+    expect(second.offers.map((o) => o.request.recipientId)).toEqual([b, a]);
+  });
+
+  it("a recipient alone in the queue is rung again at the tick, and set Away with the reason after max_missed_offers in a row", async () => {
+    rig = await callqRig();
+    const [a] = await readyAgents("a");
+    const queue = await rig.queue({ name: "Q", tick_time: 1000, max_missed_offers: 3, members: members(a ?? "") });
+    const call = new TestCall("c");
+    void rig.engine.join(ACCOUNT, queue, call);
+    await settle();
+    call.last().resolve({ kind: "rejected" });
+    await settle();
+    await rig.scheduler.advance(1000);
+    expect(call.offers).toHaveLength(2);
+    call.last().resolve({ kind: "timeout" });
+    await settle();
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Ready", available: true });
+    expect((await status(a ?? "")).away_reason).toBeUndefined();
+    await rig.scheduler.advance(1000);
+    call.last().resolve({ kind: "rejected" });
+    await settle();
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Away", available: false, away_reason: "missed_offers", missed_offers: 3, stats: { missed_calls: 3 } });
+    const rejects = rig.events.filter((e) => e.routing_key === `callq.recipient.${a}` && e.name === "reject");
+    expect(rejects.map((e) => e.data.availability_state)).toEqual(["Ready", "Ready", "Away"]);
+    expect(rejects[2]?.data).toMatchObject({ away_reason: "missed_offers", missed_offers: 3 });
+    await rig.scheduler.advance(5000);
+    expect(call.offers).toHaveLength(3);
+
+    // Ready again: the reason goes, the count starts again, the caller is offered.
+    await rig.engine.recipientAction(ACCOUNT, a ?? "", "ready");
+    await settle();
+    expect((await status(a ?? "")).away_reason).toBeUndefined();
+    expect(call.offers).toHaveLength(4);
+    call.last().resolve({ kind: "rejected" });
+    await settle();
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Ready" });
+  });
+
+  it("an answered offer resets the count of missed offers in a row; max_missed_offers 0 never sets Away", async () => {
+    rig = await callqRig();
+    const [a] = await readyAgents("a");
+    const queue = await rig.queue({ name: "Q", tick_time: 1000, max_missed_offers: 2, members: members(a ?? "") });
+    const one = new TestCall("c1");
+    void rig.engine.join(ACCOUNT, queue, one);
+    await settle();
+    one.last().resolve({ kind: "timeout" });
+    await settle();
+    await rig.scheduler.advance(1000);
+    one.last().answer()();
+    await settle();
+    const two = new TestCall("c2");
+    void rig.engine.join(ACCOUNT, queue, two);
+    await settle();
+    two.last().resolve({ kind: "rejected" });
+    await settle();
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Ready" });
+
+    const queues = await rig.store.account(ACCOUNT, "callq_queues");
+    const doc = queues.get(queue);
+    await queues.update(queue, { ...doc?.data, max_missed_offers: 0 });
+    await settle();
+    for (let i = 0; i < 4; i += 1) {
+      await rig.scheduler.advance(1000);
+      two.last().resolve({ kind: "rejected" });
+      await settle();
+    }
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Ready" });
+    expect(two.offers).toHaveLength(5);
+  });
+
+  it("the reason survives a restart", async () => {
+    rig = await callqRig();
+    const [a] = await readyAgents("a");
+    const queue = await rig.queue({ name: "Q", max_missed_offers: 1, members: members(a ?? "") });
+    const call = new TestCall("c");
+    void rig.engine.join(ACCOUNT, queue, call);
+    await settle();
+    call.last().resolve({ kind: "timeout" });
+    await settle();
+    rig = await rig.restart();
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Away", away_reason: "missed_offers", missed_offers: 1 });
+  });
+});
+
+describe("device presence", () => {
+  it("no device for the grace period: no offer and unavailable_reason no_device; a device back: offered, with the state it had", async () => {
+    rig = await callqRig();
+    const [a] = await readyAgents("a");
+    const queue = await rig.queue({ name: "Q", tick_time: 1000, members: members(a ?? "") });
+    await rig.engine.devicePresence(ACCOUNT, a ?? "", false);
+    // Inside the grace (a phone re-registering after a restart) nothing changes.
+    await rig.scheduler.advance(9000);
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Ready", available: true });
+    await rig.scheduler.advance(1000);
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Ready", available: false, unavailable_reason: "no_device" });
+    expect((await rig.engine.queueStatus(ACCOUNT, queue)).available_recipient_count).toBe(0);
+    const unavailable = rig.events.find((e) => e.routing_key === `callq.recipient.${a}` && e.name === "unavailable");
+    expect(unavailable?.data).toMatchObject({ available: false, availability_state: "Ready", unavailable_reason: "no_device" });
+
+    const call = new TestCall("c");
+    void rig.engine.join(ACCOUNT, queue, call);
+    await rig.scheduler.advance(5000);
+    expect(call.offers).toHaveLength(0);
+
+    await rig.engine.devicePresence(ACCOUNT, a ?? "", true);
+    await settle();
+    expect(call.offers).toHaveLength(1);
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Call-Offer" });
+    expect((await status(a ?? "")).unavailable_reason).toBeUndefined();
+    expect(rig.names("recipient", a)).toEqual(["login", "ready", "unavailable", "available", "offer"]);
+  });
+
+  it("a device back inside the grace cancels it; an Away recipient stays Away throughout", async () => {
+    rig = await callqRig();
+    const [a] = await readyAgents("a");
+    await rig.engine.devicePresence(ACCOUNT, a ?? "", false);
+    await rig.scheduler.advance(5000);
+    await rig.engine.devicePresence(ACCOUNT, a ?? "", true);
+    await rig.scheduler.advance(20_000);
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Ready", available: true });
+    await rig.engine.recipientAction(ACCOUNT, a ?? "", "away");
+    await rig.engine.devicePresence(ACCOUNT, a ?? "", false);
+    await rig.scheduler.advance(10_000);
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Away", unavailable_reason: "no_device" });
+    await rig.engine.devicePresence(ACCOUNT, a ?? "", true);
+    expect(await status(a ?? "")).toMatchObject({ availability_state: "Away" });
+    expect(rig.names("recipient", a)).toEqual(["login", "ready", "away", "unavailable", "available"]);
+  });
+});
+
 describe("races", () => {
   it("a recipient going Away while ringing: the offer is withdrawn and the caller offered to another", async () => {
     rig = await callqRig();
