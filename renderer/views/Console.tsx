@@ -14,6 +14,7 @@ import { useShortcuts, type ShortcutAction } from "../components/shortcuts.js";
 import { useAppStore, useAppStoreApi } from "../state/context.js";
 import { focusedCall } from "../state/phone.js";
 import type { AppState } from "../state/store.js";
+import { unreadConversations } from "../state/texting.js";
 import { Agent } from "./Agent.js";
 import { Queues } from "./Queues.js";
 import { Admin, isAdminView } from "./admin/Admin.js";
@@ -31,6 +32,8 @@ export interface ConsoleView {
   element: ReactNode;
   /** Who sees it (admins, supervisors); everyone when absent. */
   visible?: (state: AppState) => boolean;
+  /** What waits there for the agent, counted beside the label when above 0, with its noun for screen readers. */
+  waiting?: { count: (state: AppState) => number; noun: string };
 }
 
 // In the order an agent's day meets them.
@@ -38,7 +41,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "agent", label: "Agent", element: <Agent /> },
   { path: "queues", label: "Queues", element: <Queues /> },
   { path: "supervisor", label: "Supervisor", element: <Supervisor />, visible: canSupervise },
-  { path: "texting", label: "Texting", element: <Texting /> },
+  { path: "texting", label: "Texting", element: <Texting />, waiting: { count: (state) => unreadConversations(state.texting), noun: "unread conversations" } },
   { path: "recordings", label: "Recordings", element: <Recordings /> },
   { path: "admin", label: "Admin", element: <Admin />, visible: isAdminView },
   { path: "audio", label: "Audio", element: <AudioSettings /> },
@@ -132,6 +135,7 @@ export function Console() {
             <li key={view.path}>
               <NavLink to={`/${view.path}`} className="nav-item">
                 {view.label}
+                {view.waiting !== undefined ? <NavCount {...view.waiting} /> : null}
               </NavLink>
             </li>
           ))}
@@ -145,6 +149,18 @@ export function Console() {
         <Outlet />
       </main>
     </div>
+  );
+}
+
+/** Its own component, so a new count re-renders the badge alone, not the frame. */
+function NavCount({ count, noun }: NonNullable<ConsoleView["waiting"]>) {
+  const n = useAppStore(count);
+  if (n === 0) return null;
+  return (
+    <span className="badge nav-count">
+      {n}
+      <span className="visually-hidden"> {noun}</span>
+    </span>
   );
 }
 
