@@ -2,8 +2,9 @@
 // navigation to the console's views, calls ringing while another view is open (CallDock), and the
 // view itself. CONSOLE_VIEWS is the one list of views: the navigation and the routes (App.tsx) both
 // come from it. To add a view, import it and add one line below. It also connects the session
-// (events, phone) and owns the keyboard shortcuts, so both work whichever view is open.
-import { useCallback, useEffect, type ReactNode } from "react";
+// (events, phone) and owns the keyboard shortcuts, so both work whichever view is open. Docked
+// narrow (a softphone at the side of the screen), the navigation folds behind a Menu button.
+import { useCallback, useEffect, useRef, useState, type FocusEvent, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
 import { NavLink, Outlet, useLocation, useNavigate } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { AgentStateBadge } from "../components/AgentState.js";
@@ -49,6 +50,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
 ];
 
 const AGENT_PATH = "/agent";
+const NAV_ID = "console-nav";
 
 export function Console() {
   const { session, signOut } = useAppStore(useShallow((state) => ({ session: state.session, signOut: state.signOut })));
@@ -104,6 +106,8 @@ export function Console() {
   );
   useShortcuts(onShortcut);
 
+  const menu = useNavMenu();
+
   return (
     <div className="console">
       <a className="skip-link" href="#main" onClick={(event) => {
@@ -113,6 +117,19 @@ export function Console() {
         Skip to the view
       </a>
       <header className="console-header">
+        <button
+          type="button"
+          className="button nav-toggle"
+          ref={menu.toggleRef}
+          aria-expanded={menu.open}
+          aria-controls={NAV_ID}
+          onClick={menu.toggle}
+          onKeyDown={menu.onKeyDown}
+          onBlur={menu.onBlur}
+        >
+          Menu
+          {views.map((view) => (view.waiting !== undefined ? <NavCount key={view.path} {...view.waiting} /> : null))}
+        </button>
         <p className="brand">Switchboard</p>
         <div className="console-user">
           <AgentStateBadge />
@@ -129,7 +146,15 @@ export function Console() {
         </div>
       </header>
 
-      <nav className="console-nav" aria-label="Console views">
+      <nav
+        className={menu.open ? "console-nav nav-open" : "console-nav"}
+        id={NAV_ID}
+        aria-label="Console views"
+        ref={menu.navRef}
+        onKeyDown={menu.onKeyDown}
+        onBlur={menu.onBlur}
+        onClick={menu.onChoose}
+      >
         <ul>
           {views.map((view) => (
             <li key={view.path}>
@@ -150,6 +175,52 @@ export function Console() {
       </main>
     </div>
   );
+}
+
+/**
+ * The folded navigation (shown by CSS only when the window is narrow): the Menu button opens the
+ * list and puts focus on the current view's link; Escape closes it and gives focus back to the
+ * button; choosing a view, or leaving the list with Tab, closes it.
+ */
+function useNavMenu() {
+  const [open, setOpen] = useState(false);
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  const navRef = useRef<HTMLElement>(null);
+  const location = useLocation();
+
+  useEffect(() => {
+    if (!open) return;
+    const links = navRef.current?.querySelectorAll<HTMLAnchorElement>("a");
+    const current = navRef.current?.querySelector<HTMLAnchorElement>('a[aria-current="page"]');
+    (current ?? links?.[0])?.focus();
+  }, [open]);
+
+  // A view chosen (or opened by a shortcut or a notification) folds the list away.
+  useEffect(() => setOpen(false), [location.pathname]);
+
+  return {
+    open,
+    toggleRef,
+    navRef,
+    toggle: () => setOpen((was) => !was),
+    onKeyDown: (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || !open) return;
+      event.preventDefault();
+      setOpen(false);
+      toggleRef.current?.focus();
+    },
+    onBlur: (event: FocusEvent) => {
+      const to = event.relatedTarget;
+      if (to instanceof Node && (navRef.current?.contains(to) === true || toggleRef.current?.contains(to) === true)) return;
+      setOpen(false);
+    },
+    onChoose: (event: MouseEvent) => {
+      if (!open || !(event.target instanceof Element) || event.target.closest("a") === null) return;
+      setOpen(false);
+      // The chosen view takes focus, as the skip link gives it: the link itself is about to hide.
+      document.getElementById("main")?.focus();
+    },
+  };
 }
 
 /** Its own component, so a new count re-renders the badge alone, not the frame. */
