@@ -73,6 +73,42 @@ async function overflow(): Promise<string[]> {
   return found.map(String);
 }
 
+/**
+ * What is wrong with the focused element, if anything: it must show a focus outline (the console's
+ * :focus-visible ring) and be on screen, scrolled into view if need be, not past the right edge.
+ */
+const FOCUS_IN_PAGE = `(() => {
+  const el = document.activeElement;
+  if (!el || el === document.body) return { done: true, fault: "" };
+  const name = el.tagName.toLowerCase() + " \\"" + (el.getAttribute("aria-label") || el.textContent || el.getAttribute("name") || el.id || "").trim().slice(0, 40) + "\\"";
+  const style = getComputedStyle(el);
+  const box = el.getBoundingClientRect();
+  const faults = [];
+  // A date field's parts take focus inside the browser's own control, which draws their focus.
+  const ownFocus = el.matches("input[type=date]");
+  if (!ownFocus && (!el.matches(":focus-visible") || style.outlineStyle === "none" || parseFloat(style.outlineWidth) === 0)) faults.push("no visible focus");
+  if (box.width === 0 || box.height === 0) faults.push("not rendered");
+  if (box.right > document.documentElement.clientWidth + 0.5 || box.left < -0.5 || box.bottom < 0 || box.top > window.innerHeight) faults.push("off screen at " + [box.left, box.top, box.right, box.bottom].map(Math.round).join(","));
+  return { done: false, name, fault: faults.length ? name + ": " + faults.join(", ") : "" };
+})()`;
+
+/**
+ * Tabs through the whole page from the top: every stop shows its focus and is on screen. Answers
+ * how many stops there were, so a view that traps or skips focus shows as too few.
+ */
+async function walkByKeyboard(name: string): Promise<number> {
+  await page.evaluate("document.activeElement && document.activeElement.blur(); window.scrollTo(0, 0)");
+  let stops = 0;
+  for (let i = 0; i < 200; i++) {
+    await page.keyboard.press("Tab");
+    const at = (await page.evaluate(FOCUS_IN_PAGE)) as { done: boolean; name?: string; fault: string };
+    if (at.done) break;
+    if (at.fault !== "") problems.push(`${name}, Tab stop ${i + 1}: ${at.fault}`);
+    stops++;
+  }
+  return stops;
+}
+
 async function inViewport(selector: string): Promise<boolean> {
   const box = await page.locator(selector).first().boundingBox();
   const viewport = page.viewportSize();
@@ -89,6 +125,8 @@ async function checkView(name: string): Promise<void> {
     if (found.length > 0) problems.push(`${name} at ${width} px: ${found.slice(0, 8).join("; ")}`);
     await page.screenshot({ path: join(SCREENSHOTS, `narrow-${width}-${name}.png`), fullPage: true });
   }
+  // From the keyboard at the narrowest: every control reached, its focus shown, on screen.
+  expect(await walkByKeyboard(name), `Tab stops on ${name}`).toBeGreaterThan(0);
   await page.setViewportSize({ width: WIDTHS[0] ?? 360, height: HEIGHT });
 }
 
@@ -159,7 +197,6 @@ describe("the console docked narrow", () => {
     const current = nav().getByRole("link", { name: "Agent" });
     expect(await current.getAttribute("aria-current")).toBe("page");
     expect(await current.evaluate((a) => a === (a as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement)).toBe(true);
-    await checkView("menu");
     expect(await seriousAxeViolations(page)).toEqual([]);
 
     // Escape closes it and gives focus back to the button.
@@ -167,6 +204,12 @@ describe("the console docked narrow", () => {
     expect(await nav().isVisible()).toBe(false);
     expect(await menuButton().getAttribute("aria-expanded")).toBe("false");
     expect(await menuButton().evaluate((b) => b === (b as unknown as { ownerDocument: { activeElement: unknown } }).ownerDocument.activeElement)).toBe(true);
+
+    // Open, it fits too; tabbing out of it (the keyboard walk) folds it away.
+    await page.keyboard.press("Enter");
+    await nav().waitFor();
+    await checkView("menu");
+    expect(await nav().isVisible()).toBe(false);
 
     // Choosing a view by keyboard goes there and folds the list away.
     await openView("Queues");
