@@ -5,7 +5,8 @@
 // around each data table (recordings, devices, webhooks and their attempts) and the supervisor's
 // agents board section, wide with its Supervise buttons. The navigation folds behind a Menu button that works from the keyboard (Enter
 // opens it on the current view, Escape closes it and gives focus back); Sign out stays on screen;
-// a ringing call stays in view however far the page is scrolled. Screenshots go to
+// a ringing call stays in view however far the page is scrolled, in the dock of another view and
+// on the agent view itself. Screenshots go to
 // test-results/screenshots/narrow-*.png.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
@@ -252,6 +253,23 @@ describe("the console docked narrow", () => {
     await checkView("agent-call");
     await page.keyboard.press("Alt+KeyE");
     await page.getByText("No calls right now.").waitFor();
+
+    // On the agent view, scrolled down to the shortcuts, the next call's offer shows at the top.
+    await page.evaluate("window.scrollTo(0, document.documentElement.scrollHeight)");
+    expect(await inViewport(".idle-card")).toBe(false);
+    const next = await platform<{ id: string }>("POST", `/v2/accounts/${admin.accountId}/sim/calls`, {
+      to: "1001",
+      caller_id_name: "Otto Offscreen",
+      caller_id_number: "+14155556101",
+      audio: "tone_stream://%(1000,0,1200)",
+    });
+    expect(next.status).toBe(201);
+    const offer = page.getByRole("region", { name: "Incoming call" });
+    await offer.getByRole("button", { name: "Reject" }).waitFor();
+    expect(await inViewport(".agent-view .call-offer")).toBe(true);
+    await page.screenshot({ path: join(SCREENSHOTS, "narrow-360-agent-offer.png") });
+    await page.keyboard.press("Alt+KeyR");
+    await offer.waitFor({ state: "detached" });
     await poll("the recording to be listed", async () => {
       const list = await platform<unknown[]>("GET", `/v2/accounts/${admin.accountId}/recordings`);
       return list.data.length > 0 ? true : undefined;
