@@ -33,8 +33,8 @@ export interface ConsoleView {
   element: ReactNode;
   /** Who sees it (admins, supervisors); everyone when absent. */
   visible?: (state: AppState) => boolean;
-  /** What waits there for the agent, counted beside the label when above 0, with its noun for screen readers. */
-  waiting?: { count: (state: AppState) => number; noun: string };
+  /** What waits there for the agent, counted beside the label when above 0, and said in words for screen readers. */
+  waiting?: { count: (state: AppState) => number; words: (n: number) => string };
 }
 
 // In the order an agent's day meets them.
@@ -42,7 +42,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "agent", label: "Agent", element: <Agent /> },
   { path: "queues", label: "Queues", element: <Queues /> },
   { path: "supervisor", label: "Supervisor", element: <Supervisor />, visible: canSupervise },
-  { path: "texting", label: "Texting", element: <Texting />, waiting: { count: (state) => unreadConversations(state.texting), noun: "unread conversations" } },
+  { path: "texting", label: "Texting", element: <Texting />, waiting: { count: (state) => unreadConversations(state.texting), words: (n) => (n === 1 ? "unread conversation" : "unread conversations") } },
   { path: "recordings", label: "Recordings", element: <Recordings /> },
   { path: "admin", label: "Admin", element: <Admin />, visible: isAdminView },
   { path: "audio", label: "Audio", element: <AudioSettings /> },
@@ -224,13 +224,13 @@ function useNavMenu() {
 }
 
 /** Its own component, so a new count re-renders the badge alone, not the frame. */
-function NavCount({ count, noun }: NonNullable<ConsoleView["waiting"]>) {
+function NavCount({ count, words }: NonNullable<ConsoleView["waiting"]>) {
   const n = useAppStore(count);
   if (n === 0) return null;
   return (
     <span className="badge nav-count">
       {n}
-      <span className="visually-hidden"> {noun}</span>
+      <span className="visually-hidden"> {words(n)}</span>
     </span>
   );
 }

@@ -303,6 +303,8 @@ describe("the console docked narrow", () => {
       body: "Hello, is anyone there? This is a longer text, to see that it wraps in the bubble.",
     });
     expect(sent.status).toBe(201);
+    // Folded, the navigation's unread count shows on the Menu button.
+    await page.locator("header").getByRole("button", { name: /^Menu\s*1 unread conversation$/ }).waitFor();
     await openView("Texting");
     await page.locator(".conversation-item", { hasText: CUSTOMER }).click();
     await page.locator(".bubble-in").first().waitFor();
