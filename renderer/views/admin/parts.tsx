@@ -26,11 +26,15 @@ interface DataTableProps {
 }
 
 export function DataTable({ caption, columns, loading, rowCount, emptyText, children }: DataTableProps) {
-  // The wrapper scrolls the table sideways in a narrow window, so the page itself never does.
+  const captionId = useId();
+  // The wrapper scrolls the table sideways in a narrow window, so the page itself never does; it
+  // takes focus so the keyboard can scroll it too (a table with no buttons has nothing else).
   return (
-    <div className="scroll-x">
+    <div className="scroll-x" role="group" aria-labelledby={captionId} tabIndex={0}>
       <table className="data-table" aria-busy={loading}>
-        <caption className="visually-hidden">{caption}</caption>
+        <caption id={captionId} className="visually-hidden">
+          {caption}
+        </caption>
         <thead>
           <tr>
             {columns.map((column) =>
