@@ -99,6 +99,21 @@ const EMPTY: TextingState = {
   settingsError: null,
 };
 
+/**
+ * What the navigation and the window title count: conversations with unread texts, not texts, so
+ * a contact who sends five lines in a row is one thing to answer, as the agent works through them.
+ */
+export function unreadConversations(texting: TextingState): number {
+  return texting.conversations.filter((c) => c.unread > 0).length;
+}
+
+export const APP_TITLE = "Switchboard";
+
+/** The window title with that count, as mail and chat clients show it in a taskbar: "(2) Switchboard". */
+export function windowTitle(unread: number): string {
+  return unread > 0 ? `(${unread}) ${APP_TITLE}` : APP_TITLE;
+}
+
 export function failureText(error: unknown): string {
   if (error instanceof TextingRequestError) return error.errors.join(" ");
   return error instanceof Error ? error.message : String(error);

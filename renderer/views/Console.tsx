@@ -2,8 +2,9 @@
 // navigation to the console's views, calls ringing while another view is open (CallDock), and the
 // view itself. CONSOLE_VIEWS is the one list of views: the navigation and the routes (App.tsx) both
 // come from it. To add a view, import it and add one line below. It also connects the session
-// (events, phone) and owns the keyboard shortcuts, so both work whichever view is open.
-import { useCallback, useEffect, type ReactNode } from "react";
+// (events, phone) and owns the keyboard shortcuts, so both work whichever view is open. Docked
+// narrow (a softphone at the side of the screen), the navigation folds behind a Menu button.
+import { useCallback, useEffect, useRef, useState, type FocusEvent, type KeyboardEvent, type MouseEvent, type ReactNode } from "react";
 import { NavLink, Outlet, useLocation, useNavigate } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { AgentStateBadge } from "../components/AgentState.js";
@@ -17,6 +18,7 @@ import { useShortcuts, type ShortcutAction } from "../components/shortcuts.js";
 import { useAppStore, useAppStoreApi } from "../state/context.js";
 import { focusedCall, mergePair, swapPair } from "../state/phone.js";
 import type { AppState } from "../state/store.js";
+import { unreadConversations } from "../state/texting.js";
 import { Agent } from "./Agent.js";
 import { Queues } from "./Queues.js";
 import { Admin, isAdminView } from "./admin/Admin.js";
@@ -34,6 +36,8 @@ export interface ConsoleView {
   element: ReactNode;
   /** Who sees it (admins, supervisors); everyone when absent. */
   visible?: (state: AppState) => boolean;
+  /** What waits there for the agent, counted beside the label when above 0, and said in words for screen readers. */
+  waiting?: { count: (state: AppState) => number; words: (n: number) => string };
 }
 
 // In the order an agent's day meets them.
@@ -41,7 +45,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "agent", label: "Agent", element: <Agent /> },
   { path: "queues", label: "Queues", element: <Queues /> },
   { path: "supervisor", label: "Supervisor", element: <Supervisor />, visible: canSupervise },
-  { path: "texting", label: "Texting", element: <Texting /> },
+  { path: "texting", label: "Texting", element: <Texting />, waiting: { count: (state) => unreadConversations(state.texting), words: (n) => (n === 1 ? "unread conversation" : "unread conversations") } },
   { path: "recordings", label: "Recordings", element: <Recordings /> },
   { path: "admin", label: "Admin", element: <Admin />, visible: isAdminView },
   { path: "audio", label: "Audio", element: <AudioSettings /> },
@@ -49,6 +53,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
 ];
 
 const AGENT_PATH = "/agent";
+const NAV_ID = "console-nav";
 
 export function Console() {
   const session = useAppStore((state) => state.session);
@@ -114,6 +119,8 @@ export function Console() {
   );
   useShortcuts(onShortcut);
 
+  const menu = useNavMenu();
+
   return (
     <div className="console">
       <a className="skip-link" href="#main" onClick={(event) => {
@@ -123,6 +130,19 @@ export function Console() {
         Skip to the view
       </a>
       <header className="console-header">
+        <button
+          type="button"
+          className="button nav-toggle"
+          ref={menu.toggleRef}
+          aria-expanded={menu.open}
+          aria-controls={NAV_ID}
+          onClick={menu.toggle}
+          onKeyDown={menu.onKeyDown}
+          onBlur={menu.onBlur}
+        >
+          Menu
+          {views.map((view) => (view.waiting !== undefined ? <NavCount key={view.path} {...view.waiting} /> : null))}
+        </button>
         <p className="brand">Switchboard</p>
         <div className="console-user">
           <AgentStateBadge />
@@ -137,12 +157,21 @@ export function Console() {
         </div>
       </header>
 
-      <nav className="console-nav" aria-label="Console views">
+      <nav
+        className={menu.open ? "console-nav nav-open" : "console-nav"}
+        id={NAV_ID}
+        aria-label="Console views"
+        ref={menu.navRef}
+        onKeyDown={menu.onKeyDown}
+        onBlur={menu.onBlur}
+        onClick={menu.onChoose}
+      >
         <ul>
           {views.map((view) => (
             <li key={view.path}>
               <NavLink to={`/${view.path}`} className="nav-item">
                 {view.label}
+                {view.waiting !== undefined ? <NavCount {...view.waiting} /> : null}
               </NavLink>
             </li>
           ))}
@@ -157,6 +186,64 @@ export function Console() {
         <Outlet />
       </main>
     </div>
+  );
+}
+
+/**
+ * The folded navigation (shown by CSS only when the window is narrow): the Menu button opens the
+ * list and puts focus on the current view's link; Escape closes it and gives focus back to the
+ * button; choosing a view, or leaving the list with Tab, closes it.
+ */
+function useNavMenu() {
+  const [open, setOpen] = useState(false);
+  const toggleRef = useRef<HTMLButtonElement>(null);
+  const navRef = useRef<HTMLElement>(null);
+  const location = useLocation();
+
+  useEffect(() => {
+    if (!open) return;
+    const links = navRef.current?.querySelectorAll<HTMLAnchorElement>("a");
+    const current = navRef.current?.querySelector<HTMLAnchorElement>('a[aria-current="page"]');
+    (current ?? links?.[0])?.focus();
+  }, [open]);
+
+  // A view chosen (or opened by a shortcut or a notification) folds the list away.
+  useEffect(() => setOpen(false), [location.pathname]);
+
+  return {
+    open,
+    toggleRef,
+    navRef,
+    toggle: () => setOpen((was) => !was),
+    onKeyDown: (event: KeyboardEvent) => {
+      if (event.key !== "Escape" || !open) return;
+      event.preventDefault();
+      setOpen(false);
+      toggleRef.current?.focus();
+    },
+    onBlur: (event: FocusEvent) => {
+      const to = event.relatedTarget;
+      if (to instanceof Node && (navRef.current?.contains(to) === true || toggleRef.current?.contains(to) === true)) return;
+      setOpen(false);
+    },
+    onChoose: (event: MouseEvent) => {
+      if (!open || !(event.target instanceof Element) || event.target.closest("a") === null) return;
+      setOpen(false);
+      // The chosen view takes focus, as the skip link gives it: the link itself is about to hide.
+      document.getElementById("main")?.focus();
+    },
+  };
+}
+
+/** Its own component, so a new count re-renders the badge alone, not the frame. */
+function NavCount({ count, words }: NonNullable<ConsoleView["waiting"]>) {
+  const n = useAppStore(count);
+  if (n === 0) return null;
+  return (
+    <span className="badge nav-count">
+      {n}
+      <span className="visually-hidden"> {words(n)}</span>
+    </span>
   );
 }
 

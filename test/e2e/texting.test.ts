@@ -2,7 +2,9 @@
 // texts a contact (Enter sends, delivery status shown), a reply injected through the simulated
 // carrier appears in the open thread without counting as unread, a text to another conversation
 // shows an unread count and raises a desktop notification until it is opened, a picture is
-// attached and sent, and an opt-out is shown clearly with the compose box closed.
+// attached and sent, and an opt-out is shown clearly with the compose box closed. Unread
+// conversations are counted on the Texting navigation entry and in the window title, from any
+// view, after a reload too, until read.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
@@ -17,6 +19,8 @@ import { TINY_PNG } from "../texting/texting-client.js";
 const SCREENSHOTS = join(REPO_ROOT, "test-results/screenshots");
 const PAT = "+14155556000";
 const LEE = "+14155556001";
+const SAM = "+14155556002";
+const KIM = "+14155556003";
 
 let server: Served;
 let launched: LaunchedBrowser;
@@ -81,6 +85,13 @@ afterAll(async () => {
   await launched?.close();
   await server?.stop();
 });
+
+async function signInAgent(target: Page): Promise<void> {
+  await target.getByLabel("Account name", { exact: true }).fill("demo");
+  await target.getByLabel("Username", { exact: true }).fill("agent1");
+  await target.getByLabel("Password", { exact: true }).fill("switchboard");
+  await target.getByRole("button", { name: "Sign in" }).click();
+}
 
 describe("texting pane", () => {
   it("texts a contact, shows the reply live, counts and notifies unread texts, sends a picture, shows an opt-out", async () => {
@@ -160,6 +171,58 @@ describe("texting pane", () => {
 
     // Texts to a conversation not open notified (Pat's STOP came while Lee's was open); those to the open one did not.
     expect((await notifications()).map((n) => n.body)).toEqual(["Hi, a question about my bill", "Are you there?", "STOP"]);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("counts unread conversations on the Texting entry and in the window title, after a reload too, until they are read", async () => {
+    const other = await context.newPage();
+    other.on("pageerror", (error) => pageErrors.push(error.message));
+    await other.goto(server.url);
+    await signInAgent(other);
+    const nav = other.getByRole("navigation", { name: "Console views" });
+    const textingEntry = nav.getByRole("link", { name: /^Texting/ });
+    await other.getByRole("heading", { name: "Agent", level: 1 }).waitFor();
+    await textingEntry.waitFor();
+    expect(await other.title()).toBe("Switchboard");
+    expect(await textingEntry.locator(".nav-count").count()).toBe(0);
+
+    // Two texts from Sam and one from Kim, while the agent is on another view: two conversations.
+    await textFrom(SAM, "Hello?");
+    await textFrom(SAM, "Is the shop open on Sunday?");
+    await textFrom(KIM, "Please call me back");
+    await textingEntry.locator(".nav-count", { hasText: "2" }).waitFor();
+    expect(await textingEntry.locator(".nav-count").innerText()).toMatch(/^2\b/);
+    await nav.getByRole("link", { name: /^Texting\s*2 unread conversations$/ }).waitFor();
+    await expect.poll(() => other.title()).toBe("(2) Switchboard");
+
+    // The server keeps the count: a reload and a new sign-in show it again.
+    await other.reload();
+    await signInAgent(other);
+    await textingEntry.locator(".nav-count", { hasText: "2" }).waitFor();
+    await expect.poll(() => other.title()).toBe("(2) Switchboard");
+
+    // Reading Sam's thread clears one, in both places; Kim's stays.
+    await textingEntry.click();
+    await other.locator(".conversation-item", { hasText: SAM }).click();
+    await other.locator(".bubble-in", { hasText: "Is the shop open on Sunday?" }).waitFor();
+    await textingEntry.locator(".nav-count", { hasText: "1" }).waitFor();
+    await expect.poll(() => other.title()).toBe("(1) Switchboard");
+    await other.locator(".conversation-item", { hasText: KIM }).click();
+    await other.locator(".bubble-in", { hasText: "Please call me back" }).waitFor();
+    await expect.poll(() => textingEntry.locator(".nav-count").count()).toBe(0);
+    await expect.poll(() => other.title()).toBe("Switchboard");
+
+    // A text while the thread is open is read at once; one to another conversation counts.
+    await textFrom(KIM, "Thanks!");
+    await other.locator(".bubble-in", { hasText: "Thanks!" }).waitFor();
+    await textFrom(SAM, "Sunday then?");
+    await expect.poll(() => other.title()).toBe("(1) Switchboard");
+
+    // Signed out, the title carries no count.
+    await other.getByRole("button", { name: "Sign out" }).click();
+    await other.getByRole("button", { name: "Sign in" }).waitFor();
+    expect(await other.title()).toBe("Switchboard");
+    await other.close();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -26,33 +26,40 @@ interface DataTableProps {
 }
 
 export function DataTable({ caption, columns, loading, rowCount, emptyText, children }: DataTableProps) {
+  const captionId = useId();
+  // The wrapper scrolls the table sideways in a narrow window, so the page itself never does; it
+  // takes focus so the keyboard can scroll it too (a table with no buttons has nothing else).
   return (
-    <table className="data-table" aria-busy={loading}>
-      <caption className="visually-hidden">{caption}</caption>
-      <thead>
-        <tr>
-          {columns.map((column) =>
-            typeof column === "string" ? (
-              <th key={column} scope="col">
-                {column}
-              </th>
-            ) : (
-              <th key={column.key} scope="col" className={column.numeric === true ? "numeric" : undefined}>
-                {column.label}
-              </th>
-            ),
-          )}
-        </tr>
-      </thead>
-      <tbody>
-        {rowCount === 0 && !loading ? (
-          <tr className="empty-row">
-            <td colSpan={columns.length}>{emptyText}</td>
+    <div className="scroll-x" role="group" aria-labelledby={captionId} tabIndex={0}>
+      <table className="data-table" aria-busy={loading}>
+        <caption id={captionId} className="visually-hidden">
+          {caption}
+        </caption>
+        <thead>
+          <tr>
+            {columns.map((column) =>
+              typeof column === "string" ? (
+                <th key={column} scope="col">
+                  {column}
+                </th>
+              ) : (
+                <th key={column.key} scope="col" className={column.numeric === true ? "numeric" : undefined}>
+                  {column.label}
+                </th>
+              ),
+            )}
           </tr>
-        ) : null}
-        {children}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rowCount === 0 && !loading ? (
+            <tr className="empty-row">
+              <td colSpan={columns.length}>{emptyText}</td>
+            </tr>
+          ) : null}
+          {children}
+        </tbody>
+      </table>
+    </div>
   );
 }
 

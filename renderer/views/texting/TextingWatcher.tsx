@@ -1,9 +1,11 @@
 // Texting behind every view: loads the user's conversations once signed in (so unread counts and
 // notifications work before the pane is opened), notifies new texts the agent is not looking at,
-// and forgets everything at sign-out. Renders nothing; the console frame mounts it.
+// puts the count of unread conversations in the window title (Electron's window follows
+// document.title), and forgets everything at sign-out. Renders nothing; the console frame mounts it.
 import { useEffect } from "react";
 import { useNavigate } from "react-router-dom";
 import { useAppStore, useAppStoreApi } from "../../state/context.js";
+import { APP_TITLE, unreadConversations, windowTitle } from "../../state/texting.js";
 import { notifyText } from "./notifier.js";
 
 export const TEXTING_PATH = "/texting";
@@ -12,6 +14,15 @@ export function TextingWatcher() {
   const who = useAppStore((state) => (state.session === null ? null : `${state.session.accountId}/${state.session.ownerId}`));
   const store = useAppStoreApi();
   const navigate = useNavigate();
+  const unread = useAppStore((state) => unreadConversations(state.texting));
+
+  useEffect(() => {
+    document.title = windowTitle(unread);
+    // Signed out, the console (and this) unmount: the title must not keep the old count.
+    return () => {
+      document.title = APP_TITLE;
+    };
+  }, [unread]);
 
   useEffect(() => {
     if (who === null) return;

@@ -101,12 +101,15 @@ export function Thread({ contact, onEdit }: { contact: ConversationRow; onEdit()
           <strong>Opted out.</strong> {contact.fullName} texted {contact.optOutKeyword || "STOP"}: you cannot text them until they text START.
         </p>
       ) : null}
-      <ol className="thread-messages" role="log" aria-live="polite" aria-label={`Messages with ${contact.fullName}`}>
-        {thread === undefined ? <li className="muted">Loading…</li> : null}
-        {thread?.length === 0 ? <li className="muted">No messages yet. Say hello.</li> : null}
-        {thread?.map((message) => <Bubble key={message.id} message={message} contact={contact} />)}
-        <li ref={end} aria-hidden="true" />
-      </ol>
+      {/* The log is a wrapper: as the list's own role it would take the list semantics away from the texts. */}
+      <div role="log" aria-live="polite" aria-label={`Messages with ${contact.fullName}`}>
+        <ol className="thread-messages">
+          {thread === undefined ? <li className="muted">Loading…</li> : null}
+          {thread?.length === 0 ? <li className="muted">No messages yet. Say hello.</li> : null}
+          {thread?.map((message) => <Bubble key={message.id} message={message} contact={contact} />)}
+          <li ref={end} aria-hidden="true" />
+        </ol>
+      </div>
       <form
         className="compose"
         aria-label="Send a text"
