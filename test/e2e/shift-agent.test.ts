@@ -247,6 +247,7 @@ describe("an agent's shift", () => {
     await startTransfer(q, "Terry Transfer", "Attended (consult first)", "1002");
     await accept(p, agent2.name);
     await card(p, agent2.name).getByText("Connected").waitFor();
+    expect(await f.channels("agent2")).toHaveLength(1);
     await stateAgrees(f, agent1);
     await card(q, "Terry Transfer").getByRole("button", { name: "Complete transfer" }).click();
     await card(q, "Terry Transfer").waitFor({ state: "detached" });
@@ -281,6 +282,8 @@ describe("an agent's shift", () => {
     await stateAgrees(f, agent1);
     await hangUp(p, "Bailey Blind");
     await f.noChannels("agent1", "agent2");
+    await historyRow(p, /Bailey Blind/).waitFor();
+    await historyRow(q, /Bailey Blind/).waitFor();
 
     // A call out to the colleague: one bridge, agent1's leg and agent2's named by each other.
     await p.getByLabel("Number or extension").fill("1003");
