@@ -5,14 +5,13 @@
 // agent1, who accepts; the server is stopped and started again; the bench presses "Reconnect now"
 // (the back-off wait is not what is measured); the page stamps, on its own clock, the moment the
 // phone shows Registered and the moment the last call card leaves. BENCH_RESTARTS (default 5).
-import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { launchBrowser } from "../test/helpers/browser.js";
 import { openConsole, signIn, waitRegistered } from "../test/helpers/console-page.js";
 import { poll } from "../test/helpers/poll.js";
-import { serve, type Served } from "../test/helpers/serve.js";
+import { demoGrant, serve, type Served } from "../test/helpers/serve.js";
 import { percentile, report } from "./report.js";
 
 const RESTARTS = Number(process.env.BENCH_RESTARTS ?? 5);
@@ -34,16 +33,6 @@ const WATCH = `(() => {
   }).observe(document.body, { childList: true, subtree: true, characterData: true });
 })()`;
 
-async function adminOf(url: string): Promise<{ token: string; accountId: string }> {
-  const res = await fetch(`${url}/v2/user_auth`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
-  });
-  const body = (await res.json()) as { auth_token: string; data: { account_id: string } };
-  return { token: body.auth_token, accountId: body.data.account_id };
-}
-
 const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-console-recovery-"));
 let server: Served = await serve({ args: ["--data-dir", dataDir] });
 const port = new URL(server.url).port;
@@ -56,7 +45,7 @@ try {
   const delays: number[] = [];
   const registrations: number[] = [];
   for (let i = 0; i < RESTARTS; i++) {
-    const admin = await adminOf(server.url);
+    const admin = await demoGrant(server.url);
     const res = await fetch(`${server.url}/v2/accounts/${admin.accountId}/sim/calls`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Auth-Token": admin.token },

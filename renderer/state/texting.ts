@@ -81,7 +81,8 @@ export interface TextingDeps {
 /** How long texts from contacts not yet listed are gathered before the list is read again. */
 const REFRESH_DELAY_MS = 300;
 
-const EMPTY: TextingState = {
+/** The slice before sign-in, and after sign-out. */
+export const EMPTY_TEXTING: TextingState = {
   status: "idle",
   error: null,
   settings: null,
@@ -208,7 +209,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
     }
 
     return {
-      texting: EMPTY,
+      texting: EMPTY_TEXTING,
 
       async loadTexting() {
         const platform = platformClient();
@@ -350,7 +351,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
         cancelRefresh = null;
         watching?.();
         watching = null;
-        set({ texting: EMPTY });
+        set({ texting: EMPTY_TEXTING });
       },
     };
   };

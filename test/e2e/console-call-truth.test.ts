@@ -4,7 +4,6 @@
 // dock and in the history (no such number, busy, unavailable, declined, no answer); and after a
 // server restart the card of a call the server lost goes away once the phone is registered again,
 // with a history that tells how long the call really lasted.
-import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -14,21 +13,11 @@ import { startApi, type TestApi } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { CONSOLE_DIR, openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { serve, type Served } from "../helpers/serve.js";
+import { demoGrant, serve, type Served } from "../helpers/serve.js";
 import { newDevice, responseTo, SipPhone, SipSocket, type SipMessage } from "../helpers/sip-client.js";
 
 /** How long the call talks before the restart. */
 const TALK_MS = 4000;
-
-async function adminOf(url: string): Promise<{ token: string; accountId: string }> {
-  const res = await fetch(`${url}/v2/user_auth`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
-  });
-  const body = (await res.json()) as { auth_token: string; data: { account_id: string } };
-  return { token: body.auth_token, accountId: body.data.account_id };
-}
 
 /** The uuids of the account's live channels, as the server has them. */
 async function liveChannels(url: string, admin: { token: string; accountId: string }): Promise<string[]> {
@@ -211,7 +200,7 @@ describe("in serve mode, across a server restart", () => {
     const first = await serve({ args: ["--data-dir", dataDir] });
     servers.push(first);
     const page = await agentConsole(first.url, "agent1");
-    const before = await adminOf(first.url);
+    const before = await demoGrant(first.url);
     const placed = await fetch(`${first.url}/v2/accounts/${before.accountId}/sim/calls`, {
       method: "POST",
       headers: { "Content-Type": "application/json", "X-Auth-Token": before.token },
@@ -229,7 +218,7 @@ describe("in serve mode, across a server restart", () => {
     servers.push(second);
     await waitRegistered(page, 45_000);
     await card.waitFor({ state: "detached", timeout: 10_000 });
-    const after = await adminOf(second.url);
+    const after = await demoGrant(second.url);
     expect(await liveChannels(second.url, after)).toEqual([]);
 
     const row = historyRow(page, /Casey Customer/);

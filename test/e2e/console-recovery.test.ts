@@ -3,7 +3,6 @@
 // events resumed, a call taken afterwards; an agent Ready before it is Ready after it, as the server
 // restored them, and is offered a queue call), and remote mode: a console served by one server,
 // pointed at a second started with --allow-origin, signs in, registers and takes a call there.
-import { createHash } from "node:crypto";
 import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -11,7 +10,7 @@ import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { heardLevel, openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
-import { serve, type Served } from "../helpers/serve.js";
+import { demoGrant, serve, type Served } from "../helpers/serve.js";
 
 const CALLER_TONE = 1200;
 const FLOOR = 2900;
@@ -21,18 +20,8 @@ const servers: Served[] = [];
 const dirs: string[] = [];
 let consoles: ConsolePage[] = [];
 
-async function admin(url: string): Promise<{ token: string; accountId: string }> {
-  const res = await fetch(`${url}/v2/user_auth`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
-  });
-  const body = (await res.json()) as { auth_token: string; data: { account_id: string } };
-  return { token: body.auth_token, accountId: body.data.account_id };
-}
-
 async function simCall(url: string, to: string): Promise<void> {
-  const { token, accountId } = await admin(url);
+  const { token, accountId } = await demoGrant(url);
   const res = await fetch(`${url}/v2/accounts/${accountId}/sim/calls`, {
     method: "POST",
     headers: { "Content-Type": "application/json", "X-Auth-Token": token },
@@ -42,14 +31,14 @@ async function simCall(url: string, to: string): Promise<void> {
 }
 
 async function registeredDevices(url: string): Promise<number> {
-  const { token, accountId } = await admin(url);
+  const { token, accountId } = await demoGrant(url);
   const res = await fetch(`${url}/v2/accounts/${accountId}/devices/status`, { headers: { "X-Auth-Token": token } });
   return ((await res.json()) as { data: unknown[] }).data.length;
 }
 
 /** What the server says a demo recipient's queue state is. */
 async function recipientState(url: string, username: string): Promise<string> {
-  const { token, accountId } = await admin(url);
+  const { token, accountId } = await demoGrant(url);
   const users = await fetch(`${url}/v2/accounts/${accountId}/users`, { headers: { "X-Auth-Token": token } });
   const id = ((await users.json()) as { data: { id: string; username: string }[] }).data.find((u) => u.username === username)?.id ?? "";
   const res = await fetch(`${url}/v2/accounts/${accountId}/callq_recipients/${id}/status`, { headers: { "X-Auth-Token": token } });

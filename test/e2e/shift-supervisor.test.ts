@@ -4,23 +4,18 @@
 // statuses and the CDRs. Then the supervisor listens, whispers and barges on an agent's call, and
 // the agent's call card says so at each mode (listening in only once the account announces it),
 // and the cue goes when the supervisor stops. Who may read who listens in is checked on the way.
-import { createHash } from "node:crypto";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { openConsole as openConsolePage, signIn, waitRegistered } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { serve, type Served } from "../helpers/serve.js";
+import { demoGrant, serve, type DemoGrant, type Served } from "../helpers/serve.js";
 
 let server: Served | undefined;
 let launched: LaunchedBrowser | undefined;
 const pageErrors: string[] = [];
 
-interface Grant {
-  token: string;
-  accountId: string;
-  ownerId: string;
-}
+type Grant = DemoGrant;
 
 function served(): Served {
   if (server === undefined) throw new Error("beforeAll did not start the server");
@@ -36,11 +31,8 @@ async function rest<T>(method: string, path: string, token: string, body?: unkno
   return { status: res.status, data: method === "PUT" ? ({ ...envelope.data, token: envelope.auth_token } as T) : envelope.data };
 }
 
-async function grant(username: string): Promise<Grant> {
-  const credentials = createHash("md5").update(`${username}:switchboard`).digest("hex");
-  const res = await rest<{ account_id: string; owner_id: string; token: string }>("PUT", "/v2/user_auth", "", { credentials, account_name: "demo" });
-  expect(res.status).toBe(201);
-  return { token: res.data.token, accountId: res.data.account_id, ownerId: res.data.owner_id };
+function grant(username: string): Promise<Grant> {
+  return demoGrant(served().url, username);
 }
 
 async function openConsole(username: string): Promise<Page> {

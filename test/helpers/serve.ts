@@ -1,6 +1,7 @@
 // Runs the built headless server (out/main/server.js) on a free port with a fresh data directory,
 // for tests that need the real thing over HTTP; stop() ends it and removes the directory.
 import { spawn } from "node:child_process";
+import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -94,4 +95,23 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   }
 
   return { url, dataDir, output: () => output, stop };
+}
+
+export interface DemoGrant {
+  token: string;
+  accountId: string;
+  ownerId: string;
+}
+
+/** Signs a demo user (password `switchboard`) in over HTTP, as a script would: PUT /v2/user_auth. */
+export async function demoGrant(url: string, username = "admin"): Promise<DemoGrant> {
+  const credentials = createHash("md5").update(`${username}:switchboard`).digest("hex");
+  const res = await fetch(`${url}/v2/user_auth`, {
+    method: "PUT",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ data: { credentials, account_name: "demo" } }),
+  });
+  if (res.status !== 201) throw new Error(`signing ${username} in answered ${res.status}: ${await res.text()}`);
+  const body = (await res.json()) as { auth_token: string; data: { account_id: string; owner_id: string } };
+  return { token: body.auth_token, accountId: body.data.account_id, ownerId: body.data.owner_id };
 }

@@ -2,14 +2,13 @@
 // survives a restart, the platform API as the admin sees it (recipient statuses, the users'
 // channels, simulated callers), and the console steps a shift repeats (the agent state panel,
 // offers, call cards, transfers, failed calls).
-import { createHash } from "node:crypto";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { expect } from "vitest";
 import { poll } from "./poll.js";
-import { serve, type Served } from "./serve.js";
+import { demoGrant, serve, type Served } from "./serve.js";
 
 interface Envelope<T> {
   data: T;
@@ -134,17 +133,11 @@ export class Floor {
   }
 
   private async signInAdmin(): Promise<void> {
-    const credentials = createHash("md5").update("admin:switchboard").digest("hex");
-    const res = await fetch(`${this.url}/v2/user_auth`, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ data: { credentials, account_name: "demo" } }),
-    });
-    expect(res.status).toBe(201);
-    const body = (await res.json()) as Envelope<{ account_id: string }>;
-    this.#token = body.auth_token ?? "";
-    this.#accountId = body.data.account_id;
+    const admin = await demoGrant(this.url);
+    this.#token = admin.token;
+    this.#accountId = admin.accountId;
   }
+
 }
 
 /** An agent at their console, as a shift test drives them. */

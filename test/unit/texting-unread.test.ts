@@ -2,30 +2,14 @@
 // (not texts), and the title's form, "(n) Switchboard", plain when nothing is unread.
 import { describe, expect, it } from "vitest";
 import type { ConversationRow } from "../../renderer/api/texting.js";
-import { unreadConversations, windowTitle, type TextingState } from "../../renderer/state/texting.js";
+import { EMPTY_TEXTING, unreadConversations, windowTitle, type TextingState } from "../../renderer/state/texting.js";
 
 function row(id: string, unread: number): ConversationRow {
   return { id, phoneNumber: `+1415555${id}`, fullName: id, email: "", optedOut: false, optOutKeyword: "", lastMessage: null, lastMessageDate: null, unread };
 }
 
 function texting(conversations: ConversationRow[]): TextingState {
-  return {
-    status: "ready",
-    error: null,
-    settings: null,
-    conversations,
-    threads: {},
-    openId: null,
-    viewing: false,
-    search: "",
-    sending: false,
-    sendError: null,
-    attachment: null,
-    uploading: false,
-    attachError: null,
-    contactError: null,
-    settingsError: null,
-  };
+  return { ...EMPTY_TEXTING, status: "ready", conversations };
 }
 
 describe("unread texting count", () => {
