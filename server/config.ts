@@ -91,6 +91,8 @@ Options:
   --log-level L         ${LOG_LEVELS.join(", ")} (default info)
   --token-ttl S         seconds a token lives without use (default 3600)
   --media-workers N     media worker threads, 0..64 (default: one per core)
+  --device-grace S      seconds a logged-in agent may have no phone registered before they
+                        get no queue calls (default 10; fractions allowed)
   --assets-dir D        shipped media (default: beside the build)
   --renderer-dir D      the built console (default: beside the build)
   -h, --help            print this and exit
@@ -156,6 +158,12 @@ export function parseArgs(argv: readonly string[], defaults: ServerConfig): Serv
         const v = value();
         if (!/^\d+$/.test(v) || Number(v) > 64) throw new ConfigError(`--media-workers must be a whole number 0..64, not ${v}`);
         config.mediaWorkers = Number(v);
+        break;
+      }
+      case "--device-grace": {
+        const v = value();
+        if (!/^\d+(\.\d+)?$/.test(v)) throw new ConfigError(`--device-grace must be a number of seconds such as 10 or 0.5, not ${v}`);
+        config.deviceGraceMs = Math.round(Number(v) * 1000);
         break;
       }
       case "--log-level": {

@@ -36,6 +36,14 @@ describe("serve-mode flags", () => {
     expect(() => parseArgs(["--frobnicate"], defaults)).toThrow(/unknown option/);
   });
 
+  it("reads the device grace in seconds, fractions allowed, and refuses anything else", () => {
+    expect(parseArgs(["--device-grace", "0.5"], defaults).deviceGraceMs).toBe(500);
+    expect(parseArgs(["--device-grace=3"], defaults).deviceGraceMs).toBe(3000);
+    expect(parseArgs([], defaults).deviceGraceMs).toBeUndefined();
+    expect(() => parseArgs(["--device-grace", "-1"], defaults)).toThrow(/--device-grace must be a number of seconds/);
+    expect(() => parseArgs(["--device-grace", "soon"], defaults)).toThrow(ConfigError);
+  });
+
   it("asks for help with --help or -h, wherever it stands", () => {
     expect(wantsHelp(["--help"])).toBe(true);
     expect(wantsHelp(["--port", "0", "-h"])).toBe(true);
