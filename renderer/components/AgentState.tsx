@@ -143,8 +143,21 @@ export function AgentState() {
   );
 }
 
+type ReasonedStatus = { state: AvailabilityState; awayReason: "missed_offers" | null; missedOffers: number; unavailableReason: "no_device" | null };
+
+/** The same reasons as stateReasonText, in the few words the supervisor's board has room for. */
+export function stateReasonShort(status: ReasonedStatus): string | null {
+  if (status.state === "Not-Logged-In") return null;
+  if (status.state === "Away" && status.awayReason === "missed_offers") {
+    const n = status.missedOffers;
+    return n > 0 ? `Away: ${n} missed offer${n === 1 ? "" : "s"}` : "Away: missed offers";
+  }
+  if (status.unavailableReason === "no_device") return "No phone registered";
+  return null;
+}
+
 /** Why the agent gets no queue calls when the server decided it (not their own Away). */
-export function stateReasonText(status: { state: AvailabilityState; awayReason: "missed_offers" | null; missedOffers: number; unavailableReason: "no_device" | null }): string | null {
+export function stateReasonText(status: ReasonedStatus): string | null {
   if (status.state === "Not-Logged-In") return null;
   if (status.state === "Away" && status.awayReason === "missed_offers") {
     const n = status.missedOffers;

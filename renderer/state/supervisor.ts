@@ -5,7 +5,7 @@
 // answers that ring itself, and the mode can change during the call.
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
-import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatusEntry } from "../api/callq.js";
+import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry } from "../api/callq.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, failureText, frameBatcher, frameScheduler, onConnectionChange, type CallqDeps } from "./queues.js";
 import type { AppState } from "./store.js";
@@ -31,6 +31,11 @@ export interface RecipientRow {
   /** The recipient's stats.total_calls and stats.missed_calls as last read; null before any read while logged in. */
   handledCalls: number | null;
   missedCalls: number | null;
+  /** Why the server set them Away (missed_offers), with how many offers in a row; null otherwise. */
+  awayReason: RecipientStatus["awayReason"];
+  missedOffers: number;
+  /** Why they receive no offer whatever their state (no_device); null otherwise. */
+  unavailableReason: RecipientStatus["unavailableReason"];
 }
 
 export interface MonitorState {
@@ -106,6 +111,8 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
           since: state !== row.state || change.name === "wrapup" ? now : row.since,
           call: state === "Call-Offer" || state === "On-A-Call" ? (change.call ?? row.call) : state === "Wrapup-Time" ? row.call : null,
           wrapupEndsAt: state !== "Wrapup-Time" ? null : change.wrapupSeconds !== null ? now + change.wrapupSeconds * 1000 : row.wrapupEndsAt,
+          // Every event with a state states the reasons that apply now (absent: none).
+          ...(state === "Not-Logged-In" ? NO_REASONS : change.reasons),
         };
         if (rows === before) rows = { ...before };
         rows[row.id] = next;
@@ -308,11 +315,13 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
 }
 
 function blankRow(entry: RecipientEntry): RecipientRow {
-  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null, handledCalls: null, missedCalls: null };
+  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null, handledCalls: null, missedCalls: null, ...NO_REASONS };
 }
 
+const NO_REASONS: Pick<RecipientRow, "awayReason" | "missedOffers" | "unavailableReason"> = { awayReason: null, missedOffers: 0, unavailableReason: null };
+
 function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): RecipientRow {
-  if (status === "not_logged_in") return { ...row, state: "Not-Logged-In", since: row.state === "Not-Logged-In" ? row.since : null, call: null, wrapupEndsAt: null };
+  if (status === "not_logged_in") return { ...row, state: "Not-Logged-In", since: row.state === "Not-Logged-In" ? row.since : null, call: null, wrapupEndsAt: null, ...NO_REASONS };
   return {
     ...row,
     state: status.state,
@@ -321,6 +330,9 @@ function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): Re
     wrapupEndsAt: status.state === "Wrapup-Time" ? now + status.wrapupSeconds * 1000 : null,
     handledCalls: status.totalCalls,
     missedCalls: status.missedCalls,
+    awayReason: status.awayReason,
+    missedOffers: status.missedOffers,
+    unavailableReason: status.unavailableReason,
   };
 }
 

@@ -1,12 +1,12 @@
 // The supervisor's board: every queue (waiting, longest wait, answered, missed offers, timed out,
 // abandoned, average wait, a chart of the day) and every agent (state, time in state, current
-// caller, calls handled and offers missed), live; Listen,
+// caller, calls handled and offers missed, and why the server keeps them from offers), live; Listen,
 // Whisper and Barge on an agent's call, switchable while listening. Each row and card selects only
 // its own slice of the store, so an event re-renders what it changed and nothing else.
 import { memo, useEffect } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { MonitorMode, QueueEntry } from "../api/callq.js";
-import { StateName, useFreshNow } from "../components/AgentState.js";
+import { StateName, stateReasonShort, useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { QueueDayChart } from "../components/QueueDayChart.js";
 import { formatDuration } from "../components/useNow.js";
@@ -177,12 +177,19 @@ const RecipientLine = memo(function RecipientLine({ id, tick }: { id: string; ti
   if (row === undefined) return null;
   const call = row.call;
   const onCall = row.state === "On-A-Call";
+  const reason = stateReasonShort(row);
   return (
     <tr data-recipient-id={id} data-state={row.state}>
       <th scope="row">{row.name}</th>
       <td>
         <StateName state={row.state} />
         {row.state === "Wrapup-Time" && row.wrapupEndsAt !== null ? <span className="muted"> ({formatDuration(Math.max(0, row.wrapupEndsAt - now) + 999)} left)</span> : null}
+        {reason !== null ? (
+          <span className="board-reason" data-testid="agent-reason">
+            {" "}
+            · {reason}
+          </span>
+        ) : null}
       </td>
       <td className="state-timer">{row.since === null || row.state === "Not-Logged-In" ? "–" : formatDuration(now - row.since)}</td>
       <td>

@@ -94,6 +94,54 @@ describe("supervisor slice", () => {
     expect(store.getState().supervisor.rows[A]?.state).toBe("Ready");
   });
 
+  it("keeps why the server withholds offers from each recipient: read with the statuses, then live from the events", async () => {
+    const c = await callqConsole({ profile: { canMonitor: true } });
+    c.callq.answers.recipients = [
+      { id: A, name: "agent1" },
+      { id: B, name: "zoe" },
+    ];
+    c.callq.answers.recipientStatuses = {
+      [A]: recipientStatus({ state: "Away", awayReason: "missed_offers", missedOffers: 3 }),
+      [B]: recipientStatus({ state: "Ready", unavailableReason: "no_device" }),
+    };
+    c.store.getState().watchBoard();
+    await c.clock.advance(0);
+    const rows = () => c.store.getState().supervisor.rows;
+    expect(rows()[A]).toMatchObject({ state: "Away", awayReason: "missed_offers", missedOffers: 3, unavailableReason: null });
+    expect(rows()[B]).toMatchObject({ state: "Ready", awayReason: null, unavailableReason: "no_device" });
+
+    // B's phone registers again: the event lifts the reason at once, and the status is read again.
+    const reads = c.callq.calls("recipientStatuses").length;
+    c.events.emit(`callq.recipient.${B}`, "available", { recipient_id: B, availability_state: "Ready", available: true, previous_reason: "no_device" });
+    await c.clock.advance(16);
+    expect(rows()[B]).toMatchObject({ state: "Ready", unavailableReason: null });
+    c.callq.answers.recipientStatuses = { [B]: recipientStatus({ state: "Ready" }) };
+    await c.clock.advance(RECIPIENT_RECONCILE_MS);
+    expect(c.callq.calls("recipientStatuses").length).toBe(reads + 1);
+
+    // ... and goes after the grace period.
+    c.events.emit(`callq.recipient.${B}`, "unavailable", { recipient_id: B, availability_state: "Ready", available: false, unavailable_reason: "no_device" });
+    await c.clock.advance(16);
+    expect(rows()[B]).toMatchObject({ unavailableReason: "no_device" });
+    c.callq.answers.recipientStatuses = { [B]: recipientStatus({ state: "Ready", unavailableReason: "no_device" }) };
+    await c.clock.advance(RECIPIENT_RECONCILE_MS);
+    expect(c.callq.calls("recipientStatuses").length).toBe(reads + 2);
+    expect(rows()[B]).toMatchObject({ unavailableReason: "no_device" });
+
+    // A chooses Ready: the Away reason goes; a second run of misses sets it again, with the count.
+    c.events.emit(`callq.recipient.${A}`, "ready", { recipient_id: A, availability_state: "Ready" });
+    await c.clock.advance(16);
+    expect(rows()[A]).toMatchObject({ state: "Ready", awayReason: null, missedOffers: 0 });
+    c.events.emit(`callq.recipient.${A}`, "reject", { recipient_id: A, availability_state: "Away", previous_state: "Call-Offer", away_reason: "missed_offers", missed_offers: 1 });
+    await c.clock.advance(16);
+    expect(rows()[A]).toMatchObject({ state: "Away", awayReason: "missed_offers", missedOffers: 1 });
+
+    // Logged out: no reason stands.
+    c.events.emit(`callq.recipient.${B}`, "logout", { recipient_id: B, availability_state: "Not-Logged-In", unavailable_reason: "no_device" });
+    await c.clock.advance(16);
+    expect(rows()[B]).toMatchObject({ state: "Not-Logged-In", unavailableReason: null });
+  });
+
   it("listens: asks the server, answers the monitor call on the phone, switches mode on the same call, stops", async () => {
     const { store, callq, events, phone, clock, me } = await board();
     expect(await store.getState().monitorRecipient(B, "eavesdrop")).toBe(true);
