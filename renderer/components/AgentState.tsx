@@ -145,12 +145,12 @@ export function AgentState() {
 
 type ReasonedStatus = { state: AvailabilityState; awayReason: "missed_offers" | null; missedOffers: number; unavailableReason: "no_device" | null };
 
-/** The same reasons as stateReasonText, in the few words the supervisor's board has room for. */
+/** The same reasons as stateReasonText, in the few words the supervisor's board has room for beside the state's name. */
 export function stateReasonShort(status: ReasonedStatus): string | null {
   if (status.state === "Not-Logged-In") return null;
   if (status.state === "Away" && status.awayReason === "missed_offers") {
     const n = status.missedOffers;
-    return n > 0 ? `Away: ${n} missed offer${n === 1 ? "" : "s"}` : "Away: missed offers";
+    return n > 0 ? `${n} missed offer${n === 1 ? "" : "s"} in a row` : "missed offers in a row";
   }
   if (status.unavailableReason === "no_device") return "No phone registered";
   return null;

@@ -46,14 +46,15 @@ export class Floor {
   private constructor(
     server: Served,
     private readonly dataDir: string,
+    private readonly args: readonly string[],
   ) {
     this.#server = server;
   }
 
-  /** Serve mode on its own data directory (kept across restart()), signed in as the admin. */
-  static async open(): Promise<Floor> {
+  /** Serve mode on its own data directory (kept across restart()), signed in as the admin; `args` are more serve-mode flags. */
+  static async open(args: readonly string[] = []): Promise<Floor> {
     const dataDir = await mkdtemp(join(tmpdir(), "sb-shift-"));
-    const floor = new Floor(await serve({ args: ["--data-dir", dataDir] }), dataDir);
+    const floor = new Floor(await serve({ args: ["--data-dir", dataDir, ...args] }), dataDir, args);
     await floor.signInAdmin();
     for (const user of (await floor.v2<{ id: string; username: string }[]>("GET", "/users")).body.data) floor.#userIds.set(user.username, user.id);
     return floor;
@@ -73,7 +74,7 @@ export class Floor {
   async restart(): Promise<void> {
     const port = new URL(this.#server.url).port;
     await this.#server.stop();
-    this.#server = await serve({ args: ["--port", port, "--data-dir", this.dataDir] });
+    this.#server = await serve({ args: ["--port", port, "--data-dir", this.dataDir, ...this.args] });
     await this.signInAdmin();
   }
 
