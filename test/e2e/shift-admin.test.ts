@@ -30,6 +30,7 @@ interface RecordingRow {
 
 const DIRECT_CALLER = "+14155550201";
 const QUEUE_CALLER = "+14155550202";
+const TALK_MS = 5_000;
 
 let served: Served;
 let browser: LaunchedBrowser;
@@ -64,6 +65,13 @@ async function recordedCall(agent: Page, to: string, name: string, number: strin
   await card.getByText("Connected").waitFor();
   // The server recorded the call from the bridge on, and said so on the agent's leg.
   await card.getByRole("status", { name: "This call is being recorded" }).filter({ hasText: /^Recording$/ }).waitFor({ timeout: 10_000 });
+  // They talk for a while: nothing but a hang-up ends the call (a drop soon after connecting was
+  // once suspected under load), so the card and the server's channel are both still there.
+  const callId = (await card.getAttribute("data-call-id")) ?? "";
+  await agent.waitForTimeout(TALK_MS);
+  expect(await card.getByText("Connected").count()).toBe(1);
+  const live = await rest<{ uuid: string }[]>("GET", `/v2/accounts/${accountId}/channels`);
+  expect(live.body.data.map((c) => c.uuid)).toContain(callId);
   await card.getByRole("button", { name: "Hang up" }).click();
   await card.waitFor({ state: "detached", timeout: 15_000 });
   expect(await agent.getByRole("status", { name: "This call is being recorded" }).count()).toBe(0);
