@@ -145,24 +145,26 @@ function RecipientBoard() {
       {ids.length === 0 ? (
         <p className="muted">{loading ? "Reading the agents…" : "No agents."}</p>
       ) : (
-        <table className="board-table">
-          <thead>
-            <tr>
-              <th scope="col">Agent</th>
-              <th scope="col">State</th>
-              <th scope="col">For</th>
-              <th scope="col">Caller</th>
-              <th scope="col">Calls</th>
-              <th scope="col">Missed</th>
-              <th scope="col">Supervise</th>
-            </tr>
-          </thead>
-          <tbody>
-            {ids.map((id) => (
-              <RecipientLine key={id} id={id} tick={now} />
-            ))}
-          </tbody>
-        </table>
+        <div className="scroll-x" role="group" aria-labelledby="board-agents" tabIndex={0}>
+          <table className="board-table">
+            <thead>
+              <tr>
+                <th scope="col">Agent</th>
+                <th scope="col">State</th>
+                <th scope="col">For</th>
+                <th scope="col">Caller</th>
+                <th scope="col">Calls</th>
+                <th scope="col">Missed</th>
+                <th scope="col">Supervise</th>
+              </tr>
+            </thead>
+            <tbody>
+              {ids.map((id) => (
+                <RecipientLine key={id} id={id} tick={now} />
+              ))}
+            </tbody>
+          </table>
+        </div>
       )}
     </section>
   );
