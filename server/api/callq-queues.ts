@@ -121,6 +121,12 @@ export function isRecipient(user: StoredDoc | undefined): boolean {
   return user !== undefined && isObject(user.data.callq) && user.data.callq.enabled === true;
 }
 
+/** A supervisor: `call_monitor` in the user's callq.permissions (monitoring, wiretap fields, queue recordings). */
+export function hasCallMonitor(user: StoredDoc | undefined): boolean {
+  const callq = user?.data.callq;
+  return isObject(callq) && Array.isArray(callq.permissions) && callq.permissions.includes("call_monitor");
+}
+
 /**
  * The document to validate: old names moved to the new ones, the spec's defaults, and `members`
  * as stored (read-only: whatever the client sends for it is ignored).

@@ -10,7 +10,7 @@ import { isObject } from "../http/request.js";
 import { dataObject, listOutcome, notFound, storeError, view, type Data } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
 import type { Collection, StoredDoc } from "../store/index.js";
-import { actionOf, askEngine, callqEngine, idListOf, isRecipient } from "./callq-queues.js";
+import { actionOf, askEngine, callqEngine, hasCallMonitor, idListOf, isRecipient } from "./callq-queues.js";
 import type { ApiDeps } from "./deps.js";
 
 export const RECIPIENT_STATUSES = ["login", "logout", "ready", "away"] as const;
@@ -56,11 +56,6 @@ function byUsername(doc: StoredDoc): string {
   return `${String(doc.data.username ?? "").toLowerCase()}\u0000${doc.id}`;
 }
 
-function permissionsOf(user: StoredDoc | undefined): unknown[] {
-  const callq = user?.data.callq;
-  return isObject(callq) && Array.isArray(callq.permissions) ? callq.permissions : [];
-}
-
 /** May this token change `userId`'s state? The recipient themself, or an admin (API keys are). */
 function mayAct(auth: AuthContext | null, userId: string): void {
   if (auth && (auth.isAdmin || auth.ownerId === userId)) return;
@@ -95,7 +90,7 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     const { wiretapped_by: listeners, wiretapping_recipient: target, wiretap_mode: mode, ...rest } = status;
     const auth = ctx.auth;
     const reader = auth?.ownerId ? (await usersOf(ctx)).get(auth.ownerId) : undefined;
-    if (auth?.isAdmin === true || permissionsOf(reader).includes("call_monitor")) return status;
+    if (auth?.isAdmin === true || hasCallMonitor(reader)) return status;
     if (auth?.ownerId !== userId) return rest;
     const own = target === undefined ? {} : { wiretapping_recipient: target, wiretap_mode: mode };
     const announced = listeners !== undefined && (await deps.global("accounts")).get(accountOf(ctx))?.data.announce_eavesdrop === true;
@@ -237,7 +232,7 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     if (!user) throw notFound(id);
     const auth = ctx.auth;
     const caller = auth?.ownerId ? users.get(auth.ownerId) : undefined;
-    const allowed = auth !== null && (auth.isAdmin || (auth.ownerId === id && permissionsOf(caller).includes("call_monitor")));
+    const allowed = auth !== null && (auth.isAdmin || (auth.ownerId === id && hasCallMonitor(caller)));
     if (!allowed) throw new ApiError("forbidden", { user: { call_monitor: { message: "monitoring needs an admin, or the call_monitor permission (callq.permissions) for oneself" } } });
     const target = data.target;
     if (typeof target !== "string" || target === "") throw fieldError("target", "required", "monitor needs the target recipient's id");

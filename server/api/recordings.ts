@@ -16,10 +16,9 @@ import { cdrSortKey, RECORDINGS_COLLECTION } from "../calls/index.js";
 import { sendAttachment } from "../http/binary.js";
 import { ifMatch, registerEndpoint, type AuthContext, type Ctx } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
-import { isObject } from "../http/request.js";
 import { docOutcome, listOutcome, notFound, storeError, view, type Data } from "../http/resource.js";
 import type { Collection, StoredDoc } from "../store/index.js";
-import { membersOf } from "./callq-queues.js";
+import { hasCallMonitor, membersOf } from "./callq-queues.js";
 import type { ApiDeps } from "./deps.js";
 import { wantsAudio } from "./media.js";
 
@@ -71,11 +70,6 @@ function visibleTo(viewer: Viewer, recordings: Collection): (doc: StoredDoc) => 
     const { users, queues } = reach(doc);
     return users.has(viewer.userId) || [...queues].some((queue) => viewer.queueIds.has(queue));
   };
-}
-
-function hasCallMonitor(user: StoredDoc | undefined): boolean {
-  const callq = user?.data.callq;
-  return isObject(callq) && Array.isArray(callq.permissions) && callq.permissions.includes("call_monitor");
 }
 
 /** A list row: the document, plus the media types its audio can be fetched as. */
