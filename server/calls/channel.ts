@@ -89,6 +89,7 @@ export interface ChannelMedia {
   sendDtmf(digits: string): Promise<void>;
   on(event: "dtmf", listener: (digit: DtmfDigit) => void): unknown;
   on(event: "state", listener: (change: LegStateChange) => void): unknown;
+  off(event: "state", listener: (change: LegStateChange) => void): unknown;
 }
 
 export type ChannelSip = { direction: "inbound"; call: InboundCall } | { direction: "outbound"; call: OutboundCall };

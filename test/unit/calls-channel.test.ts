@@ -163,3 +163,16 @@ describe("channel state machine", () => {
     expect(channel.hangupCause).toBe("MEDIA_TIMEOUT");
   });
 });
+
+describe("waiting for a caller's media (callq modules)", () => {
+  it("stops listening to the leg once the media is up or the wait gave up, so a long call keeps no listener per queue call", async () => {
+    const { mediaUp } = await import("../../server/callq/modules/prompts.js");
+    const { channel, media } = inbound();
+    const before = media.listenerCount("state");
+    const up = mediaUp(channel);
+    expect(media.listenerCount("state")).toBe(before + 1);
+    media.emit("state", { from: "negotiating", to: "connected", at: 0 });
+    await up;
+    expect(media.listenerCount("state")).toBe(before);
+  });
+});

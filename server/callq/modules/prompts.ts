@@ -53,13 +53,16 @@ const MEDIA_UP_MS = 2000;
 export function mediaUp(channel: Channel): Promise<void> {
   if (channel.answered) return Promise.resolve();
   return new Promise((resolve) => {
-    const timer = setTimeout(resolve, MEDIA_UP_MS);
-    channel.media.on("state", (change: LegStateChange) => {
-      if (change.to === "connected" || change.to === "closed") {
-        clearTimeout(timer);
-        resolve();
-      }
-    });
+    const done = (): void => {
+      clearTimeout(timer);
+      channel.media.off("state", onState);
+      resolve();
+    };
+    const onState = (change: LegStateChange): void => {
+      if (change.to === "connected" || change.to === "closed") done();
+    };
+    const timer = setTimeout(done, MEDIA_UP_MS);
+    channel.media.on("state", onState);
   });
 }
 
