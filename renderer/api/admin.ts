@@ -41,7 +41,7 @@ export interface Blocklist {
 }
 
 export type WebhookVerb = "get" | "post";
-export type WebhookFormat = "form" | "json";
+export type WebhookFormat = "form-data" | "json";
 
 export interface WebhookRow {
   id: string;
@@ -164,7 +164,7 @@ function toWebhook(data: unknown): Webhook {
     http_verb: doc.http_verb === "get" ? "get" : "post",
     retries: typeof doc.retries === "number" ? doc.retries : 2,
     enabled: doc.enabled !== false,
-    format: doc.format === "json" ? "json" : "form",
+    format: doc.format === "json" ? "json" : "form-data",
   };
   if (typeof doc.id === "string") hook.id = doc.id;
   if (custom !== undefined) {

@@ -55,7 +55,8 @@ export const webhookSchema: JsonSchema = {
     retries: { type: "integer", minimum: 0, maximum: 4 },
     enabled: { type: "boolean" },
     custom_data: { type: "object", additionalProperties: { type: "string" } },
-    format: { type: "string", enum: ["form", "json"] },
+    // Kazoo's values; "form" is what this server took before and stays an alias of "form-data".
+    format: { type: "string", enum: ["form-data", "json", "form"] },
     include_subaccounts: { type: "boolean" },
     include_internal_legs: { type: "boolean" },
     type: { type: "string" },
@@ -82,7 +83,8 @@ export function webhookRow(doc: StoredDoc): Data {
  * dropped, the stored one survives while the hook stays disabled and goes once it is enabled.
  */
 export function webhookDefaults(data: Data, existing?: StoredDoc): Data {
-  const out: Data = { http_verb: "post", retries: 2, enabled: true, format: "form", ...data };
+  const out: Data = { http_verb: "post", retries: 2, enabled: true, format: "form-data", ...data };
+  if (out.format === "form") out.format = "form-data";
   delete out.id;
   delete out.disable_reason;
   const reason = existing?.data.disable_reason;

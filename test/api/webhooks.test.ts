@@ -88,10 +88,18 @@ describe("webhooks: the hosted service's shapes", () => {
   };
   const read = async (id: unknown) => (await api.call<Record<string, unknown>>("GET", `${base}/${String(id)}`, { token })).body.data;
 
-  it("fills the defaults: http_verb post, retries 2, enabled true, format form", async () => {
+  it("fills Kazoo's defaults: http_verb post, retries 2, enabled true, format form-data", async () => {
     const created = await create(hook("defaults"));
-    expect(created).toMatchObject({ http_verb: "post", retries: 2, enabled: true, format: "form" });
+    expect(created).toMatchObject({ http_verb: "post", retries: 2, enabled: true, format: "form-data" });
     expect(await read(created.id)).toEqual(created);
+  });
+
+  it("takes Kazoo's format values, keeps the old `form` as an alias of form-data, refuses others", async () => {
+    expect(await create(hook("kazoo form", { format: "form-data" }))).toMatchObject({ format: "form-data" });
+    expect(await create(hook("json", { format: "json" }))).toMatchObject({ format: "json" });
+    expect(await create(hook("old form", { format: "form" }))).toMatchObject({ format: "form-data" });
+    const bad = await api.call("PUT", base, { token, data: hook("xml", { format: "xml" }) });
+    expect(bad.status).toBe(400);
   });
 
   it("keeps every documented field as sent", async () => {

@@ -20,7 +20,7 @@ function fakeAdminApi() {
     registered: ["d1"],
     blocklists: new Map<string, Blocklist>(),
     applied: [] as string[],
-    hooks: new Map<string, Webhook>([["h1", { id: "h1", name: "Dead", hook: "channel_create", uri: "http://x.test/", http_verb: "post", retries: 2, enabled: false, format: "form", disable_reason: "too many failed attempts" }]]),
+    hooks: new Map<string, Webhook>([["h1", { id: "h1", name: "Dead", hook: "channel_create", uri: "http://x.test/", http_verb: "post", retries: 2, enabled: false, format: "form-data", disable_reason: "too many failed attempts" }]]),
     attempts: [{ hook_id: "h1", result: "failure", reason: "timeout" }, { hook_id: "h2", result: "success" }] as WebhookAttempt[],
     members: new Map<string, string[]>([["q1", ["u1"]], ["q2", []]]),
     changes: [] as [string, MembershipAction, string[]][],

@@ -18,7 +18,7 @@ const NOTIFICATION_TYPES = ["missed_call", "voicemail_new", "voicemail_full", "i
 
 const ATTEMPT_COLUMNS: Column[] = ["When", "Webhook", "Event", "Result", "Response", "Reason", { key: "try", label: "Try", numeric: true }];
 
-const NEW_HOOK: Webhook = { name: "", hook: "channel_create", uri: "", http_verb: "post", retries: 2, enabled: true, format: "form" };
+const NEW_HOOK: Webhook = { name: "", hook: "channel_create", uri: "", http_verb: "post", retries: 2, enabled: true, format: "form-data" };
 
 export function AdminWebhooks() {
   const s = useAppStore(
@@ -267,9 +267,9 @@ function WebhookFields({ draft, kinds, onChange }: WebhookFieldsProps) {
             id={ids.format}
             value={draft.format}
             disabled={draft.http_verb === "get"}
-            onChange={(e) => onChange({ ...draft, format: e.target.value === "json" ? "json" : "form" })}
+            onChange={(e) => onChange({ ...draft, format: e.target.value === "json" ? "json" : "form-data" })}
           >
-            <option value="form">Form</option>
+            <option value="form-data">Form</option>
             <option value="json">JSON</option>
           </select>
         </div>
