@@ -2,8 +2,12 @@
 // newest first, paged and filterable; written by the call engine, read-only here.
 import type { FastifyInstance } from "fastify";
 import { cdrSortKey, CDRS_COLLECTION } from "../calls/index.js";
-import { registerEndpoint } from "../http/endpoint.js";
+import { registerEndpoint, type Ctx, type Outcome } from "../http/endpoint.js";
+import { filterFromQuery } from "../http/filters.js";
+import { paginateSorted } from "../http/paging.js";
 import { listOutcome, notFound, registerDocResource, view } from "../http/resource.js";
+import { contentRevision } from "../http/envelope.js";
+import type { Collection, StoredDoc } from "../store/index.js";
 import type { JsonSchema } from "../http/validation.js";
 import type { ApiDeps } from "./deps.js";
 
@@ -32,7 +36,65 @@ const cdrSchema: JsonSchema = {
   },
 };
 
+/** A leg's interaction; a CDR written before interactions were kept is an interaction of its own. */
+function interactionKey(doc: StoredDoc): string {
+  return typeof doc.data.interaction_id === "string" ? doc.data.interaction_id : doc.id;
+}
+
+/**
+ * One row per interaction, as the hosted service's interaction listing: the interaction's first
+ * leg (the earliest started, among those `where` keeps), newest interaction first, paged and
+ * filtered like the CDR list.
+ */
+function interactionsOutcome(cdrs: Collection, ctx: Ctx, where: (doc: StoredDoc) => boolean): Outcome {
+  const test = filterFromQuery(ctx.req.query);
+  const seen = new Set<string>();
+  const first = cdrs.sortedBy(cdrSortKey).filter((k) => {
+    if (!where(k.row) || !test(k.row)) return false;
+    const key = interactionKey(k.row);
+    if (seen.has(key)) return false;
+    seen.add(key);
+    return true;
+  });
+  const page = paginateSorted(first, true, ctx.req.query);
+  return { data: page.rows.map(view), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+}
+
 export function registerCdrs(app: FastifyInstance, deps: ApiDeps): void {
+  // Fastify matches a static segment before a parameter, so these words are never read as CDR ids.
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/cdrs/interaction",
+    access: "account",
+    tag: "cdrs",
+    verbs: {
+      GET: {
+        summary: "List interactions (the first leg of each), newest first",
+        handler: async (ctx) => interactionsOutcome(await deps.collection(ctx.params.account_id ?? "", CDRS_COLLECTION), ctx, () => true),
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/cdrs/legs/:id",
+    access: "account",
+    tag: "cdrs",
+    verbs: {
+      GET: {
+        summary: "List every leg of an interaction (by its interaction id or the id of one of its CDRs), oldest first",
+        handler: async (ctx) => {
+          const cdrs = await deps.collection(ctx.params.account_id ?? "", CDRS_COLLECTION);
+          const id = ctx.params.id ?? "";
+          const named = cdrs.get(id);
+          const interaction = named ? interactionKey(named) : id;
+          const legs = cdrs.sortedBy(cdrSortKey).filter((k) => interactionKey(k.row) === interaction);
+          if (legs.length === 0) throw notFound(id);
+          const page = paginateSorted(legs, false, ctx.req.query);
+          return { data: page.rows.map(view), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+        },
+      },
+    },
+  });
+
   registerDocResource(app, deps, {
     name: "cdrs",
     collection: CDRS_COLLECTION,
@@ -61,6 +123,23 @@ export function registerCdrs(app: FastifyInstance, deps: ApiDeps): void {
             row: view,
             where: (doc) => doc.data.owner_id === id,
           });
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/users/:id/cdrs/interaction",
+    access: "account",
+    tag: "cdrs",
+    verbs: {
+      GET: {
+        summary: "List the interactions a user's devices took part in (the user's first leg of each), newest first",
+        handler: async (ctx) => {
+          const accountId = ctx.params.account_id ?? "";
+          const id = ctx.params.id ?? "";
+          if (!(await deps.collection(accountId, "users")).has(id)) throw notFound(id);
+          return interactionsOutcome(await deps.collection(accountId, CDRS_COLLECTION), ctx, (doc) => doc.data.owner_id === id);
         },
       },
     },

@@ -139,6 +139,24 @@ export function registerRecordings(app: FastifyInstance, deps: ApiDeps): void {
     },
   });
   registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/users/:id/recordings",
+    access: "account",
+    tag: "recordings",
+    verbs: {
+      GET: {
+        summary: "List the recordings of the calls a user's phones were in, newest first, among those you may see",
+        handler: async (ctx) => {
+          const userId = ctx.params.id ?? "";
+          if (!(await deps.collection(accountOf(ctx), "users")).has(userId)) throw notFound(userId);
+          const recordings = await recordingsOf(ctx);
+          const visible = visibleTo(await viewerOf(ctx), recordings);
+          const where = (doc: StoredDoc): boolean => usersOf(doc).includes(userId) && visible(doc);
+          return listOutcome(recordings, ctx, { sortKey: cdrSortKey, descending: true, row: recordingRow, where });
+        },
+      },
+    },
+  });
+  registerEndpoint(app, deps, {
     path: `${base}/:id`,
     access: "account",
     tag: "recordings",

@@ -274,6 +274,21 @@ describe("recordings: who sees which", () => {
     expect((await api.call("GET", `${base}/${ids.billing ?? ""}`, { token: keyToken })).status).toBe(200);
   });
 
+  it("a user's recordings (Kazoo's /users/{id}/recordings): the calls their phones were in, among those the reader may see", async () => {
+    const userList = async (reader: string, whose: string) => {
+      const res = await api.call<Row[]>("GET", `/v2/accounts/${accountId}/users/${whose}/recordings`, { token: reader, query: { paginate: "false" } });
+      expect(res.status).toBe(200);
+      return res.body.data.map((r) => r.id);
+    };
+    const agent2 = users.agent2?.ownerId ?? "";
+    // The admin sees all of agent2's calls; agent1 only the one they shared with agent2.
+    expect(await userList(token, agent2)).toEqual([ids.direct, ids.part2]);
+    expect(await userList(users.agent1?.token ?? "", agent2)).toEqual([ids.part2]);
+    expect(await userList(users.agent3?.token ?? "", agent2)).toEqual([]);
+    const missing = await api.call("GET", `/v2/accounts/${accountId}/users/${"0".repeat(32)}/recordings`, { token });
+    expect(missing.status).toBe(404);
+  });
+
   it("filter_interaction_id finds every part of one interaction, oldest part last", async () => {
     const res = await api.call<Row[]>("GET", base, { token, query: { filter_interaction_id: "63900000000-aaaa0001" } });
     expect(res.body.data.map((r) => r.id)).toEqual([ids.part2, ids.part1]);
