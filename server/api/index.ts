@@ -20,6 +20,7 @@ import { registerTextingSettings } from "./texting-settings.js";
 import { registerSimMessages } from "./sim-messages.js";
 import { registerCallqQueues } from "./callq-queues.js";
 import { registerCallqRecipients } from "./callq-recipients.js";
+import { registerVersions } from "./versions.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -41,6 +42,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerSimMessages(app, deps);
   registerCallqQueues(app, deps);
   registerCallqRecipients(app, deps);
+  registerVersions(app);
 }
 
 export type { ApiDeps };

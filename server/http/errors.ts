@@ -12,6 +12,7 @@ export const ERRORS = {
   faulty_request: { status: 404, word: "faulty_request" },
   invalid_method: { status: 405, word: "invalid_method" },
   datastore_conflict: { status: 409, word: "datastore_conflict" },
+  gone: { status: 410, word: "gone" },
   payload_too_large: { status: 413, word: "payload_too_large" },
   misdirected_request: { status: 421, word: "misdirected_request" },
   too_many_requests: { status: 429, word: "too_many_requests" },
