@@ -10,7 +10,8 @@ import type { ApiDeps } from "./deps.js";
 import { isMediaUri } from "./media.js";
 
 /** The modules the call engine runs; a callflow naming any other is refused. */
-export const CALLFLOW_MODULES = ["device", "user", "play", "callq", "callq_recipient"] as const;
+// `qubicle` and `qubicle_recipient` are the hosted product's original names of the queue modules.
+export const CALLFLOW_MODULES = ["device", "user", "play", "callq", "callq_recipient", "qubicle", "qubicle_recipient"] as const;
 type CallflowModule = (typeof CALLFLOW_MODULES)[number];
 
 function isCallflowModule(value: unknown): value is CallflowModule {
@@ -143,7 +144,8 @@ function checkModuleData(module: CallflowModule, data: Data, path: string, probl
       else reference("id", module === "device" ? "devices" : "users");
       break;
     }
-    case "callq": {
+    case "callq":
+    case "qubicle": {
       // `queue_id` is the documented key; `id` is its alias.
       if (data.queue_id !== undefined) reference("queue_id", "callq_queues");
       else if (data.id !== undefined) reference("id", "callq_queues");
@@ -159,8 +161,9 @@ function checkModuleData(module: CallflowModule, data: Data, path: string, probl
       else media("id");
       break;
     }
-    case "callq_recipient": {
-      if (data.action === undefined) required("action", `the callq_recipient module needs an action: ${CALLQ_RECIPIENT_ACTIONS.join(", ")}`);
+    case "callq_recipient":
+    case "qubicle_recipient": {
+      if (data.action === undefined) required("action", `the ${module} module needs an action: ${CALLQ_RECIPIENT_ACTIONS.join(", ")}`);
       else oneOf("action", CALLQ_RECIPIENT_ACTIONS);
       oneOf("link_method", CALLQ_LINK_METHODS);
       reference("target_queue", "callq_queues");

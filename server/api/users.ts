@@ -48,8 +48,11 @@ const passwordSchema: JsonSchema = {
 
 export function userDefaults(data: Data): Data {
   // `id` names the document, it is not one of its fields; clients send it back from a GET.
-  const { password: _password, id: _id, ...rest } = data;
-  const callq = rest.callq ?? {};
+  const { password: _password, id: _id, qubicle, ...rest } = data;
+  // Qubicle's clients name the queue keys `qubicle`: they are stored as `callq`. Sent beside a
+  // stored `callq` (a PATCH merges onto the document), the `qubicle` keys are the newer ones.
+  const given = qubicle === undefined || rest.callq === undefined ? (rest.callq ?? qubicle) : isObject(qubicle) && isObject(rest.callq) ? { ...rest.callq, ...qubicle } : qubicle;
+  const callq = given ?? {};
   return {
     priv_level: "user",
     enabled: true,

@@ -9,6 +9,7 @@ import type { Clock } from "../clock.js";
 import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
 import { registerGuard } from "./guard.js";
+import { rewriteAliasedUrl } from "./aliases.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -48,6 +49,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     forceCloseConnections: true,
     // The spec writes collection paths with a trailing slash (PUT /callq_queues/).
     routerOptions: { ignoreTrailingSlash: true },
+    rewriteUrl: (req) => rewriteAliasedUrl(req.url ?? "/"),
   });
 
   app.addHook("onSend", async (request, reply) => {

@@ -6,5 +6,8 @@ import { callqModule } from "./callq.js";
 import { callqRecipientModule } from "./callq-recipient.js";
 
 export function registerCallqModules(calls: CallEngine, engine: CallqEngine): void {
-  calls.modules.register("callq", callqModule(engine)).register("callq_recipient", callqRecipientModule(engine));
+  const queue = callqModule(engine);
+  const recipient = callqRecipientModule(engine);
+  // Callflows written for the hosted product's Qubicle name the same modules `qubicle` and `qubicle_recipient`.
+  calls.modules.register("callq", queue).register("callq_recipient", recipient).register("qubicle", queue).register("qubicle_recipient", recipient);
 }
