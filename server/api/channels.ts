@@ -227,7 +227,13 @@ export function registerChannels(app: FastifyInstance, deps: ApiDeps): void {
     if (!channel) throw notFound(uuid);
     return channel;
   };
-  const run: Handler = async (ctx) => command(deps, channelOf(ctx), dataObject(ctx), ctx.auth);
+  // The action sits in the envelope's data, or (as Kazoo also reads it) at the top of the
+  // envelope or in the query string.
+  const run: Handler = async (ctx) => {
+    const data = dataObject(ctx);
+    const action = data.action ?? ctx.req.envelope.action ?? ctx.req.query.action;
+    return command(deps, channelOf(ctx), action === undefined ? data : { ...data, action }, ctx.auth);
+  };
   registerEndpoint(app, deps, {
     path: "/v2/accounts/:account_id/channels/:uuid",
     access: "account",

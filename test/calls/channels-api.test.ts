@@ -149,6 +149,25 @@ describe("channel commands", () => {
     await noChannels();
   });
 
+  it("takes the action at the top of the envelope or in the query string, as Kazoo reads it", async () => {
+    const first = await bridgedCall();
+    const top = await api.call("POST", `${base}/channels/${first.caller.callId}`, {
+      token,
+      body: JSON.stringify({ action: "hangup", data: {} }),
+      headers: { "Content-Type": "application/json" },
+    });
+    expect(top.status, top.text).toBe(202);
+    await first.caller.reaches("ended");
+    await first.agent.reaches("ended");
+    await noChannels();
+    const second = await bridgedCall();
+    const query = await api.call("POST", `${base}/channels/${second.agent.callId}`, { token, data: {}, query: { action: "hangup" } });
+    expect(query.status, query.text).toBe(202);
+    await second.caller.reaches("ended");
+    await second.agent.reaches("ended");
+    await noChannels();
+  });
+
   it("a blind transfer (PUT accepted too) sends the party to the target and hangs up the channel", async () => {
     const { caller, agent } = await bridgedCall();
     const targetPhone = phone("agent2");
