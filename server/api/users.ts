@@ -1,5 +1,6 @@
 // /v2/accounts/{account_id}/users: the people of an account (logins, admins, queue agents) and
 // the devices each one owns. A password arrives in clear and is kept only as Kazoo's md5/sha1.
+import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { credentialHashes } from "../auth/index.js";
 import type { ApiError } from "../http/errors.js";
@@ -18,7 +19,8 @@ const personName = { type: "string", minLength: 1, maxLength: 128 };
 
 export const userSchema: JsonSchema = {
   type: "object",
-  required: ["username", "first_name", "last_name"],
+  // Kazoo's users need only a name: no username and no password make a user who cannot log in.
+  required: ["first_name", "last_name"],
   properties: {
     username: { type: "string", minLength: 1, maxLength: 128, pattern: "^[A-Za-z0-9][A-Za-z0-9._@+-]*$" },
     first_name: personName,
@@ -60,6 +62,22 @@ export function userDefaults(data: Data): Data {
     // A callq that is not an object is left as sent, so validation names it.
     callq: isObject(callq) ? { enabled: false, permissions: [], ...callq } : callq,
   };
+}
+
+/** Kazoo's generated username for a user given a password but no username: `user_` and 8 characters. */
+function generatedUsername(): string {
+  return `user_${randomBytes(6).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 8)}`;
+}
+
+/**
+ * The username as Kazoo's defaults settle it: kept when sent; on a write with a password but no
+ * username, the stored one, else a generated one; with neither, none (the user cannot log in).
+ */
+function withUsername(data: Data, ctx: WriteCtx): Data {
+  if (data.username !== undefined) return data;
+  const stored = ctx.existing?.data.username;
+  if (typeof stored === "string") return { ...data, username: stored };
+  return passwordOf(ctx.input) === undefined ? data : { ...data, username: generatedUsername() };
 }
 
 export function userRow(doc: StoredDoc): Data {
@@ -104,9 +122,9 @@ function lastAdminError(field: string): ApiError {
 
 export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
   const check = (data: Data, ctx: WriteCtx): void => {
-    const username = String(data.username).toLowerCase();
+    const username = typeof data.username === "string" ? data.username.toLowerCase() : undefined;
     const others = ctx.collection.all().filter((u) => u.id !== ctx.existing?.id);
-    if (others.some((u) => String(u.data.username ?? "").toLowerCase() === username)) {
+    if (username !== undefined && others.some((u) => String(u.data.username ?? "").toLowerCase() === username)) {
       throw fieldError("username", "unique", "username already in use", data.username);
     }
     const pin = isObject(data.callq) ? data.callq.pin : undefined;
@@ -115,7 +133,7 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
       throw fieldError("callq.pin", "unique", "pin already in use by another user", pin);
     }
     const password = passwordOf(ctx.input);
-    if (password === undefined) {
+    if (password === undefined && username !== undefined) {
       const previous = ctx.existing ? String(ctx.existing.data.username ?? "").toLowerCase() : undefined;
       if (previous === undefined) throw fieldError("password", "required", "Field is required but missing");
       // The hashes cover lowercase(username):password, so a new username needs the password again.
@@ -162,11 +180,11 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
       schema: userSchema,
       verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
       adminWrites: true,
-      prepare: userDefaults,
+      prepare: (data, ctx) => withUsername(userDefaults(data), ctx),
       check,
       privateFields: (data, ctx) => {
         const password = passwordOf(ctx.input);
-        return password === undefined ? {} : { ...credentialHashes(String(data.username), password) };
+        return password === undefined || typeof data.username !== "string" ? {} : { ...credentialHashes(data.username, password) };
       },
       afterWrite: async (doc, ctx) => {
         // A disabled user or a changed password must not leave a session working.

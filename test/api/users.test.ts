@@ -20,7 +20,6 @@ describeConformance({
   }),
   writeOnly: ["password"],
   invalid: [
-    { title: "a missing username", data: { ...person, password: "pw" }, field: "username", rule: "required" },
     { title: "an unknown priv_level", data: { ...person, username: "p1", password: "pw", priv_level: "root" }, field: "priv_level", rule: "enum" },
     { title: "a missing password", data: { ...person, username: "nopass" }, field: "password", rule: "required" },
     { title: "an empty password", data: { ...person, username: "p2", password: "" }, field: "password", rule: "minLength" },
@@ -150,6 +149,29 @@ describe("users: credentials, ordering, guards and owned devices", () => {
     expect((await api.call("PATCH", `${base}/${user.id}`, { token, data: { enabled: true } })).status).toBe(200);
     expect((await api.call("GET", base, { token: session.token })).status).toBe(401);
     expect((await userLogin("leaver", "bye-bye")).status).toBe(201);
+  });
+
+  it("creates a user from a name alone, as Kazoo's users document does: no username, no way to log in", async () => {
+    const res = await api.call<User>("PUT", base, { token, data: { first_name: "Nameonly", last_name: "Person" } });
+    expect(res.status, res.text).toBe(201);
+    expect(res.body.data).toMatchObject({ first_name: "Nameonly", last_name: "Person", enabled: true, priv_level: "user" });
+    expect(res.body.data).not.toHaveProperty("username");
+    const listed = await api.call<User[]>("GET", base, { token, query: { paginate: "false" } });
+    expect(listed.body.data.map((u) => u.id)).toContain(res.body.data.id);
+    // A second one is no clash: uniqueness is about usernames, and neither has one.
+    expect((await api.call("PUT", base, { token, data: { first_name: "Nameonly", last_name: "Person" } })).status).toBe(201);
+    // Given a password later, the user gets Kazoo's generated username and can log in with it.
+    const given = await api.call<User>("PATCH", `${base}/${res.body.data.id}`, { token, data: { password: "late-pass" } });
+    expect(given.status, given.text).toBe(200);
+    expect(String(given.body.data.username)).toMatch(/^user_[a-z0-9]{8}$/);
+    expect((await userLogin(String(given.body.data.username), "late-pass")).status).toBe(201);
+  });
+
+  it("generates a username for a new user given only a password", async () => {
+    const res = await api.call<User>("PUT", base, { token, data: { ...person, password: "pw-only" } });
+    expect(res.status, res.text).toBe(201);
+    expect(String(res.body.data.username)).toMatch(/^user_[a-z0-9]{8}$/);
+    expect((await userLogin(String(res.body.data.username), "pw-only")).status).toBe(201);
   });
 
   it("needs the password with a new username, since the hashes cover both", async () => {
