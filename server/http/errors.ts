@@ -13,6 +13,7 @@ export const ERRORS = {
   invalid_method: { status: 405, word: "invalid_method" },
   datastore_conflict: { status: 409, word: "datastore_conflict" },
   payload_too_large: { status: 413, word: "payload_too_large" },
+  unsupported_media_type: { status: 415, word: "unsupported_media_type" },
   misdirected_request: { status: 421, word: "misdirected_request" },
   too_many_requests: { status: 429, word: "too_many_requests" },
   unspecified_fault: { status: 500, word: "unspecified_fault" },
