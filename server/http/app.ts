@@ -2,8 +2,9 @@
 // the static renderer. Resource routes are registered on top of it by server/index.ts.
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
+import { STATUS_CODES } from "node:http";
 import { Readable } from "node:stream";
-import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from "fastify";
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyReply } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import type { Clock } from "../clock.js";
@@ -85,6 +86,21 @@ export function buildApp(options: AppOptions): FastifyInstance {
     forceCloseConnections: true,
     // The spec writes collection paths with a trailing slash (PUT /callq_queues/).
     routerOptions: { ignoreTrailingSlash: true },
+    // A path that cannot be routed (bad percent-encoding, a 100+ character segment) gets the envelope.
+    frameworkErrors: (error, request, frameworkReply) => {
+      const reply = frameworkReply as FastifyReply;
+      const apiError =
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? new ApiError("bad_identifier", { cause: "a path segment longer than 100 characters names nothing" })
+          : new ApiError("validation_error", { url: { invalid: { message: "the path is not valid percent-encoding" } } });
+      return reply.status(apiError.status).send(errorEnvelope(apiError, request.id, new Date(options.clock.now())));
+    },
+    // Bytes that are not HTTP never reach a route; they still get the error envelope.
+    clientErrorHandler: (err, socket) => {
+      if ((err as NodeJS.ErrnoException).code === "ECONNRESET" || socket.destroyed) return;
+      if (socket.writable) socket.write(clientErrorAnswer(err, new Date(options.clock.now())));
+      socket.destroy();
+    },
   });
 
   app.addHook("onSend", async (request, reply) => {
@@ -153,6 +169,19 @@ export function buildApp(options: AppOptions): FastifyInstance {
   return app;
 }
 
+/** The whole HTTP answer to a request Node could not parse: 408, 431 or 400, with the envelope. */
+export function clientErrorAnswer(err: Error, now: Date): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const apiError =
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? new ApiError("request_timeout")
+      : code === "HPE_HEADER_OVERFLOW"
+        ? new ApiError("header_fields_too_large")
+        : new ApiError("validation_error", { http: { invalid: { message: "the request is not valid HTTP/1.1" } } });
+  const body = JSON.stringify(errorEnvelope(apiError, randomUUID().replace(/-/g, ""), now));
+  return `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const status = typeof error === "object" && error !== null && "statusCode" in error ? Number(error.statusCode) : 500;
@@ -160,6 +189,11 @@ function toApiError(error: unknown): ApiError {
     return new ApiError("payload_too_large", { content_length: { maximum: { message: `bodies other than uploads are limited to ${JSON_BODY_BYTES} bytes`, target: JSON_BODY_BYTES } } });
   }
   if (status === 415) return new ApiError("unsupported_media_type", { content_type: { type: { message: "send the body as application/json" } } });
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  if (code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") {
+    return new ApiError("validation_error", { content_length: { invalid: { message: "the body's length is not the declared Content-Length" } } });
+  }
   if (status === 400) return new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } });
+  if (status > 400 && status < 500) return new ApiError("validation_error", { request: { invalid: { message: "the request could not be read" } } });
   return new ApiError("unspecified_fault");
 }
