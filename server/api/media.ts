@@ -222,7 +222,7 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
     tag: "media",
     verbs: {
       GET: { summary: "Download the audio of one media (Range honoured; inline=true to play in place)", handler: download },
-      POST: { summary: "Upload the audio of one media as raw audio/wav or audio/mpeg bytes", admin: true, handler: upload },
+      POST: { summary: "Upload the audio of one media as raw audio/wav or audio/mpeg bytes", admin: true, rawBody: true, handler: upload },
       DELETE: { summary: "Delete the audio of one media, keeping its document", admin: true, handler: removeAudio },
     },
   });

@@ -2,7 +2,9 @@
 // the static renderer. Resource routes are registered on top of it by server/index.ts.
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger } from "fastify";
+import { STATUS_CODES } from "node:http";
+import { Readable } from "node:stream";
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyReply } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import type { Clock } from "../clock.js";
@@ -10,6 +12,7 @@ import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
 import { registerGuard } from "./guard.js";
 import { rewriteAliasedUrl } from "./aliases.js";
+import { JSON_MEDIA_TYPE } from "./request.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -21,18 +24,53 @@ export interface AppOptions {
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
-const MAX_JSON_DEPTH = 128;
 
-/** Iterative, so the check itself cannot overflow. */
-export function depthExceeds(value: unknown, limit: number): boolean {
-  const stack: [unknown, number][] = [[value, 1]];
-  while (stack.length > 0) {
-    const [v, depth] = stack.pop() as [unknown, number];
-    if (typeof v !== "object" || v === null) continue;
-    if (depth > limit) return true;
-    for (const child of Object.values(v)) stack.push([child, depth + 1]);
+/**
+ * JSON bodies: 1 MiB holds any configuration document with room to spare (a blacklist of 5,000
+ * numbers is 90 KB); uploads are streams with their own bounds (media 20 MiB, texting images).
+ */
+export const JSON_BODY_BYTES = 1024 * 1024;
+/** Deeper bodies serve no resource and would blow the stack of recursive code further on. */
+export const MAX_JSON_DEPTH = 128;
+/**
+ * Values (object members and array items, at every level) in one body. Validation, merging and
+ * storing cost grows with it: 300,000 keys stalled the server 18 s; 5,000 still fits the largest
+ * real document (a blacklist of thousands of numbers).
+ */
+export const MAX_JSON_ENTRIES = 5_000;
+
+/**
+ * One pass over the text, before JSON.parse builds anything: which bound it breaks, if any.
+ * Counts the entries of every non-empty container (its first one, then one per comma) and the
+ * nesting; strings are skipped whole, escapes included.
+ */
+export function jsonShapeRefusal(text: string, maxDepth: number, maxEntries: number): "depth" | "entries" | null {
+  let depth = 0;
+  let entries = 0;
+  let inString = false;
+  let justOpened = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++;
+      else if (c === 0x22) inString = false;
+      continue;
+    }
+    if (c === 0x20 || c === 0x09 || c === 0x0a || c === 0x0d) continue;
+    if (justOpened) {
+      justOpened = false;
+      if (c !== 0x5d && c !== 0x7d) entries++;
+    }
+    if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      depth++;
+      if (depth > maxDepth) return "depth";
+      justOpened = true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+    else if (c === 0x2c) entries++;
+    if (entries > maxEntries) return "entries";
   }
-  return false;
+  return null;
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
@@ -44,12 +82,27 @@ export function buildApp(options: AppOptions): FastifyInstance {
       // randomUUID draws from a buffered pool: a fresh 32-hex id without a syscall per request.
       return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID().replace(/-/g, "");
     },
-    bodyLimit: 8 * 1024 * 1024,
+    bodyLimit: JSON_BODY_BYTES,
     // A client that stopped reading a download must not hold shutdown hostage.
     forceCloseConnections: true,
     // The spec writes collection paths with a trailing slash (PUT /callq_queues/).
     routerOptions: { ignoreTrailingSlash: true },
     rewriteUrl: (req) => rewriteAliasedUrl(req.url ?? "/"),
+    // A path that cannot be routed (bad percent-encoding, a 100+ character segment) gets the envelope.
+    frameworkErrors: (error, request, frameworkReply) => {
+      const reply = frameworkReply as FastifyReply;
+      const apiError =
+        error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? new ApiError("bad_identifier", { cause: "a path segment longer than 100 characters names nothing" })
+          : new ApiError("validation_error", { url: { invalid: { message: "the path is not valid percent-encoding" } } });
+      return reply.status(apiError.status).send(errorEnvelope(apiError, request.id, new Date(options.clock.now())));
+    },
+    // Bytes that are not HTTP never reach a route; they still get the error envelope.
+    clientErrorHandler: (err, socket) => {
+      if ((err as NodeJS.ErrnoException).code === "ECONNRESET" || socket.destroyed) return;
+      if (socket.writable) socket.write(clientErrorAnswer(err, new Date(options.clock.now())));
+      socket.destroy();
+    },
   });
 
   app.addHook("onSend", async (request, reply) => {
@@ -67,32 +120,46 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return reply.status(err.status).send(errorEnvelope(err, request.id, new Date(options.clock.now())));
   });
 
-  // JSON bodies: an empty body is an empty envelope; bad JSON is a 400 naming `json`; keys that
-  // would poison prototypes are dropped.
+  // JSON bodies: an empty body is an empty envelope; bad JSON is a 400 naming `json`; too deep or
+  // too many entries is a 400 found before parsing; keys that would poison prototypes are dropped.
+  // `application/jsonx` and other types no parser takes are 415.
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser(/^application\/(.+\+)?json/, { parseAs: "string" }, (_request, body, done) => {
+  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: "string" }, (_request, body, done) => {
     const text = typeof body === "string" ? body : body.toString("utf8");
     if (text.trim() === "") return done(null, {});
-    let parsed: unknown;
+    const refusal = jsonShapeRefusal(text, MAX_JSON_DEPTH, MAX_JSON_ENTRIES);
+    if (refusal === "depth") {
+      return done(new ApiError("validation_error", { json: { maxDepth: { message: `the body nests deeper than ${MAX_JSON_DEPTH} levels`, target: MAX_JSON_DEPTH } } }), undefined);
+    }
+    if (refusal === "entries") {
+      return done(
+        new ApiError("validation_error", { json: { maxEntries: { message: `the body holds more than ${MAX_JSON_ENTRIES} values`, target: MAX_JSON_ENTRIES } } }),
+        undefined,
+      );
+    }
     try {
-      parsed = secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" });
+      done(null, secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" }));
     } catch {
-      return done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
+      done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
     }
-    // Deeper bodies serve no resource and would blow the stack of recursive code further on.
-    if (depthExceeds(parsed, MAX_JSON_DEPTH)) {
-      return done(new ApiError("validation_error", { json: { maxDepth: { message: `the body nests deeper than ${MAX_JSON_DEPTH} levels` } } }), undefined);
-    }
-    done(null, parsed);
   });
 
   // Binary uploads (media, recordings) arrive as a raw stream for the resource to store.
-  app.addContentTypeParser(/^(audio\/|application\/octet-stream)/, (_request, payload, done) => done(null, payload));
+  app.addContentTypeParser(/^(?:audio\/[a-z0-9!#$&^_.+-]+|application\/octet-stream)\s*(?:;|$)/, (_request, payload, done) => done(null, payload));
 
   // Once for the whole app: /sip and /events declare their routes in plugins registered after it.
   app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
 
   registerGuard(app, { hosts: options.hosts, allowOrigins: options.allowOrigins, port: options.port });
+
+  // A request for no route gets its not-found answer (in its scope's words) without its body
+  // being parsed: the parser is handed an empty stream that owns up to the declared length, and
+  // Node discards the unread bytes once the answer is sent.
+  app.addHook("preParsing", async (request, _reply, payload) => {
+    if (!request.is404) return payload;
+    const declared = Number(request.headers["content-length"]);
+    return Object.assign(Readable.from([]), { receivedEncodedLength: Number.isNaN(declared) ? 0 : declared });
+  });
 
   if (options.rendererDir && existsSync(options.rendererDir)) {
     app.register(fastifyStatic, { root: options.rendererDir, prefix: "/", wildcard: false });
@@ -104,11 +171,31 @@ export function buildApp(options: AppOptions): FastifyInstance {
   return app;
 }
 
+/** The whole HTTP answer to a request Node could not parse: 408, 431 or 400, with the envelope. */
+export function clientErrorAnswer(err: Error, now: Date): string {
+  const code = (err as NodeJS.ErrnoException).code;
+  const apiError =
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? new ApiError("request_timeout")
+      : code === "HPE_HEADER_OVERFLOW"
+        ? new ApiError("header_fields_too_large")
+        : new ApiError("validation_error", { http: { invalid: { message: "the request is not valid HTTP/1.1" } } });
+  const body = JSON.stringify(errorEnvelope(apiError, randomUUID().replace(/-/g, ""), now));
+  return `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
 function toApiError(error: unknown): ApiError {
   if (error instanceof ApiError) return error;
   const status = typeof error === "object" && error !== null && "statusCode" in error ? Number(error.statusCode) : 500;
-  if (status === 413) return new ApiError("payload_too_large");
-  if (status === 415) return new ApiError("validation_error", { content_type: { type: { message: "unsupported content type" } } });
+  if (status === 413) {
+    return new ApiError("payload_too_large", { content_length: { maximum: { message: `bodies other than uploads are limited to ${JSON_BODY_BYTES} bytes`, target: JSON_BODY_BYTES } } });
+  }
+  if (status === 415) return new ApiError("unsupported_media_type", { content_type: { type: { message: "send the body as application/json" } } });
+  const code = typeof error === "object" && error !== null && "code" in error ? String(error.code) : "";
+  if (code === "FST_ERR_CTP_INVALID_CONTENT_LENGTH") {
+    return new ApiError("validation_error", { content_length: { invalid: { message: "the body's length is not the declared Content-Length" } } });
+  }
   if (status === 400) return new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } });
+  if (status > 400 && status < 500) return new ApiError("validation_error", { request: { invalid: { message: "the request could not be read" } } });
   return new ApiError("unspecified_fault");
 }

@@ -1,4 +1,6 @@
-// `accept=csv`: rows flattened to dotted column names, one header line, RFC 4180 quoting.
+// `accept=csv`: rows flattened to dotted column names, one header line, RFC 4180 quoting, and
+// every cell (header names included: keys can be client-chosen) neutralised against spreadsheet
+// formula injection as OWASP advises.
 
 export function toCsv(data: unknown): string {
   const rows = (Array.isArray(data) ? data : [data]).map((r) => flatten(r));
@@ -12,8 +14,8 @@ export function toCsv(data: unknown): string {
       }
     }
   }
-  const lines = [columns.map(quote).join(",")];
-  for (const row of rows) lines.push(columns.map((c) => quote(row[c] ?? "")).join(","));
+  const lines = [columns.map(cell).join(",")];
+  for (const row of rows) lines.push(columns.map((c) => cell(row[c] ?? "")).join(","));
   return `${lines.join("\r\n")}\r\n`;
 }
 
@@ -30,6 +32,23 @@ function flatten(value: unknown, prefix = "", out: Record<string, string> = {}):
   return out;
 }
 
-function quote(cell: string): string {
-  return /[",\r\n]/.test(cell) ? `"${cell.replace(/"/g, '""')}"` : cell;
+/**
+ * A spreadsheet reads a cell starting with `=`, `+`, `-`, `@`, tab or carriage return as a
+ * formula (also after leading spaces, in some of them).
+ */
+const FORMULA_START = /^(?:[=+\-@\t\r]| +[=+\-@])/;
+/**
+ * A cell that is wholly one decimal number (-5, +15551234567, 1.5e3) can only be read as that
+ * number, never call a function, so it is left as it is: phone numbers stay dialable.
+ */
+const PLAIN_NUMBER = /^[+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?$/;
+/**
+ * Quoted when it holds a quote, a line break or a separator some spreadsheet may split on (`;` in
+ * many locales, tab): unquoted, `a;=cmd` would become a second cell starting with `=`.
+ */
+const NEEDS_QUOTES = /[",;\t\r\n]/;
+
+export function cell(text: string): string {
+  const neutral = FORMULA_START.test(text) && !PLAIN_NUMBER.test(text) ? `'${text}` : text;
+  return NEEDS_QUOTES.test(neutral) ? `"${neutral.replace(/"/g, '""')}"` : neutral;
 }

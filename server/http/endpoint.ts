@@ -2,11 +2,12 @@
 // call it, and the plumbing every endpoint shares: verb and accept tunnelling, token
 // authentication, account isolation, admin-only verbs, 405 with Allow, the success envelope or
 // CSV, ETag. Also records each endpoint for the OpenAPI document.
+import { Transform, type Readable, type TransformCallback } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
 import { ApiError } from "./errors.js";
 import { successEnvelope, type Paging } from "./envelope.js";
-import { parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
+import { JSON_MEDIA_TYPE, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
 import { toCsv } from "./csv.js";
 import type { JsonSchema } from "./validation.js";
 
@@ -60,6 +61,8 @@ export interface VerbSpec {
   admin?: boolean;
   /** JSON schema of the envelope's `data`, for the OpenAPI document. */
   body?: JsonSchema;
+  /** The handler reads a body that is not JSON itself (an upload); other verbs answer it 415. */
+  rawBody?: boolean;
 }
 
 export interface EndpointSpec {
@@ -78,12 +81,43 @@ export interface EndpointDeps {
 
 const METHODS = ["GET", "PUT", "POST", "PATCH", "DELETE", "OPTIONS"] as const;
 
+/**
+ * A body read before anyone is known: a public endpoint's (a login) or one whose token travels
+ * inside it (`auth_token` in the envelope). Bigger bodies need the token in X-Auth-Token, the
+ * query or Authorization, where it is checked before a byte of the body is read.
+ */
+export const UNAUTHENTICATED_BODY_BYTES = 64 * 1024;
+
+/** Who a token outside the body named, found before the body was read. */
+const authenticatedEarly = new WeakMap<FastifyRequest, { token: string; auth: AuthContext }>();
+
 export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec: EndpointSpec): void {
   deps.catalogue.push(spec);
   const allow = Object.keys(spec.verbs).join(", ");
   app.route({
     method: [...METHODS],
     url: spec.path,
+    // The token, when it is outside the body, is checked before the body is read: a stranger's
+    // body is never parsed, whatever its size.
+    onRequest: async (request) => {
+      if (spec.access === "public" || request.method === "OPTIONS") return;
+      const token = tokenOutsideBody(request);
+      if (token === null) {
+        // Only a JSON envelope can carry the token inside.
+        const type = request.headers["content-type"];
+        if (typeof type === "string" && !JSON_MEDIA_TYPE.test(type.trim())) throw tokenRequired();
+        return;
+      }
+      const auth = await authenticate(deps, spec, request, token);
+      // Only POST can tunnel another verb in its body; any other method is the verb itself.
+      const verbSpec = request.method === "POST" ? undefined : spec.verbs[request.method as Verb];
+      if (verbSpec?.admin && !auth.isAdmin) throw notAdmin();
+      authenticatedEarly.set(request, { token, auth });
+    },
+    preParsing: async (request, _reply, payload) => {
+      if (authenticatedEarly.has(request)) return payload;
+      return limitBody(request, payload, UNAUTHENTICATED_BODY_BYTES);
+    },
     handler: async (request, reply) => {
       if (request.method === "OPTIONS") return reply.header("Allow", allow).status(200).send();
       const req = parseRequest(request);
@@ -92,19 +126,18 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
         reply.header("Allow", allow);
         throw new ApiError("invalid_method", { method: req.verb, allowed: Object.keys(spec.verbs) });
       }
+      if (req.bodyKind === "raw" && !verbSpec.rawBody) {
+        throw new ApiError("unsupported_media_type", { content_type: { type: { message: "send the body as application/json", value: request.headers["content-type"] ?? null } } });
+      }
       const params = (request.params ?? {}) as Record<string, string>;
-      const token = spec.access === "public" ? null : tokenOf(request, req);
+      let token: string | null = null;
       let auth: AuthContext | null = null;
       if (spec.access !== "public") {
-        if (!token) throw new ApiError("invalid_credentials", { token: { required: { message: "an auth token is needed" } } });
-        auth = await deps.auth.authenticate(token);
-        if (!auth) throw new ApiError("invalid_credentials", { token: { invalid: { message: "the auth token is unknown or expired" } } });
-        if (spec.access === "account" && params.account_id !== auth.accountId) {
-          throw new ApiError("forbidden", { account_id: { forbidden: { message: "the token does not reach this account" } } });
-        }
-        if (verbSpec.admin && !auth.isAdmin) {
-          throw new ApiError("forbidden", { user: { admin: { message: "this needs an account admin" } } });
-        }
+        const early = authenticatedEarly.get(request);
+        token = early?.token ?? req.bodyToken;
+        if (!token) throw tokenRequired();
+        auth = early?.auth ?? (await authenticate(deps, spec, request, token));
+        if (verbSpec.admin && !auth.isAdmin) throw notAdmin();
       }
       const now = new Date(deps.clock.now());
       const outcome = await verbSpec.handler({ request, reply, req, params, auth, now });
@@ -132,11 +165,54 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
   });
 }
 
-/** Token sources in order: X-Auth-Token, auth_token (query or envelope), Authorization: Bearer. */
-function tokenOf(request: FastifyRequest, req: ParsedRequest): string | null {
+/** A live token's context reaching the account in the path, or the refusal. */
+async function authenticate(deps: EndpointDeps, spec: EndpointSpec, request: FastifyRequest, token: string): Promise<AuthContext> {
+  const auth = await deps.auth.authenticate(token);
+  if (!auth) throw new ApiError("invalid_credentials", { token: { invalid: { message: "the auth token is unknown or expired" } } });
+  const params = (request.params ?? {}) as Record<string, string>;
+  if (spec.access === "account" && params.account_id !== auth.accountId) {
+    throw new ApiError("forbidden", { account_id: { forbidden: { message: "the token does not reach this account" } } });
+  }
+  return auth;
+}
+
+function tokenRequired(): ApiError {
+  return new ApiError("invalid_credentials", { token: { required: { message: "an auth token is needed" } } });
+}
+
+function notAdmin(): ApiError {
+  return new ApiError("forbidden", { user: { admin: { message: "this needs an account admin" } } });
+}
+
+/** The body as a stream that fails with 413 past `max` bytes, declared or counted. */
+function limitBody(request: FastifyRequest, payload: Readable, max: number): Readable {
+  const tooLarge = () =>
+    new ApiError("payload_too_large", {
+      content_length: { maximum: { message: `a body read before any token is checked (a sign-in, or a token inside the envelope) is limited to ${max} bytes; send the token in X-Auth-Token`, target: max } },
+    });
+  if (Number(request.headers["content-length"]) > max) throw tooLarge();
+  let received = 0;
+  const counted = new Transform({
+    transform(chunk: Buffer, _encoding: BufferEncoding, callback: TransformCallback) {
+      received += chunk.length;
+      callback(received > max ? tooLarge() : null, chunk);
+    },
+  });
+  payload.on("error", (err) => counted.destroy(err));
+  return payload.pipe(counted);
+}
+
+/**
+ * The token outside the body: X-Auth-Token, then `auth_token` in the query, then Authorization:
+ * Bearer. Null when only the envelope may carry one.
+ */
+function tokenOutsideBody(request: FastifyRequest): string | null {
   const header = request.headers["x-auth-token"];
   if (typeof header === "string" && header !== "") return header;
-  if (req.bodyToken) return req.bodyToken;
+  const query = request.query;
+  const inQuery = typeof query === "object" && query !== null && "auth_token" in query ? query.auth_token : undefined;
+  const fromQuery = Array.isArray(inQuery) ? inQuery[inQuery.length - 1] : inQuery;
+  if (typeof fromQuery === "string" && fromQuery !== "") return fromQuery;
   const authz = request.headers.authorization;
   const m = typeof authz === "string" ? /^Bearer\s+(\S+)$/i.exec(authz) : null;
   return m?.[1] ?? null;

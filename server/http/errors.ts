@@ -11,11 +11,14 @@ export const ERRORS = {
   not_found: { status: 404, word: "not_found" },
   faulty_request: { status: 404, word: "faulty_request" },
   invalid_method: { status: 405, word: "invalid_method" },
+  request_timeout: { status: 408, word: "request_timeout" },
   datastore_conflict: { status: 409, word: "datastore_conflict" },
   gone: { status: 410, word: "gone" },
   payload_too_large: { status: 413, word: "payload_too_large" },
+  unsupported_media_type: { status: 415, word: "unsupported_media_type" },
   misdirected_request: { status: 421, word: "misdirected_request" },
   too_many_requests: { status: 429, word: "too_many_requests" },
+  header_fields_too_large: { status: 431, word: "header_fields_too_large" },
   unspecified_fault: { status: 500, word: "unspecified_fault" },
 } as const;
 

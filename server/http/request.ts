@@ -1,14 +1,28 @@
 // What a request asks for once the tunnels are undone: the effective verb (`verb` in the query
 // or envelope), the effective Accept (`accept` in the query or envelope), the envelope's data,
 // and flat string query parameters.
+import { Readable } from "node:stream";
 import type { FastifyRequest } from "fastify";
 import { ApiError } from "./errors.js";
 
 export type Verb = "GET" | "PUT" | "POST" | "PATCH" | "DELETE";
 export const VERBS: readonly Verb[] = ["GET", "PUT", "POST", "PATCH", "DELETE"];
 
+/**
+ * JSON is `application/json` or a structured `application/<x>+json`, with parameters after `;`
+ * only: `application/jsonx` is not JSON.
+ */
+export const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json\s*(?:;|$)/i;
+
+/**
+ * What came as the body: none, a JSON envelope, or anything else a parser let through (an upload
+ * stream, plain text), which only an endpoint that reads raw bodies takes.
+ */
+export type BodyKind = "none" | "json" | "raw";
+
 export interface ParsedRequest {
   verb: Verb;
+  bodyKind: BodyKind;
   query: Record<string, string>;
   /** The envelope's `data`; undefined when the body had none. */
   data: unknown;
@@ -22,8 +36,9 @@ export interface ParsedRequest {
 
 export function parseRequest(request: FastifyRequest): ParsedRequest {
   const query = flatQuery(request.query);
+  const bodyKind = bodyKindOf(request);
   // Only a parsed JSON object is an envelope; a raw upload stream is not.
-  const envelope = isPlainObject(request.body) ? request.body : {};
+  const envelope = bodyKind === "json" && isPlainObject(request.body) ? request.body : {};
   const method = request.method.toUpperCase();
   let verb: Verb = VERBS.find((v) => v === method) ?? "GET";
   const tunnelled = stringOf(envelope.verb) ?? query.verb;
@@ -36,12 +51,26 @@ export function parseRequest(request: FastifyRequest): ParsedRequest {
   const accept = (stringOf(envelope.accept) ?? query.accept ?? request.headers.accept ?? "application/json").toLowerCase();
   return {
     verb,
+    bodyKind,
     query,
     data: envelope.data,
     envelope,
     bodyToken: query.auth_token ?? stringOf(envelope.auth_token) ?? null,
     accept,
   };
+}
+
+/** A JSON body must be the request envelope, an object: `null`, `"str"`, `123` or `[]` are 400. */
+function bodyKindOf(request: FastifyRequest): BodyKind {
+  const body: unknown = request.body;
+  if (body === undefined) return "none";
+  if (body instanceof Readable) return "raw";
+  const type = request.headers["content-type"];
+  if (typeof type !== "string" || !JSON_MEDIA_TYPE.test(type.trim())) return "raw";
+  if (!isPlainObject(body)) {
+    throw new ApiError("validation_error", { json: { type: { message: "the body must be a JSON object: the request envelope", target: "object" } } });
+  }
+  return "json";
 }
 
 /** Does the client want CSV (`accept=csv`, `text/csv`)? */

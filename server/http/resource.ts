@@ -94,11 +94,26 @@ export function privateOf(data: Data): Data {
   return out;
 }
 
-/** The envelope's data as an object, or a 400 naming `data`. */
+/**
+ * Fields the server owns: the document's metadata (kept apart from its data, see the store) and,
+ * as Kazoo's public_fields has it, anything private (`pvt_`) or internal (`_`).
+ */
+const SERVER_FIELDS = new Set(["revision", "created", "modified", "attachments"]);
+
+export function isServerField(key: string): boolean {
+  return SERVER_FIELDS.has(key) || key.startsWith("pvt_") || key.startsWith("_");
+}
+
+/**
+ * The envelope's data as an object (absent is empty), or a 400 naming `data`. Server-owned
+ * fields a client sends, often echoed from a GET, are dropped as Kazoo drops them, never stored.
+ */
 export function dataObject(ctx: Ctx): Data {
-  const data = ctx.req.data ?? {};
+  const data = ctx.req.data === undefined ? {} : ctx.req.data;
   if (!isObject(data)) throw new ApiError("validation_error", { data: { type: { message: "Value is not of type object", value: data } } });
-  return publicFields(data);
+  const out: Data = {};
+  for (const [k, v] of Object.entries(data)) if (!isServerField(k)) out[k] = v;
+  return out;
 }
 
 export function notFound(id: string): ApiError {
