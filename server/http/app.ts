@@ -12,7 +12,7 @@ import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
 import { registerGuard } from "./guard.js";
 import { rewriteAliasedUrl } from "./aliases.js";
-import { JSON_MEDIA_TYPE } from "./request.js";
+import { ALSO_JSON_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./request.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -124,8 +124,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // too many entries is a 400 found before parsing; keys that would poison prototypes are dropped.
   // `application/jsonx` and other types no parser takes are 415.
   app.removeContentTypeParser("application/json");
-  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: "string" }, (_request, body, done) => {
-    const text = typeof body === "string" ? body : body.toString("utf8");
+  const parseJson = (text: string, done: (err: Error | null, body?: unknown) => void): void => {
     if (text.trim() === "") return done(null, {});
     const refusal = jsonShapeRefusal(text, MAX_JSON_DEPTH, MAX_JSON_ENTRIES);
     if (refusal === "depth") {
@@ -142,6 +141,22 @@ export function buildApp(options: AppOptions): FastifyInstance {
     } catch {
       done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
     }
+  };
+  app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: "string" }, (_request, body, done) => parseJson(String(body), done));
+  // Kazoo's crossbar reads these as JSON too (curl sends a form type unless told otherwise); form
+  // fields themselves are not an envelope.
+  app.addContentTypeParser(ALSO_JSON_MEDIA_TYPE, { parseAs: "string" }, (_request, body, done) => {
+    const text = String(body);
+    if (text.trim() !== "" && !/^\s*[{[]/.test(text)) {
+      return done(new ApiError("unsupported_media_type", { content_type: { type: { message: "form fields are not read: send the JSON envelope" } } }), undefined);
+    }
+    parseJson(text, done);
+  });
+  // A body with no Content-Type at all is JSON, as Kazoo assumes (`requests.put(url, data=...)`).
+  app.addHook("onRequest", async (request) => {
+    const headers = request.raw.headers;
+    const hasBody = headers["transfer-encoding"] !== undefined || (headers["content-length"] !== undefined && headers["content-length"] !== "0");
+    if (headers["content-type"] === undefined && hasBody) headers["content-type"] = "application/json";
   });
 
   // Binary uploads (media, recordings) arrive as a raw stream for the resource to store.

@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
 import { ApiError } from "./errors.js";
 import { successEnvelope, type Paging } from "./envelope.js";
-import { JSON_MEDIA_TYPE, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
+import { isJsonType, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
 import { toCsv } from "./csv.js";
 import type { JsonSchema } from "./validation.js";
 
@@ -105,7 +105,7 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
       if (token === null) {
         // Only a JSON envelope can carry the token inside.
         const type = request.headers["content-type"];
-        if (typeof type === "string" && !JSON_MEDIA_TYPE.test(type.trim())) throw tokenRequired();
+        if (type !== undefined && !isJsonType(type)) throw tokenRequired();
         return;
       }
       const auth = await authenticate(deps, spec, request, token);

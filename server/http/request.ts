@@ -15,6 +15,19 @@ export const VERBS: readonly Verb[] = ["GET", "PUT", "POST", "PATCH", "DELETE"];
 export const JSON_MEDIA_TYPE = /^application\/(?:[a-z0-9!#$&^_.+-]+\+)?json\s*(?:;|$)/i;
 
 /**
+ * Types whose body Kazoo's crossbar also reads as JSON: `application/x-json`, and curl's default
+ * `application/x-www-form-urlencoded` when the body is JSON text (a real form is refused).
+ */
+export const ALSO_JSON_MEDIA_TYPE = /^application\/(?:x-json|x-www-form-urlencoded)\s*(?:;|$)/i;
+
+/** Is a body of this Content-Type read as the JSON envelope? */
+export function isJsonType(type: string | undefined): boolean {
+  if (type === undefined) return false;
+  const t = type.trim();
+  return JSON_MEDIA_TYPE.test(t) || ALSO_JSON_MEDIA_TYPE.test(t);
+}
+
+/**
  * What came as the body: none, a JSON envelope, or anything else a parser let through (an upload
  * stream, plain text), which only an endpoint that reads raw bodies takes.
  */
@@ -66,7 +79,7 @@ function bodyKindOf(request: FastifyRequest): BodyKind {
   if (body === undefined) return "none";
   if (body instanceof Readable) return "raw";
   const type = request.headers["content-type"];
-  if (typeof type !== "string" || !JSON_MEDIA_TYPE.test(type.trim())) return "raw";
+  if (!isJsonType(type)) return "raw";
   if (!isPlainObject(body)) {
     throw new ApiError("validation_error", { json: { type: { message: "the body must be a JSON object: the request envelope", target: "object" } } });
   }

@@ -3,6 +3,7 @@
 // bounded (1 MiB, 5,000 values, 128 levels; 64 KiB when the token is inside the envelope),
 // PATCH takes only an object, server-owned fields are never stored, and only JSON is JSON.
 // Every refusal is the error envelope and changes nothing.
+import { request } from "node:http";
 import { connect } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { demoGrant, serve, type DemoGrant, type Served } from "../helpers/serve.js";
@@ -178,11 +179,51 @@ describe("PATCH takes an object; server-owned fields are never data", () => {
   });
 });
 
+/** A request sent with exactly these headers (fetch would add a Content-Type of its own). */
+function bare(method: string, path: string, headers: Record<string, string>, body: string): Promise<Answer> {
+  const { hostname, port } = new URL(served.url);
+  return new Promise((resolve, reject) => {
+    const req = request({ host: hostname, port: Number(port), method, path, headers: { ...headers, "Content-Length": String(Buffer.byteLength(body)) } }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on("data", (c: Buffer) => chunks.push(c));
+      res.on("end", () => {
+        const text = Buffer.concat(chunks).toString("utf8");
+        const answer = new Headers();
+        for (const [k, v] of Object.entries(res.headers)) if (typeof v === "string") answer.set(k, v);
+        resolve({ status: res.statusCode ?? 0, headers: answer, body: text.startsWith("{") ? (JSON.parse(text) as Record<string, unknown>) : {}, text });
+      });
+    });
+    req.on("error", reject);
+    req.end(body);
+  });
+}
+
+describe("bodies Kazoo reads as JSON", () => {
+  it("reads a JSON body sent with no Content-Type, with curl's form type or as application/x-json; refuses real form fields with 415", async () => {
+    const envelope = (name: string) => JSON.stringify({ data: { name } });
+    const none = await bare("PUT", devices, { "X-Auth-Token": admin.token }, envelope("no type"));
+    expect(none.status, none.text).toBe(201);
+    const form = await bare("PUT", devices, { "X-Auth-Token": admin.token, "Content-Type": "application/x-www-form-urlencoded" }, envelope("curl form"));
+    expect(form.status, form.text).toBe(201);
+    const xjson = await bare("PUT", devices, { "X-Auth-Token": admin.token, "Content-Type": "application/x-json" }, envelope("x-json"));
+    expect(xjson.status, xjson.text).toBe(201);
+    // The envelope's token works in such a body too, as in Kazoo's api_auth curl example.
+    const tokenInBody = await bare("PUT", devices, {}, JSON.stringify({ auth_token: admin.token, data: { name: "token inside" } }));
+    expect(tokenInBody.status, tokenInBody.text).toBe(201);
+    const before = await devicesState();
+    const fields = await bare("PUT", devices, { "X-Auth-Token": admin.token, "Content-Type": "application/x-www-form-urlencoded" }, "data%5Bname%5D=fields");
+    expectEnvelope(fields, 415, "unsupported_media_type");
+    const broken = await bare("PUT", devices, { "X-Auth-Token": admin.token }, "{not json");
+    expectEnvelope(broken, 400, "validation error");
+    expect(await devicesState()).toBe(before);
+  });
+});
+
 describe("only JSON is JSON", () => {
   it("answers application/jsonx, text/plain, XML and forms with 415 in the envelope, writing nothing", async () => {
     const before = await devicesState();
     const body = JSON.stringify({ data: { name: "typed" } });
-    for (const type of ["application/jsonx", "application/json-seq", "text/plain", "application/xml", "application/x-www-form-urlencoded", "text/json", "audio/wav"]) {
+    for (const type of ["application/jsonx", "application/json-seq", "text/plain", "application/xml", "text/json", "audio/wav"]) {
       const res = await http("PUT", devices, { token: admin.token, body, headers: { "Content-Type": type } });
       expectEnvelope(res, 415, "unsupported_media_type");
       expect(res.body.data, type).toHaveProperty("content_type");
