@@ -270,7 +270,7 @@ export function created(_ctx: Ctx, doc: StoredDoc, location: string): Outcome {
 
 /** Store failures in the API's words: a stale revision is 409, a vanished document 404. */
 export function storeError(err: unknown): unknown {
-  if (err instanceof StoreConflictError) return new ApiError("datastore_conflict", { cause: err.docId, message: err.message });
+  if (err instanceof StoreConflictError) return new ApiError("datastore_conflict", { cause: err.docId, reason: err.message });
   if (err instanceof StoreNotFoundError) return notFound(err.docId);
   return err;
 }
