@@ -9,6 +9,7 @@ import { ApiError } from "./errors.js";
 import { successEnvelope, type Paging } from "./envelope.js";
 import { isJsonType, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
 import { toCsv } from "./csv.js";
+import { contentDisposition } from "./binary.js";
 import type { JsonSchema } from "./validation.js";
 
 export interface AuthContext {
@@ -148,21 +149,34 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
       if (wantsCsv(req.accept)) {
         return reply
           .type("text/csv; charset=utf-8")
-          .header("Content-Disposition", 'attachment; filename="result.csv"')
+          .header("Content-Disposition", contentDisposition(false, csvFileName(request, req)))
           .send(toCsv(outcome.data));
       }
-      return reply.type("application/json; charset=utf-8").send(
-        successEnvelope({
-          data: outcome.data,
-          revision: outcome.revision,
-          requestId: request.id,
-          authToken: token ?? outcome.authToken ?? null,
-          now,
-          paging: outcome.paging,
-        }),
-      );
+      const envelope = successEnvelope({
+        data: outcome.data,
+        revision: outcome.revision,
+        requestId: request.id,
+        authToken: token ?? outcome.authToken ?? null,
+        now,
+        paging: outcome.paging,
+      });
+      return reply.type("application/json; charset=utf-8").send(prettyPrint(request, req) ? `${JSON.stringify(envelope, null, 2)}\n` : envelope);
     },
   });
+}
+
+/** The CSV's file name: `X-File-Name` or `file_name` as Kazoo takes them, a path never; else result.csv. */
+function csvFileName(request: FastifyRequest, req: ParsedRequest): string {
+  const header = request.headers["x-file-name"];
+  const given = (typeof header === "string" ? header : undefined) ?? req.query.file_name ?? "";
+  const name = (given.split(/[\\/]/).pop() ?? "").replace(/\p{Cc}/gu, "").trim().slice(0, 200);
+  return name === "" || name === "." || name === ".." ? "result.csv" : name;
+}
+
+/** Kazoo's `X-Pretty-Print: true` header or `pretty_print=true` query. */
+function prettyPrint(request: FastifyRequest, req: ParsedRequest): boolean {
+  const header = request.headers["x-pretty-print"];
+  return (typeof header === "string" && header.trim().toLowerCase() === "true") || req.query.pretty_print === "true";
 }
 
 /** A live token's context reaching the account in the path, or the refusal. */

@@ -15,7 +15,7 @@ export interface GuardOptions {
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
 const EXPOSED = "X-Request-ID, ETag, Location, Content-Range, Content-Disposition, Retry-After";
-const ALLOWED_HEADERS = "X-Auth-Token, Content-Type, X-Request-ID, If-Match, Range, Authorization";
+const ALLOWED_HEADERS = "X-Auth-Token, Content-Type, X-Request-ID, If-Match, Range, Authorization, X-File-Name, X-Pretty-Print";
 
 export function registerGuard(app: FastifyInstance, options: GuardOptions): void {
   const names = new Set([...LOOPBACK_NAMES, ...options.hosts.map(bracketIpv6)].map((h) => h.toLowerCase()));

@@ -64,3 +64,29 @@ describe("error data as Kazoo's", () => {
     expect(res.body.data).not.toHaveProperty("message");
   });
 });
+
+describe("Kazoo's output switches", () => {
+  it("names a CSV download by X-File-Name or file_name, never as a path", async () => {
+    const path = `/v2/accounts/${accountId}/users`;
+    const byHeader = await fetch(`${api.url}${path}?accept=csv`, { headers: { "X-Auth-Token": token, "X-File-Name": "agents.csv" } });
+    expect(byHeader.headers.get("content-disposition")).toBe('attachment; filename="agents.csv"');
+    const byQuery = await fetch(`${api.url}${path}?accept=csv&file_name=${encodeURIComponent("../../etc/team list.csv")}`, { headers: { "X-Auth-Token": token } });
+    expect(byQuery.headers.get("content-disposition")).toBe('attachment; filename="team list.csv"');
+    const plain = await fetch(`${api.url}${path}?accept=csv`, { headers: { "X-Auth-Token": token } });
+    expect(plain.headers.get("content-disposition")).toBe('attachment; filename="result.csv"');
+  });
+
+  it("pretty prints the envelope for X-Pretty-Print: true or pretty_print=true, the same document either way", async () => {
+    const path = `${api.url}/v2/accounts/${accountId}`;
+    const compact = await (await fetch(path, { headers: { "X-Auth-Token": token } })).text();
+    const header = await (await fetch(path, { headers: { "X-Auth-Token": token, "X-Pretty-Print": "true" } })).text();
+    const query = await (await fetch(`${path}?pretty_print=true`, { headers: { "X-Auth-Token": token } })).text();
+    expect(compact).not.toContain("\n");
+    for (const pretty of [header, query]) {
+      expect(pretty).toContain('\n  "data": {');
+      const { request_id: _a, timestamp: _b, ...prettyRest } = JSON.parse(pretty) as Record<string, unknown>;
+      const { request_id: _c, timestamp: _d, ...compactRest } = JSON.parse(compact) as Record<string, unknown>;
+      expect(prettyRest).toEqual(compactRest);
+    }
+  });
+});
