@@ -9,6 +9,7 @@ import type { Clock } from "../clock.js";
 import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
 import { registerGuard } from "./guard.js";
+import { registerSecurityHeaders } from "./csp.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -53,6 +54,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook("onSend", async (request, reply) => {
     reply.header("X-Request-ID", request.id);
   });
+  registerSecurityHeaders(app);
 
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
