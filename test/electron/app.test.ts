@@ -111,6 +111,16 @@ describe.skipIf(electron.path === null)("desktop app", () => {
     expect(unknown).toMatch(/no field "icon"/);
   });
 
+  it("enforces the console's Content-Security-Policy: an injected inline script does not run", async () => {
+    const p = consolePage();
+    await p.evaluate(`(() => {
+      const script = document.createElement("script");
+      script.textContent = "globalThis.__injected = true";
+      document.body.append(script);
+    })()`);
+    expect(await p.evaluate("globalThis.__injected")).toBeUndefined();
+  });
+
   it("gives the page no Node and no new windows", async () => {
     const p = consolePage();
     expect(await p.evaluate("typeof require")).toBe("undefined");
