@@ -134,12 +134,13 @@ describe("server arguments", () => {
     const args = serverArguments({ ...location, isPackaged: false, resourcesPath: "/usr/lib/electron/resources" });
     expect(args.map((a) => a.replaceAll("\\", "/"))).toEqual([
       "--port", "8000", "--data-dir", "/home/agent/.config/Switchboard", "--assets-dir", "/src/switchboard/assets",
+      "--demo-password-file", "/home/agent/.config/Switchboard/demo-password",
     ]);
   });
 
   it("points a packaged app at the assets beside app.asar", () => {
     const args = serverArguments({ ...location, isPackaged: true, resourcesPath: "/opt/Switchboard/resources" });
-    expect(args.slice(-2).map((a) => a.replaceAll("\\", "/"))).toEqual(["--assets-dir", "/opt/Switchboard/resources/assets"]);
+    expect(args.slice(-4, -2).map((a) => a.replaceAll("\\", "/"))).toEqual(["--assets-dir", "/opt/Switchboard/resources/assets"]);
   });
 
   it("keeps the fixed port unless SWITCHBOARD_PORT names a valid one", () => {
