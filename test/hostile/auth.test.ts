@@ -1,5 +1,7 @@
 // Hostile logins (issue 14, item 1): spellings of one identity share one throttle key, and
 // someone else's wrong passwords never keep the right one out, on the shared loopback address.
+import { request } from "node:http";
+import { networkInterfaces } from "node:os";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { credentials, DEMO_PASSWORD, startApi, TestClock, type TestApi } from "../helpers/api.js";
@@ -85,5 +87,44 @@ describe("the login throttle keys on the resolved identity", () => {
     expect(slowed.status).toBe(429);
     clock.advance(Number(slowed.headers.get("retry-after")) * 1000);
     expect((await userAuth({ account_realm: "demo.switchboard.local" }, "agent1", "wrong")).status).toBe(401);
+  });
+});
+
+/** This machine's first address that is not loopback: connecting to it makes a non-loopback source. */
+const outsideAddress = Object.values(networkInterfaces())
+  .flat()
+  .find((i) => i !== undefined && !i.internal && i.family === "IPv4")?.address;
+if (outsideAddress === undefined) console.log("no non-loopback IPv4 address on this machine: the remote-source test is skipped");
+
+describe.skipIf(outsideAddress === undefined)("a source that can be told apart", () => {
+  let open: TestApi;
+  beforeAll(async () => {
+    open = await startApi({ config: { host: "0.0.0.0" } });
+  });
+  afterAll(async () => {
+    await open.close();
+  });
+
+  /** A login sent to this machine's outside address, so the server sees it come from there. */
+  const fromOutside = (username: string, password: string): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const port = new URL(open.url).port;
+      const body = JSON.stringify({ data: { credentials: credentials(username, password), account_name: "demo" } });
+      const req = request(
+        { host: outsideAddress, port, method: "PUT", path: "/v2/user_auth", headers: { Host: `127.0.0.1:${port}`, "Content-Type": "application/json" } },
+        (res) => {
+          res.resume();
+          res.on("end", () => resolve(res.statusCode ?? 0));
+        },
+      );
+      req.on("error", reject);
+      req.end(body);
+    });
+
+  it("is refused unchecked once it has failed five times, while the same identity from elsewhere gets in", async () => {
+    for (let i = 0; i < 5; i++) expect(await fromOutside("agent1", `guess-${i}`)).toBe(401);
+    expect(await fromOutside("agent1", DEMO_PASSWORD)).toBe(429);
+    const local = await open.call("PUT", "/v2/user_auth", { data: { credentials: credentials("agent1", DEMO_PASSWORD), account_name: "demo" } });
+    expect(local.status).toBe(201);
   });
 });
