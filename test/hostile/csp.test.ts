@@ -112,6 +112,25 @@ describe("in Chromium", () => {
     }
   });
 
+  it("shows an admin every console view with no violation", async () => {
+    const admin = await browser.browser.newPage({ viewport: { width: 1280, height: 860 } });
+    try {
+      await admin.addInitScript(RECORD_VIOLATIONS);
+      await admin.goto(server.url);
+      await signIn(admin, "admin");
+      await waitRegistered(admin);
+      const nav = admin.getByRole("navigation", { name: "Console views" });
+      for (const view of ["Agent", "Queues", "Supervisor", "Texting", "Recordings", "Admin", "Audio", "Settings", "Agent"]) {
+        await nav.getByRole("link", { name: view }).click();
+        await admin.waitForURL(new RegExp(`/${view.toLowerCase()}$`));
+        await admin.locator("main h1, main h2").first().waitFor();
+      }
+      expect(await violations(admin)).toEqual([]);
+    } finally {
+      await admin.close();
+    }
+  });
+
   it("renders the docs page with no violation", async () => {
     const docs = await browser.browser.newPage();
     try {
