@@ -2,13 +2,16 @@
 // permission asks are all decided by web-policy.ts against the app origin.
 import { BrowserWindow, shell, type Session } from "electron";
 import { windowOptions, type WindowInputs } from "./window.js";
-import { externalLink, isAppOrigin, permissionGranted } from "./web-policy.js";
+import { externalLink, isAppOrigin, permissionGranted, withSecurityHeaders } from "./web-policy.js";
 
 export function openConsoleWindow(inputs: WindowInputs, url: string): BrowserWindow {
   const appOrigin = new URL(url).origin;
   const window = new BrowserWindow(windowOptions(inputs));
   const contents = window.webContents;
   lockPermissions(contents.session, appOrigin);
+  contents.session.webRequest.onHeadersReceived((details, callback) => {
+    callback({ responseHeaders: withSecurityHeaders(details.url, details.responseHeaders ?? {}, appOrigin) });
+  });
 
   const openOutside = (target: string): void => {
     const link = externalLink(target, appOrigin);

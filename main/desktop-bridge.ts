@@ -6,7 +6,12 @@ import type { DesktopNotifications } from "./notifications.js";
 export interface DesktopBridge extends DesktopNotifications {
   version: string;
   platform: string;
+  /** This install's demo password (main/demo-password.ts), or null when there is none. */
+  demoPassword(): Promise<string | null>;
 }
+
+/** Here rather than in demo-password.ts: the sandboxed preload imports it and cannot load node:fs. */
+export const DEMO_PASSWORD_CHANNEL = "switchboard:demo-password";
 
 const VERSION_SWITCH = "--switchboard-version=";
 

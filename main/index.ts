@@ -3,7 +3,8 @@
 import { app, dialog, ipcMain, Notification, utilityProcess, type BrowserWindow } from "electron";
 import { loadConsole, openConsoleWindow } from "./console-window.js";
 import { registerNotifications } from "./notifications.js";
-import { ServerSupervisor, serverArguments, serverEntry, serverPort } from "./server-process.js";
+import { registerDemoPassword } from "./demo-password.js";
+import { ServerSupervisor, demoPasswordFile, serverArguments, serverEntry, serverPort } from "./server-process.js";
 
 const mainDir = import.meta.dirname;
 const QUIT_GRACE_MS = 3_000;
@@ -65,6 +66,12 @@ function run(): void {
       const timer = setTimeout(fire, ms);
       return () => clearTimeout(timer);
     },
+  });
+
+  registerDemoPassword({
+    ipcMain,
+    file: demoPasswordFile(app.getPath("userData")),
+    consoleContents: () => (window === null || window.isDestroyed() ? null : window.webContents),
   });
 
   registerNotifications({

@@ -1,8 +1,9 @@
 // The sandboxed preload: exposes the small `window.desktop` bridge and nothing else: the app's
-// version and platform, and desktop notifications, shown by main (notifications.ts) over IPC.
+// version and platform, desktop notifications, shown by main (notifications.ts) over IPC, and
+// this install's demo password (demo-password.ts).
 // Sandboxed preloads run as CommonJS with only a few electron modules, hence no Node imports here.
 import { contextBridge, ipcRenderer } from "electron";
-import { versionFromArgv, type DesktopBridge } from "./desktop-bridge.js";
+import { DEMO_PASSWORD_CHANNEL, versionFromArgv, type DesktopBridge } from "./desktop-bridge.js";
 import { CLOSE_NOTIFICATION_CHANNEL, NOTIFY_CHANNEL, type NotificationOutcome } from "./notifications.js";
 
 const desktop: DesktopBridge = {
@@ -13,6 +14,7 @@ const desktop: DesktopBridge = {
   closeNotification: async (tag) => {
     await ipcRenderer.invoke(CLOSE_NOTIFICATION_CHANNEL, tag);
   },
+  demoPassword: () => ipcRenderer.invoke(DEMO_PASSWORD_CHANNEL) as Promise<string | null>,
 };
 
 contextBridge.exposeInMainWorld("desktop", desktop);

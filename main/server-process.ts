@@ -45,8 +45,26 @@ export function assetsDir(location: Pick<ServerLocation, "isPackaged" | "resourc
   return location.isPackaged ? join(location.resourcesPath, "assets") : join(location.appPath, "assets");
 }
 
+/**
+ * Where the desktop app keeps this install's demo password: in its data directory, readable by
+ * the user only. The documented serve-mode password would let any account on the machine sign
+ * in on 127.0.0.1 as the demo admin.
+ */
+export function demoPasswordFile(dataDir: string): string {
+  return join(dataDir, "demo-password");
+}
+
 export function serverArguments(location: ServerLocation): string[] {
-  return ["--port", String(location.port), "--data-dir", location.dataDir, "--assets-dir", assetsDir(location)];
+  return [
+    "--port",
+    String(location.port),
+    "--data-dir",
+    location.dataDir,
+    "--assets-dir",
+    assetsDir(location),
+    "--demo-password-file",
+    demoPasswordFile(location.dataDir),
+  ];
 }
 
 export interface SupervisorOptions {

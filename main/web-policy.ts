@@ -1,5 +1,7 @@
 // What the console's web contents may do: where they may navigate, which links leave for the
-// system browser, and which permissions they are granted. Pure, so tests need no Electron.
+// system browser, which permissions they are granted, and the security headers their pages
+// carry. Pure, so tests need no Electron.
+import { cspFor } from "../server/http/csp.js";
 
 /** True when `url` has exactly the app's origin (scheme, host and port). */
 export function isAppOrigin(url: string, appOrigin: string): boolean {
@@ -51,4 +53,24 @@ function httpUrl(url: string): URL | null {
     return null;
   }
   return parsed.protocol === "http:" || parsed.protocol === "https:" ? parsed : null;
+}
+
+export type ResponseHeaders = Record<string, string[]>;
+
+const SECURITY_HEADERS = ["content-security-policy", "x-frame-options", "x-content-type-options"];
+
+/**
+ * The app origin's answers with the server's own security headers, whatever the server sent:
+ * the session enforces them even if a server without them (an older build, a stand-in on the
+ * port) answers. Other origins (a hosted service in remote mode) are left as they are.
+ */
+export function withSecurityHeaders(url: string, headers: ResponseHeaders, appOrigin: string): ResponseHeaders {
+  if (!isAppOrigin(url, appOrigin)) return headers;
+  const out: ResponseHeaders = {};
+  for (const [name, values] of Object.entries(headers)) if (!SECURITY_HEADERS.includes(name.toLowerCase())) out[name] = values;
+  const policy = cspFor(new URL(url).pathname);
+  if (policy !== null) out["Content-Security-Policy"] = [policy];
+  out["X-Frame-Options"] = ["DENY"];
+  out["X-Content-Type-Options"] = ["nosniff"];
+  return out;
 }

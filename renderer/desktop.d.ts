@@ -19,6 +19,8 @@ declare global {
     /** Shown by the app; answers "click" (the window is brought forward) or "close". */
     notify?(notification: DesktopNotificationRequest): Promise<"click" | "close">;
     closeNotification?(tag: string): Promise<void>;
+    /** This install's demo password, shown on the sign-in page; null when there is none. */
+    demoPassword?(): Promise<string | null>;
   }
 
   interface Window {

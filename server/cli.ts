@@ -50,7 +50,9 @@ async function main(): Promise<void> {
       server.eventsPort ? ` (also port ${server.eventsPort})` : ""
     }`,
     ...(config.demo
-      ? [`  demo account "demo", password "${DEMO_PASSWORD}" for users: ${DEMO_LOGINS.map((l) => l.username).join(", ")}`]
+      ? [
+          `  demo account "demo", ${config.demoPasswordFile === undefined ? `password "${DEMO_PASSWORD}"` : `password in ${config.demoPasswordFile}`} for users: ${DEMO_LOGINS.map((l) => l.username).join(", ")}`,
+        ]
       : []),
     ...(config.allowOrigins.length ? [`  consoles also allowed from: ${config.allowOrigins.join(", ")}`] : []),
   ];

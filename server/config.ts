@@ -23,6 +23,11 @@ export interface ServerConfig {
   rendererDir: string | null;
   /** Seed the demo account on first run. */
   demo: boolean;
+  /**
+   * Seed the demo users with this install's random password kept in this file (made 0600 on
+   * first run) rather than the documented one: the desktop app's choice (issue 14).
+   */
+  demoPasswordFile?: string;
   /** Origins of consoles served elsewhere that may use this server. */
   allowOrigins: string[];
   logLevel: LogLevel;
@@ -87,6 +92,9 @@ Options:
   --data-dir D          where the documents and attachments live
                         (default $SWITCHBOARD_DATA, else ~/.config/Switchboard)
   --no-demo             start empty, without the demo account
+  --demo-password-file F
+                        give the demo users a random password kept in F (readable by
+                        you only, made on first run) instead of the documented one
   --allow-origin O      a console origin allowed to use this server; repeatable
   --log-level L         ${LOG_LEVELS.join(", ")} (default info)
   --token-ttl S         seconds a token lives without use (default 3600)
@@ -136,6 +144,9 @@ export function parseArgs(argv: readonly string[], defaults: ServerConfig): Serv
         break;
       case "--no-demo":
         config.demo = false;
+        break;
+      case "--demo-password-file":
+        config.demoPasswordFile = value();
         break;
       case "--allow-origin": {
         const v = value();

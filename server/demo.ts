@@ -3,7 +3,8 @@
 // natural key (username, device name, queue name, number, media name) and made only if missing.
 import { randomBytes } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
-import { join } from "node:path";
+import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import type { Logger } from "pino";
 import type { DocData, Store } from "./store/index.js";
 import { credentialHashes } from "./auth/credentials.js";
@@ -11,7 +12,51 @@ import { deviceDefaults } from "./api/devices.js";
 import { seedTextingNumbers } from "./texting/demo.js";
 
 export const DEMO_ACCOUNT_NAME = "demo";
+/** Serve mode's documented password; the desktop app seeds a random one (demoPassword()). */
 export const DEMO_PASSWORD = "switchboard";
+
+const PRIVATE_FILE = 0o600;
+const PRIVATE_DIR = 0o700;
+/** What a stored demo password may look like: printable, no spaces, a sane length. */
+const STORED_PASSWORD = /^[\x21-\x7e]{12,128}$/;
+
+/**
+ * This install's demo password, kept in `file`: read back when present, else a new random one
+ * written there readable by its owner only. Nobody else on the machine can read it, so the demo
+ * users on 127.0.0.1 are not open to every local account as the documented password would be.
+ */
+export async function demoPassword(file: string): Promise<string> {
+  const stored = await readStoredPassword(file);
+  if (stored !== null) {
+    // A file made by hand or copied with looser bits is tightened, not trusted as it is.
+    await chmod(file, PRIVATE_FILE);
+    return stored;
+  }
+  await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR });
+  const password = randomBytes(12).toString("base64url");
+  try {
+    await writeFile(file, `${password}\n`, { mode: PRIVATE_FILE, flag: "wx" });
+  } catch (err) {
+    // A second start racing this one wrote it first: use theirs.
+    const raced = (err as NodeJS.ErrnoException).code === "EEXIST" ? await readStoredPassword(file) : null;
+    if (raced === null) throw err;
+    return raced;
+  }
+  return password;
+}
+
+async function readStoredPassword(file: string): Promise<string | null> {
+  let text: string;
+  try {
+    text = await readFile(file, "utf8");
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code === "ENOENT") return null;
+    throw err;
+  }
+  const password = text.trim();
+  if (!STORED_PASSWORD.test(password)) throw new Error(`${file} does not hold a demo password (12 to 128 printable characters); delete it to have a new one made`);
+  return password;
+}
 
 interface DemoLogin {
   username: string;
@@ -45,7 +90,15 @@ const FEATURE_CODES = [
 
 export const HOLD_MUSIC_FILE = "hold-music.wav";
 
-export async function seedDemo(store: Store, options: { assetsDir: string; logger: Logger }): Promise<string> {
+export interface DemoOptions {
+  assetsDir: string;
+  logger: Logger;
+  /** The demo users' password; the documented DEMO_PASSWORD unless told. */
+  password?: string;
+}
+
+export async function seedDemo(store: Store, options: DemoOptions): Promise<string> {
+  const password = options.password ?? DEMO_PASSWORD;
   const accounts = await store.global("accounts");
   let account = accounts.all().find((a) => a.data.name === DEMO_ACCOUNT_NAME);
   if (!account) {
@@ -86,7 +139,13 @@ export async function seedDemo(store: Store, options: { assetsDir: string; logge
   const users = await store.account(accountId, "users");
   const userIds = new Map<string, string>();
   for (const login of DEMO_LOGINS) {
-    const existing = users.all().find((u) => u.data.username === login.username);
+    const found = users.all().find((u) => u.data.username === login.username);
+    // Users seeded before with the documented password move to this install's own; a password
+    // the user chose since is theirs and stays.
+    const existing =
+      found !== undefined && password !== DEMO_PASSWORD && found.data.pvt_md5_auth === credentialHashes(login.username, DEMO_PASSWORD).pvt_md5_auth
+        ? await users.update(found.id, { ...found.data, ...credentialHashes(login.username, password) })
+        : found;
     const user =
       existing ??
       (await users.create({
@@ -103,7 +162,7 @@ export async function seedDemo(store: Store, options: { assetsDir: string; logge
           pin: login.extension,
           permissions: login.call_monitor ? ["call_monitor"] : [],
         },
-        ...credentialHashes(login.username, DEMO_PASSWORD),
+        ...credentialHashes(login.username, password),
       }));
     userIds.set(login.username, user.id);
   }

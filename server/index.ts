@@ -6,7 +6,7 @@ import { systemClock, systemRandom } from "./clock.js";
 import { DEFAULT_EVENTS_PORT, DEFAULT_PORT, LOOPBACK, type ServerConfig } from "./config.js";
 import { buildApp } from "./http/app.js";
 import { Store } from "./store/index.js";
-import { seedDemo } from "./demo.js";
+import { demoPassword, seedDemo } from "./demo.js";
 import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
 import { registerSip } from "./sip/index.js";
@@ -58,7 +58,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     retryDelayMs: config.webhookRetryDelayMs,
     timeoutMs: config.webhookTimeoutMs,
   });
-  if (config.demo) await seedDemo(store, { assetsDir: config.assetsDir, logger });
+  if (config.demo) {
+    const password = config.demoPasswordFile === undefined ? undefined : await demoPassword(config.demoPasswordFile);
+    await seedDemo(store, { assetsDir: config.assetsDir, logger, password });
+  }
 
   const auth = await AuthService.open(store, { tokenTtlS: config.tokenTtlS ?? DEFAULT_TOKEN_TTL_S });
 

@@ -1,7 +1,7 @@
 // The sign-in view: account name, username and password, the server it signs in to (with the
 // connection settings for remote mode), and the reason when sign-in fails. Signed-in visitors go on
 // to the route they came from (after a token expired, the view they were working in).
-import { useState, type FormEvent } from "react";
+import { useEffect, useState, type FormEvent } from "react";
 import { Navigate, useLocation } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { ConnectionSettings } from "../components/ConnectionSettings.js";
@@ -28,6 +28,7 @@ export function Login() {
   const [username, setUsername] = useState(expired?.username ?? remembered?.username ?? "");
   const [password, setPassword] = useState("");
   const [remember, setRemember] = useState(true);
+  const demoPassword = useDemoPassword();
   const known = expired !== null || remembered !== null;
 
   if (signedIn) return <Navigate to={returnTo} replace />;
@@ -49,6 +50,13 @@ export function Login() {
         {expired !== null ? (
           <p className="notice" role="status">
             Your session has ended. Sign in again to carry on where you were; your phone stays connected meanwhile.
+          </p>
+        ) : null}
+
+        {demoPassword !== null ? (
+          <p className="field-hint" data-testid="demo-password">
+            Demo account on this computer: account <span className="mono">demo</span>, users admin, agent1 to agent3 and
+            supervisor, password <span className="mono">{demoPassword}</span>
           </p>
         ) : null}
 
@@ -122,4 +130,28 @@ export function Login() {
 
 function isReturnTo(value: unknown): value is ReturnTo {
   return typeof value === "object" && value !== null && typeof Reflect.get(value, "from") === "string";
+}
+
+/**
+ * The desktop app's own demo password (random per install, readable by this user only), from the
+ * preload; null in a browser tab, where the server's documented password or the admin's apply.
+ */
+function useDemoPassword(): string | null {
+  const [password, setPassword] = useState<string | null>(null);
+  useEffect(() => {
+    const ask = window.desktop?.demoPassword;
+    if (ask === undefined) return;
+    let current = true;
+    ask().then(
+      (value) => {
+        if (current) setPassword(value);
+      },
+      // Not shown is the whole of the failure: signing in works as it always did.
+      () => undefined,
+    );
+    return () => {
+      current = false;
+    };
+  }, []);
+  return password;
 }

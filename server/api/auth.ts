@@ -7,6 +7,7 @@ import { registerEndpoint, type Ctx, type Outcome } from "../http/endpoint.js";
 import { dataObject } from "../http/resource.js";
 import { validate, type JsonSchema } from "../http/validation.js";
 import type { LoginResult } from "../auth/index.js";
+import { identityKey, type LoginAttempt } from "../auth/throttle.js";
 import type { ApiDeps } from "./deps.js";
 
 const userAuthSchema: JsonSchema = {
@@ -29,18 +30,23 @@ const apiAuthSchema: JsonSchema = {
 };
 
 export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
-  const login = async (ctx: Ctx, client: string, attempt: () => Promise<LoginResult | null>): Promise<Outcome> => {
-    const wait = deps.auth.throttle.waitFor(client);
-    if (wait > 0) {
-      ctx.reply.header("Retry-After", String(Math.ceil(wait / 1000)));
-      throw new ApiError("too_many_requests", { retry_after_s: Math.ceil(wait / 1000) });
-    }
-    const result = await attempt();
+  const login = async (ctx: Ctx, attempt: LoginAttempt, check: () => Promise<LoginResult | null>): Promise<Outcome> => {
+    const throttle = deps.auth.throttle;
+    const refuse = (waitMs: number): ApiError => {
+      const seconds = Math.max(1, Math.ceil(waitMs / 1000));
+      ctx.reply.header("Retry-After", String(seconds));
+      return new ApiError("too_many_requests", { retry_after_s: seconds });
+    };
+    const sourceWait = throttle.sourceWait(attempt);
+    if (sourceWait > 0) throw refuse(sourceWait);
+    const inBackOff = throttle.identityWait(attempt) > 0;
+    const result = await check();
     if (!result) {
-      deps.auth.throttle.failed(client);
+      throttle.failed(attempt);
+      if (inBackOff) throw refuse(throttle.identityWait(attempt));
       throw new ApiError("invalid_credentials", { credentials: { invalid: { message: "invalid credentials" } } });
     }
-    deps.auth.throttle.succeeded(client);
+    throttle.succeeded(attempt);
     const account = result.account;
     return {
       status: 201,
@@ -68,15 +74,18 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
         handler: async (ctx) => {
           const data = dataObject(ctx);
           validate(userAuthSchema, data);
-          const account = String(data.account_name ?? data.account_realm ?? data.phone_number ?? "").toLowerCase();
-          return login(ctx, `${ctx.request.ip}|${account}`, () =>
-            deps.auth.userLogin({
-              credentials: String(data.credentials),
-              method: typeof data.method === "string" ? data.method : undefined,
-              account_name: typeof data.account_name === "string" ? data.account_name : undefined,
-              account_realm: typeof data.account_realm === "string" ? data.account_realm : undefined,
-              phone_number: typeof data.phone_number === "string" ? data.phone_number : undefined,
-            }),
+          const names = {
+            account_name: typeof data.account_name === "string" ? data.account_name : undefined,
+            account_realm: typeof data.account_realm === "string" ? data.account_realm : undefined,
+            phone_number: typeof data.phone_number === "string" ? data.phone_number : undefined,
+          };
+          const account = await deps.auth.findAccount(names);
+          const attempt = { identity: identityKey(names, account?.id), source: ctx.request.ip };
+          return login(ctx, attempt, () =>
+            deps.auth.userLogin(
+              { ...names, credentials: String(data.credentials), method: typeof data.method === "string" ? data.method : undefined },
+              account,
+            ),
           );
         },
       },
@@ -94,7 +103,8 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
         handler: async (ctx) => {
           const data = dataObject(ctx);
           validate(apiAuthSchema, data);
-          return login(ctx, `${ctx.request.ip}|api_key`, () => deps.auth.apiLogin(String(data.api_key)));
+          // A key names no account before it is checked: all API-key attempts are one identity.
+          return login(ctx, { identity: "api_key", source: ctx.request.ip }, () => deps.auth.apiLogin(String(data.api_key)));
         },
       },
     },

@@ -2,7 +2,8 @@
 // Defaults and list rows as the hosted service shapes them; SIP credentials generated when absent.
 import type { FastifyInstance } from "fastify";
 import { fieldError, type JsonSchema } from "../http/validation.js";
-import { registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
+import type { AuthContext } from "../http/endpoint.js";
+import { registerDocResource, view, type Data, type WriteCtx } from "../http/resource.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 import { syncOnWrite } from "./device-status.js";
@@ -115,6 +116,22 @@ export function deviceRow(doc: StoredDoc): Data {
   };
 }
 
+/**
+ * Whether `auth` may see the device's SIP password: its owner, an admin, or the account's API key.
+ * Anyone else holding it could register as the device and take its calls.
+ */
+export function seesDeviceSecrets(doc: StoredDoc, auth: AuthContext | null): boolean {
+  if (auth === null) return false;
+  return auth.isAdmin || (auth.ownerId !== null && doc.data.owner_id === auth.ownerId);
+}
+
+/** The device as shown to someone who is not its owner or an admin: the SIP password removed. */
+export function withoutSecrets(shown: Data): Data {
+  if (typeof shown.sip !== "object" || shown.sip === null) return shown;
+  const { password: _password, ...sip } = shown.sip as Data;
+  return { ...shown, sip };
+}
+
 export function registerDevices(app: FastifyInstance, deps: ApiDeps): void {
   const hex = (bytes: number) => deps.store.random.bytes(bytes).toString("hex");
   registerDocResource(app, deps, {
@@ -138,5 +155,6 @@ export function registerDevices(app: FastifyInstance, deps: ApiDeps): void {
     // `sync: true` on a write asks the phone to re-read its configuration (NOTIFY check-sync).
     afterWrite: (doc, ctx) => syncOnWrite(deps, doc, ctx),
     row: deviceRow,
+    readAs: async (doc, ctx) => (seesDeviceSecrets(doc, ctx.auth) ? undefined : { data: withoutSecrets(view(doc)), revision: doc.rev }),
   });
 }

@@ -2,7 +2,7 @@
 // the hosted API (user credentials hash, account API key), with the failed-login throttle.
 import type { Clock } from "../clock.js";
 import type { Collection, DocData, Store, StoredDoc } from "../store/index.js";
-import { LoginThrottle } from "./throttle.js";
+import { LoginThrottle, phoneDigits } from "./throttle.js";
 import { TokenService, type VerifiedToken } from "./tokens.js";
 
 export interface Identity {
@@ -55,8 +55,8 @@ export class AuthService {
     return this.tokens.verify(token);
   }
 
-  async userLogin(login: UserLogin): Promise<LoginResult | null> {
-    const account = await this.#findAccount(login);
+  /** Checks the credentials against the users of `account`, the one findAccount() resolved. */
+  async userLogin(login: UserLogin, account: StoredDoc | undefined): Promise<LoginResult | null> {
     if (!account) return null;
     const field = login.method === "sha" ? "pvt_sha1_auth" : "pvt_md5_auth";
     const wanted = login.credentials.toLowerCase();
@@ -85,7 +85,8 @@ export class AuthService {
     return { token: t.token, accountId: t.account_id, ownerId: user.id, isAdmin: user.data.priv_level === "admin", method: "user_auth" };
   }
 
-  async #findAccount(login: UserLogin): Promise<StoredDoc<DocData> | undefined> {
+  /** The enabled account a user login names, by name, realm or one of its numbers. */
+  async findAccount(login: Omit<UserLogin, "credentials" | "method">): Promise<StoredDoc<DocData> | undefined> {
     const all = this.accounts.all().filter((a) => a.data.enabled !== false);
     if (login.account_name) {
       const name = login.account_name.toLowerCase();
@@ -96,7 +97,7 @@ export class AuthService {
       return all.find((a) => String(a.data.realm).toLowerCase() === realm);
     }
     if (login.phone_number) {
-      const digits = login.phone_number.replace(/[^\d+]/g, "");
+      const digits = phoneDigits(login.phone_number);
       for (const account of all) {
         const callflows = await this.store.account(account.id, "callflows");
         if (callflows.all().some((c) => Array.isArray(c.data.numbers) && c.data.numbers.includes(digits))) return account;

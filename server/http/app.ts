@@ -13,6 +13,7 @@ import { ApiError, errorEnvelope } from "./errors.js";
 import { registerGuard } from "./guard.js";
 import { rewriteAliasedUrl } from "./aliases.js";
 import { ALSO_JSON_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./request.js";
+import { registerSecurityHeaders } from "./csp.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -108,6 +109,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
   app.addHook("onSend", async (request, reply) => {
     reply.header("X-Request-ID", request.id);
   });
+  registerSecurityHeaders(app);
 
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);

@@ -12,6 +12,12 @@ export interface Filterable {
 
 export type Predicate = (doc: Filterable) => boolean;
 
+/**
+ * Secrets that are not pvt_ fields but are shown to some readers only (a device's SIP password):
+ * a filter on them would let any reader guess them one request at a time.
+ */
+const SECRET_KEYS = new Set(["sip.password"]);
+
 /** Parameters that are not filters (paging, tunnels, auth). */
 const NOT_FILTERS = new Set(["page_size", "start_key", "paginate", "verb", "accept", "auth_token", "ascending", "descending", "inline"]);
 
@@ -60,7 +66,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 function getter(key: string): (doc: Filterable) => unknown {
   if (key === "id") return (doc) => doc.id;
   // Private fields (credential hashes, API keys) are never filterable: no probing them.
-  if (key.startsWith("pvt_")) return () => undefined;
+  if (key.startsWith("pvt_") || SECRET_KEYS.has(key)) return () => undefined;
   const parts = key.split(".");
   if (parts.length === 1) return (doc) => (hasOwn.call(doc.data, key) ? doc.data[key] : undefined);
   return (doc) => {

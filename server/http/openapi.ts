@@ -4,6 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
+import { DOCS_PREFIX } from "./csp.js";
 import type { OpenAPIV3 } from "openapi-types";
 import type { EndpointSpec } from "./endpoint.js";
 import type { JsonSchema } from "./validation.js";
@@ -105,5 +106,6 @@ export async function registerOpenApi(app: FastifyInstance, catalogue: readonly 
     // Built from our own schemas above; the library wants its OpenAPI type.
     specification: { document: document as unknown as OpenAPIV3.Document },
   });
-  await app.register(fastifySwaggerUi, { routePrefix: "/docs", staticCSP: true });
+  // Its policy is set with every other answer's, in csp.ts, stricter than the plug-in's own.
+  await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX });
 }

@@ -1,7 +1,7 @@
 // The real desktop app under Playwright's Electron driver: it must start its server, open the
 // console from it and expose window.desktop. Skipped, with a message, where no Electron binary exists.
 import { existsSync } from "node:fs";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm, stat } from "node:fs/promises";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -54,6 +54,16 @@ describe.skipIf(electron.path === null)("desktop app", () => {
     expect(new URL(p.url()).origin).toBe(`http://127.0.0.1:${port}`);
     expect(await p.title()).toMatch(/Switchboard/);
     expect(pageErrors).toEqual([]);
+  });
+
+  it("shows this install's own demo password on the sign-in page, never the documented one", async () => {
+    const p = consolePage();
+    const file = join(home, "config", "Switchboard", "demo-password");
+    const password = (await readFile(file, "utf8")).trim();
+    expect(password).not.toBe("switchboard");
+    expect((await stat(file)).mode & 0o777).toBe(0o600);
+    await p.getByTestId("demo-password").filter({ hasText: password }).waitFor({ timeout: 10_000 });
+    expect(await p.evaluate("window.desktop.demoPassword()")).toBe(password);
   });
 
   it("exposes the app's version and platform on window.desktop", async () => {
@@ -109,6 +119,16 @@ describe.skipIf(electron.path === null)("desktop app", () => {
     expect(refused).toMatch(/title must be 1 to 200 characters long/);
     const unknown = await p.evaluate("window.desktop.notify({ title: 'Call', body: '', tag: 't', icon: 'file:///etc/passwd' }).then(() => 'shown', (e) => String(e.message))");
     expect(unknown).toMatch(/no field "icon"/);
+  });
+
+  it("enforces the console's Content-Security-Policy: an injected inline script does not run", async () => {
+    const p = consolePage();
+    await p.evaluate(`(() => {
+      const script = document.createElement("script");
+      script.textContent = "globalThis.__injected = true";
+      document.body.append(script);
+    })()`);
+    expect(await p.evaluate("globalThis.__injected")).toBeUndefined();
   });
 
   it("gives the page no Node and no new windows", async () => {

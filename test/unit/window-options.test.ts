@@ -11,7 +11,8 @@ import {
   type ServerChild,
   type SupervisorOptions,
 } from "../../main/server-process.js";
-import { externalLink, isAppOrigin, permissionGranted } from "../../main/web-policy.js";
+import { externalLink, isAppOrigin, permissionGranted, withSecurityHeaders } from "../../main/web-policy.js";
+import { CONSOLE_CSP, DOCS_CSP } from "../../server/http/csp.js";
 import { windowOptions } from "../../main/window.js";
 
 const APP = "http://127.0.0.1:8000";
@@ -39,6 +40,28 @@ describe("console window options", () => {
     const argv = ["/opt/Switchboard/switchboard", "--type=renderer", ...(web.additionalArguments ?? [])];
     expect(versionFromArgv(argv)).toBe("0.1.0");
     expect(versionFromArgv(["/opt/Switchboard/switchboard"])).toBe("");
+  });
+});
+
+describe("security headers the session enforces", () => {
+  it("gives the app's pages the server's strict policy, replacing whatever the answer carried", () => {
+    const headers = withSecurityHeaders(`${APP}/agent`, { "content-security-policy": ["default-src *"], "Content-Type": ["text/html"] }, APP);
+    expect(headers).toEqual({
+      "Content-Type": ["text/html"],
+      "Content-Security-Policy": [CONSOLE_CSP],
+      "X-Frame-Options": ["DENY"],
+      "X-Content-Type-Options": ["nosniff"],
+    });
+    expect(CONSOLE_CSP).toContain("script-src 'self';");
+    expect(CONSOLE_CSP).toContain("frame-ancestors 'none'");
+    expect(CONSOLE_CSP).not.toContain("unsafe-inline");
+  });
+
+  it("gives the docs page its own policy and the API none, and leaves other origins alone", () => {
+    expect(withSecurityHeaders(`${APP}/docs/`, {}, APP)["Content-Security-Policy"]).toEqual([DOCS_CSP]);
+    expect(withSecurityHeaders(`${APP}/v2/accounts`, {}, APP)).not.toHaveProperty("Content-Security-Policy");
+    const hosted = { "content-type": ["application/json"] };
+    expect(withSecurityHeaders("https://api.hosted.example/v2/accounts", hosted, APP)).toBe(hosted);
   });
 });
 
@@ -111,12 +134,13 @@ describe("server arguments", () => {
     const args = serverArguments({ ...location, isPackaged: false, resourcesPath: "/usr/lib/electron/resources" });
     expect(args.map((a) => a.replaceAll("\\", "/"))).toEqual([
       "--port", "8000", "--data-dir", "/home/agent/.config/Switchboard", "--assets-dir", "/src/switchboard/assets",
+      "--demo-password-file", "/home/agent/.config/Switchboard/demo-password",
     ]);
   });
 
   it("points a packaged app at the assets beside app.asar", () => {
     const args = serverArguments({ ...location, isPackaged: true, resourcesPath: "/opt/Switchboard/resources" });
-    expect(args.slice(-2).map((a) => a.replaceAll("\\", "/"))).toEqual(["--assets-dir", "/opt/Switchboard/resources/assets"]);
+    expect(args.slice(-4, -2).map((a) => a.replaceAll("\\", "/"))).toEqual(["--assets-dir", "/opt/Switchboard/resources/assets"]);
   });
 
   it("keeps the fixed port unless SWITCHBOARD_PORT names a valid one", () => {
