@@ -1,10 +1,11 @@
 // Authentication endpoints: PUT /v2/user_auth (credentials hash), PUT /v2/api_auth (account API
 // key), GET and DELETE /v2/token_auth (describe, revoke), GET /v2/accounts/{id}/api_key.
+import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { toGregorianSeconds } from "../clock.js";
 import { ApiError } from "../http/errors.js";
-import { registerEndpoint, type Ctx, type Outcome } from "../http/endpoint.js";
-import { dataObject } from "../http/resource.js";
+import { ifMatch, registerEndpoint, type Ctx, type Outcome } from "../http/endpoint.js";
+import { dataObject, storeError } from "../http/resource.js";
 import { validate, type JsonSchema } from "../http/validation.js";
 import type { LoginResult } from "../auth/index.js";
 import { identityKey, type LoginAttempt } from "../auth/throttle.js";
@@ -53,7 +54,8 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
       authToken: result.token,
       data: {
         account_id: account.id,
-        owner_id: result.user?.id ?? null,
+        // Kazoo leaves owner_id out for an API key's token, which no user owns.
+        ...(result.user ? { owner_id: result.user.id } : {}),
         apps: [],
         language: typeof account.data.language === "string" ? account.data.language : "en-US",
         is_reseller: false,
@@ -120,11 +122,19 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
         handler: async (ctx) => {
           const t = ctx.auth ? await deps.auth.describe(ctx.auth.token) : null;
           if (!t || !ctx.auth) throw new ApiError("invalid_credentials");
+          const account = (await deps.global("accounts")).get(t.account_id);
+          // Kazoo's fields first (its method names are the crossbar modules'), then local ones.
           return {
             data: {
+              id: ctx.auth.token,
               account_id: t.account_id,
-              owner_id: t.owner_id,
-              method: t.method,
+              account_name: account?.data.name,
+              ...(t.owner_id === null ? {} : { owner_id: t.owner_id }),
+              method: t.method === "api_auth" ? "cb_api_auth" : "cb_user_auth",
+              apps: [],
+              language: typeof account?.data.language === "string" ? account.data.language : "en-US",
+              is_reseller: false,
+              reseller_id: t.account_id,
               is_admin: ctx.auth.isAdmin,
               created: t.created,
               last_used: toGregorianSeconds(t.last_used),
@@ -155,6 +165,22 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
           const account = (await deps.global("accounts")).get(ctx.params.account_id ?? "");
           if (!account) throw new ApiError("bad_identifier", { cause: ctx.params.account_id });
           return { data: { api_key: account.data.pvt_api_key } };
+        },
+      },
+      PUT: {
+        summary: "Make a new API key for the account, ending the old one (admins)",
+        admin: true,
+        handler: async (ctx) => {
+          const accounts = await deps.global("accounts");
+          const account = accounts.get(ctx.params.account_id ?? "");
+          if (!account) throw new ApiError("bad_identifier", { cause: ctx.params.account_id });
+          const apiKey = randomBytes(32).toString("hex");
+          try {
+            await accounts.update(account.id, { ...account.data, pvt_api_key: apiKey }, { rev: ifMatch(ctx.request) });
+          } catch (err) {
+            throw storeError(err);
+          }
+          return { data: { api_key: apiKey } };
         },
       },
     },

@@ -95,7 +95,20 @@ describe("tokens", () => {
     const { token, ownerId } = await api.login("agent1");
     const about = await api.call<Record<string, unknown>>("GET", "/v2/token_auth", { token });
     expect(about.status).toBe(200);
-    expect(about.body.data).toMatchObject({ account_id: accountId, owner_id: ownerId, method: "user_auth", is_admin: false, expires_in: TTL_S });
+    // Kazoo's fields (token_auth.md "Response when OK"), then the local ones.
+    expect(about.body.data).toMatchObject({
+      id: token,
+      account_id: accountId,
+      account_name: "demo",
+      owner_id: ownerId,
+      method: "cb_user_auth",
+      apps: [],
+      language: expect.any(String),
+      is_reseller: false,
+      reseller_id: expect.any(String),
+      is_admin: false,
+      expires_in: TTL_S,
+    });
     expect((await api.call("DELETE", "/v2/token_auth", { token })).status).toBe(200);
     expect((await api.call("GET", "/v2/token_auth", { token })).status).toBe(401);
   });
@@ -110,10 +123,32 @@ describe("api_auth and the API key", () => {
     expect(key.body.data.api_key).toMatch(/^[0-9a-f]{64}$/);
     const login = await api.call<{ account_id: string; owner_id: string | null }>("PUT", "/v2/api_auth", { data: { api_key: key.body.data.api_key } });
     expect(login.status).toBe(201);
-    expect(login.body.data).toMatchObject({ account_id: accountId, owner_id: null });
+    expect(login.body.data).toMatchObject({ account_id: accountId });
+    // No user owns an API key's token: Kazoo leaves owner_id out.
+    expect(login.body.data).not.toHaveProperty("owner_id");
     const created = await api.call("PUT", `/v2/accounts/${accountId}/devices`, { token: login.body.auth_token ?? "", data: { name: "via api key" } });
     expect(created.status).toBe(201);
+    const about = await api.call<Record<string, unknown>>("GET", "/v2/token_auth", { token: login.body.auth_token ?? "" });
+    expect(about.body.data).toMatchObject({ method: "cb_api_auth", is_admin: true });
+    expect(about.body.data).not.toHaveProperty("owner_id");
     expect((await api.call("PUT", "/v2/api_auth", { data: { api_key: "f".repeat(64) } })).status).toBe(401);
+  });
+
+  it("PUT api_key makes a new key (admins): the new one logs in, the old one no longer does", async () => {
+    const admin = await api.login("admin");
+    const agent = await api.login("agent1");
+    const path = `/v2/accounts/${accountId}/api_key`;
+    const old = (await api.call<{ api_key: string }>("GET", path, { token: admin.token })).body.data.api_key;
+    expect((await api.call("PUT", path, { token: agent.token })).status).toBe(403);
+    expect((await api.call<{ api_key: string }>("GET", path, { token: admin.token })).body.data.api_key).toBe(old);
+    const renewed = await api.call<{ api_key: string }>("PUT", path, { token: admin.token });
+    expect(renewed.status, renewed.text).toBe(200);
+    const fresh = renewed.body.data.api_key;
+    expect(fresh).toMatch(/^[0-9a-f]{64}$/);
+    expect(fresh).not.toBe(old);
+    expect((await api.call<{ api_key: string }>("GET", path, { token: admin.token })).body.data.api_key).toBe(fresh);
+    expect((await api.call("PUT", "/v2/api_auth", { data: { api_key: old } })).status).toBe(401);
+    expect((await api.call("PUT", "/v2/api_auth", { data: { api_key: fresh } })).status).toBe(201);
   });
 });
 
