@@ -4,6 +4,7 @@
 // a socket that binds nothing is closed after the idle window, one that stops answering pings is
 // cut, and one whose token ends (revoked, expired, its user or account disabled or deleted) is
 // told why and closed.
+import { readFileSync } from "node:fs";
 import { performance } from "node:perf_hooks";
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
@@ -41,16 +42,29 @@ export interface EventSocketLimits {
 }
 
 /**
- * Half the usual 1,024 descriptors at most go to event sockets, so files, logins and SIP keep
- * theirs; 100 consoles per account is more than a desktop server's account has agents.
+ * Half the process's descriptors at most go to event sockets (512 of the usual 1,024), so files,
+ * logins and SIP keep theirs; 100 consoles per account is more than a desktop server's account
+ * has agents.
  */
 export const EVENT_SOCKET_LIMITS: EventSocketLimits = {
   idleMs: 30_000,
-  maxSockets: 512,
+  maxSockets: halfTheDescriptors(512),
   maxPerAccount: 100,
   maxPerToken: 16,
   maxBindings: 1_000,
 };
+
+/** Half the soft descriptor limit where the system says it (Linux), never above `most`. */
+function halfTheDescriptors(most: number): number {
+  let limits = "";
+  try {
+    limits = readFileSync("/proc/self/limits", "utf8");
+  } catch {
+    return most;
+  }
+  const soft = Number(/^Max open files\s+(\d+)/m.exec(limits)?.[1]);
+  return Number.isSafeInteger(soft) && soft > 0 ? Math.max(1, Math.min(most, Math.floor(soft / 2))) : most;
+}
 
 const LIMITS = {
   /** Bytes waiting to be sent to one connection beyond which it is too slow and is dropped. */
@@ -111,6 +125,8 @@ interface Grant {
   tokenId: string;
   accountId: string;
   ownerId: string | null;
+  /** When the token expires unless it was used since (clock ms), as last looked at. */
+  expiresAt: number;
   timer: NodeJS.Timeout | null;
 }
 
@@ -376,6 +392,10 @@ class Connection {
 
   /** The first binding that delivers this event, if any. */
   match(event: BusEvent): string | undefined {
+    // Past its last known expiry the token is looked at again before anything more is sent.
+    const grant = this.#grants.get(event.account_id);
+    if (grant && this.hub.clock.now() >= grant.expiresAt) this.#checkExpiry(grant);
+    if (!this.#open) return undefined;
     return earliest(this.#subscriptions.matching(event).filter((s) => s.from < event.seq))?.binding;
   }
 
@@ -690,7 +710,7 @@ class Connection {
       this.#reply(failure(requestId, ["unauthorized account id"]));
       return null;
     }
-    return { token, tokenId: tokenId(token), accountId: identity.accountId, ownerId: identity.ownerId, timer: null };
+    return { token, tokenId: tokenId(token), accountId: identity.accountId, ownerId: identity.ownerId, expiresAt: 0, timer: null };
   }
 
   /** The account's bindings are held on this token from now on, until it ends. */
@@ -715,6 +735,7 @@ class Connection {
     grant.timer = null;
     const expiresAt = this.hub.auth.tokens.expiresAt(grant.token);
     if (expiresAt === null) return this.authorityEnded("revoked");
+    grant.expiresAt = expiresAt;
     const left = expiresAt - this.hub.clock.now();
     if (left <= 0) return this.authorityEnded("expired");
     // Timers cannot wait past ~24.8 days; the sweep looks too, so a later look is never missed.
