@@ -266,7 +266,8 @@ export class EventSockets {
       const preValidation = async (_request: FastifyRequest, reply: FastifyReply): Promise<void> => {
         const refusal = this.admission();
         if (refusal === null) return;
-        reply.header("retry-after", "1");
+        // The connection is destroyed after this answer: its descriptor goes back at once.
+        reply.header("retry-after", "1").header("connection", "close");
         throw new ApiError("too_many_requests", { message: refusal, retry_after_s: 1 });
       };
       for (const path of paths) scope.get(path, { websocket: true, preValidation }, (socket) => this.attach(socket));

@@ -1,0 +1,303 @@
+// Issue 14, items 9 and 11, on the real serve-mode server: bindings bounded per message and per
+// socket (a 28,000-binding message refused whole, the server answering others meanwhile); idle
+// sockets closed, silent ones cut; sockets capped in total, per account and per token, refused with
+// a clear error, so that with the server's descriptors lowered logins never meet EMFILE.
+import { execFileSync } from "node:child_process";
+import { readFileSync, readdirSync } from "node:fs";
+import { request } from "node:http";
+import { randomBytes } from "node:crypto";
+import WebSocket from "ws";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { EventsClient, UpgradeRefused, type ReplyMessage } from "../helpers/events-client.js";
+import { demoGrant, serve, type DemoGrant, type Served } from "../helpers/serve.js";
+
+const open: EventsClient[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((c) => c.close()));
+});
+
+const eventsUrl = (served: Served): string => `${served.url.replace(/^http/, "ws")}/events`;
+
+async function connect(served: Served): Promise<EventsClient> {
+  const client = await EventsClient.connect(eventsUrl(served));
+  open.push(client);
+  return client;
+}
+
+function subscribe(client: EventsClient, grant: DemoGrant, bindings: string[], timeoutMs = 10_000): Promise<ReplyMessage> {
+  return client.request({ action: "subscribe", auth_token: grant.token, data: { account_id: grant.accountId, bindings } }, timeoutMs);
+}
+
+/** A websocket upgrade by hand: the status, and the body when it was refused. */
+function upgrade(served: Served): Promise<{ status: number; body: string }> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${served.url}/events`, {
+      headers: { Connection: "Upgrade", Upgrade: "websocket", "Sec-WebSocket-Version": "13", "Sec-WebSocket-Key": randomBytes(16).toString("base64") },
+    });
+    req.on("upgrade", (res, socket) => {
+      socket.destroy();
+      resolve({ status: res.statusCode ?? 0, body: "" });
+    });
+    req.on("response", (res) => {
+      let body = "";
+      res.on("data", (chunk: Buffer) => (body += chunk.toString()));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on("error", reject);
+    req.end();
+  });
+}
+
+async function get(served: Served, grant: DemoGrant): Promise<number> {
+  return (await fetch(`${served.url}/v2/accounts/${grant.accountId}`, { headers: { "X-Auth-Token": grant.token } })).status;
+}
+
+const many = (count: number, prefix: string): string[] => Array.from({ length: count }, (_, i) => `${prefix}${i}`);
+
+describe("bindings are bounded per message and per socket", () => {
+  let served: Served;
+  let grant: DemoGrant;
+  beforeAll(async () => {
+    served = await serve();
+    grant = await demoGrant(served.url);
+  });
+  afterAll(async () => {
+    await served.stop();
+  });
+
+  it("refuses 28,000 bindings in one message whole, while the server keeps answering another client", async () => {
+    const witness = await connect(served);
+    expect(await subscribe(witness, grant, ["object.doc_created.device"])).toMatchObject({ status: "success" });
+    const flooders = await Promise.all(Array.from({ length: 4 }, () => connect(served)));
+    const huge = many(28_000, "call.CHANNEL_CREATE.c");
+    const floods = flooders.flatMap((f) => [subscribe(f, grant, huge, 30_000), subscribe(f, grant, huge, 30_000)]);
+    // Meanwhile the other client is served: HTTP, its socket's round trips, its events.
+    const statuses = await Promise.all(Array.from({ length: 10 }, () => get(served, grant)));
+    expect(statuses.every((s) => s === 200)).toBe(true);
+    expect(await witness.ping()).toMatchObject({ response: "pong" });
+
+    for (const reply of await Promise.all(floods)) {
+      expect(reply).toEqual({
+        action: "reply",
+        request_id: expect.any(String),
+        status: "error",
+        data: { errors: ["too many bindings: 28000 in one message, at most 1000"] },
+      });
+    }
+    // Nothing of the refused messages took hold: the subscribed list holds only what came after.
+    expect(await subscribe(flooders[0] ?? witness, grant, ["call.CHANNEL_DESTROY.*"])).toMatchObject({ status: "success", data: { subscribed: ["call.CHANNEL_DESTROY.*"] } });
+
+    const device = await fetch(`${served.url}/v2/accounts/${grant.accountId}/devices`, {
+      method: "PUT",
+      headers: { "X-Auth-Token": grant.token, "Content-Type": "application/json" },
+      body: JSON.stringify({ data: { name: "after the flood" } }),
+    });
+    expect(device.status).toBe(201);
+    await witness.next((m) => m.action === "event" && m.routing_key === "object.doc_created.device");
+  });
+
+  it("holds at most 1,000 bindings a socket: a message that would pass it adds nothing", async () => {
+    const client = await connect(served);
+    expect(await subscribe(client, grant, many(600, "callq.queue.q"))).toMatchObject({ status: "success" });
+    expect(await subscribe(client, grant, many(500, "callq.recipient.r"))).toMatchObject({
+      status: "error",
+      data: { errors: ["too many bindings: this connection would hold 1100, at most 1000"] },
+    });
+    // Bindings already held and repeats within a message do not count again.
+    const held = await subscribe(client, grant, [...many(600, "callq.queue.q"), ...many(400, "callq.session.s")]);
+    expect(held.status).toBe("success");
+    expect(held.data.subscribed).toHaveLength(1000);
+    expect(held.data.subscribed?.some((b) => b.startsWith("callq.recipient."))).toBe(false);
+    expect(await subscribe(client, grant, ["object.doc_created.device"])).toMatchObject({
+      status: "error",
+      data: { errors: ["too many bindings: this connection would hold 1001, at most 1000"] },
+    });
+    // A message holds at most 1,000 bindings, repeats included.
+    expect(await subscribe(client, grant, [...many(600, "callq.queue.q"), ...many(401, "callq.session.s")])).toMatchObject({
+      status: "error",
+      data: { errors: ["too many bindings: 1001 in one message, at most 1000"] },
+    });
+    // Room made by unsubscribing is room again; a binding repeated in one message takes one place.
+    expect(await client.request({ action: "unsubscribe", data: { account_id: grant.accountId, bindings: ["callq.queue.q0"] } })).toMatchObject({ status: "success" });
+    expect(await subscribe(client, grant, ["object.doc_created.device", "object.doc_created.device"])).toMatchObject({ status: "success" });
+  });
+
+  it("delivers through 1,000 bindings exactly what they match, keyed by the first that does", async () => {
+    const full = await connect(served);
+    // Among 999 bindings that match nothing, three that match a device's creation, the middle one first.
+    const bindings = [...many(500, "object.doc_created.type"), "object.*.device", ...many(497, "object.doc_edited.type"), "object.#", "object.doc_created.device"];
+    expect(await subscribe(full, grant, bindings)).toMatchObject({ status: "success" });
+    const narrow = await connect(served);
+    expect(await subscribe(narrow, grant, ["object.doc_created.device"])).toMatchObject({ status: "success" });
+    const res = await fetch(`${served.url}/v2/accounts/${grant.accountId}/devices`, {
+      method: "PUT",
+      headers: { "X-Auth-Token": grant.token, "Content-Type": "application/json" },
+      body: JSON.stringify({ data: { name: "one of many" } }),
+    });
+    expect(res.status).toBe(201);
+    await narrow.next((m) => m.action === "event");
+    await full.ping();
+    expect(full.events.map((e) => [e.routing_key, e.subscribed_key])).toEqual([["object.doc_created.device", "object.*.device"]]);
+  });
+});
+
+describe("idle and silent sockets", () => {
+  let served: Served;
+  let grant: DemoGrant;
+  beforeAll(async () => {
+    served = await serve({ args: ["--events-idle", "0.5"] });
+    grant = await demoGrant(served.url);
+  });
+  afterAll(async () => {
+    await served.stop();
+  });
+
+  it("closes a socket that subscribes to nothing within the window, telling it why", async () => {
+    const idle = await connect(served);
+    expect(await idle.closed).toEqual({ code: 4002, reason: "idle" });
+    expect(idle.received).toEqual([{ action: "error", data: { errors: ["no subscription within 0.5 s: disconnected"] } }]);
+  });
+
+  it("keeps a subscribed socket that answers pings, and closes it once it unsubscribes everything", async () => {
+    const client = await connect(served);
+    expect(await subscribe(client, grant, ["call.#"])).toMatchObject({ status: "success" });
+    // Several windows go by: pinged and answering, it stays.
+    await new Promise((r) => setTimeout(r, 2_000));
+    expect(await client.ping()).toMatchObject({ response: "pong" });
+    expect(await client.request({ action: "unsubscribe", data: {} })).toMatchObject({ status: "success", data: { subscribed: [] } });
+    expect((await client.closed).code).toBe(4002);
+  });
+
+  it("cuts a subscribed socket that stops answering pings", async () => {
+    const deaf = new WebSocket(eventsUrl(served), { autoPong: false });
+    const closed = new Promise<number>((resolve) => deaf.on("close", (code) => resolve(code)));
+    const replied = new Promise<string>((resolve) => deaf.once("message", (data: Buffer) => resolve(data.toString())));
+    await new Promise((resolve) => deaf.once("open", resolve));
+    deaf.send(JSON.stringify({ action: "subscribe", auth_token: grant.token, data: { account_id: grant.accountId, binding: "call.#" } }));
+    expect(JSON.parse(await replied)).toMatchObject({ status: "success" });
+    // Cut without a close frame: the peer answers nothing, so it is owed none.
+    expect(await closed).toBe(1006);
+  });
+});
+
+/** The server's process, found by its data directory on its command line. */
+function serverPid(served: Served): number {
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    let cmdline = "";
+    try {
+      cmdline = readFileSync(`/proc/${entry}/cmdline`, "utf8");
+    } catch {
+      continue;
+    }
+    if (cmdline.split("\0").includes(served.dataDir)) return Number(entry);
+  }
+  throw new Error(`no process serves ${served.dataDir}`);
+}
+
+describe("sockets are capped in total, per account and per token", () => {
+  const MAX = 80;
+  const PER_ACCOUNT = 60;
+  const PER_TOKEN = 16;
+  const IDLE = MAX / 4;
+  /** Below what the capped sockets and the server's own files need, above what an uncapped flood would take. */
+  const DESCRIPTORS = 160;
+  let served: Served;
+  beforeAll(async () => {
+    served = await serve({ args: ["--events-max-sockets", String(MAX), "--events-max-per-account", String(PER_ACCOUNT)] });
+    const pid = serverPid(served);
+    execFileSync("prlimit", ["--pid", String(pid), `--nofile=${DESCRIPTORS}:${DESCRIPTORS}`]);
+    expect(readFileSync(`/proc/${pid}/limits`, "utf8")).toMatch(new RegExp(`Max open files\\s+${DESCRIPTORS}\\s`));
+  });
+  afterAll(async () => {
+    await served.stop();
+  });
+
+  it("refuses extra sockets with a clear error, and logins and the capped sockets go on", async () => {
+    const tokens = [await demoGrant(served.url), await demoGrant(served.url), await demoGrant(served.url, "agent1"), await demoGrant(served.url, "agent2")];
+    const binding = ["object.doc_created.device"];
+    const opened = async (count: number): Promise<EventsClient[]> => Promise.all(Array.from({ length: count }, () => connect(served)));
+
+    // Waiting for a first subscription, a quarter of the sockets at most.
+    const waiting = await opened(IDLE);
+    const tooManyWaiting = await upgrade(served);
+    expect(tooManyWaiting.status).toBe(429);
+    expect(JSON.parse(tooManyWaiting.body)).toMatchObject({
+      status: "error",
+      error: "429",
+      message: "too_many_requests",
+      data: { message: `too many event sockets without a subscription: ${IDLE} open, at most ${IDLE}`, retry_after_s: 1 },
+    });
+
+    // Per token: the 17th socket on one token is refused and closed.
+    const [first, second, third, fourth] = tokens;
+    if (!first || !second || !third || !fourth) throw new Error("four grants expected");
+    const bound: EventsClient[] = [];
+    for (const [i, client] of waiting.entries()) {
+      if (i < PER_TOKEN) {
+        expect(await subscribe(client, first, binding)).toMatchObject({ status: "success" });
+        bound.push(client);
+      } else if (i === PER_TOKEN) {
+        expect(await subscribe(client, first, binding)).toMatchObject({
+          status: "error",
+          data: { errors: [`too many event sockets for this token: ${PER_TOKEN} open, at most ${PER_TOKEN}`] },
+        });
+        expect(await client.closed).toEqual({ code: 1013, reason: "too many sockets" });
+      } else {
+        expect(await subscribe(client, second, binding)).toMatchObject({ status: "success" });
+        bound.push(client);
+      }
+    }
+
+    // Per account: up to 60 bound, the 61st refused and closed.
+    const plan = [...Array.from({ length: PER_TOKEN - (IDLE - PER_TOKEN - 1) }, () => second), ...Array.from({ length: PER_TOKEN }, () => third), ...Array.from({ length: PER_TOKEN }, () => fourth)];
+    while (bound.length < PER_ACCOUNT) {
+      const batch = await opened(Math.min(IDLE, PER_ACCOUNT - bound.length));
+      for (const client of batch) {
+        const grant = plan.shift();
+        if (!grant) throw new Error("the plan ran out of tokens");
+        expect(await subscribe(client, grant, binding)).toMatchObject({ status: "success" });
+        bound.push(client);
+      }
+    }
+    const extra = await connect(served);
+    expect(await subscribe(extra, fourth, binding)).toMatchObject({
+      status: "error",
+      data: { errors: [`too many event sockets for this account: ${PER_ACCOUNT} open, at most ${PER_ACCOUNT}`] },
+    });
+    expect((await extra.closed).code).toBe(1013);
+
+    // In all: 60 bound and 20 waiting make 80; every further upgrade is refused, a flood of 200
+    // that would hold its sockets open (and, uncapped, pass the descriptor limit) too.
+    const idle = await opened(IDLE);
+    const results: (number | "open")[] = [];
+    for (let batch = 0; batch < 8; batch++) {
+      const attempts = Array.from({ length: 25 }, () =>
+        connect(served).then(
+          () => "open" as const,
+          (err: unknown) => (err instanceof UpgradeRefused ? err.status : 0),
+        ),
+      );
+      results.push(...(await Promise.all(attempts)));
+    }
+    expect(results.filter((s) => s !== 429)).toEqual([]);
+    const full = await upgrade(served);
+    expect(JSON.parse(full.body)).toMatchObject({ data: { message: `too many event sockets: ${MAX} open, at most ${MAX}` } });
+
+    // At the cap, under the lowered descriptor limit: logins and requests are served, events flow.
+    const login = await demoGrant(served.url, "agent3");
+    expect(await get(served, login)).toBe(200);
+    const device = await fetch(`${served.url}/v2/accounts/${login.accountId}/devices`, {
+      method: "PUT",
+      headers: { "X-Auth-Token": first.token, "Content-Type": "application/json" },
+      body: JSON.stringify({ data: { name: "at the cap" } }),
+    });
+    expect(device.status).toBe(201);
+    await Promise.all(bound.map((c) => c.next((m) => m.action === "event" && m.routing_key === "object.doc_created.device")));
+    expect(served.output()).not.toMatch(/EMFILE/);
+
+    // Room made is room again.
+    await Promise.all(idle.map((c) => c.close()));
+    expect((await upgrade(served)).status).toBe(101);
+  });
+});
