@@ -31,7 +31,10 @@ export interface TokenCheck {
 export interface EventSocketLimits {
   /** A socket holding no binding this long is closed; a subscribed one is pinged this often. */
   idleMs: number;
-  /** Sockets open at once on both listeners; a quarter of them may be waiting for their first binding. */
+  /**
+   * Sockets open at once on both listeners. At most a quarter of them may be waiting for their
+   * first binding: past that the one waiting longest gives way to the newcomer.
+   */
   maxSockets: number;
   /** Sockets bound to one account at once. */
   maxPerAccount: number;
@@ -71,6 +74,11 @@ const LIMITS = {
   maxBufferedBytes: 1024 * 1024,
   /** Bytes of live events held for one connection while its catch-up is sent, beyond which it is dropped. */
   maxHeldBytes: 16 * 1024 * 1024,
+  /**
+   * Bytes of one request beyond which it is refused unread: 1,000 bindings of the longest kind fit
+   * (about 260 KB); reading more would only be parsing what must be refused anyway.
+   */
+  maxMessageBytes: 512 * 1024,
   /** Requests waiting on one connection; more are answered with an error. */
   maxQueuedRequests: 64,
   /** How long a closed connection's peer may take to read what is left before it is cut. */
@@ -167,7 +175,7 @@ export class EventSockets {
   readonly #byAccount = new Map<string, Set<Connection>>();
   readonly #grantsByAccount = new Map<string, Map<Connection, Grant>>();
   readonly #grantsByToken = new Map<string, Set<Connection>>();
-  /** Connections holding no binding: they count against a quarter of the sockets. */
+  /** Connections holding no binding, the one waiting longest first. */
   readonly #idle = new Set<Connection>();
   readonly #hub: Hub;
   readonly #stop: (() => void)[];
@@ -240,18 +248,27 @@ export class EventSockets {
     this.#sweep.unref();
   }
 
-  /** Why a new socket cannot be taken now, or null: asked before the upgrade, and again after it. */
-  admission(): string | null {
+  /**
+   * Makes room for one more socket, or says why there is none: asked before the upgrade, and again
+   * after it. A socket that has bound nothing is worth the least: when they take a quarter of the
+   * sockets, or the sockets are all taken, the one waiting longest is closed for the newcomer. So
+   * a flood of sockets that never subscribe turns over among itself, a client that subscribes
+   * at once still gets in, and only subscribed sockets (which need a token) fill the server.
+   */
+  admit(): string | null {
     const { maxSockets } = this.#hub.limits;
-    if (this.#connections.size >= maxSockets) return `too many event sockets: ${this.#connections.size} open, at most ${maxSockets}`;
     const maxIdle = Math.ceil(maxSockets / 4);
-    if (this.#idle.size >= maxIdle) return `too many event sockets without a subscription: ${this.#idle.size} open, at most ${maxIdle}`;
+    if (this.#idle.size >= maxIdle || this.#connections.size >= maxSockets) {
+      const oldest = this.#idle.values().next();
+      if (!oldest.done) oldest.value.makeRoom();
+    }
+    if (this.#connections.size >= maxSockets) return `too many event sockets: ${this.#connections.size} open, at most ${maxSockets}`;
     return null;
   }
 
   attach(socket: WebSocket): void {
     // Upgrades admitted together may overshoot: the latest ones are turned away here.
-    const refusal = this.admission();
+    const refusal = this.admit();
     if (refusal !== null) {
       refuse(socket, refusal);
       return;
@@ -264,7 +281,7 @@ export class EventSockets {
     return async (scope) => {
       // Refused before the upgrade: an HTTP answer closes the connection at once.
       const preValidation = async (_request: FastifyRequest, reply: FastifyReply): Promise<void> => {
-        const refusal = this.admission();
+        const refusal = this.admit();
         if (refusal === null) return;
         // The connection is destroyed after this answer: its descriptor goes back at once.
         reply.header("retry-after", "1").header("connection", "close");
@@ -423,6 +440,12 @@ class Connection {
     this.#end(AUTH_ENDED_CODE, ENDINGS[ending]);
   }
 
+  /** Gives way to a newcomer: the server is full and this socket has bound nothing. */
+  makeRoom(): void {
+    this.#reply({ action: "error", data: { errors: ["no subscription yet, and the server needed the room: disconnected"] } });
+    this.#end(IDLE_CODE, "idle");
+  }
+
   /** The idle-window round: close when idle too long, cut when the last ping went unanswered, else ping. */
   sweep(now: number): void {
     if (!this.#open) return;
@@ -508,6 +531,11 @@ class Connection {
   #receive(data: RawData): void {
     if (!this.#open) return;
     this.#awaitingPong = false;
+    const bytes = byteLengthOf(data);
+    if (bytes > LIMITS.maxMessageBytes) {
+      this.#reply(failure(undefined, [`message too large: ${bytes} bytes, at most ${LIMITS.maxMessageBytes}`]));
+      return;
+    }
     if (this.#queued >= LIMITS.maxQueuedRequests) {
       this.#reply(failure(undefined, ["too many requests waiting"]));
       return;
@@ -794,6 +822,11 @@ function success(requestId: RequestId, data: Message): Message {
 
 function failure(requestId: RequestId, errors: string[]): Message {
   return { action: "reply", request_id: requestId, status: "error", data: { errors } };
+}
+
+function byteLengthOf(data: RawData): number {
+  if (Array.isArray(data)) return data.reduce((sum, b) => sum + b.length, 0);
+  return data instanceof ArrayBuffer ? data.byteLength : data.length;
 }
 
 function textOf(data: RawData): string {

@@ -10,6 +10,7 @@ import WebSocket from "ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventsClient, UpgradeRefused, type ReplyMessage } from "../helpers/events-client.js";
 import { demoGrant, serve, type DemoGrant, type Served } from "../helpers/serve.js";
+import { createAccount, startApi, type TestApi } from "../helpers/api.js";
 
 const open: EventsClient[] = [];
 afterEach(async () => {
@@ -69,8 +70,14 @@ describe("bindings are bounded per message and per socket", () => {
     const witness = await connect(served);
     expect(await subscribe(witness, grant, ["object.doc_created.device"])).toMatchObject({ status: "success" });
     const flooders = await Promise.all(Array.from({ length: 4 }, () => connect(served)));
-    const huge = many(28_000, "call.CHANNEL_CREATE.c");
-    const floods = flooders.flatMap((f) => [subscribe(f, grant, huge, 30_000), subscribe(f, grant, huge, 30_000)]);
+    // 28,000 short bindings (370 KB) are read and refused by count; 28,000 long ones (800 KB) unread, by size.
+    const short = many(28_000, "call.");
+    const long = JSON.stringify({ action: "subscribe", auth_token: grant.token, data: { account_id: grant.accountId, bindings: many(28_000, "call.CHANNEL_CREATE.c") } });
+    const floods = flooders.flatMap((f) => [subscribe(f, grant, short, 30_000), subscribe(f, grant, short, 30_000)]);
+    const tooLarge = flooders.map((f) => {
+      f.sendRaw(long);
+      return f.next((m) => m.action === "reply" && (m.data.errors?.[0] ?? "").startsWith("message too large"), 30_000);
+    });
     // Meanwhile the other client is served: HTTP, its socket's round trips, its events.
     const statuses = await Promise.all(Array.from({ length: 10 }, () => get(served, grant)));
     expect(statuses.every((s) => s === 200)).toBe(true);
@@ -83,6 +90,9 @@ describe("bindings are bounded per message and per socket", () => {
         status: "error",
         data: { errors: ["too many bindings: 28000 in one message, at most 1000"] },
       });
+    }
+    for (const reply of await Promise.all(tooLarge)) {
+      expect(reply).toMatchObject({ status: "error", data: { errors: [expect.stringMatching(/^message too large: \d{6} bytes, at most 524288$/)] } });
     }
     // Nothing of the refused messages took hold: the subscribed list holds only what came after.
     expect(await subscribe(flooders[0] ?? witness, grant, ["call.CHANNEL_DESTROY.*"])).toMatchObject({ status: "success", data: { subscribed: ["call.CHANNEL_DESTROY.*"] } });
@@ -195,16 +205,15 @@ function serverPid(served: Served): number {
   throw new Error(`no process serves ${served.dataDir}`);
 }
 
-describe("sockets are capped in total, per account and per token", () => {
+describe("sockets are capped in total and per token; waiting ones give way", () => {
   const MAX = 80;
-  const PER_ACCOUNT = 60;
   const PER_TOKEN = 16;
-  const IDLE = MAX / 4;
+  const WAITING = MAX / 4;
   /** Below what the capped sockets and the server's own files need, above what an uncapped flood would take. */
   const DESCRIPTORS = 160;
   let served: Served;
   beforeAll(async () => {
-    served = await serve({ args: ["--events-max-sockets", String(MAX), "--events-max-per-account", String(PER_ACCOUNT)] });
+    served = await serve({ args: ["--events-max-sockets", String(MAX), "--events-max-per-account", String(MAX)] });
     const pid = serverPid(served);
     execFileSync("prlimit", ["--pid", String(pid), `--nofile=${DESCRIPTORS}:${DESCRIPTORS}`]);
     expect(readFileSync(`/proc/${pid}/limits`, "utf8")).toMatch(new RegExp(`Max open files\\s+${DESCRIPTORS}\\s`));
@@ -214,62 +223,50 @@ describe("sockets are capped in total, per account and per token", () => {
   });
 
   it("refuses extra sockets with a clear error, and logins and the capped sockets go on", async () => {
-    const tokens = [await demoGrant(served.url), await demoGrant(served.url), await demoGrant(served.url, "agent1"), await demoGrant(served.url, "agent2")];
+    const grants: DemoGrant[] = [];
+    for (const user of ["admin", "admin", "agent1", "agent2", "agent3"]) grants.push(await demoGrant(served.url, user));
     const binding = ["object.doc_created.device"];
     const opened = async (count: number): Promise<EventsClient[]> => Promise.all(Array.from({ length: count }, () => connect(served)));
 
-    // Waiting for a first subscription, a quarter of the sockets at most.
-    const waiting = await opened(IDLE);
-    const tooManyWaiting = await upgrade(served);
-    expect(tooManyWaiting.status).toBe(429);
-    expect(JSON.parse(tooManyWaiting.body)).toMatchObject({
-      status: "error",
-      error: "429",
-      message: "too_many_requests",
-      data: { message: `too many event sockets without a subscription: ${IDLE} open, at most ${IDLE}`, retry_after_s: 1 },
-    });
+    // A quarter of the sockets may wait for their first subscription; a newcomer past that
+    // closes the one waiting longest, which is told why.
+    const waiting = await opened(WAITING);
+    const newcomer = await connect(served);
+    const [oldest, ...rest] = waiting;
+    if (!oldest) throw new Error("no socket opened");
+    expect(await oldest.closed).toEqual({ code: 4002, reason: "idle" });
+    expect(oldest.received).toEqual([{ action: "error", data: { errors: ["no subscription yet, and the server needed the room: disconnected"] } }]);
 
     // Per token: the 17th socket on one token is refused and closed.
-    const [first, second, third, fourth] = tokens;
-    if (!first || !second || !third || !fourth) throw new Error("four grants expected");
+    const [first] = grants;
+    if (!first) throw new Error("no grant");
     const bound: EventsClient[] = [];
-    for (const [i, client] of waiting.entries()) {
-      if (i < PER_TOKEN) {
-        expect(await subscribe(client, first, binding)).toMatchObject({ status: "success" });
-        bound.push(client);
-      } else if (i === PER_TOKEN) {
+    const plan = grants.flatMap((g) => Array.from({ length: PER_TOKEN }, () => g));
+    for (const [i, client] of [...rest, newcomer].entries()) {
+      if (i === PER_TOKEN) {
         expect(await subscribe(client, first, binding)).toMatchObject({
           status: "error",
           data: { errors: [`too many event sockets for this token: ${PER_TOKEN} open, at most ${PER_TOKEN}`] },
         });
         expect(await client.closed).toEqual({ code: 1013, reason: "too many sockets" });
-      } else {
-        expect(await subscribe(client, second, binding)).toMatchObject({ status: "success" });
-        bound.push(client);
+        continue;
       }
+      const grant = plan.shift();
+      if (!grant) throw new Error("the plan ran out of tokens");
+      expect(await subscribe(client, grant, binding)).toMatchObject({ status: "success" });
+      bound.push(client);
     }
-
-    // Per account: up to 60 bound, the 61st refused and closed.
-    const plan = [...Array.from({ length: PER_TOKEN - (IDLE - PER_TOKEN - 1) }, () => second), ...Array.from({ length: PER_TOKEN }, () => third), ...Array.from({ length: PER_TOKEN }, () => fourth)];
-    while (bound.length < PER_ACCOUNT) {
-      const batch = await opened(Math.min(IDLE, PER_ACCOUNT - bound.length));
-      for (const client of batch) {
+    while (bound.length < MAX) {
+      for (const client of await opened(Math.min(WAITING, MAX - bound.length))) {
         const grant = plan.shift();
         if (!grant) throw new Error("the plan ran out of tokens");
         expect(await subscribe(client, grant, binding)).toMatchObject({ status: "success" });
         bound.push(client);
       }
     }
-    const extra = await connect(served);
-    expect(await subscribe(extra, fourth, binding)).toMatchObject({
-      status: "error",
-      data: { errors: [`too many event sockets for this account: ${PER_ACCOUNT} open, at most ${PER_ACCOUNT}`] },
-    });
-    expect((await extra.closed).code).toBe(1013);
 
-    // In all: 60 bound and 20 waiting make 80; every further upgrade is refused, a flood of 200
-    // that would hold its sockets open (and, uncapped, pass the descriptor limit) too.
-    const idle = await opened(IDLE);
+    // All 80 subscribed: every further upgrade is refused, a flood of 200 that would hold its
+    // sockets open (and, uncapped, pass the descriptor limit) too.
     const results: (number | "open")[] = [];
     for (let batch = 0; batch < 8; batch++) {
       const attempts = Array.from({ length: 25 }, () =>
@@ -282,10 +279,16 @@ describe("sockets are capped in total, per account and per token", () => {
     }
     expect(results.filter((s) => s !== 429)).toEqual([]);
     const full = await upgrade(served);
-    expect(JSON.parse(full.body)).toMatchObject({ data: { message: `too many event sockets: ${MAX} open, at most ${MAX}` } });
+    expect(full.status).toBe(429);
+    expect(JSON.parse(full.body)).toMatchObject({
+      status: "error",
+      error: "429",
+      message: "too_many_requests",
+      data: { message: `too many event sockets: ${MAX} open, at most ${MAX}`, retry_after_s: 1 },
+    });
 
     // At the cap, under the lowered descriptor limit: logins and requests are served, events flow.
-    const login = await demoGrant(served.url, "agent3");
+    const login = await demoGrant(served.url, "supervisor");
     expect(await get(served, login)).toBe(200);
     const device = await fetch(`${served.url}/v2/accounts/${login.accountId}/devices`, {
       method: "PUT",
@@ -297,7 +300,36 @@ describe("sockets are capped in total, per account and per token", () => {
     expect(served.output()).not.toMatch(/EMFILE/);
 
     // Room made is room again.
-    await Promise.all(idle.map((c) => c.close()));
+    await bound[0]?.close();
     expect((await upgrade(served)).status).toBe(101);
+  });
+});
+
+describe("sockets are capped per account", () => {
+  let api: TestApi;
+  beforeAll(async () => {
+    api = await startApi({ config: { eventSockets: { maxSockets: 40, maxPerAccount: 5, maxPerToken: 3 } } });
+  });
+  afterAll(async () => {
+    await api.close();
+  });
+
+  it("refuses the socket past the account's cap, closes it, and leaves other accounts their own", async () => {
+    const url = `${api.url.replace(/^http/, "ws")}/events`;
+    const demo = [await api.login("admin"), await api.login("agent1")];
+    const other = await createAccount(api, "otherco");
+    const on = async (grant: { token: string; accountId: string }): Promise<{ client: EventsClient; reply: ReplyMessage }> => {
+      const client = await EventsClient.connect(url);
+      open.push(client);
+      return { client, reply: await client.subscribe(grant.accountId, "call.#", { auth_token: grant.token }) };
+    };
+    for (const grant of [demo[0], demo[0], demo[0], demo[1], demo[1]]) {
+      if (!grant) throw new Error("two logins expected");
+      expect((await on(grant)).reply).toMatchObject({ status: "success" });
+    }
+    const refused = await on(await api.login("agent2"));
+    expect(refused.reply).toMatchObject({ status: "error", data: { errors: ["too many event sockets for this account: 5 open, at most 5"] } });
+    expect((await refused.client.closed).code).toBe(1013);
+    expect((await on(other)).reply).toMatchObject({ status: "success" });
   });
 });
