@@ -79,6 +79,14 @@ const LIMITS = {
    * (about 260 KB); reading more would only be parsing what must be refused anyway.
    */
   maxMessageBytes: 512 * 1024,
+  /**
+   * Bytes one connection may send a second (each message counting at least messageCost); past
+   * that its socket is not read until its excess is paid off, so a flood of large or many requests
+   * waits in its own buffers instead of taking the server's time. 256 KiB is over six 1,000-binding
+   * subscribes a second; a console sends a ping every 25 s.
+   */
+  readBytesPerSecond: 256 * 1024,
+  messageCost: 1024,
   /** Requests waiting on one connection; more are answered with an error. */
   maxQueuedRequests: 64,
   /** How long a closed connection's peer may take to read what is left before it is cut. */
@@ -381,6 +389,8 @@ class Connection {
   #idleSince: number;
   /** A ping went out and neither a pong nor a message came back since. */
   #awaitingPong = false;
+  /** The read budget's current second: when it began (performance.now()) and the bytes charged to it. */
+  #budget = { since: 0, used: 0, paused: false };
 
   constructor(
     private readonly socket: WebSocket,
@@ -532,6 +542,7 @@ class Connection {
     if (!this.#open) return;
     this.#awaitingPong = false;
     const bytes = byteLengthOf(data);
+    this.#charge(bytes);
     if (bytes > LIMITS.maxMessageBytes) {
       this.#reply(failure(undefined, [`message too large: ${bytes} bytes, at most ${LIMITS.maxMessageBytes}`]));
       return;
@@ -548,6 +559,28 @@ class Connection {
       .finally(() => {
         this.#queued--;
       });
+  }
+
+  /** Counts a message against the read budget; over it, the socket is not read until the excess is paid off. */
+  #charge(bytes: number): void {
+    const budget = this.#budget;
+    const now = performance.now();
+    if (!budget.paused && now - budget.since >= 1_000) {
+      budget.since = now;
+      budget.used = 0;
+    }
+    budget.used += Math.max(bytes, LIMITS.messageCost);
+    if (budget.paused || budget.used <= LIMITS.readBytesPerSecond) return;
+    budget.paused = true;
+    this.socket.pause();
+    const waitMs = (budget.used / LIMITS.readBytesPerSecond) * 1_000 - (now - budget.since);
+    const timer = setTimeout(() => {
+      budget.paused = false;
+      budget.since = performance.now();
+      budget.used = 0;
+      if (this.#open) this.socket.resume();
+    }, waitMs);
+    timer.unref();
   }
 
   async #handle(text: string): Promise<void> {
