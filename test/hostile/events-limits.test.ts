@@ -2,14 +2,17 @@
 // socket (a 28,000-binding message refused whole, the server answering others meanwhile); idle
 // sockets closed, silent ones cut; sockets capped in total, per account and per token, refused with
 // a clear error, so that with the server's descriptors lowered logins never meet EMFILE.
-import { execFileSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { readFileSync, readdirSync } from "node:fs";
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { request } from "node:http";
 import { randomBytes } from "node:crypto";
 import WebSocket from "ws";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { EventsClient, UpgradeRefused, type ReplyMessage } from "../helpers/events-client.js";
-import { demoGrant, serve, type DemoGrant, type Served } from "../helpers/serve.js";
+import { REPO_ROOT, SERVER_ENTRY, demoGrant, serve, type DemoGrant, type Served } from "../helpers/serve.js";
 import { createAccount, startApi, type TestApi } from "../helpers/api.js";
 
 const open: EventsClient[] = [];
@@ -331,5 +334,43 @@ describe("sockets are capped per account", () => {
     expect(refused.reply).toMatchObject({ status: "error", data: { errors: ["too many event sockets for this account: 5 open, at most 5"] } });
     expect((await refused.client.closed).code).toBe(1013);
     expect((await on(other)).reply).toMatchObject({ status: "success" });
+  });
+});
+
+describe("the socket cap follows the descriptor limit", () => {
+  it("takes half the soft descriptor limit when that is below 512: at 100 descriptors, 13 sockets may wait", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "switchboard-test-"));
+    const child = spawn("prlimit", ["--nofile=100:100", "--", process.execPath, SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir], {
+      cwd: REPO_ROOT,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    try {
+      let output = "";
+      const url = await new Promise<string>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`no URL within 30 s:\n${output}`)), 30_000);
+        const onOutput = (chunk: Buffer): void => {
+          output += chunk.toString();
+          const match = /Switchboard is serving (http:\/\/[\d.:]+)/.exec(output);
+          if (match?.[1]) {
+            clearTimeout(timer);
+            resolve(match[1]);
+          }
+        };
+        child.stdout.on("data", onOutput);
+        child.stderr.on("data", onOutput);
+      });
+      // 50 sockets at most, a quarter of them (13) waiting: the 14th closes the first.
+      const served = { url, dataDir, output: () => output, stop: async () => undefined };
+      const waiting: EventsClient[] = [];
+      for (let i = 0; i < 13; i++) waiting.push(await connect(served));
+      await connect(served);
+      expect(await waiting[0]?.closed).toEqual({ code: 4002, reason: "idle" });
+      expect(waiting.slice(1).every((c) => c.socket.readyState === WebSocket.OPEN)).toBe(true);
+    } finally {
+      await Promise.all(open.splice(0).map((c) => c.close()));
+      child.kill("SIGTERM");
+      await new Promise((resolve) => child.once("exit", resolve));
+      await rm(dataDir, { recursive: true, force: true });
+    }
   });
 });
