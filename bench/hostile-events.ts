@@ -48,7 +48,8 @@ function ask(ws: WebSocket, message: Record<string, unknown>): Promise<{ status?
   return new Promise((resolve, reject) => {
     const onMessage = (raw: WebSocket.RawData): void => {
       const m = JSON.parse(raw.toString()) as { action?: string; request_id?: string; status?: string; data?: { errors?: string[] } };
-      if (m.action !== "reply" || m.request_id !== requestId) return;
+      // A request refused unread (too large) is answered without its request_id.
+      if (m.action !== "reply" || (m.request_id !== undefined && m.request_id !== requestId)) return;
       done();
       resolve(m);
     };
@@ -77,8 +78,8 @@ async function flooder(setup: Setup): Promise<void> {
   const count = (answer: string): void => {
     answers[answer] = (answers[answer] ?? 0) + 1;
   };
-  // Short bindings: 28,000 of them fit under the size bound, so each message is read and parsed.
-  const huge = many(28_000, "call.");
+  // In turn: 28,000 bindings (370 KB, refused unread by size) and 1,001 (11 KB, read, refused by count).
+  const messages = [many(28_000, "call."), many(1_001, "call.")];
 
   async function bindings(grant: DemoGrant): Promise<void> {
     while (running) {
@@ -94,7 +95,8 @@ async function flooder(setup: Setup): Promise<void> {
       try {
         while (running) {
           tried++;
-          const reply = await ask(ws, { action: "subscribe", auth_token: grant.token, data: { account_id: grant.accountId, bindings: huge } });
+          const bindings = messages[tried % 2];
+          const reply = await ask(ws, { action: "subscribe", auth_token: grant.token, data: { account_id: grant.accountId, bindings } });
           count(reply.data?.errors?.[0]?.replace(/\d+/g, "N") ?? String(reply.status));
         }
       } catch {

@@ -75,17 +75,18 @@ const LIMITS = {
   /** Bytes of live events held for one connection while its catch-up is sent, beyond which it is dropped. */
   maxHeldBytes: 16 * 1024 * 1024,
   /**
-   * Bytes of one request beyond which it is refused unread: 1,000 bindings of the longest kind fit
-   * (about 260 KB); reading more would only be parsing what must be refused anyway.
+   * Bytes of one request beyond which it is refused unread: 1,000 bindings of up to 125 characters
+   * fit (a call id binding is about 56); parsing more would only be work for a refusal.
    */
-  maxMessageBytes: 512 * 1024,
+  maxMessageBytes: 128 * 1024,
   /**
    * Bytes one connection may send a second (each message counting at least messageCost); past
    * that its socket is not read until its excess is paid off, so a flood of large or many requests
-   * waits in its own buffers instead of taking the server's time. 256 KiB is over six 1,000-binding
-   * subscribes a second; a console sends a ping every 25 s.
+   * waits in its own buffers instead of taking the server's time. 128 KiB is two of the largest
+   * requests, or twenty 1,000-binding subscribes of call ids, a second; a console sends a ping
+   * every 25 s.
    */
-  readBytesPerSecond: 256 * 1024,
+  readBytesPerSecond: 128 * 1024,
   messageCost: 1024,
   /** Requests waiting on one connection; more are answered with an error. */
   maxQueuedRequests: 64,
