@@ -70,7 +70,10 @@ function ask(ws: WebSocket, message: Record<string, unknown>): Promise<{ status?
 /** Flooder mode: runs the flood it is told until told to stop, then reports what it tried. */
 async function flooder(setup: Setup): Promise<void> {
   const send = (m: FromFlooder): void => void process.send?.(m);
+  /** The phase under way: a loop of an earlier phase stops even while it waits on a socket. */
+  let phase = 0;
   let running = false;
+  const live = (mine: number): boolean => running && phase === mine;
   let tried = 0;
   let answers: Record<string, number> = {};
   let sockets: WebSocket[] = [];
@@ -81,8 +84,8 @@ async function flooder(setup: Setup): Promise<void> {
   // In turn: 28,000 bindings (370 KB, refused unread by size) and 1,001 (11 KB, read, refused by count).
   const messages = [many(28_000, "call."), many(1_001, "call.")];
 
-  async function bindings(grant: DemoGrant): Promise<void> {
-    while (running) {
+  async function bindings(grant: DemoGrant, mine: number): Promise<void> {
+    while (live(mine)) {
       let ws: WebSocket;
       try {
         ws = await openSocket(setup.url);
@@ -93,7 +96,7 @@ async function flooder(setup: Setup): Promise<void> {
       }
       sockets.push(ws);
       try {
-        while (running) {
+        while (live(mine)) {
           tried++;
           const bindings = messages[tried % 2];
           const reply = await ask(ws, { action: "subscribe", auth_token: grant.token, data: { account_id: grant.accountId, bindings } });
@@ -105,11 +108,15 @@ async function flooder(setup: Setup): Promise<void> {
     }
   }
 
-  async function idleSockets(): Promise<void> {
-    while (running) {
+  async function idleSockets(mine: number): Promise<void> {
+    while (live(mine)) {
       tried++;
       try {
         const ws = await openSocket(setup.url);
+        if (!live(mine)) {
+          ws.terminate();
+          return;
+        }
         ws.on("close", (code) => count(`closed ${code}`));
         sockets.push(ws);
         count("open");
@@ -119,7 +126,7 @@ async function flooder(setup: Setup): Promise<void> {
     }
   }
 
-  async function wideFanOut(): Promise<void> {
+  async function wideFanOut(mine: number): Promise<void> {
     // 16 sockets a token (its cap) on 6 tokens, 96 sockets, short of the account's 100 so the
     // client still gets its own; each holds 1,000 bindings of which one matches the client's events.
     const bindingSet = [...many(999, "call.CHANNEL_ANSWER.c"), "object.doc_created.*"];
@@ -140,9 +147,9 @@ async function flooder(setup: Setup): Promise<void> {
     );
     send({ type: "flooding" });
     // Churn: each socket drops and takes back one binding in turn while the client is measured.
-    while (running) {
+    while (live(mine)) {
       for (const ws of sockets) {
-        if (!running || ws.readyState !== WebSocket.OPEN) continue;
+        if (!live(mine) || ws.readyState !== WebSocket.OPEN) continue;
         tried += 2;
         await ask(ws, { action: "unsubscribe", data: { bindings: ["call.CHANNEL_ANSWER.c0"] } }).catch(() => count("socket closed"));
         await ask(ws, { action: "subscribe", data: { account_id: setup.grants[0]?.accountId, bindings: ["call.CHANNEL_ANSWER.c0"] } }).catch(() => count("socket closed"));
@@ -154,12 +161,13 @@ async function flooder(setup: Setup): Promise<void> {
   process.on("message", (m: ToFlooder) => {
     if (m.type === "start") {
       running = true;
+      const mine = ++phase;
       tried = 0;
       answers = {};
       cpuBefore = process.cpuUsage();
-      if (m.flood === "bindings") for (const grant of setup.grants.slice(0, 8)) void bindings(grant);
-      if (m.flood === "idle-sockets") for (let i = 0; i < 32; i++) void idleSockets();
-      if (m.flood === "wide-fan-out") void wideFanOut();
+      if (m.flood === "bindings") for (const grant of setup.grants.slice(0, 8)) void bindings(grant, mine);
+      if (m.flood === "idle-sockets") for (let i = 0; i < 32; i++) void idleSockets(mine);
+      if (m.flood === "wide-fan-out") void wideFanOut(mine);
       else send({ type: "flooding" });
       return;
     }
