@@ -150,7 +150,12 @@ async function phase(server: RunningServer, child: ChildProcess, accountId: stri
 }
 
 async function main(): Promise<void> {
-  const bench = await startBenchServer("events", { logLevel: "warn" });
+  // All subscribers share one token and connect at once: the socket caps are raised to take them
+  // (a quarter of the sockets may wait for their subscription at one time).
+  const bench = await startBenchServer("events", {
+    logLevel: "warn",
+    eventSockets: { maxSockets: 4 * SUBSCRIBERS, maxPerAccount: SUBSCRIBERS, maxPerToken: SUBSCRIBERS },
+  });
   const { server } = bench;
   let child: ChildProcess | null = null;
   try {

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import type { Logger } from "pino";
 import type { Clock, RandomSource } from "./clock.js";
 import type { CallSignalling } from "./sip/call-signalling.js";
+import type { EventSocketLimits } from "./events/websocket.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -53,6 +54,8 @@ export interface ServerConfig {
    * no offers (unavailable_reason no_device); 10 s unless a test shortens it.
    */
   deviceGraceMs?: number;
+  /** The event websocket's bounds (idle window, sockets, bindings); the defaults unless set. */
+  eventSockets?: Partial<EventSocketLimits>;
 }
 
 export const DEFAULT_PORT = 8000;
@@ -101,6 +104,12 @@ Options:
   --media-workers N     media worker threads, 0..64 (default: one per core)
   --device-grace S      seconds a logged-in agent may have no phone registered before they
                         get no queue calls (default 10; fractions allowed)
+  --events-idle S       seconds an event socket may hold no subscription before it is closed,
+                        and how often subscribed ones are pinged (default 30; fractions allowed)
+  --events-max-sockets N
+                        event sockets open at once (default 512)
+  --events-max-per-account N
+                        event sockets bound to one account at once (default 100)
   --assets-dir D        shipped media (default: beside the build)
   --renderer-dir D      the built console (default: beside the build)
   -h, --help            print this and exit
@@ -177,6 +186,18 @@ export function parseArgs(argv: readonly string[], defaults: ServerConfig): Serv
         config.deviceGraceMs = Math.round(Number(v) * 1000);
         break;
       }
+      case "--events-idle": {
+        const v = value();
+        if (!/^\d+(\.\d+)?$/.test(v) || Number(v) < 0.1) throw new ConfigError(`--events-idle must be a number of seconds, at least 0.1, such as 30 or 0.5, not ${v}`);
+        config.eventSockets = { ...config.eventSockets, idleMs: Math.round(Number(v) * 1000) };
+        break;
+      }
+      case "--events-max-sockets":
+        config.eventSockets = { ...config.eventSockets, maxSockets: positiveCount(flag, value()) };
+        break;
+      case "--events-max-per-account":
+        config.eventSockets = { ...config.eventSockets, maxPerAccount: positiveCount(flag, value()) };
+        break;
       case "--log-level": {
         const v = value();
         const level = LOG_LEVELS.find((l) => l === v);
@@ -189,6 +210,11 @@ export function parseArgs(argv: readonly string[], defaults: ServerConfig): Serv
     }
   }
   return config;
+}
+
+function positiveCount(flag: string, v: string): number {
+  if (!/^\d+$/.test(v) || Number(v) < 1 || Number(v) > 1_000_000) throw new ConfigError(`${flag} must be a whole number 1..1000000, not ${v}`);
+  return Number(v);
 }
 
 function portNumber(flag: string, v: string): number {

@@ -122,6 +122,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     bus: events.bus,
     log: events.log,
     auth,
+    store,
+    limits: config.eventSockets,
     logger,
     clock,
     host: config.host,

@@ -26,8 +26,13 @@ export interface VerifiedToken extends TokenRecord {
   created: number;
 }
 
+/** Why a token stopped working; heard by whoever holds something the token opened (event sockets). */
+export type TokenEnd = "revoked" | "expired";
+export type TokenEndListener = (tokenId: string, why: TokenEnd) => void;
+
 export class TokenService {
   readonly #lastUsed = new Map<string, number>();
+  readonly #endListeners = new Set<TokenEndListener>();
 
   private constructor(
     private readonly tokens: Collection<TokenRecord>,
@@ -45,14 +50,14 @@ export class TokenService {
 
   async issue(record: NewToken): Promise<string> {
     const token = this.random.bytes(32).toString("hex");
-    await this.tokens.create({ ...record, last_used: this.clock.now() }, { id: hash(token) });
+    await this.tokens.create({ ...record, last_used: this.clock.now() }, { id: tokenId(token) });
     return token;
   }
 
   /** The token's record if it is live (and slides its window), else null. */
   async verify(token: string): Promise<VerifiedToken | null> {
     if (!/^[0-9a-f]{64}$/.test(token)) return null;
-    const id = hash(token);
+    const id = tokenId(token);
     const doc = this.tokens.get(id);
     if (!doc) return null;
     const now = this.clock.now();
@@ -60,6 +65,7 @@ export class TokenService {
     if (now - last > this.ttlS * 1000) {
       this.#lastUsed.delete(id);
       await this.tokens.delete(id).catch(() => undefined);
+      this.#ended(id, "expired");
       return null;
     }
     this.#lastUsed.set(id, now);
@@ -69,10 +75,26 @@ export class TokenService {
     return { ...doc.data, token, expires_in: this.ttlS, created: doc.created };
   }
 
+  /** When the token expires unless it is used again (Unix ms), without using it; null when it is gone. */
+  expiresAt(token: string): number | null {
+    const id = tokenId(token);
+    const doc = this.tokens.get(id);
+    if (!doc) return null;
+    return (this.#lastUsed.get(id) ?? doc.data.last_used) + this.ttlS * 1000;
+  }
+
+  /** Hear of every token that ends, by its id (tokenId); answers the way to stop hearing. */
+  onEnd(listener: TokenEndListener): () => void {
+    this.#endListeners.add(listener);
+    return () => this.#endListeners.delete(listener);
+  }
+
   async revoke(token: string): Promise<void> {
-    const id = hash(token);
+    const id = tokenId(token);
     this.#lastUsed.delete(id);
-    if (this.tokens.has(id)) await this.tokens.delete(id);
+    if (!this.tokens.has(id)) return;
+    await this.tokens.delete(id);
+    this.#ended(id, "revoked");
   }
 
   /** Revoke every token of one user (password change, user deleted). */
@@ -81,6 +103,7 @@ export class TokenService {
       if (doc.data.account_id === accountId && doc.data.owner_id === ownerId) {
         this.#lastUsed.delete(doc.id);
         await this.tokens.delete(doc.id);
+        this.#ended(doc.id, "revoked");
       }
     }
   }
@@ -91,11 +114,17 @@ export class TokenService {
       if (now - (this.#lastUsed.get(doc.id) ?? doc.data.last_used) > this.ttlS * 1000) {
         this.#lastUsed.delete(doc.id);
         await this.tokens.delete(doc.id);
+        this.#ended(doc.id, "expired");
       }
     }
   }
+
+  #ended(id: string, why: TokenEnd): void {
+    for (const listener of this.#endListeners) listener(id, why);
+  }
 }
 
-function hash(token: string): string {
+/** The stored id of a token: its sha256, so the data files never hold a usable token. */
+export function tokenId(token: string): string {
   return createHash("sha256").update(token).digest("hex");
 }
