@@ -180,6 +180,8 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
           } catch (err) {
             throw storeError(err);
           }
+          // A new key is made because the old one may have leaked: what it opened closes with it.
+          await deps.auth.tokens.revokeOwner(account.id, null);
           return { data: { api_key: apiKey } };
         },
       },

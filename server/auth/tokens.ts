@@ -97,8 +97,8 @@ export class TokenService {
     this.#ended(id, "revoked");
   }
 
-  /** Revoke every token of one user (password change, user deleted). */
-  async revokeOwner(accountId: string, ownerId: string): Promise<void> {
+  /** Revoke every token of one user (password change, user deleted), or with null of the API key. */
+  async revokeOwner(accountId: string, ownerId: string | null): Promise<void> {
     for (const doc of this.tokens.all()) {
       if (doc.data.account_id === accountId && doc.data.owner_id === ownerId) {
         this.#lastUsed.delete(doc.id);

@@ -139,6 +139,7 @@ describe("api_auth and the API key", () => {
     const agent = await api.login("agent1");
     const path = `/v2/accounts/${accountId}/api_key`;
     const old = (await api.call<{ api_key: string }>("GET", path, { token: admin.token })).body.data.api_key;
+    const oldKeyToken = (await api.call("PUT", "/v2/api_auth", { data: { api_key: old } })).body.auth_token ?? "";
     expect((await api.call("PUT", path, { token: agent.token })).status).toBe(403);
     expect((await api.call<{ api_key: string }>("GET", path, { token: admin.token })).body.data.api_key).toBe(old);
     const renewed = await api.call<{ api_key: string }>("PUT", path, { token: admin.token });
@@ -148,6 +149,9 @@ describe("api_auth and the API key", () => {
     expect(fresh).not.toBe(old);
     expect((await api.call<{ api_key: string }>("GET", path, { token: admin.token })).body.data.api_key).toBe(fresh);
     expect((await api.call("PUT", "/v2/api_auth", { data: { api_key: old } })).status).toBe(401);
+    // What the old key opened closes with it; the admin's own session goes on.
+    expect((await api.call("GET", "/v2/token_auth", { token: oldKeyToken })).status).toBe(401);
+    expect((await api.call("GET", "/v2/token_auth", { token: admin.token })).status).toBe(200);
     expect((await api.call("PUT", "/v2/api_auth", { data: { api_key: fresh } })).status).toBe(201);
   });
 });
