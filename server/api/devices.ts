@@ -73,6 +73,8 @@ export function deviceDefaults(data: Data, hex: (bytes: number) => string): Data
     enabled: true,
     device_type: "sip_device",
     exclude_from_queues: false,
+    register_overwrite_notify: false,
+    suppress_unregister_notifications: false,
     call_restriction: {},
     caller_id: {},
     contact_list: {},

@@ -217,7 +217,8 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
           const accountId = ctx.params.account_id ?? "";
           const id = ctx.params.id ?? "";
           if (!(await deps.collection(accountId, "users")).has(id)) throw notFound(id);
-          return listOutcome(await deps.collection(accountId, "devices"), ctx, { row: deviceRow, where: (d) => d.data.owner_id === id });
+          // Kazoo marks devices a user is hot-desked into; hot-desking is not served, so none is.
+          return listOutcome(await deps.collection(accountId, "devices"), ctx, { row: (d) => ({ ...deviceRow(d), hotdesked: false }), where: (d) => d.data.owner_id === id });
         },
       },
     },

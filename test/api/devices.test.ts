@@ -42,6 +42,8 @@ describe("devices: the hosted service's shapes", () => {
       enabled: true,
       device_type: "sip_device",
       exclude_from_queues: false,
+      register_overwrite_notify: false,
+      suppress_unregister_notifications: false,
       media: { audio: { codecs: ["PCMU"] }, video: { codecs: [] }, encryption: { enforce_security: false, methods: [] } },
       sip: { method: "password", invite_format: "contact", registration_expiration: 300 },
       mwi_unsolicited_updates: true,

@@ -291,7 +291,7 @@ describe("users: credentials, ordering, guards and owned devices", () => {
     const owned = await api.call<Record<string, unknown>[]>("GET", `${base}/${user.id}/devices`, { token });
     expect(owned.status).toBe(200);
     expect(owned.body.data).toEqual([
-      { id: made.body.data.id, name: `desk of ${user.id}`, username: expect.any(String), mac_address: "", owner_id: user.id, enabled: true, device_type: "sip_device", flags: [] },
+      { id: made.body.data.id, name: `desk of ${user.id}`, username: expect.any(String), mac_address: "", owner_id: user.id, enabled: true, device_type: "sip_device", flags: [], hotdesked: false },
     ]);
     expect(owned.body.page_size).toBe(1);
 
