@@ -2,7 +2,7 @@
 // bounds and old field names), their membership, status, multi-status, sessions and start-up.
 // The configuration lives in the store; everything live is asked of the queue engine.
 import type { FastifyInstance } from "fastify";
-import { CallqError, type CallqEngine } from "../callq/engine.js";
+import { CallqError, isRecipientUser, type CallqEngine } from "../callq/engine.js";
 import { QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, withoutAliases } from "../callq/queue-config.js";
 import { ROUTERS } from "../callq/queue-router.js";
 import { ifMatch, registerEndpoint, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
@@ -118,7 +118,7 @@ export function membersOf(data: Data): string[] {
 }
 
 export function isRecipient(user: StoredDoc | undefined): boolean {
-  return user !== undefined && isObject(user.data.callq) && user.data.callq.enabled === true;
+  return isRecipientUser(user);
 }
 
 /** A supervisor: `call_monitor` in the user's callq.permissions (monitoring, wiretap fields, queue recordings). */

@@ -906,9 +906,14 @@ export class CallqEngine {
   }
 }
 
-function isRecipientUser(user: StoredDoc): boolean {
-  const callq = user.data.callq;
-  return typeof callq === "object" && callq !== null && (callq as Record<string, unknown>).enabled === true && user.data.enabled !== false;
+/**
+ * Who is a recipient, the one rule for the API, the engine and the callflow modules: an enabled
+ * user with `callq.enabled`. A disabled user is no recipient: not listed, not addable to a queue,
+ * no status, offered nothing, until enabled again.
+ */
+export function isRecipientUser(user: StoredDoc | undefined): user is StoredDoc {
+  const callq = user?.data.callq;
+  return user !== undefined && typeof callq === "object" && callq !== null && (callq as Record<string, unknown>).enabled === true && user.data.enabled !== false;
 }
 
 function displayName(user: StoredDoc | undefined): string {

@@ -88,6 +88,25 @@ describe("recipients", () => {
     expect((await api.call("GET", `${base}/${adminId}/status`, { token })).status).toBe(404);
   });
 
+  it("a disabled user with callq.enabled is no recipient anywhere: not listed, no status, not addable, until enabled again", async () => {
+    const users = `/v2/accounts/${accountId}/users`;
+    const made = await api.call<{ id: string }>("PUT", users, { token, data: { first_name: "Dee", last_name: "Sabled", username: "disabled-agent", password: "pw-disabled", enabled: false, callq: { enabled: true } } });
+    expect(made.status, made.text).toBe(201);
+    const userId = made.body.data.id;
+    const listed = await api.call<{ id: string }[]>("GET", base, { token, query: { paginate: "false" } });
+    expect(listed.body.data.map((r) => r.id)).not.toContain(userId);
+    expect((await api.call("GET", `${base}/${userId}`, { token })).status).toBe(404);
+    expect((await api.call("GET", `${base}/${userId}/status`, { token })).status).toBe(404);
+    const queue = await api.call<{ id: string }>("PUT", `/v2/accounts/${accountId}/callq_queues`, { token, data: { name: "Disabled members" } });
+    const add = await api.call("POST", `/v2/accounts/${accountId}/callq_queues/${queue.body.data.id}/recipients`, { token, data: { action: "add", members: [userId] } });
+    expect(add.status).toBe(400);
+    expect(add.body.data).toHaveProperty(["members.0", "not_recipient"]);
+    expect((await api.call("PATCH", `${users}/${userId}`, { token, data: { enabled: true } })).status).toBe(200);
+    expect((await api.call("GET", `${base}/${userId}/status`, { token })).status).toBe(200);
+    const added = await api.call("POST", `/v2/accounts/${accountId}/callq_queues/${queue.body.data.id}/recipients`, { token, data: { action: "add", members: [userId] } });
+    expect(added.status, added.text).toBe(200);
+  });
+
   it("answers a logged-out recipient's status with every field", async () => {
     const res = await api.call<Status>("GET", `${base}/${id("agent3")}/status`, { token });
     expect(res.status).toBe(200);

@@ -3,7 +3,7 @@
 // on the keypad, or both (device first); the action goes to the queue engine; a beep says how it went.
 import type { CallflowModule, ModuleRun } from "../../calls/callflow-executor.js";
 import type { StoredDoc } from "../../store/index.js";
-import { CallqError, type CallqEngine, type RecipientAction } from "../engine.js";
+import { CallqError, isRecipientUser, type CallqEngine, type RecipientAction } from "../engine.js";
 import { DEFAULT_FAILURE_MEDIA, DEFAULT_PIN_PROMPT, DEFAULT_SUCCESS_MEDIA, listenForDigits, mediaUp, playPrompt, type DigitCollection } from "./prompts.js";
 
 /** The actions a phone may ask for (the wrap-up ones are the console's). */
@@ -31,9 +31,6 @@ function callqOf(user: StoredDoc): Record<string, unknown> {
   return typeof callq === "object" && callq !== null && !Array.isArray(callq) ? (callq as Record<string, unknown>) : {};
 }
 
-function isRecipient(user: StoredDoc | undefined): user is StoredDoc {
-  return user !== undefined && callqOf(user).enabled === true && user.data.enabled !== false;
-}
 
 export function callqRecipientModule(engine: CallqEngine): CallflowModule {
   return async (run) => {
@@ -98,7 +95,7 @@ async function deviceOwner(run: ModuleRun): Promise<StoredDoc | undefined> {
   const ownerId = channel.identity.authorizingType === "sim" ? undefined : channel.identity.ownerId;
   if (ownerId === undefined) return undefined;
   const user = (await ctx.store.account(channel.accountId, "users")).get(ownerId);
-  return isRecipient(user) ? user : undefined;
+  return isRecipientUser(user) ? user : undefined;
 }
 
 /** Prompts for a pin (# or a pause ends it) up to PIN_TRIES times; the recipient whose callq.pin it is. */
@@ -110,7 +107,7 @@ async function byPin(run: ModuleRun, digits: DigitCollection): Promise<StoredDoc
     if (pin === undefined) return undefined;
     if (pin !== "") {
       const users = (await ctx.store.account(channel.accountId, "users")).all();
-      const user = users.find((u) => isRecipient(u) && pinOf(u) === pin);
+      const user = users.find((u) => isRecipientUser(u) && pinOf(u) === pin);
       if (user) return user;
     }
     ctx.logger.info({ call_id: channel.id, attempt }, "callq_recipient: wrong or no pin");
