@@ -24,6 +24,12 @@ export interface Binding {
 
 export type BindingInput = Omit<Binding, "registeredAt">;
 
+/**
+ * Contacts one device may have bound at once (Kamailio's `max_contacts`, which Kazoo leaves
+ * unlimited): a phone, a softphone and a few reconnects, but not a flood a call would fork to.
+ */
+export const MAX_CONTACTS_PER_DEVICE = 10;
+
 export type UnregisterReason = "unregistered" | "expired" | "flow_closed";
 
 export interface RegisteredEvent {

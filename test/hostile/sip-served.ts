@@ -9,6 +9,8 @@ export interface ServedSip {
   served: Served;
   url: string;
   admin: DemoGrant;
+  /** A request as the admin; the envelope's data, or an error for any status from 300 up. */
+  api<T>(method: string, path: string, data?: unknown): Promise<T>;
   /** A new device of the demo account with fresh SIP credentials (unregistered). */
   device(): Promise<TestDevice>;
   /** A new socket to /sip, closed by stop(). */
@@ -44,6 +46,7 @@ export async function serveSip(options: ServeOptions = {}): Promise<ServedSip> {
       served,
       url: served.url,
       admin,
+      api,
       async device() {
         const username = `sip_${hex(4)}`;
         const password = hex(8);
