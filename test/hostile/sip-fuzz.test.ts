@@ -25,17 +25,21 @@ afterAll(async () => {
   await sip?.stop();
 });
 
+/** Ids for the base messages from a counter, so the seed alone decides every byte of every case. */
+let counter = 0;
+const id = (bytes = 8): string => (++counter).toString(16).padStart(bytes * 2, "0");
+
 function message(startLine: string, headers: string[], body = ""): string {
   return [startLine, ...headers, `Content-Length: ${Buffer.byteLength(body)}`, "", body].join("\r\n");
 }
 
 function common(method: string, cseq: number, to = `<sip:1003@${REALM}>`): string[] {
   return [
-    `Via: SIP/2.0/WSS ${hex(4)}.invalid;branch=z9hG4bK${hex()}`,
+    `Via: SIP/2.0/WSS ${id(4)}.invalid;branch=z9hG4bK${id()}`,
     "Max-Forwards: 70",
     `To: ${to}`,
-    `From: "Fuzz" <sip:fuzz@${REALM}>;tag=${hex(4)}`,
-    `Call-ID: ${hex()}@fuzz.invalid`,
+    `From: "Fuzz" <sip:fuzz@${REALM}>;tag=${id(4)}`,
+    `Call-ID: ${id()}@fuzz.invalid`,
     `CSeq: ${cseq} ${method}`,
   ];
 }
@@ -48,12 +52,12 @@ const BASES: (() => string)[] = [
   () => message(`INVITE sip:1003@${REALM} SIP/2.0`, [...common("INVITE", 1), contact, "Content-Type: application/sdp", "Allow: INVITE, ACK, CANCEL, BYE, INFO"], TEST_SDP),
   () => message(`OPTIONS sip:${REALM} SIP/2.0`, [...common("OPTIONS", 7, `<sip:${REALM}>`), "Accept: application/sdp"]),
   () => message(`ACK sip:1003@${REALM} SIP/2.0`, common("ACK", 1)),
-  () => message(`BYE sip:1003@${REALM} SIP/2.0`, [...common("BYE", 2).map((h) => (h.startsWith("To:") ? `${h};tag=${hex(4)}` : h))]),
+  () => message(`BYE sip:1003@${REALM} SIP/2.0`, [...common("BYE", 2).map((h) => (h.startsWith("To:") ? `${h};tag=${id(4)}` : h))]),
   () => message(`CANCEL sip:1003@${REALM} SIP/2.0`, common("CANCEL", 1)),
   () => message(`INFO sip:1003@${REALM} SIP/2.0`, [...common("INFO", 3), "Content-Type: application/dtmf-relay"], "Signal=5\r\nDuration=160\r\n"),
   () => message(`MESSAGE sip:1003@${REALM} SIP/2.0`, [...common("MESSAGE", 1), "Content-Type: text/plain"], "hello"),
   () => message(`SUBSCRIBE sip:1003@${REALM} SIP/2.0`, [...common("SUBSCRIBE", 1), contact, "Event: presence", "Expires: 600"]),
-  () => message("SIP/2.0 200 OK", [...common("INVITE", 1).map((h) => (h.startsWith("To:") ? `${h};tag=${hex(4)}` : h)), contact, "Content-Type: application/sdp"], TEST_SDP),
+  () => message("SIP/2.0 200 OK", [...common("INVITE", 1).map((h) => (h.startsWith("To:") ? `${h};tag=${id(4)}` : h)), contact, "Content-Type: application/sdp"], TEST_SDP),
 ];
 
 const HEADER_VALUES = fc.oneof(
