@@ -80,6 +80,13 @@ export class SipCalls implements CallSignalling {
     this.#deadlines.sweep();
   }
 
+  /** True while a call is being set up or is up over the flow. */
+  busy(flowId: string): boolean {
+    if (this.#dialogs.onFlow(flowId).length > 0) return true;
+    for (const key of this.#invites.keys()) if (key.startsWith(`${flowId}\n`)) return true;
+    return false;
+  }
+
   /** A flow closed: its dialogs end (the engine hears `bye`, or `cancel` before an answer). */
   flowClosed(flowId: string): void {
     for (const dialog of this.#dialogs.onFlow(flowId)) {

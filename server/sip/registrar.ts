@@ -121,6 +121,11 @@ export class Registrar extends EventEmitter<RegistrarEvents> {
     return [...(this.#byDevice.get(key(accountId, deviceId))?.values() ?? [])];
   }
 
+  /** True when something is registered over the flow. */
+  hasFlow(flowId: string): boolean {
+    return this.#all().some((binding) => binding.flowId === flowId && binding.expiresAt > this.#clock.now());
+  }
+
   /** Ids of the account's devices with at least one live binding, sorted. */
   registeredDevices(accountId: string): string[] {
     this.sweep();

@@ -24,6 +24,8 @@ export interface WsTransportOptions {
   budget?: BudgetOptions;
   /** Most SIP connections open at once (MAX_SIP_SOCKETS unless told). */
   maxSockets?: number;
+  /** True when a device is registered or a call is up over the flow: it is never closed to make room. */
+  inUse?(flowId: string): boolean;
 }
 
 /** Messages waiting on one connection beyond this are dropped, so a flood cannot pile up. */
@@ -38,14 +40,52 @@ const FALLBACK_HOST = "switchboard.invalid";
 export const MAX_SIP_SOCKETS = 256;
 /** RFC 6455 §7.4.1: the endpoint ends the connection because a message broke its policy. */
 const CLOSE_POLICY_VIOLATION = 1008;
+/** IANA's WebSocket close code "Try Again Later". */
+const CLOSE_TRY_AGAIN_LATER = 1013;
+/** A connection this young may still be about to REGISTER: it is not closed to make room. */
+const EVICTION_GRACE_MS = 5000;
+
+interface OpenSocket {
+  socket: WebSocket;
+  openedAt: number;
+  /** When its last message arrived (its opening, before any). */
+  heardAt: number;
+}
 
 export function registerWsTransport(app: FastifyInstance, options: WsTransportOptions): void {
   const budget = options.budget ?? { ...DEFAULT_BUDGET, now: () => performance.now() };
   const maxSockets = options.maxSockets ?? MAX_SIP_SOCKETS;
+  const inUse = options.inUse ?? (() => true);
+  const open = new Map<string, OpenSocket>();
+
+  /**
+   * At the cap, the connection that registered nothing, carries no call, is past its grace and
+   * was heard from least recently is closed for the new one, so idle sockets held by someone
+   * without credentials cannot lock the agents' phones out.
+   */
+  const makeRoom = (): boolean => {
+    const now = performance.now();
+    let idlest: [string, OpenSocket] | null = null;
+    for (const entry of open) {
+      const [flowId, held] = entry;
+      if (now - held.openedAt < EVICTION_GRACE_MS || inUse(flowId)) continue;
+      if (!idlest || held.heardAt < idlest[1].heardAt) idlest = entry;
+    }
+    if (!idlest) return false;
+    const [flowId, held] = idlest;
+    options.log.warn({ flow: flowId }, "sip: connection closed to make room, nothing was registered over it");
+    held.socket.close(CLOSE_TRY_AGAIN_LATER, "Too many SIP connections; nothing was registered over this one");
+    // Its slot is needed now, not after the closing handshake.
+    open.delete(flowId);
+    options.flows.remove(flowId);
+    options.registrar.dropFlow(flowId);
+    return true;
+  };
+
   const admit = async (request: FastifyRequest): Promise<void> => {
     if (!request.ws) return;
     requireSubprotocol(request);
-    if (options.flows.size >= maxSockets) {
+    if (options.flows.size >= maxSockets && !makeRoom()) {
       options.log.warn({ open: options.flows.size }, "sip: connection refused, too many open");
       throw new ApiError("too_many_requests", { message: `at most ${maxSockets} SIP connections may be open at once` });
     }
@@ -54,11 +94,15 @@ export function registerWsTransport(app: FastifyInstance, options: WsTransportOp
   app.get(SIP_PATH, { websocket: true, onRequest: admit }, (socket, request) => {
     const flow = wsFlow(randomHex(options.random), socket, request.headers.host ?? FALLBACK_HOST);
     options.flows.add(flow);
+    const opened = performance.now();
+    const held: OpenSocket = { socket, openedAt: opened, heardAt: opened };
+    open.set(flow.id, held);
     const allowance = new MessageBudget(budget);
     let queue: Promise<void> = Promise.resolve();
     let queued = 0;
 
     socket.on("message", (data, isBinary) => {
+      held.heardAt = performance.now();
       const admission = allowance.admit();
       if (admission === "close") {
         options.log.warn({ flow: flow.id }, "sip: connection closed, it kept sending over its budget");
@@ -92,6 +136,7 @@ export function registerWsTransport(app: FastifyInstance, options: WsTransportOp
     });
 
     socket.on("close", () => {
+      open.delete(flow.id);
       options.flows.remove(flow.id);
       options.registrar.dropFlow(flow.id);
     });
