@@ -1,12 +1,14 @@
 // Fuzzed SIP over a real WebSocket to the serve-mode server: thousands of mutations (fast-check,
 // a fixed seed) of valid REGISTER, INVITE, OPTIONS, ACK, BYE, CANCEL, INFO, MESSAGE, SUBSCRIBE
 // and a response: headers dropped, doubled, emptied, made huge or binary; start lines and
-// Content-Length broken; messages truncated, re-lined, oversized; binary frames. The server must
+// Content-Length broken; messages truncated, re-lined, oversized; binary frames. Then INVITEs
+// with the right digest (seed + 1) whose SDP, Content-Length and other headers are mutated, so the
+// call engine gets them too. The server must
 // never fail inside (no 500 Server Internal Error, no handler failure in its log, no crash), must
 // answer in order on every socket, and a phone must still register and place a call at the end.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { hex, PhoneCall, parseSipText, SipSocket, TEST_SDP, type SipMessage } from "../helpers/sip-client.js";
+import { authorization, hex, PhoneCall, parseSipText, SipSocket, TEST_SDP, type SipMessage } from "../helpers/sip-client.js";
 import { REALM, serveSip, type ServedSip } from "./sip-served.js";
 
 const SEED = 1414;
@@ -181,6 +183,20 @@ const cases = fc.sample(CASE, { seed: SEED, numRuns: MUTATIONS }).map((c) =>
   "binary" in c ? Buffer.from(c.binary) : c.mutations.reduce((text, m) => apply(text, m), (BASES[c.base] ?? BASES[0] ?? (() => ""))()),
 );
 
+/** Authenticated INVITEs: mutations that leave the request line and the digest mostly whole. */
+const AUTHENTICATED = Number(process.env.SIP_FUZZ_AUTH_RUNS ?? 150);
+const SDP_LINE = fc.constantFrom("m=audio 0 RTP/AVP", "m=video 9 UDP/TLS/RTP/SAVPF 96", "c=IN IP6 ::1", "a=rtpmap:0", "a=sendonly", "a=fingerprint:sha-256 zz", "m=audio 99999 RTP/AVP 0", "o=", "v=1", "a=rtpmap:101 telephone-event/48000");
+const AUTHENTICATED_MUTATION: fc.Arbitrary<Mutation> = fc.oneof(
+  fc.record({ kind: fc.constant("body" as const), text: fc.array(SDP_LINE, { maxLength: 6 }).map((lines) => `${TEST_SDP}${lines.join("\r\n")}\r\n`) }),
+  fc.record({ kind: fc.constant("body" as const), text: fc.oneof(fc.constant(""), fc.string({ maxLength: 300 }), fc.constant(TEST_SDP.replace(/\r\n/g, "\n"))) }),
+  fc.record({ kind: fc.constant("length" as const), value: fc.constantFrom("0", "1", "999999", "abc") }),
+  fc.record({ kind: fc.constant("value" as const), line: fc.constantFrom(2, 8, 9, 10), value: HEADER_VALUES }),
+  fc.record({ kind: fc.constant("double" as const), line: fc.nat(12) }),
+  fc.record({ kind: fc.constant("headers" as const), count: fc.integer({ min: 1, max: 140 }) }),
+  fc.record({ kind: fc.constant("insert" as const), at: fc.nat(900), text: fc.constantFrom("\r\n", ";", "\u0000", "Require: 100rel\r\n", "Supported: timer\r\n") }),
+);
+const authenticatedCases = fc.sample(fc.array(AUTHENTICATED_MUTATION, { minLength: 1, maxLength: 3 }), { seed: SEED + 1, numRuns: AUTHENTICATED });
+
 function sentinel(): { text: string; callId: string } {
   const callId = `sentinel-${hex()}`;
   const text = message(`OPTIONS sip:${REALM} SIP/2.0`, [
@@ -244,6 +260,44 @@ describe(`${MUTATIONS} mutations of SIP messages (seed ${SEED})`, () => {
     // The fuzz reached more than the parser: challenges, refusals and routing answered too.
     for (const status of [400, 401, 407, 481, 501, 513]) expect(statuses.get(status) ?? 0, `status ${status}`).toBeGreaterThan(0);
     // Nothing logged as an error (pino's 50) or worse: every failure inside is logged so.
+    const errors = sip.served.output().split("\n").filter((line) => /"level":(50|60)/.test(line));
+    expect(errors).toEqual([]);
+  });
+
+  it(`past the digest too: ${AUTHENTICATED} INVITEs with the right credentials and mutated bodies and headers`, async () => {
+    const caller = await sip.device();
+    const statuses = new Map<number, number>();
+    let next = 0;
+    const lane = async () => {
+      while (next < authenticatedCases.length) {
+        const index = next++;
+        const mutations = authenticatedCases[index] ?? [];
+        const call = new PhoneCall(await sip.phone(caller), "1003");
+        const socket = call.phone.socket;
+        socket.send(call.inviteText());
+        const challenge = await socket.next(10_000);
+        expect(challenge.status).toBe(407);
+        socket.send(call.ackFailureText(challenge));
+        const proxyAuthorization = authorization({
+          ...call.phone.options,
+          method: "INVITE",
+          uri: call.uri,
+          challenge: challenge.header("proxy-authenticate") ?? "",
+        });
+        const invite = mutations.reduce((text, m) => apply(text, m), call.inviteText({ proxyAuthorization }));
+        for (const r of await batch(socket, [invite])) {
+          if (r.status === undefined) continue;
+          statuses.set(r.status, (statuses.get(r.status) ?? 0) + 1);
+          expect(r.startLine, `authenticated case ${index}`).not.toBe("SIP/2.0 500 Server Internal Error");
+        }
+        // Closing the socket ends whatever call the INVITE started.
+        await socket.close();
+      }
+    };
+    await Promise.all(Array.from({ length: LANES }, lane));
+    // Some got through to the call engine (100 Trying), some were refused on their merits.
+    expect(statuses.get(100) ?? 0).toBeGreaterThan(0);
+    expect([...statuses.keys()].some((status) => status >= 400 && status < 500)).toBe(true);
     const errors = sip.served.output().split("\n").filter((line) => /"level":(50|60)/.test(line));
     expect(errors).toEqual([]);
   });
