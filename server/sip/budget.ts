@@ -5,8 +5,10 @@
 export interface BudgetOptions {
   /** Tokens added per second. */
   ratePerS: number;
-  /** Most tokens held: what a fresh or quiet connection may send at once. */
+  /** Most tokens held: what a quiet connection may send at once. */
   burst: number;
+  /** Tokens a new connection starts with; `burst` unless told. */
+  initial?: number;
   /** Tokens a malformed message costs on top of its one: parsing it is most of a flood's cost. */
   malformedCost: number;
   /** Messages dropped for want of tokens within one abuse window that close the connection. */
@@ -43,7 +45,7 @@ export class MessageBudget {
 
   constructor(options: BudgetOptions) {
     this.#options = options;
-    this.#tokens = options.burst;
+    this.#tokens = options.initial ?? options.burst;
     this.#refilledAt = options.now();
     this.#windowStart = this.#refilledAt;
   }

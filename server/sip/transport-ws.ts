@@ -42,6 +42,13 @@ export const MAX_SIP_SOCKETS = 256;
 const CLOSE_POLICY_VIOLATION = 1008;
 /** IANA's WebSocket close code "Try Again Later". */
 const CLOSE_TRY_AGAIN_LATER = 1013;
+/**
+ * For this long after a socket was closed for flooding, new sockets start with a few tokens
+ * instead of a full burst: a flooder reconnecting gets little, a phone still its REGISTER and
+ * INVITE through, and the bucket fills at the usual rate.
+ */
+const WARY_MS = 10_000;
+const WARY_INITIAL_TOKENS = 5;
 /** A connection this young may still be about to REGISTER: it is not closed to make room. */
 const EVICTION_GRACE_MS = 5000;
 
@@ -57,6 +64,7 @@ export function registerWsTransport(app: FastifyInstance, options: WsTransportOp
   const maxSockets = options.maxSockets ?? MAX_SIP_SOCKETS;
   const inUse = options.inUse ?? (() => true);
   const open = new Map<string, OpenSocket>();
+  let floodClosedAt = Number.NEGATIVE_INFINITY;
 
   /**
    * At the cap, the connection that registered nothing, carries no call, is past its grace and
@@ -97,7 +105,8 @@ export function registerWsTransport(app: FastifyInstance, options: WsTransportOp
     const opened = performance.now();
     const held: OpenSocket = { socket, openedAt: opened, heardAt: opened };
     open.set(flow.id, held);
-    const allowance = new MessageBudget(budget);
+    const wary = opened - floodClosedAt < WARY_MS;
+    const allowance = new MessageBudget(wary ? { ...budget, initial: Math.min(WARY_INITIAL_TOKENS, budget.burst) } : budget);
     let queue: Promise<void> = Promise.resolve();
     let queued = 0;
 
@@ -105,6 +114,7 @@ export function registerWsTransport(app: FastifyInstance, options: WsTransportOp
       held.heardAt = performance.now();
       const admission = allowance.admit();
       if (admission === "close") {
+        floodClosedAt = performance.now();
         options.log.warn({ flow: flow.id }, "sip: connection closed, it kept sending over its budget");
         socket.close(CLOSE_POLICY_VIOLATION, "SIP message rate exceeded");
         return;

@@ -3,9 +3,9 @@
 // and a response: headers dropped, doubled, emptied, made huge or binary; start lines and
 // Content-Length broken; messages truncated, re-lined, oversized; binary frames. Then INVITEs
 // with the right digest (seed + 1) whose SDP, Content-Length and other headers are mutated, so the
-// call engine gets them too. The server must
-// never fail inside (no 500 Server Internal Error, no handler failure in its log, no crash), must
-// answer in order on every socket, and a phone must still register and place a call at the end.
+// call engine gets them too. The server must never fail inside (no 500 Server Internal Error, no
+// error in its log, no crash), must answer in order on every socket, and a phone must still
+// register and place a call at the end.
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { authorization, hex, PhoneCall, parseSipText, SipSocket, TEST_SDP, type SipMessage } from "../helpers/sip-client.js";

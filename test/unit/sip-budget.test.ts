@@ -23,6 +23,16 @@ describe("MessageBudget", () => {
     expect(b.admit()).toBe("drop");
   });
 
+  it("starts a connection with `initial` tokens when told, filling to the burst at the rate", () => {
+    const { b, clock } = budget({ initial: 2, closeAfterDrops: 100 });
+    expect(b.admit()).toBe("take");
+    expect(b.admit()).toBe("take");
+    expect(b.admit()).toBe("drop");
+    clock.t += 60_000;
+    for (let i = 0; i < 5; i++) expect(b.admit()).toBe("take");
+    expect(b.admit()).toBe("drop");
+  });
+
   it("charges a malformed message extra, into debt that only waiting repays", () => {
     const { b, clock } = budget({ closeAfterDrops: 100 });
     for (let i = 0; i < 2; i++) {
