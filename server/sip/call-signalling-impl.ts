@@ -13,7 +13,7 @@ import { admitInvite } from "./invite-admission.js";
 import { OutboundInvite, type Reachable } from "./invite-client.js";
 import { InboundInvite } from "./invite-server.js";
 import type { SipRequest } from "./message.js";
-import type { Registrar } from "./registrar.js";
+import { MAX_CONTACTS_PER_DEVICE, type Registrar } from "./registrar.js";
 import type { ClientTransactions } from "./transactions.js";
 
 export interface SipCallsDeps {
@@ -60,11 +60,15 @@ export class SipCalls implements CallSignalling {
   }
 
   invite(target: DeviceRef, options: InviteOptions): OutboundCall | null {
-    const reachable: Reachable[] = [];
+    // One INVITE per socket: a UA answers there for every contact it bound over it, so the
+    // latest of them stands for the rest; and never more forks than a device may have contacts.
+    const byFlow = new Map<string, Reachable>();
     for (const binding of this.#deps.registrar.bindings(target.accountId, target.deviceId)) {
       const flow = this.#deps.flows.get(binding.flowId);
-      if (flow?.isOpen()) reachable.push({ binding, flow });
+      const seen = byFlow.get(binding.flowId);
+      if (flow?.isOpen() && (!seen || binding.expiresAt >= seen.binding.expiresAt)) byFlow.set(binding.flowId, { binding, flow });
     }
+    const reachable = [...byFlow.values()].slice(0, MAX_CONTACTS_PER_DEVICE);
     const first = reachable[0];
     if (!first) return null;
     const call = new OutboundInvite(target, first.binding.aor, options, { ...this.#dialogDeps(), noAnswerMs: this.#deps.noAnswerMs });
@@ -74,6 +78,13 @@ export class SipCalls implements CallSignalling {
   /** Runs the call timers that are due on the clock (the SIP housekeeping calls it). */
   sweep(): void {
     this.#deadlines.sweep();
+  }
+
+  /** True while a call is being set up or is up over the flow. */
+  busy(flowId: string): boolean {
+    if (this.#dialogs.onFlow(flowId).length > 0) return true;
+    for (const key of this.#invites.keys()) if (key.startsWith(`${flowId}\n`)) return true;
+    return false;
   }
 
   /** A flow closed: its dialogs end (the engine hears `bye`, or `cancel` before an answer). */

@@ -133,6 +133,8 @@ const DEFAULT_MAX_NONCES = 10_000;
 /**
  * The nonces this server handed out, each with its issue time and the highest nonce count used,
  * so an expired nonce or a replayed count asks the client to retry with a new one (stale=true).
+ * A response without qop carries no count, so nothing but the nonce tells a replay from a new
+ * request: such a nonce is good for one request only (RFC 2617 §4.5's one-time nonce).
  */
 export class NonceBook {
   readonly #clock: Clock;
@@ -159,13 +161,17 @@ export class NonceBook {
   }
 
   /**
-   * Uses a nonce once more. Unknown (from before a restart, or forgotten), expired, or with a
-   * nonce count not above the last one: stale.
+   * Uses a nonce once more. Unknown (from before a restart, used up, or forgotten), expired, or
+   * with a nonce count not above the last one: stale. Without a count (no qop) it is used up.
    */
   use(nonce: string, nc?: string): NonceState {
     const entry = this.#issued.get(nonce);
     if (!entry || this.#clock.now() - entry.issuedAt >= this.#ttlMs) return "stale";
-    if (nc === undefined) return "fresh";
+    if (nc === undefined) {
+      this.#issued.delete(nonce);
+      // A nonce already answered with qop was seen on the wire with its counts: not one-time any more.
+      return entry.lastNc === 0 ? "fresh" : "stale";
+    }
     const count = /^[0-9a-fA-F]{8}$/.test(nc) ? parseInt(nc, 16) : 0;
     if (count <= entry.lastNc) return "stale";
     entry.lastNc = count;

@@ -39,8 +39,12 @@ export type RequestHandler = (request: SipRequest, flow: Flow, transaction: Serv
 
 export interface SipLog {
   debug(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
   error(obj: object, msg: string): void;
 }
+
+/** How a message turned out: `malformed` when it was not SIP this server could read. */
+export type Received = "read" | "malformed";
 
 export interface DispatcherOptions {
   random: RandomSource;
@@ -79,22 +83,22 @@ export class SipDispatcher {
   }
 
   /** Handles one message; never throws, whatever the text. */
-  async receive(text: string, flow: Flow): Promise<void> {
+  async receive(text: string, flow: Flow): Promise<Received> {
     if (text === PING) {
       flow.send("\r\n");
-      return;
+      return "read";
     }
     if (Buffer.byteLength(text, "utf8") > MAX_MESSAGE_BYTES) {
       const raw = rawRequest(text.slice(0, HEAD_SCAN_CHARS));
       if (raw && canAnswer(raw)) this.#answer(raw, flow, { status: 513 });
       this.#log.debug({ flow: flow.id, bytes: Buffer.byteLength(text, "utf8") }, "sip: message too large");
-      return;
+      return "malformed";
     }
     const parsed = parseSip(text);
     if (parsed.kind === "invalid") {
       if (parsed.request && canAnswer(parsed.request)) this.#answer(parsed.request, flow, { status: 400, reason: parsed.reason });
       this.#log.debug({ flow: flow.id, reason: parsed.reason }, "sip: malformed message");
-      return;
+      return "malformed";
     }
     if (parsed.kind === "response") {
       try {
@@ -104,11 +108,11 @@ export class SipDispatcher {
       } catch (err) {
         this.#log.error({ err, flow: flow.id, status: parsed.status, method: parsed.method }, "sip: response handling failed");
       }
-      return;
+      return "read";
     }
     const handler = this.#handlers.get(parsed.method);
     // Nothing answers an ACK: one that acknowledges nothing here is dropped.
-    if (parsed.method === "ACK" && !handler) return;
+    if (parsed.method === "ACK" && !handler) return "read";
     const transaction = this.#transaction(parsed.raw, flow, parsed.method !== "ACK");
     let reply: SipReply | null;
     try {
@@ -118,6 +122,7 @@ export class SipDispatcher {
       reply = { status: 500 };
     }
     if (reply && !transaction.answered) transaction.respond(reply);
+    return "read";
   }
 
   #transaction(request: RawMessage, flow: Flow, answerable: boolean): ServerTransaction {

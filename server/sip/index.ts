@@ -59,7 +59,15 @@ export async function registerSip(app: FastifyInstance, deps: SipDeps): Promise<
   });
   // In a plugin of its own, registered after @fastify/websocket (buildApp), whose route hook
   // must already be in place for a websocket route to be recognised.
-  await app.register(async (scope) => registerWsTransport(scope, { dispatcher, flows, registrar, random: deps.random, log }));
+  await app.register(async (scope) => registerWsTransport(scope, {
+      dispatcher,
+      flows,
+      registrar,
+      random: deps.random,
+      log,
+      inUse: (flowId) => registrar.hasFlow(flowId) || calls.busy(flowId),
+    }),
+  );
 
   const housekeeping = setInterval(() => {
     registrar.sweep();

@@ -165,12 +165,20 @@ const MANDATORY: [string, string][] = [
   ["cseq", "CSeq"],
 ];
 
+/** A UA's request has a dozen or two; more is a message built to be slow to parse. */
+const MAX_HEADERS = 128;
+
 export function parseSip(text: string): ParsedSip {
   const raw = readRaw(text);
   const asRequest = REQUEST_LINE.test(raw.startLine) ? raw : null;
   const invalid = (reason: string): SipInvalid => ({ kind: "invalid", reason, request: asRequest });
   if (!asRequest && !STATUS_LINE.test(raw.startLine)) return invalid("Not a SIP message");
   if (!text.includes("\r\n\r\n")) return invalid("Incomplete message");
+  // The checks that need no grammar go first: the grammar's parse is most of a message's cost.
+  for (const [name, label] of MANDATORY) {
+    if (rawHeader(raw, name) === undefined) return invalid(`Missing ${label}`);
+  }
+  if (raw.headers.length > MAX_HEADERS) return invalid("Too many headers");
 
   const head = text.slice(0, text.indexOf("\r\n\r\n"));
   const lines = head.split("\r\n");
@@ -186,10 +194,6 @@ export function parseSip(text: string): ParsedSip {
     lastComplaint = err instanceof Error ? err.message : String(err);
   }
   if (!message) return invalid(complaintReason(lastComplaint));
-
-  for (const [name, label] of MANDATORY) {
-    if (rawHeader(raw, name) === undefined) return invalid(`Missing ${label}`);
-  }
   if (!message.viaBranch) return invalid("Missing Via branch");
 
   if (message instanceof Core.IncomingResponseMessage) {

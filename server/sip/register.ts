@@ -6,7 +6,7 @@ import { authenticateDevice, isReply } from "./digest-auth.js";
 import type { Directory, SipAccount, SipDevice } from "./directory.js";
 import type { RequestHandler, SipReply } from "./dispatcher.js";
 import { contactsOf, formatParams, type SipRequest } from "./message.js";
-import type { Binding, BindingInput, Registrar } from "./registrar.js";
+import { MAX_CONTACTS_PER_DEVICE, type Binding, type BindingInput, type Registrar } from "./registrar.js";
 
 /** Below this (and above 0) a REGISTER gets 423 Interval Too Brief. */
 const MIN_EXPIRES_S = 60;
@@ -115,6 +115,17 @@ function plan(request: SipRequest, device: SipDevice, deps: RegisterDeps): Chang
     const params: Record<string, string | null> = {};
     for (const [k, v] of Object.entries(nameAddr.parameters)) if (k.toLowerCase() !== "expires") params[k] = v;
     changes.push({ contact, params, expiresS });
+  }
+  const bound = new Set(deps.registrar.bindings(device.accountId, device.id).map((b) => b.contact));
+  for (const change of changes) {
+    if (change.expiresS === 0) bound.delete(change.contact);
+    else bound.add(change.contact);
+  }
+  // Refreshes and removals always pass; a new contact past the cap is refused whole, and the
+  // bindings already there stay (as Kamailio does). 403, not Kamailio's 503: trying again, here
+  // or at another server, cannot help until one of the device's other contacts goes.
+  if (bound.size > MAX_CONTACTS_PER_DEVICE) {
+    return { status: 403, reason: "Too Many Registered Contacts", headers: [["Warning", `399 switchboard "at most ${MAX_CONTACTS_PER_DEVICE} contacts per device"`]] };
   }
   return changes;
 }

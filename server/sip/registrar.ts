@@ -24,6 +24,12 @@ export interface Binding {
 
 export type BindingInput = Omit<Binding, "registeredAt">;
 
+/**
+ * Contacts one device may have bound at once (Kamailio's `max_contacts`, which Kazoo leaves
+ * unlimited): a phone, a softphone and a few reconnects, but not a flood a call would fork to.
+ */
+export const MAX_CONTACTS_PER_DEVICE = 10;
+
 export type UnregisterReason = "unregistered" | "expired" | "flow_closed";
 
 export interface RegisteredEvent {
@@ -113,6 +119,11 @@ export class Registrar extends EventEmitter<RegistrarEvents> {
   bindings(accountId: string, deviceId: string): Binding[] {
     this.sweep();
     return [...(this.#byDevice.get(key(accountId, deviceId))?.values() ?? [])];
+  }
+
+  /** True when something is registered over the flow. */
+  hasFlow(flowId: string): boolean {
+    return this.#all().some((binding) => binding.flowId === flowId && binding.expiresAt > this.#clock.now());
   }
 
   /** Ids of the account's devices with at least one live binding, sorted. */

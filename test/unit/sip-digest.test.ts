@@ -97,6 +97,17 @@ describe("NonceBook", () => {
     expect(book.use(nonce, "junk")).toBe("stale");
   });
 
+  it("takes a nonce without a count once only, and not at all once it was used with counts", () => {
+    const book = new NonceBook({ clock: new FakeClock(), random });
+    const once = book.issue();
+    expect(book.use(once)).toBe("fresh");
+    expect(book.use(once)).toBe("stale");
+    expect(book.use(once, "00000001")).toBe("stale");
+    const counted = book.issue();
+    expect(book.use(counted, "00000001")).toBe("fresh");
+    expect(book.use(counted)).toBe("stale");
+  });
+
   it("keeps at most `max` nonces, forgetting the oldest, and prunes expired ones", () => {
     const clock = new FakeClock();
     const book = new NonceBook({ clock, random, ttlMs: 1000, max: 3 });
