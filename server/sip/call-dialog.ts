@@ -12,6 +12,7 @@ import { serverContact, viaOf, type Flow, type FlowTable } from "./flows.js";
 import { ackForFailure } from "./invite-request.js";
 import { mediaType, newBranch, sdpBody, type SipRequest } from "./message.js";
 import type { ClientTransactions } from "./transactions.js";
+import { sessionTimerHeaders, sessionTimerRefusal } from "./session-timer.js";
 
 export interface ReinviteResponder {
   answer(sdp: string): void;
@@ -166,6 +167,8 @@ export class CallDialog {
         return this.#farEndReinvite(request, transaction);
       case "INFO":
         return this.#info(request, transaction);
+      case "UPDATE":
+        return this.#update(request);
       default:
         // OPTIONS inside the dialog: it is alive, and this is what it takes.
         return { status: 200, headers: [["Allow", this.#deps.allow()]] };
@@ -305,6 +308,7 @@ export class CallDialog {
           headers: [
             ["Contact", serverContact(flow)],
             ["Allow", this.#deps.allow()],
+            ...sessionTimerHeaders(request),
             ["Content-Type", "application/sdp"],
           ],
           body: sdp,
@@ -324,6 +328,20 @@ export class CallDialog {
     }
     if (!taken && take()) return { status: 488 };
     return null;
+  }
+
+  /**
+   * UPDATE (RFC 3311): a session refresh (RFC 4028, JsSIP's way) is answered 200 with the timer
+   * again. An UPDATE carrying an offer would change the media outside an INVITE, which the engine's
+   * contract does not carry: 488, and the media stays as it is.
+   */
+  #update(request: SipRequest): SipReply {
+    if (this.dialog.state !== "confirmed") return { status: 481 };
+    if (request.message.body.trim() !== "") return { status: 488 };
+    const refusal = sessionTimerRefusal(request);
+    if (refusal) return refusal;
+    const flow = this.#flow();
+    return { status: 200, headers: [...(flow ? ([["Contact", serverContact(flow)]] as [string, string][]) : []), ["Allow", this.#deps.allow()], ...sessionTimerHeaders(request)] };
   }
 
   #info(request: SipRequest, transaction: ServerTransaction): SipReply | null {

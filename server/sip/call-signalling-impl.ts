@@ -50,6 +50,7 @@ export class SipCalls implements CallSignalling {
     dispatcher.handle("CANCEL", this.#cancel);
     dispatcher.handle("BYE", this.#inDialog);
     dispatcher.handle("INFO", this.#inDialog);
+    dispatcher.handle("UPDATE", this.#inDialog);
     dispatcher.handle("OPTIONS", async (request, flow, transaction) =>
       request.message.toTag ? this.#inDialog(request, flow, transaction) : { status: 200, headers: [["Allow", dispatcher.allow()]] },
     );

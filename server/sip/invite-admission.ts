@@ -4,6 +4,7 @@ import { authenticateDevice, isReply, type DigestAuthDeps } from "./digest-auth.
 import type { SipAccount, SipDevice } from "./directory.js";
 import type { SipReply } from "./dispatcher.js";
 import { contactUri, mediaType, sdpBody, type SipRequest } from "./message.js";
+import { sessionTimerRefusal } from "./session-timer.js";
 
 export interface AdmittedInvite {
   account: SipAccount;
@@ -27,13 +28,15 @@ export async function admitInvite(request: SipRequest, deps: DigestAuthDeps): Pr
   const device = await authenticateDevice(request, account, "proxy", deps);
   if (isReply(device)) return device;
 
-  // §8.2.2.3: this server supports no SIP extension a caller could require.
+  // §8.2.2.3: of the SIP extensions a caller could require, this server supports session timers.
   const required = message
     .getHeaders("require")
     .flatMap((h) => h.split(","))
     .map((t) => t.trim())
-    .filter((t) => t !== "");
+    .filter((t) => t !== "" && t.toLowerCase() !== "timer");
   if (required.length > 0) return { status: 420, headers: [["Unsupported", required.join(", ")]] };
+  const tooSmall = sessionTimerRefusal(request);
+  if (tooSmall) return tooSmall;
   if (!request.uri.user) return { status: 404, reason: "Nothing Dialled" };
 
   const offer = sdpBody(message);

@@ -9,6 +9,7 @@ import type { ServerTransaction } from "./dispatcher.js";
 import { serverContact, type Flow } from "./flows.js";
 import type { AdmittedInvite } from "./invite-admission.js";
 import type { NameAddr, SipRequest } from "./message.js";
+import { sessionTimerHeaders } from "./session-timer.js";
 
 export interface InboundInviteInit {
   request: SipRequest;
@@ -36,6 +37,8 @@ export class InboundInvite extends EventEmitter<InboundCallEvents> implements In
   readonly #flow: Flow;
   readonly #cseq: number;
   readonly #deps: InboundInviteDeps;
+  /** The session timer the caller asked for, echoed in the 200 (RFC 4028). */
+  readonly #timer: [string, string][];
   #rang = false;
   #settled = false;
 
@@ -53,6 +56,7 @@ export class InboundInvite extends EventEmitter<InboundCallEvents> implements In
     this.#flow = init.flow;
     this.#cseq = message.cseq;
     this.#deps = deps;
+    this.#timer = sessionTimerHeaders(init.request);
     const dialog = new Dialog(
       {
         callId: message.callId,
@@ -112,6 +116,7 @@ export class InboundInvite extends EventEmitter<InboundCallEvents> implements In
       headers: [
         ["Contact", serverContact(this.#flow)],
         ["Allow", this.#deps.allow()],
+        ...this.#timer,
         ["Content-Type", "application/sdp"],
       ],
       body: sdp,

@@ -164,11 +164,11 @@ describe("INVITE from a device: digest, 100 Trying, and the call handed to the e
     expect((await p.socket.next()).status).toBe(400);
   });
 
-  it("answers 420 with Unsupported to an INVITE that requires an extension", async () => {
+  it("answers 420 with Unsupported to an INVITE that requires an extension other than session timers", async () => {
     const p = await phone();
     const res = await new PhoneCall(p, "1002").place({ extra: ["Require: 100rel, timer"] });
     expect(res.status).toBe(420);
-    expect(res.header("unsupported")).toBe("100rel, timer");
+    expect(res.header("unsupported")).toBe("100rel");
   });
 });
 
@@ -456,5 +456,62 @@ describe("no call engine", () => {
     } finally {
       await bare.close();
     }
+  });
+});
+
+describe("session timers (RFC 4028), as JsSIP uses them by default", () => {
+  const TIMER = ["Supported: timer, ice, replaces, outbound", "Session-Expires: 90"];
+
+  /** A call placed with these extra INVITE headers, answered and ACKed; returns the 200 too. */
+  async function establishedWith(extra: string[]): Promise<{ ok: SipMessage; dialog: PhoneDialog; seen: string[] }> {
+    const p = await phone();
+    const pc = new PhoneCall(p, "1002");
+    expect((await pc.place({ extra })).status).toBe(100);
+    const call = await nextCall();
+    const seen = record(call);
+    const { ok, dialog, acked } = await answered(pc, call);
+    dialog.send("ACK");
+    await acked;
+    return { ok, dialog, seen };
+  }
+
+  it("answers the caller's Session-Expires in the 200 with the caller as refresher, and every UPDATE refresh with 200, three intervals running", async () => {
+    const { ok, dialog, seen } = await establishedWith(TIMER);
+    expect(ok.header("session-expires")).toBe("90;refresher=uac");
+    expect(ok.header("require")).toBe("timer");
+    expect(ok.header("allow")?.split(/,\s*/)).toContain("UPDATE");
+    for (let refresh = 0; refresh < 3; refresh++) {
+      const res = await dialog.request("UPDATE", { extra: ["Session-Expires: 90;refresher=uac", "Supported: timer"] });
+      expect(res.status, `refresh ${refresh + 1}`).toBe(200);
+      expect(res.header("session-expires")).toBe("90;refresher=uac");
+      expect(res.header("contact")).toBeDefined();
+    }
+    // The call is still up after the refreshes: the phone's BYE ends it like any other.
+    expect(seen).toEqual([]);
+    expect((await dialog.request("BYE")).status).toBe(200);
+    expect(seen).toEqual(["bye"]);
+  });
+
+  it("refuses an interval under Min-SE with 422 and Min-SE: 90, before ringing anyone", async () => {
+    const p = await phone();
+    const res = await new PhoneCall(p, "1002").place({ extra: ["Supported: timer", "Session-Expires: 30"] });
+    expect(res.status).toBe(422);
+    expect(res.header("min-se")).toBe("90");
+  });
+
+  it("turns the timer off rather than refresh itself when asked to be the refresher, and for a caller without timers", async () => {
+    const asksUs = await establishedWith(["Supported: timer", "Session-Expires: 120;refresher=uas"]);
+    expect(asksUs.ok.header("session-expires")).toBeUndefined();
+    const plain = await establishedWith([]);
+    expect(plain.ok.header("session-expires")).toBeUndefined();
+    // An UPDATE with no timer is a plain keep-alive: 200.
+    expect((await plain.dialog.request("UPDATE")).status).toBe(200);
+  });
+
+  it("answers an UPDATE carrying an offer 488, keeping the call", async () => {
+    const { dialog, seen } = await establishedWith(TIMER);
+    expect((await dialog.request("UPDATE", { body: TEST_SDP, contentType: "application/sdp" })).status).toBe(488);
+    expect(seen).toEqual([]);
+    expect((await dialog.request("OPTIONS")).status).toBe(200);
   });
 });
