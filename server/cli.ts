@@ -42,6 +42,9 @@ async function main(): Promise<void> {
     }
     throw err;
   }
+  // Everything this process creates (collections, journals, events, recordings) is its owner's
+  // alone: the data directory holds the API key, password digests and SIP passwords.
+  process.umask(0o077);
   const server = await startServer(config);
   const lines = [
     `Switchboard is serving ${server.url}`,

@@ -48,7 +48,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const clock = config.clock ?? systemClock;
   const random = config.random ?? systemRandom;
   const logger = config.logger ?? pino({ level: config.logLevel, base: { service: "switchboard" } });
-  const store = await Store.open({ dir: config.dataDir, clock, random });
+  const store = await Store.open({ dir: config.dataDir, clock, random, onWarning: (message, details) => logger.warn(details, message) });
   const events = await startEvents({ store, clock, dataDir: config.dataDir });
   const webhooks = await startWebhookDispatcher({
     store,

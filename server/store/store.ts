@@ -1,10 +1,12 @@
 // The document store: global collections (accounts, tokens) and one file per account
 // collection under the data directory. It is the only code that touches these files.
 import { join } from "node:path";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { readFile, rm, writeFile } from "node:fs/promises";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "../clock.js";
 import { Collection, type ChangeKind, type DocData, type StoredDoc } from "./collection.js";
 import { ID_PATTERN } from "./ids.js";
+import { DataDirInUseError, describeLock, judgeLock, newLock, parseLock } from "./lock.js";
+import { FILE_MODE, makeDir, tightenTree } from "./permissions.js";
 
 export interface StoreChange {
   kind: ChangeKind;
@@ -16,10 +18,14 @@ export interface StoreChange {
 
 export type ChangeListener = (change: StoreChange) => void;
 
+export type WarningListener = (message: string, details: Record<string, unknown>) => void;
+
 export interface StoreOptions {
   dir: string;
   clock?: Clock;
   random?: RandomSource;
+  /** Told what opening found and repaired: loose file modes, a stale lock, a damaged collection. */
+  onWarning?: WarningListener;
 }
 
 const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -30,16 +36,27 @@ export class Store {
   readonly random: RandomSource;
   readonly #open = new Map<string, Promise<Collection>>();
   readonly #listeners = new Set<ChangeListener>();
+  readonly #warn: WarningListener;
 
   private constructor(options: StoreOptions) {
     this.dir = options.dir;
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? systemRandom;
+    this.#warn = options.onWarning ?? (() => undefined);
   }
 
   static async open(options: StoreOptions): Promise<Store> {
-    await mkdir(options.dir, { recursive: true });
-    await takeLock(options.dir);
+    const warn = options.onWarning ?? (() => undefined);
+    await makeDir(options.dir);
+    await takeLock(options.dir, options.clock ?? systemClock, warn);
+    const tightened = await tightenTree(options.dir);
+    if (tightened.count > 0) {
+      warn(`data directory ${options.dir}: ${tightened.count} files and folders could be read by other users; they are owner-only now`, {
+        dir: options.dir,
+        tightened: tightened.count,
+        examples: tightened.examples,
+      });
+    }
     return new Store(options);
   }
 
@@ -80,7 +97,7 @@ export class Store {
       const onChange = (kind: ChangeKind, doc: StoredDoc): void => {
         for (const listener of this.#listeners) listener({ kind, accountId, collection, doc });
       };
-      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange });
+      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange, onWarning: this.#warn });
       this.#open.set(file, opening);
       opening.catch(() => this.#open.delete(file));
     }
@@ -92,34 +109,28 @@ const LOCK_FILE = "switchboard.lock";
 
 /**
  * One process owns a data directory: two servers writing the same files would undo each other.
- * A lock left by a process that died is taken over; this process may open the store again.
+ * A lock whose owner is gone (dead, or its pid now another program's) is taken over, said in the
+ * log; this process may open the store again.
  */
-async function takeLock(dir: string): Promise<void> {
+async function takeLock(dir: string, clock: Clock, warn: WarningListener): Promise<void> {
   const file = join(dir, LOCK_FILE);
+  const mine = await newLock(clock.now());
   for (let attempt = 0; attempt < 2; attempt++) {
     try {
-      await writeFile(file, String(process.pid), { flag: "wx" });
+      await writeFile(file, JSON.stringify(mine), { flag: "wx", mode: FILE_MODE });
       return;
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
     }
-    const holder = Number((await readFile(file, "utf8").catch(() => "")).trim());
-    if (holder === process.pid) return;
-    if (Number.isInteger(holder) && holder > 0 && processIsAlive(holder)) {
-      throw new Error(`store: the data directory ${dir} is in use by process ${holder}`);
-    }
+    const text = await readFile(file, "utf8").catch(() => "");
+    const holder = parseLock(text);
+    const verdict = await judgeLock(holder, mine);
+    if (verdict.kind === "mine") return;
+    if (verdict.kind === "held") throw new DataDirInUseError(dir, file, verdict.reason);
+    warn(`data directory ${dir}: taking over a stale lock (${verdict.reason})`, { dir, lock: holder ? describeLock(holder) : text.slice(0, 200) });
     await rm(file, { force: true });
   }
   throw new Error(`store: cannot lock the data directory ${dir}`);
-}
-
-function processIsAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
-  }
 }
 
 function checkName(name: string): void {
