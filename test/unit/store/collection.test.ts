@@ -17,6 +17,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+async function reopenAs(name: string) {
+  const store = await Store.open({ dir });
+  return store.account(ACCOUNT, name);
+}
+
 async function reopen() {
   const store = await Store.open({ dir });
   return store.account(ACCOUNT, "devices");
@@ -161,6 +166,20 @@ describe("collection", () => {
     expect(again.get(kept.id)?.data.name).toBe("kept");
     const next = await again.create({ name: "next" });
     expect((await reopen()).has(next.id)).toBe(true);
+  });
+
+  it("shows a durable create only once it is synced, while counting it and keeping its id taken", async () => {
+    const store = await Store.open({ dir });
+    const log = await store.account(ACCOUNT, "webhook_attempts");
+    const writing = log.create({ n: 1 }, { durable: true, id: "a".repeat(32) });
+    expect(log.all()).toEqual([]);
+    expect(log.has("a".repeat(32))).toBe(false);
+    expect(log.size).toBe(1);
+    await expect(log.create({ n: 2 }, { id: "a".repeat(32) })).rejects.toBeInstanceOf(StoreConflictError);
+    const doc = await writing;
+    expect(log.all()).toEqual([doc]);
+    expect(log.sortedBy((d) => d.id).map((r) => r.row)).toEqual([doc]);
+    expect((await reopenAs("webhook_attempts")).get(doc.id)?.data).toEqual({ n: 1 });
   });
 
   it("rejects bad account ids and collection names", async () => {
