@@ -203,5 +203,8 @@ describe("SIGKILL during a recorded call", () => {
     expect((await call(served.url, agent2, "GET", `${base}/recordings/${String(row.id)}`)).status).toBe(403);
     // Nothing is left in the scratch folder to be stored twice.
     expect(await readdir(join(dataDir, "recordings.partial"))).toEqual([]);
+    // And the audio, like everything else in the data directory, is its owner's alone.
+    const audioFile = join(dataDir, "accounts", grant.accountId, "recordings.attachments", String(row.id), "call_recording.wav");
+    expect(((await stat(audioFile)).mode & 0o777).toString(8)).toBe("600");
   });
 });
