@@ -4,7 +4,7 @@
 // changes or after a quiet second, so a burst of writes costs one rewrite, not one each.
 import { createReadStream, createWriteStream } from "node:fs";
 import { readFile, rename, rm, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { Low } from "lowdb";
@@ -126,9 +126,18 @@ export class Collection<T extends DocData = DocData> {
     for (const doc of base.docs) c.#docs.set(doc.id, doc as StoredDoc<T>);
     c.#fileGen = base.from;
     const replayed = await c.#journal.open(base.from, base.keepFrom);
-    for (const line of replayed.lines as JournalLine[]) {
-      if ("put" in line) c.#docs.set(line.put.id, line.put as StoredDoc<T>);
-      else c.#docs.delete(line.del);
+    let unreadable = replayed.unreadable;
+    for (const line of replayed.lines) {
+      if (isPut(line)) c.#docs.set(line.put.id, line.put as StoredDoc<T>);
+      else if (isDel(line)) c.#docs.delete(line.del);
+      else unreadable++;
+    }
+    if (unreadable > 0) {
+      deps.onWarning?.(`collection ${nameOf(file)}: ${unreadable} journal lines were unreadable and skipped: the changes they held are lost`, {
+        file,
+        unreadable,
+        generations: replayed.generations,
+      });
     }
     if (base.damage) {
       const { message, ...details } = base.damage;
@@ -157,7 +166,7 @@ export class Collection<T extends DocData = DocData> {
     const backupFile = `${this.file}.bak`;
     const backup = await readCopy(backupFile);
     if (primary.state === "missing" && backup.state === "missing") return { docs: [], from: 0, keepFrom: 0 };
-    const name = this.file.replace(/\.json$/, "").split(/[\\/]/).pop() ?? this.file;
+    const name = nameOf(this.file);
     let setAside: string | undefined;
     let salvaged: StoredDoc[] = [];
     const problem = primary.state === "damaged" ? primary.reason : "the file is missing";
@@ -460,6 +469,20 @@ export class Collection<T extends DocData = DocData> {
 
 function clone<V>(value: V): V {
   return structuredClone(value);
+}
+
+/** The collection's name, from its file's. */
+function nameOf(file: string): string {
+  return basename(file).replace(/\.json$/, "");
+}
+
+function isPut(line: unknown): line is { put: StoredDoc } {
+  const put = typeof line === "object" && line !== null ? (line as { put?: unknown }).put : undefined;
+  return typeof put === "object" && put !== null && typeof (put as { id?: unknown }).id === "string";
+}
+
+function isDel(line: unknown): line is { del: string } {
+  return typeof line === "object" && line !== null && typeof (line as { del?: unknown }).del === "string";
 }
 
 function readTextOrEmpty(file: string): Promise<string> {

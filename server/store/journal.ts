@@ -26,6 +26,8 @@ export interface Replayed {
   lines: unknown[];
   /** Lines that could not be parsed: a torn last line from a crash, never acknowledged. */
   torn: number;
+  /** Whole lines (newline-ended) that could not be parsed: damage, not a crash; skipped. */
+  unreadable: number;
   /** The generations read, oldest first. */
   generations: number[];
 }
@@ -64,6 +66,7 @@ export class Journal {
     const lines: unknown[] = [];
     const read: number[] = [];
     let torn = 0;
+    let unreadable = 0;
     for (const g of generations) {
       if (g < Math.min(from, keepFrom)) {
         await rm(this.#path(g), { force: true });
@@ -72,18 +75,21 @@ export class Journal {
       if (g < from) continue;
       read.push(g);
       const text = await readFile(this.#path(g), "utf8");
-      for (const raw of text.split("\n")) {
-        if (raw === "") continue;
+      const raws = text.split("\n");
+      // A crash can only cut the last line short: appends after a restart go to a new generation.
+      raws.forEach((raw, i) => {
+        if (raw === "") return;
         try {
           lines.push(JSON.parse(raw));
         } catch {
-          torn++;
+          if (i === raws.length - 1) torn++;
+          else unreadable++;
         }
-      }
+      });
     }
     this.#generation = Math.max(from, ...generations) + 1;
     this.#writing = this.#generation;
-    return { lines, torn, generations: read };
+    return { lines, torn, unreadable, generations: read };
   }
 
   /** Append one line; resolves once it is written (and synced to the disk when `durable`). */

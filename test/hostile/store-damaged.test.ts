@@ -197,6 +197,26 @@ describe("item 14: damaged collection files on start", () => {
   });
 });
 
+describe("item 14: a damaged journal", () => {
+  it("skips lines that are not changes, keeps every other one and says how many were lost", async () => {
+    const account = "0123456789abcdef0123456789abcdef";
+    const store = await Store.open({ dir: dataDir });
+    const devices = await store.account(account, "devices");
+    const first = await devices.create({ name: "first" });
+    const folder = join(dataDir, "accounts", account);
+    const journal = join(folder, (await readdir(folder)).find((n) => n.endsWith(".journal")) ?? "");
+    // Garbage, a JSON number and a put without an id between two good lines; a torn last line.
+    const second = JSON.stringify({ put: { ...first, id: "b".repeat(32), data: { name: "second" } } });
+    await writeFile(journal, `${await readFile(journal, "utf8")}\u0000garbage\n123\n{"put":{"rev":"1-x"}}\n${second}\n{"put":{"id":`);
+    const told: { message: string; details: Record<string, unknown> }[] = [];
+    const reopened = await Store.open({ dir: dataDir, onWarning: (message, details) => told.push({ message, details }) });
+    const names = (await reopened.account(account, "devices")).all().map((d) => d.data.name);
+    expect(names).toEqual(["first", "second"]);
+    expect(told.map((t) => t.message)).toEqual(["collection devices: 3 journal lines were unreadable and skipped: the changes they held are lost"]);
+    await reopened.close();
+  });
+});
+
 describe("item 14: the lock", () => {
   const lock = () => join(dataDir, "switchboard.lock");
 
