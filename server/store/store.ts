@@ -1,7 +1,7 @@
 // The document store: global collections (accounts, tokens) and one file per account
 // collection under the data directory. It is the only code that touches these files.
 import { join } from "node:path";
-import { readFile, rm, writeFile } from "node:fs/promises";
+import { link, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "../clock.js";
 import { Collection, type ChangeKind, type DocData, type StoredDoc } from "./collection.js";
 import { ID_PATTERN } from "./ids.js";
@@ -111,24 +111,48 @@ const LOCK_FILE = "switchboard.lock";
  * One process owns a data directory: two servers writing the same files would undo each other.
  * A lock whose owner is gone (dead, or its pid now another program's) is taken over, said in the
  * log; this process may open the store again.
+ *
+ * The lock appears whole (written to a temp file, then hard-linked into place, which fails if one
+ * exists), and a stale one is moved aside rather than deleted: if another server took the lock
+ * between the look and the move, what was moved is its fresh lock, and it is put back.
  */
 async function takeLock(dir: string, clock: Clock, warn: WarningListener): Promise<void> {
   const file = join(dir, LOCK_FILE);
   const mine = await newLock(clock.now());
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(file, JSON.stringify(mine), { flag: "wx", mode: FILE_MODE });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  const temp = `${file}.${process.pid}.${clock.now()}.tmp`;
+  await writeFile(temp, JSON.stringify(mine), { mode: FILE_MODE });
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await link(temp, file);
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+      const text = await readFile(file, "utf8").catch(() => undefined);
+      // Gone since the link failed: try again.
+      if (text === undefined) continue;
+      const holder = parseLock(text);
+      const verdict = await judgeLock(holder, mine);
+      if (verdict.kind === "mine") return;
+      if (verdict.kind === "held") throw new DataDirInUseError(dir, file, verdict.reason);
+      const aside = `${file}.${process.pid}.${clock.now()}.stale`;
+      try {
+        await rename(file, aside);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw err;
+      }
+      const moved = await readFile(aside, "utf8").catch(() => "");
+      if (moved !== text) {
+        await link(aside, file).catch(() => undefined);
+      } else {
+        warn(`data directory ${dir}: taking over a stale lock (${verdict.reason})`, { dir, lock: holder ? describeLock(holder) : text.slice(0, 200) });
+      }
+      await rm(aside, { force: true });
     }
-    const text = await readFile(file, "utf8").catch(() => "");
-    const holder = parseLock(text);
-    const verdict = await judgeLock(holder, mine);
-    if (verdict.kind === "mine") return;
-    if (verdict.kind === "held") throw new DataDirInUseError(dir, file, verdict.reason);
-    warn(`data directory ${dir}: taking over a stale lock (${verdict.reason})`, { dir, lock: holder ? describeLock(holder) : text.slice(0, 200) });
-    await rm(file, { force: true });
+  } finally {
+    await rm(temp, { force: true });
   }
   throw new Error(`store: cannot lock the data directory ${dir}`);
 }
