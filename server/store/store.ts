@@ -124,7 +124,7 @@ async function takeLock(dir: string, clock: Clock, warn: WarningListener): Promi
   try {
     for (let attempt = 0; attempt < 5; attempt++) {
       try {
-        await link(temp, file);
+        await placeLock(temp, file, JSON.stringify(mine));
         return;
       } catch (err) {
         if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
@@ -155,6 +155,17 @@ async function takeLock(dir: string, clock: Clock, warn: WarningListener): Promi
     await rm(temp, { force: true });
   }
   throw new Error(`store: cannot lock the data directory ${dir}`);
+}
+
+/** Links the whole lock into place; a file system without hard links gets an exclusive create. */
+async function placeLock(temp: string, file: string, text: string): Promise<void> {
+  try {
+    await link(temp, file);
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
+    await writeFile(file, text, { flag: "wx", mode: FILE_MODE });
+  }
 }
 
 function checkName(name: string): void {
