@@ -112,10 +112,18 @@ describe("item 5: the data directory is its owner's alone", () => {
     await chmod(join(dataDir, "accounts.json.bak"), 0o644);
     await chmod(join(dataDir, "accounts.json"), 0o664);
     await chmod(join(dataDir, "accounts"), 0o775);
+    // Not ours: a data directory pointed at a folder already in use leaves its other files be.
+    const notOurs = join(dataDir, "README.txt");
+    await writeFile(notOurs, "someone else's");
+    await chmod(notOurs, 0o644);
     const again = await start();
     const line = warnings(again).find((w) => w.msg.includes("could be read by other users"));
     expect(line?.tightened).toBeGreaterThanOrEqual(4);
-    for (const e of await modes(dataDir)) expect({ path: e.path, mode: e.mode.toString(8) }).toEqual({ path: e.path, mode: e.dir ? "700" : "600" });
+    for (const e of await modes(dataDir)) {
+      if (e.path === notOurs) continue;
+      expect({ path: e.path, mode: e.mode.toString(8) }).toEqual({ path: e.path, mode: e.dir ? "700" : "600" });
+    }
+    expect(((await stat(notOurs)).mode & 0o777).toString(8)).toBe("644");
   });
 });
 
