@@ -113,15 +113,18 @@ export class CallRecordings {
     const note: ScratchNote = {
       account_id: caller.accountId,
       document: recordingDocument(caller, callee, decision, 0, startedAt),
-      min_ms: decision.limits.minMs ?? 0,
+      min_ms: decision.limits.minMs,
     };
+    const recorder = this.#ctx.media.recorder(path);
+    recorder.attach(bridge.mixer, caller.id);
+    this.#announce("RECORD_START", caller, callee);
+    // Beside the audio from its first moments, without holding back the recording or its
+    // time_limit: a WAV whose note is missing after a crash cannot be stored. Only a crash needs
+    // the note, so failing to write it stops nothing.
+    const noted = writeFile(notePath, JSON.stringify(note), { mode: 0o600 }).catch((err: unknown) =>
+      this.#ctx.onError(err, `noting the recording of ${caller.id} for crash recovery`),
+    );
     try {
-      // Written before the first sample: a WAV without its note could not be stored after a crash.
-      await writeFile(notePath, JSON.stringify(note), { mode: 0o600 });
-      if (bridge.over) return;
-      const recorder = this.#ctx.media.recorder(path);
-      recorder.attach(bridge.mixer, caller.id);
-      this.#announce("RECORD_START", caller, callee);
       await endOf(bridge, decision.limits.maxMs);
       this.#announce("RECORD_STOP", caller, callee);
       const result = await recorder.finish();
@@ -130,6 +133,7 @@ export class CallRecordings {
     } finally {
       // Stored as an attachment (a copy) or dropped: the scratch files go either way.
       await rm(path, { force: true });
+      await noted;
       await rm(notePath, { force: true });
     }
   }
