@@ -1,6 +1,7 @@
 // Store figures: 1,000 sequential creates into a collection already holding 10,000 documents
 // (each awaited, so each is acknowledged on disk before the next starts), the same 1,000 issued
-// at once (coalesced writes), the file size, and the reopen time of 100,000 documents.
+// at once (coalesced writes), 200 sequential durable creates (synced, as webhook attempt rows),
+// the file size, and the reopen time of 100,000 documents.
 import { mkdtemp, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -43,6 +44,11 @@ try {
   t = performance.now();
   await Promise.all(Array.from({ length: 1_000 }, (_, i) => devices.create(device(11_000 + i))));
   const concurrentS = (performance.now() - t) / 1000;
+  // The webhook attempts' path: each create synced to the disk before it is acknowledged.
+  const attempts = await store.account(ACCOUNT, "webhook_attempts");
+  t = performance.now();
+  for (let i = 0; i < 200; i++) await attempts.create({ hook_id: "f".repeat(32), result: "failure", try: i }, { durable: true });
+  const durableS = (performance.now() - t) / 1000;
   await store.flush();
   const size = (await stat(join(dir, "accounts", ACCOUNT, "devices.json"))).size;
 
@@ -62,6 +68,7 @@ try {
   report("store", [
     ["sequential creates/s (1,000 into 10,000, each acknowledged)", (1_000 / sequentialS).toFixed(0)],
     ["concurrent creates/s (1,000 at once into 11,000, coalesced)", (1_000 / concurrentS).toFixed(0)],
+    ["sequential durable creates/s (200, each synced before it is acknowledged)", (200 / durableS).toFixed(0)],
     ["file size with 12,000 documents", `${(size / 1024 / 1024).toFixed(2)} MiB`],
     ["file size with 100,000 documents", `${(bigSize / 1024 / 1024).toFixed(1)} MiB`],
     ["reopen 100,000 documents (median of 3)", `${median(reopenMs).toFixed(0)} ms`],

@@ -42,7 +42,27 @@ async function main(): Promise<void> {
     }
     throw err;
   }
-  const server = await startServer(config);
+  // Everything this process creates (collections, journals, events, recordings) is its owner's
+  // alone: the data directory holds the API key, password digests and SIP passwords.
+  process.umask(0o077);
+  // Listened for before starting, so a stop never meets Node's default (exit at once, no flush,
+  // the lock left behind); one asked for while the server starts waits for it.
+  const starting = startServer(config);
+  const stop = (signal: string): void => {
+    void starting.then((server) => {
+      server.logger.info(`${signal}: shutting down`);
+      server.close().then(
+        () => process.exit(0),
+        (err: unknown) => {
+          server.logger.error({ err }, "shutdown failed");
+          process.exit(1);
+        },
+      );
+    }, () => undefined);
+  };
+  process.once("SIGINT", () => stop("SIGINT"));
+  process.once("SIGTERM", () => stop("SIGTERM"));
+  const server = await starting;
   const lines = [
     `Switchboard is serving ${server.url}`,
     `  data: ${config.dataDir}`,
@@ -58,19 +78,6 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   parentPort?.postMessage({ type: "ready", url: server.url });
-
-  const stop = (signal: string): void => {
-    server.logger.info(`${signal}: shutting down`);
-    server.close().then(
-      () => process.exit(0),
-      (err: unknown) => {
-        server.logger.error({ err }, "shutdown failed");
-        process.exit(1);
-      },
-    );
-  };
-  process.once("SIGINT", () => stop("SIGINT"));
-  process.once("SIGTERM", () => stop("SIGTERM"));
 }
 
 main().catch((err: unknown) => {

@@ -48,7 +48,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const clock = config.clock ?? systemClock;
   const random = config.random ?? systemRandom;
   const logger = config.logger ?? pino({ level: config.logLevel, base: { service: "switchboard" } });
-  const store = await Store.open({ dir: config.dataDir, clock, random });
+  const store = await Store.open({ dir: config.dataDir, clock, random, onWarning: (message, details) => logger.warn(details, message) });
   const events = await startEvents({ store, clock, dataDir: config.dataDir });
   const webhooks = await startWebhookDispatcher({
     store,
@@ -90,6 +90,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // Simulated callers reach the engine as inbound calls beside SIP's.
   const sim = new SimCallers({ store, media, clock, random });
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
+  // Recordings a crash cut short are stored before anyone can ask for the list.
+  await calls.recordings.ready;
   const callq = await CallqEngine.start({ store, bus: events.bus, logger, deviceGraceMs: config.deviceGraceMs });
   registerCallqModules(calls, callq);
   // Registrations tell the queue engine who can be rung: no device for the grace, no offer.

@@ -13,11 +13,15 @@
 // and RECORD_STOP (`call.RECORD_START.<call_id>`), so a console can show that its call is
 // recorded. A recording names the users whose legs it holds (private: who may hear it, see
 // api/recordings.ts) and the interaction it is part of (calls/interaction.ts).
+//
+// A crash must not take the audio with it: beside each scratch WAV lies its document-to-be
+// (`<id>.json`), and the next start seals every scratch WAV it finds (sealRecording) and stores it
+// as a recording marked `interrupted: true`, holding the audio up to the last second written.
 import { createReadStream } from "node:fs";
-import { mkdir, rm } from "node:fs/promises";
+import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { toGregorianSeconds } from "../clock.js";
-import type { RecordingResult } from "../media/index.js";
+import { sealRecording } from "../media/index.js";
 import { newId } from "../store/index.js";
 import type { Bridge } from "./bridge.js";
 import type { Channel } from "./channel.js";
@@ -41,7 +45,18 @@ export interface RecordingDecision {
   limits: RecordingLimits;
 }
 
+/** What a scratch recording's `<id>.json` holds: enough to store it after a crash. */
+interface ScratchNote {
+  account_id: string;
+  /** The recording's document, but for its duration. */
+  document: Record<string, unknown>;
+  /** record_min_sec in ms: an interrupted recording shorter than this is dropped too. */
+  min_ms: number;
+}
+
 export class CallRecordings {
+  /** Resolves once the recordings a crash interrupted are stored (the server waits for it). */
+  readonly ready: Promise<void>;
   readonly #ctx: CallContext;
   readonly #callflowOf: (channel: Channel) => string | undefined;
   readonly #seen = new WeakSet<Bridge>();
@@ -54,12 +69,15 @@ export class CallRecordings {
     this.#callflowOf = callflowOf;
     // One server owns the data directory (the store's lock): what is there is left from a crash.
     const scratch = join(ctx.store.dir, SCRATCH_DIR);
-    this.#scratch = rm(scratch, { recursive: true, force: true }).then(async () => {
-      await mkdir(scratch, { recursive: true });
+    this.#scratch = mkdir(scratch, { recursive: true, mode: 0o700 }).then(async () => {
+      await this.#recover(scratch);
       return scratch;
     });
     // Told once here; each recording that needs the folder then fails on its own.
-    this.#scratch.catch((err: unknown) => ctx.onError(err, "preparing the folder for recordings"));
+    this.ready = this.#scratch.then(
+      () => undefined,
+      (err: unknown) => ctx.onError(err, "preparing the folder for recordings"),
+    );
     ctx.channels.on("added", (channel) =>
       channel.on("state", (change) => {
         // A bridge announces its members while it is being built: look it up once it exists.
@@ -87,21 +105,70 @@ export class CallRecordings {
     const [caller, callee] = partiesOf(bridge);
     const decision = await this.#decide(caller, callee);
     if (!decision) return;
-    const path = join(await this.#scratch, `${newId(this.#ctx.store.random)}.wav`);
+    const scratchId = newId(this.#ctx.store.random);
+    const path = join(await this.#scratch, `${scratchId}.wav`);
+    const notePath = join(await this.#scratch, `${scratchId}.json`);
     if (bridge.over) return;
     const startedAt = this.#ctx.clock.now();
+    const note: ScratchNote = {
+      account_id: caller.accountId,
+      document: recordingDocument(caller, callee, decision, 0, startedAt),
+      min_ms: decision.limits.minMs,
+    };
     const recorder = this.#ctx.media.recorder(path);
     recorder.attach(bridge.mixer, caller.id);
     this.#announce("RECORD_START", caller, callee);
+    // Beside the audio from its first moments, without holding back the recording or its
+    // time_limit: a WAV whose note is missing after a crash cannot be stored. Only a crash needs
+    // the note, so failing to write it stops nothing.
+    const noted = writeFile(notePath, JSON.stringify(note), { mode: 0o600 }).catch((err: unknown) =>
+      this.#ctx.onError(err, `noting the recording of ${caller.id} for crash recovery`),
+    );
     try {
       await endOf(bridge, decision.limits.maxMs);
       this.#announce("RECORD_STOP", caller, callee);
       const result = await recorder.finish();
       if (result.durationMs === 0 || result.durationMs < decision.limits.minMs) return;
-      await this.#store(caller, callee, decision, result, startedAt);
+      await this.#store(caller.accountId, recordingDocument(caller, callee, decision, result.durationMs, startedAt), result.path);
     } finally {
-      // Stored as an attachment (a copy) or dropped: the scratch file goes either way.
+      // Stored as an attachment (a copy) or dropped: the scratch files go either way.
       await rm(path, { force: true });
+      await noted;
+      await rm(notePath, { force: true });
+    }
+  }
+
+  /**
+   * Stores each recording a crash cut short, sealed up to its last whole frame and marked
+   * `interrupted`; one that cannot be stored stays for the next start. Scratch files without a
+   * note (an older version's) cannot be placed in an account and are removed.
+   */
+  async #recover(scratch: string): Promise<void> {
+    const names = new Set(await readdir(scratch));
+    for (const name of names) {
+      const id = name.replace(/\.(json|wav)$/, "");
+      const wav = join(scratch, `${id}.wav`);
+      const notePath = join(scratch, `${id}.json`);
+      if (!names.has(`${id}.json`)) {
+        await rm(join(scratch, name), { force: true });
+        continue;
+      }
+      if (!name.endsWith(".json")) continue;
+      try {
+        const note = JSON.parse(await readFile(notePath, "utf8")) as ScratchNote;
+        const sealed = names.has(`${id}.wav`) ? await sealRecording(wav) : undefined;
+        if (sealed && sealed.durationMs > 0 && sealed.durationMs >= note.min_ms) {
+          const recordingId = await this.#store(note.account_id, { ...note.document, duration_ms: sealed.durationMs, interrupted: true }, wav);
+          this.#ctx.logger.warn(
+            { account_id: note.account_id, call_id: note.document.call_id, recording_id: recordingId, duration_ms: sealed.durationMs },
+            "calls: a recording was cut short by the server stopping abruptly; its audio up to then is stored, marked interrupted",
+          );
+        }
+        await rm(wav, { force: true });
+        await rm(notePath, { force: true });
+      } catch (err) {
+        this.#ctx.onError(err, `storing the interrupted recording ${id}`);
+      }
     }
   }
 
@@ -138,13 +205,15 @@ export class CallRecordings {
     }
   }
 
-  async #store(caller: Channel, callee: Channel, decision: RecordingDecision, result: RecordingResult, startedAt: number): Promise<void> {
-    const recordings = await this.#ctx.store.account(caller.accountId, RECORDINGS_COLLECTION);
+  /** Stores a recording document with its audio; resolves with its id. */
+  async #store(accountId: string, document: Record<string, unknown>, audioPath: string): Promise<string> {
+    const recordings = await this.#ctx.store.account(accountId, RECORDINGS_COLLECTION);
     // The audio goes in with the document: a recording is never listed before it can be played.
-    await recordings.create(recordingDocument(caller, callee, decision, result, startedAt), {
+    const doc = await recordings.create(document, {
       modb: true,
-      attachment: { name: RECORDING_ATTACHMENT, content: createReadStream(result.path), contentType: RECORDING_CONTENT_TYPE },
+      attachment: { name: RECORDING_ATTACHMENT, content: createReadStream(audioPath), contentType: RECORDING_CONTENT_TYPE },
     });
+    return doc.id;
   }
 }
 
@@ -179,7 +248,7 @@ function originOf(decision: RecordingDecision): string {
   return direction === "inbound" ? `inbound from ${network} to ${source}` : `outbound from ${source} to ${network}`;
 }
 
-function recordingDocument(caller: Channel, callee: Channel, decision: RecordingDecision, result: RecordingResult, startedAt: number): Record<string, unknown> {
+function recordingDocument(caller: Channel, callee: Channel, decision: RecordingDecision, durationMs: number, startedAt: number): Record<string, unknown> {
   const { caller: from, callee: to } = caller.identity;
   const doc: Record<string, unknown> = {
     name: `call_recording_${caller.id}.wav`,
@@ -189,7 +258,7 @@ function recordingDocument(caller: Channel, callee: Channel, decision: Recording
     callee_id_name: to.name,
     callee_id_number: to.number,
     direction: decision.direction,
-    duration_ms: result.durationMs,
+    duration_ms: durationMs,
     start: toGregorianSeconds(startedAt),
     media_type: "wav",
     content_type: RECORDING_CONTENT_TYPE,

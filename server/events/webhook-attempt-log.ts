@@ -46,7 +46,9 @@ export class AttemptLog {
     const log = await this.store.account(accountId, ATTEMPTS_COLLECTION);
     const at = this.clock.now();
     const order = `${String(at).padStart(15, "0")}.${String(++this.#counter).padStart(9, "0")}`;
-    const writes: Promise<unknown>[] = [log.create({ ...entry, timestamp: toGregorianSeconds(at), pvt_order: order })];
+    // Synced before it counts as logged: a failure row must outlive a crash or a power cut, or
+    // the retries after a restart would look like first tries.
+    const writes: Promise<unknown>[] = [log.create({ ...entry, timestamp: toGregorianSeconds(at), pvt_order: order }, { durable: true })];
     // The collection applies each write in memory at once, so the oldest are picked and removed
     // in this same turn: two appends never pick the same victim.
     const excess = log.size - this.kept;

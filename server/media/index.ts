@@ -29,7 +29,7 @@ export type { MediaWorker };
 export type { WorkerStats } from "./worker/protocol.js";
 export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
 export { MediaUriError, type PlayerOptions } from "./player.js";
-export { StereoRecorder, type RecorderOptions, type RecordingResult } from "./recorder.js";
+export { StereoRecorder, sealRecording, type RecorderOptions, type RecordingResult } from "./recorder.js";
 export { SdpError } from "./sdp.js";
 export { WavFormatError } from "./wav.js";
 

@@ -1,5 +1,7 @@
 // Call recording: a bridge written as a stereo 8 kHz 16-bit WAV (left = one party's voice,
 // right = what that party hears), streamed to disk a chunk at a time, header fixed at the end.
+// A recorder killed mid-call leaves a file whose header says "no samples" but whose samples are
+// there up to the last chunk written: sealRecording() fixes the header of such a file.
 
 import { open, type FileHandle } from "node:fs/promises";
 import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE } from "./audio-frame.js";
@@ -43,7 +45,8 @@ export class StereoRecorder {
     this.#chunkBytes = Math.max(FRAME_BYTES, Math.floor((options.chunkBytes ?? 32000) / FRAME_BYTES) * FRAME_BYTES);
     this.#chunk = Buffer.alloc(this.#chunkBytes);
     this.#view = viewOf(this.#chunk);
-    this.#chain = open(path, "w").then(
+    // Owner-only: a call's audio is as private as the documents.
+    this.#chain = open(path, "w", 0o600).then(
       async (file) => {
         // A placeholder until finish(): a reader of an unfinished file sees sizes of zero.
         await file.write(wavHeader(FORMAT, 0), 0, WAV_HEADER_BYTES, 0).catch((error: unknown) => (this.#error ??= error));
@@ -131,4 +134,23 @@ export class StereoRecorder {
 
 function viewOf(buffer: Buffer): DataView {
   return new DataView(buffer.buffer, buffer.byteOffset, buffer.byteLength);
+}
+
+/**
+ * Makes a recording left unfinished by a crash a valid WAV of the samples it holds: a partly
+ * written last frame is cut off and the header given the real sizes. Resolves with its length.
+ */
+export async function sealRecording(path: string): Promise<RecordingResult> {
+  const file = await open(path, "r+");
+  try {
+    const { size } = await file.stat();
+    const frames = Math.max(0, Math.floor((size - WAV_HEADER_BYTES) / FRAME_BYTES));
+    const dataBytes = frames * FRAME_BYTES;
+    await file.truncate(WAV_HEADER_BYTES + dataBytes);
+    await file.write(wavHeader(FORMAT, dataBytes), 0, WAV_HEADER_BYTES, 0);
+    await file.sync();
+    return { path, durationMs: frames * FRAME_MS, bytes: WAV_HEADER_BYTES + dataBytes };
+  } finally {
+    await file.close();
+  }
 }

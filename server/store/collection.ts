@@ -1,18 +1,19 @@
 // One collection of documents, held in memory, kept in one lowdb JSON file plus a journal.
 // A change is acknowledged once its journal line is on disk; the JSON file is rewritten whole
-// and atomically (lowdb's steno: temp file + rename) every SNAPSHOT_EVERY changes or after a
-// quiet second, so a burst of writes costs one rewrite, not one each.
+// and atomically (temp file + rename, the previous file kept as `.bak`) every SNAPSHOT_EVERY
+// changes or after a quiet second, so a burst of writes costs one rewrite, not one each.
 import { createReadStream, createWriteStream } from "node:fs";
-import { mkdir, rename, rm, stat } from "node:fs/promises";
-import { dirname, join } from "node:path";
+import { readFile, rename, rm, stat } from "node:fs/promises";
+import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { Low } from "lowdb";
-import { DataFile } from "lowdb/node";
 import { type Clock, type RandomSource, toGregorianSeconds } from "../clock.js";
 import { newId, newModbId, nextRevision } from "./ids.js";
 import { StoreConflictError, StoreNotFoundError } from "./errors.js";
 import { Journal } from "./journal.js";
+import { CollectionFile, readCopy, type FileShape } from "./collection-file.js";
+import { FILE_MODE, makeDir } from "./permissions.js";
 
 export type DocData = Record<string, unknown>;
 
@@ -34,12 +35,6 @@ export interface StoredDoc<T extends DocData = DocData> {
   data: T;
 }
 
-interface FileShape {
-  docs: StoredDoc[];
-  /** The first journal generation not yet folded into `docs`. */
-  journal_gen?: number;
-}
-
 type JournalLine = { put: StoredDoc } | { del: string };
 
 const SNAPSHOT_EVERY = 1_000;
@@ -55,6 +50,11 @@ export interface CreateOptions {
    * (a recording listed before its audio could not be played).
    */
   attachment?: { name: string; content: Readable | Buffer; contentType: string };
+  /**
+   * Acknowledge only once the change is synced to the disk, not only written: for a log whose
+   * rows are promised to outlive a power cut (the webhook attempts).
+   */
+  durable?: boolean;
 }
 
 export interface WriteOptions {
@@ -69,6 +69,19 @@ export interface CollectionDeps {
   random: RandomSource;
   /** Told of every change once it is acknowledged (on disk). */
   onChange?(kind: ChangeKind, doc: StoredDoc): void;
+  /** Told when opening had to recover a damaged file, and what was lost. */
+  onWarning?(message: string, details: Record<string, unknown>): void;
+}
+
+/** What a collection starts from before its journal is replayed. */
+interface Base {
+  docs: StoredDoc[];
+  /** The first journal generation to replay. */
+  from: number;
+  /** The first journal generation to keep. */
+  keepFrom: number;
+  /** Set when the file was damaged: what was done about it, for the warning. */
+  damage?: Record<string, unknown> & { message: string; complete: boolean };
 }
 
 const ATTACHMENT_NAME = /^[A-Za-z0-9._-]{1,128}$/;
@@ -83,59 +96,136 @@ export class Collection<T extends DocData = DocData> {
   #snapshotting: Promise<void> | null = null;
   #snapshotAgain = false;
   #idleTimer: NodeJS.Timeout | null = null;
+  /**
+   * Durable creates whose journal line is not synced yet: in memory (a snapshot must hold them,
+   * and ids stay taken) but not shown, since nobody may see a row that a power cut could undo.
+   */
+  readonly #unsynced = new Set<string>();
+  /** The journal generation the collection file on disk starts from (its `.bak` needs it). */
+  #fileGen = 0;
   /** Bumped on every change, so derived indexes know when they are stale. */
   #version = 0;
   readonly #sorted = new Map<(doc: StoredDoc<T>) => string, { version: number; rows: { row: StoredDoc<T>; key: string }[] }>();
 
   private constructor(readonly file: string, deps: CollectionDeps) {
     this.#deps = deps;
-    this.#db = new Low<FileShape>(
-      new DataFile<FileShape>(file, { parse: JSON.parse, stringify: (d) => JSON.stringify(d) }),
-      { docs: [] },
-    );
+    this.#db = new Low<FileShape>(new CollectionFile(file), { docs: [] });
     this.#attachmentsDir = file.replace(/\.json$/, ".attachments");
     this.#journal = new Journal(file);
   }
 
   static async open<T extends DocData>(file: string, deps: CollectionDeps): Promise<Collection<T>> {
-    await mkdir(dirname(file), { recursive: true });
+    await makeDir(dirname(file));
     const c = new Collection<T>(file, deps);
+    let base: Base;
     try {
-      await c.#db.read();
+      base = await c.#base();
     } catch (err) {
       throw new Error(`store: cannot read ${file}: ${(err as Error).message}`, { cause: err });
     }
-    const { docs, journal_gen: from = 0 } = c.#db.data;
-    if (!Array.isArray(docs)) throw new Error(`store: ${file} is not a collection file`);
-    for (const doc of docs) c.#docs.set(doc.id, doc as StoredDoc<T>);
-    c.#db.data = { docs: [] };
-    const replayed = await c.#journal.open(from);
-    for (const line of replayed.lines as JournalLine[]) {
-      if ("put" in line) c.#docs.set(line.put.id, line.put as StoredDoc<T>);
-      else c.#docs.delete(line.del);
+    for (const doc of base.docs) c.#docs.set(doc.id, doc as StoredDoc<T>);
+    c.#fileGen = base.from;
+    const replayed = await c.#journal.open(base.from, base.keepFrom);
+    let unreadable = replayed.unreadable;
+    for (const line of replayed.lines) {
+      if (isPut(line)) c.#docs.set(line.put.id, line.put as StoredDoc<T>);
+      else if (isDel(line)) c.#docs.delete(line.del);
+      else unreadable++;
     }
-    if (replayed.lines.length > 0) {
-      c.#changesSinceSnapshot = replayed.lines.length;
+    if (unreadable > 0) {
+      deps.onWarning?.(`collection ${nameOf(file)}: ${unreadable} journal lines were unreadable and skipped: the changes they held are lost`, {
+        file,
+        unreadable,
+        generations: replayed.generations,
+      });
+    }
+    if (base.damage) {
+      const { message, ...details } = base.damage;
+      deps.onWarning?.(message, { ...details, file, journal_changes: replayed.lines.length, documents_now: c.#docs.size });
+    }
+    if (replayed.lines.length > 0 || base.damage) {
+      // A recovered collection is written out at once: the damaged file is no longer there.
+      c.#changesSinceSnapshot = Math.max(1, replayed.lines.length);
       await c.#snapshot();
     }
     return c;
   }
 
+  /**
+   * The documents the collection file holds, and where the journal takes over. A damaged file
+   * is set aside (never deleted) and the last good copy used instead; without one, the whole
+   * documents before the damage are kept. The journal then replays over either: its lines are
+   * whole documents in order, so replaying lines the copy already holds changes nothing.
+   */
+  async #base(): Promise<Base> {
+    const primary = await readCopy(this.file);
+    if (primary.state === "ok") {
+      const from = primary.shape.journal_gen ?? 0;
+      return { docs: primary.shape.docs as StoredDoc[], from, keepFrom: primary.shape.kept_gen ?? from };
+    }
+    const backupFile = `${this.file}.bak`;
+    const backup = await readCopy(backupFile);
+    if (primary.state === "missing" && backup.state === "missing") return { docs: [], from: 0, keepFrom: 0 };
+    const name = nameOf(this.file);
+    let setAside: string | undefined;
+    let salvaged: StoredDoc[] = [];
+    const problem = primary.state === "damaged" ? primary.reason : "the file is missing";
+    if (primary.state === "damaged") {
+      salvaged = salvageDocs(await readTextOrEmpty(this.file));
+      setAside = `${this.file}.damaged-${new Date(this.#deps.clock.now()).toISOString().replace(/[:.]/g, "-")}`;
+      await rename(this.file, setAside);
+    }
+    if (backup.state === "ok") {
+      const from = backup.shape.journal_gen ?? 0;
+      const copiedAt = (await stat(backupFile)).mtime.toISOString();
+      return {
+        docs: backup.shape.docs as StoredDoc[],
+        from,
+        keepFrom: backup.shape.kept_gen ?? from,
+        damage: {
+          message: `collection ${name}: ${problem}; recovered from its last good copy (${copiedAt}) and its journal, nothing lost`,
+          complete: true,
+          problem,
+          copy: backupFile,
+          copy_written: copiedAt,
+          copy_documents: backup.shape.docs.length,
+          ...(setAside ? { set_aside: setAside } : {}),
+        },
+      };
+    }
+    return {
+      docs: salvaged,
+      from: 0,
+      keepFrom: 0,
+      damage: {
+        message:
+          `collection ${name}: ${problem}, and no good copy; kept ${salvaged.length} whole documents from before the damage ` +
+          "and the journal's changes: documents written before the journal's oldest change and after the damage point are lost",
+        complete: false,
+        problem,
+        salvaged_documents: salvaged.length,
+        ...(setAside ? { set_aside: setAside } : {}),
+      },
+    };
+  }
+
+  /** How many documents, counting durable creates not yet synced (so a cap counts them too). */
   get size(): number {
     return this.#docs.size;
   }
 
   get(id: string): StoredDoc<T> | undefined {
-    return this.#docs.get(id);
+    return this.#unsynced.has(id) ? undefined : this.#docs.get(id);
   }
 
   /** Every document, in insertion order. Callers must not mutate what they get. */
   all(): StoredDoc<T>[] {
-    return Array.from(this.#docs.values());
+    const docs = Array.from(this.#docs.values());
+    return this.#unsynced.size === 0 ? docs : docs.filter((doc) => !this.#unsynced.has(doc.id));
   }
 
   has(id: string): boolean {
-    return this.#docs.has(id);
+    return this.#docs.has(id) && !this.#unsynced.has(id);
   }
 
   /**
@@ -145,7 +235,7 @@ export class Collection<T extends DocData = DocData> {
   sortedBy(key: (doc: StoredDoc<T>) => string): readonly { row: StoredDoc<T>; key: string }[] {
     const cached = this.#sorted.get(key);
     if (cached && cached.version === this.#version) return cached.rows;
-    const rows = Array.from(this.#docs.values(), (row) => ({ row, key: key(row) }));
+    const rows = this.all().map((row) => ({ row, key: key(row) }));
     rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
     this.#sorted.set(key, { version: this.#version, rows });
     return rows;
@@ -160,13 +250,20 @@ export class Collection<T extends DocData = DocData> {
     if (this.#docs.has(id)) throw new StoreConflictError(id, "a document with this id exists");
     const doc: StoredDoc<T> = { id, rev: nextRevision(this.#deps.random), created: now, modified: now, data: clone(data), ...(attachments ? { attachments } : {}) };
     this.#docs.set(id, doc);
+    if (options.durable) this.#unsynced.add(id);
     try {
-      await this.#persist({ put: doc }, () => {
-        if (this.#docs.get(id) === doc) this.#docs.delete(id);
-      });
+      await this.#persist(
+        { put: doc },
+        () => {
+          if (this.#docs.get(id) === doc) this.#docs.delete(id);
+        },
+        options.durable,
+      );
     } catch (err) {
       if (attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
       throw err;
+    } finally {
+      if (this.#unsynced.delete(id)) this.#version++;
     }
     this.#deps.onChange?.("created", doc);
     return doc;
@@ -214,16 +311,16 @@ export class Collection<T extends DocData = DocData> {
     if (!ATTACHMENT_NAME.test(name)) throw new Error(`store: bad attachment name ${JSON.stringify(name)}`);
     this.#current(id, options);
     const dir = join(this.#attachmentsDir, id);
-    await mkdir(dir, { recursive: true });
+    await makeDir(dir);
     const final = join(dir, name);
     const temp = join(dir, `.${name}.${newId(this.#deps.random)}.tmp`);
     try {
       if (Buffer.isBuffer(content)) {
         await pipeline(async function* () {
           yield content;
-        }, createWriteStream(temp));
+        }, createWriteStream(temp, { mode: FILE_MODE }));
       } else {
-        await pipeline(content, createWriteStream(temp));
+        await pipeline(content, createWriteStream(temp, { mode: FILE_MODE }));
       }
       const { size } = await stat(temp);
       // The document may have changed while the bytes streamed in; re-check before recording.
@@ -251,10 +348,10 @@ export class Collection<T extends DocData = DocData> {
     const { name, content, contentType } = attachment;
     if (!ATTACHMENT_NAME.test(name)) throw new Error(`store: bad attachment name ${JSON.stringify(name)}`);
     const dir = join(this.#attachmentsDir, id);
-    await mkdir(dir, { recursive: true });
+    await makeDir(dir);
     const temp = join(dir, `.${name}.${newId(this.#deps.random)}.tmp`);
     try {
-      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, createWriteStream(temp));
+      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, createWriteStream(temp, { mode: FILE_MODE }));
       const { size } = await stat(temp);
       await rename(temp, join(dir, name));
       return { [name]: { content_type: contentType, length: size } };
@@ -309,10 +406,10 @@ export class Collection<T extends DocData = DocData> {
   }
 
   /** Journal the change just made in memory; undo it there if the journal write fails. */
-  async #persist(line: JournalLine, undo: () => void): Promise<void> {
+  async #persist(line: JournalLine, undo: () => void, durable = false): Promise<void> {
     this.#version++;
     try {
-      await this.#journal.append(JSON.stringify(line));
+      await this.#journal.append(JSON.stringify(line), durable);
     } catch (err) {
       undo();
       this.#version++;
@@ -332,8 +429,9 @@ export class Collection<T extends DocData = DocData> {
   }
 
   /**
-   * Rewrite the collection file from memory (lowdb: temp + rename), then drop the journal
-   * generations it now covers. A failed rewrite leaves the journal in place for the next try.
+   * Rewrite the collection file from memory (temp + rename, the old file kept as `.bak`), then
+   * drop the journal generations neither copy needs. A failed rewrite leaves the journal in
+   * place for the next try.
    */
   #snapshot(): Promise<void> {
     if (this.#snapshotting) {
@@ -343,14 +441,17 @@ export class Collection<T extends DocData = DocData> {
     const covered = this.#changesSinceSnapshot;
     this.#changesSinceSnapshot = 0;
     const { generation, done } = this.#journal.rotate();
-    // lowdb serialises synchronously inside write(), so the snapshot can be dropped at once.
-    this.#db.data = { docs: Array.from(this.#docs.values()), journal_gen: generation };
+    // The file now on disk becomes the `.bak`: the generations from its start stay for it.
+    const kept = this.#fileGen;
+    // CollectionFile serialises synchronously inside write(), so the snapshot can be dropped at once.
+    this.#db.data = { docs: Array.from(this.#docs.values()), journal_gen: generation, kept_gen: kept };
     const write = this.#db.write();
     this.#db.data = { docs: [] };
     this.#snapshotting = (async () => {
       try {
         await Promise.all([write, done]);
-        await this.#journal.removeBefore(generation);
+        this.#fileGen = generation;
+        await this.#journal.removeBefore(kept);
       } catch (err) {
         this.#changesSinceSnapshot += covered;
         throw err;
@@ -368,4 +469,64 @@ export class Collection<T extends DocData = DocData> {
 
 function clone<V>(value: V): V {
   return structuredClone(value);
+}
+
+/** The collection's name, from its file's. */
+function nameOf(file: string): string {
+  return basename(file).replace(/\.json$/, "");
+}
+
+function isPut(line: unknown): line is { put: StoredDoc } {
+  const put = typeof line === "object" && line !== null ? (line as { put?: unknown }).put : undefined;
+  return typeof put === "object" && put !== null && typeof (put as { id?: unknown }).id === "string";
+}
+
+function isDel(line: unknown): line is { del: string } {
+  return typeof line === "object" && line !== null && typeof (line as { del?: unknown }).del === "string";
+}
+
+function readTextOrEmpty(file: string): Promise<string> {
+  return readFile(file, "utf8").catch(() => "");
+}
+
+/**
+ * The whole documents at the start of a damaged collection file (cut short by a full disk, say):
+ * the elements of its `docs` list up to the first one that does not parse.
+ */
+export function salvageDocs(text: string): StoredDoc[] {
+  const start = text.indexOf("[");
+  if (start < 0) return [];
+  const docs: StoredDoc[] = [];
+  let depth = 0;
+  let inString = false;
+  let escaped = false;
+  let elementStart = -1;
+  for (let i = start + 1; i < text.length; i++) {
+    const ch = text[i];
+    if (inString) {
+      if (escaped) escaped = false;
+      else if (ch === "\\") escaped = true;
+      else if (ch === '"') inString = false;
+      continue;
+    }
+    if (ch === '"') inString = true;
+    else if (ch === "{" || ch === "[") {
+      if (depth === 0) elementStart = i;
+      depth++;
+    } else if (ch === "}" || ch === "]") {
+      if (depth === 0) break;
+      depth--;
+      if (depth === 0) {
+        let doc: unknown;
+        try {
+          doc = JSON.parse(text.slice(elementStart, i + 1));
+        } catch {
+          break;
+        }
+        if (typeof doc !== "object" || doc === null || typeof (doc as { id?: unknown }).id !== "string") break;
+        docs.push(doc as StoredDoc);
+      }
+    }
+  }
+  return docs;
 }

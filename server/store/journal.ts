@@ -1,12 +1,16 @@
 // A collection's write-ahead journal: numbered files of JSON lines beside the collection file.
 // A change is acknowledged once its line is appended (one write call per batch, in order); the
-// collection file is rewritten later and the generations it covers are then removed.
+// collection file is rewritten later, and the generations that neither it nor its `.bak` copy
+// needs are then removed. A durable line is also synced to the disk before it is acknowledged
+// (it must outlive a power cut, not only a killed process); the sync covers its whole batch.
 import { open, readFile, readdir, rm, type FileHandle } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
+import { FILE_MODE } from "./permissions.js";
 
 interface LineItem {
   kind: "line";
   text: string;
+  durable: boolean;
   resolve: () => void;
   reject: (err: Error) => void;
 }
@@ -22,6 +26,10 @@ export interface Replayed {
   lines: unknown[];
   /** Lines that could not be parsed: a torn last line from a crash, never acknowledged. */
   torn: number;
+  /** Whole lines (newline-ended) that could not be parsed: damage, not a crash; skipped. */
+  unreadable: number;
+  /** The generations read, oldest first. */
+  generations: number[];
 }
 
 export class Journal {
@@ -49,37 +57,45 @@ export class Journal {
   }
 
   /**
-   * Read every generation from `from` on, delete the older ones, and start appending to a new
-   * generation (never after a possibly torn line).
+   * Read every generation from `from` on, delete those before `keepFrom` (no copy of the
+   * collection file needs them), and start appending to a new generation (never after a possibly
+   * torn line).
    */
-  async open(from: number): Promise<Replayed> {
+  async open(from: number, keepFrom = from): Promise<Replayed> {
     const generations = await this.#generations();
     const lines: unknown[] = [];
+    const read: number[] = [];
     let torn = 0;
+    let unreadable = 0;
     for (const g of generations) {
-      if (g < from) {
+      if (g < Math.min(from, keepFrom)) {
         await rm(this.#path(g), { force: true });
         continue;
       }
+      if (g < from) continue;
+      read.push(g);
       const text = await readFile(this.#path(g), "utf8");
-      for (const raw of text.split("\n")) {
-        if (raw === "") continue;
+      const raws = text.split("\n");
+      // A crash can only cut the last line short: appends after a restart go to a new generation.
+      raws.forEach((raw, i) => {
+        if (raw === "") return;
         try {
           lines.push(JSON.parse(raw));
         } catch {
-          torn++;
+          if (i === raws.length - 1) torn++;
+          else unreadable++;
         }
-      }
+      });
     }
     this.#generation = Math.max(from, ...generations) + 1;
     this.#writing = this.#generation;
-    return { lines, torn };
+    return { lines, torn, unreadable, generations: read };
   }
 
-  /** Append one line; resolves once it is written. */
-  append(line: string): Promise<void> {
+  /** Append one line; resolves once it is written (and synced to the disk when `durable`). */
+  append(line: string, durable = false): Promise<void> {
     return new Promise((resolve, reject) => {
-      this.#queue.push({ kind: "line", text: `${line}\n`, resolve, reject });
+      this.#queue.push({ kind: "line", text: `${line}\n`, durable, resolve, reject });
       void this.#pump();
     });
   }
@@ -122,6 +138,7 @@ export class Journal {
         try {
           const file = await this.#fileFor(this.#writing);
           await file.appendFile(batch.map((b) => b.text).join(""));
+          if (batch.some((b) => b.durable)) await file.datasync();
           for (const b of batch) b.resolve();
         } catch (err) {
           // The next batch opens the file afresh.
@@ -137,7 +154,7 @@ export class Journal {
   async #fileFor(generation: number): Promise<FileHandle> {
     if (this.#handle?.generation === generation) return this.#handle.file;
     await this.#closeHandle();
-    const file = await open(this.#path(generation), "a");
+    const file = await open(this.#path(generation), "a", FILE_MODE);
     this.#handle = { generation, file };
     return file;
   }

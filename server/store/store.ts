@@ -1,10 +1,12 @@
 // The document store: global collections (accounts, tokens) and one file per account
 // collection under the data directory. It is the only code that touches these files.
 import { join } from "node:path";
-import { mkdir, readFile, rm, writeFile } from "node:fs/promises";
+import { link, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "../clock.js";
 import { Collection, type ChangeKind, type DocData, type StoredDoc } from "./collection.js";
 import { ID_PATTERN } from "./ids.js";
+import { DataDirInUseError, describeLock, judgeLock, newLock, parseLock } from "./lock.js";
+import { FILE_MODE, makeDir, tightenTree } from "./permissions.js";
 
 export interface StoreChange {
   kind: ChangeKind;
@@ -16,10 +18,14 @@ export interface StoreChange {
 
 export type ChangeListener = (change: StoreChange) => void;
 
+export type WarningListener = (message: string, details: Record<string, unknown>) => void;
+
 export interface StoreOptions {
   dir: string;
   clock?: Clock;
   random?: RandomSource;
+  /** Told what opening found and repaired: loose file modes, a stale lock, a damaged collection. */
+  onWarning?: WarningListener;
 }
 
 const COLLECTION_NAME = /^[a-z][a-z0-9_]{0,63}$/;
@@ -30,16 +36,27 @@ export class Store {
   readonly random: RandomSource;
   readonly #open = new Map<string, Promise<Collection>>();
   readonly #listeners = new Set<ChangeListener>();
+  readonly #warn: WarningListener;
 
   private constructor(options: StoreOptions) {
     this.dir = options.dir;
     this.clock = options.clock ?? systemClock;
     this.random = options.random ?? systemRandom;
+    this.#warn = options.onWarning ?? (() => undefined);
   }
 
   static async open(options: StoreOptions): Promise<Store> {
-    await mkdir(options.dir, { recursive: true });
-    await takeLock(options.dir);
+    const warn = options.onWarning ?? (() => undefined);
+    await makeDir(options.dir);
+    await takeLock(options.dir, options.clock ?? systemClock, warn);
+    const tightened = await tightenTree(options.dir);
+    if (tightened.count > 0) {
+      warn(`data directory ${options.dir}: ${tightened.count} files and folders could be read by other users; they are owner-only now`, {
+        dir: options.dir,
+        tightened: tightened.count,
+        examples: tightened.examples,
+      });
+    }
     return new Store(options);
   }
 
@@ -80,7 +97,7 @@ export class Store {
       const onChange = (kind: ChangeKind, doc: StoredDoc): void => {
         for (const listener of this.#listeners) listener({ kind, accountId, collection, doc });
       };
-      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange });
+      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange, onWarning: this.#warn });
       this.#open.set(file, opening);
       opening.catch(() => this.#open.delete(file));
     }
@@ -92,33 +109,62 @@ const LOCK_FILE = "switchboard.lock";
 
 /**
  * One process owns a data directory: two servers writing the same files would undo each other.
- * A lock left by a process that died is taken over; this process may open the store again.
+ * A lock whose owner is gone (dead, or its pid now another program's) is taken over, said in the
+ * log; this process may open the store again.
+ *
+ * The lock appears whole (written to a temp file, then hard-linked into place, which fails if one
+ * exists), and a stale one is moved aside rather than deleted: if another server took the lock
+ * between the look and the move, what was moved is its fresh lock, and it is put back.
  */
-async function takeLock(dir: string): Promise<void> {
+async function takeLock(dir: string, clock: Clock, warn: WarningListener): Promise<void> {
   const file = join(dir, LOCK_FILE);
-  for (let attempt = 0; attempt < 2; attempt++) {
-    try {
-      await writeFile(file, String(process.pid), { flag: "wx" });
-      return;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+  const mine = await newLock(clock.now());
+  const temp = `${file}.${process.pid}.${clock.now()}.tmp`;
+  await writeFile(temp, JSON.stringify(mine), { mode: FILE_MODE });
+  try {
+    for (let attempt = 0; attempt < 5; attempt++) {
+      try {
+        await placeLock(temp, file, JSON.stringify(mine));
+        return;
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EEXIST") throw err;
+      }
+      const text = await readFile(file, "utf8").catch(() => undefined);
+      // Gone since the link failed: try again.
+      if (text === undefined) continue;
+      const holder = parseLock(text);
+      const verdict = await judgeLock(holder, mine);
+      if (verdict.kind === "mine") return;
+      if (verdict.kind === "held") throw new DataDirInUseError(dir, file, verdict.reason);
+      const aside = `${file}.${process.pid}.${clock.now()}.stale`;
+      try {
+        await rename(file, aside);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === "ENOENT") continue;
+        throw err;
+      }
+      const moved = await readFile(aside, "utf8").catch(() => "");
+      if (moved !== text) {
+        await link(aside, file).catch(() => undefined);
+      } else {
+        warn(`data directory ${dir}: taking over a stale lock (${verdict.reason})`, { dir, lock: holder ? describeLock(holder) : text.slice(0, 200) });
+      }
+      await rm(aside, { force: true });
     }
-    const holder = Number((await readFile(file, "utf8").catch(() => "")).trim());
-    if (holder === process.pid) return;
-    if (Number.isInteger(holder) && holder > 0 && processIsAlive(holder)) {
-      throw new Error(`store: the data directory ${dir} is in use by process ${holder}`);
-    }
-    await rm(file, { force: true });
+  } finally {
+    await rm(temp, { force: true });
   }
   throw new Error(`store: cannot lock the data directory ${dir}`);
 }
 
-function processIsAlive(pid: number): boolean {
+/** Links the whole lock into place; a file system without hard links gets an exclusive create. */
+async function placeLock(temp: string, file: string, text: string): Promise<void> {
   try {
-    process.kill(pid, 0);
-    return true;
+    await link(temp, file);
   } catch (err) {
-    return (err as NodeJS.ErrnoException).code === "EPERM";
+    const code = (err as NodeJS.ErrnoException).code;
+    if (code !== "EPERM" && code !== "ENOTSUP" && code !== "EOPNOTSUPP") throw err;
+    await writeFile(file, text, { flag: "wx", mode: FILE_MODE });
   }
 }
 

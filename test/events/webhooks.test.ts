@@ -510,7 +510,12 @@ describe("webhook delivery across a restart", () => {
       expect(json(second as Received)).toMatchObject({ hook_event: "channel_destroy", call_id: CALL.call_id, hangup_cause: "NORMAL_CLEARING" });
 
       const { client: again } = await Client.login(server);
-      const attempts = await again.call<Record<string, unknown>[]>("GET", `/v2/accounts/${accountId}/webhooks/${hookId}/attempts`);
+      // The second try's row is listed once it is synced to the disk, a moment after the answer.
+      let attempts = await again.call<Record<string, unknown>[]>("GET", `/v2/accounts/${accountId}/webhooks/${hookId}/attempts`);
+      for (let i = 0; i < 100 && attempts.body.data.length < 2; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        attempts = await again.call<Record<string, unknown>[]>("GET", `/v2/accounts/${accountId}/webhooks/${hookId}/attempts`);
+      }
       expect(attempts.body.data.map((a) => [a.try, a.result])).toEqual([
         [2, "success"],
         [1, "failure"],

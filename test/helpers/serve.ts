@@ -21,9 +21,13 @@ export interface ServeOptions {
 export interface Served {
   url: string;
   dataDir: string;
+  /** The server's process id. */
+  pid: number;
   /** Everything the server printed so far, for failure messages. */
   output(): string;
   stop(): Promise<void>;
+  /** SIGKILL, as a crash or the OOM killer would: no shutdown runs; resolves once it is gone. */
+  kill(): Promise<void>;
 }
 
 // Port 0 itself must not count: only the port the server really listens on.
@@ -94,7 +98,15 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     throw err;
   }
 
-  return { url, dataDir, output: () => output, stop };
+  async function kill(): Promise<void> {
+    if (child.exitCode === null && child.signalCode === null) {
+      child.kill("SIGKILL");
+      await exited;
+    }
+    await removeDataDir();
+  }
+
+  return { url, dataDir, pid: child.pid ?? 0, output: () => output, stop, kill };
 }
 
 export interface DemoGrant {

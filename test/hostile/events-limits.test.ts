@@ -20,9 +20,9 @@ afterEach(async () => {
   await Promise.all(open.splice(0).map((c) => c.close()));
 });
 
-const eventsUrl = (served: Served): string => `${served.url.replace(/^http/, "ws")}/events`;
+const eventsUrl = (served: Pick<Served, "url">): string => `${served.url.replace(/^http/, "ws")}/events`;
 
-async function connect(served: Served): Promise<EventsClient> {
+async function connect(served: Pick<Served, "url">): Promise<EventsClient> {
   const client = await EventsClient.connect(eventsUrl(served));
   open.push(client);
   return client;

@@ -17,6 +17,11 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
+async function reopenAs(name: string) {
+  const store = await Store.open({ dir });
+  return store.account(ACCOUNT, name);
+}
+
 async function reopen() {
   const store = await Store.open({ dir });
   return store.account(ACCOUNT, "devices");
@@ -142,9 +147,11 @@ describe("collection", () => {
     const folder = join(dir, "accounts", ACCOUNT);
     expect((await readdir(folder)).some((f) => f.endsWith(".journal"))).toBe(true);
     await store.flush();
-    expect((await readdir(folder)).filter((f) => f.endsWith(".journal"))).toEqual([]);
-    const file = JSON.parse(await readFile(join(folder, "devices.json"), "utf8")) as { docs: { id: string }[] };
+    const file = JSON.parse(await readFile(join(folder, "devices.json"), "utf8")) as { docs: { id: string }[]; journal_gen: number };
     expect(file.docs.map((d) => d.id)).toEqual(docs.map((d) => d.id));
+    // What is left of the journal is older than the file (kept for recovering from the previous copy).
+    const generations = (await readdir(folder)).filter((f) => f.endsWith(".journal")).map((f) => Number(f.split(".")[1]));
+    for (const g of generations) expect(g).toBeLessThan(file.journal_gen);
   });
 
   it("ignores a torn last journal line (a write cut by a crash, never acknowledged)", async () => {
@@ -159,6 +166,20 @@ describe("collection", () => {
     expect(again.get(kept.id)?.data.name).toBe("kept");
     const next = await again.create({ name: "next" });
     expect((await reopen()).has(next.id)).toBe(true);
+  });
+
+  it("shows a durable create only once it is synced, while counting it and keeping its id taken", async () => {
+    const store = await Store.open({ dir });
+    const log = await store.account(ACCOUNT, "webhook_attempts");
+    const writing = log.create({ n: 1 }, { durable: true, id: "a".repeat(32) });
+    expect(log.all()).toEqual([]);
+    expect(log.has("a".repeat(32))).toBe(false);
+    expect(log.size).toBe(1);
+    await expect(log.create({ n: 2 }, { id: "a".repeat(32) })).rejects.toBeInstanceOf(StoreConflictError);
+    const doc = await writing;
+    expect(log.all()).toEqual([doc]);
+    expect(log.sortedBy((d) => d.id).map((r) => r.row)).toEqual([doc]);
+    expect((await reopenAs("webhook_attempts")).get(doc.id)?.data).toEqual({ n: 1 });
   });
 
   it("rejects bad account ids and collection names", async () => {
@@ -202,7 +223,7 @@ describe("data directory lock", () => {
       stdio: ["ignore", "inherit", "inherit", "ipc"],
     });
     await new Promise<void>((resolve) => child.once("message", () => resolve()));
-    await expect(Store.open({ dir })).rejects.toThrow(/in use by process/);
+    await expect(Store.open({ dir })).rejects.toThrow(/in use by another Switchboard server \(process \d+ on /);
     child.kill("SIGKILL");
     await new Promise((resolve) => child.once("exit", resolve));
     const store = await Store.open({ dir });
