@@ -220,7 +220,7 @@ export function extraPaths(textingPrefix: string): Record<string, Doc> {
     },
     "/events": websocket(
       "The event websocket (blackhole protocol)",
-      "Subscribe with an auth token and bindings, receive events. Also served on the events port (5555 by default) at / and /events.",
+      "Subscribe with an auth token and bindings, receive events. Also served on the events port (5555 by default) at / and /events. Its messages are described by the AsyncAPI document at /v2/asyncapi.json.",
     ),
     "/sip": websocket("SIP over WebSocket (RFC 7118)", "Devices register and call here; the `sip` subprotocol is required."),
     "/v2/openapi.json": {
@@ -228,6 +228,13 @@ export function extraPaths(textingPrefix: string): Record<string, Doc> {
         tags: ["documents"],
         summary: "This document",
         responses: { "200": { description: "the OpenAPI 3.0 document of every HTTP route", content: json({ type: "object", required: ["openapi", "paths"] }) } },
+      },
+    },
+    "/v2/asyncapi.json": {
+      get: {
+        tags: ["documents"],
+        summary: "The AsyncAPI document: event websocket messages, webhook and texting relay payloads",
+        responses: { "200": { description: "the AsyncAPI 3.0 document", content: json({ type: "object", required: ["asyncapi", "channels"] }) } },
       },
     },
     "/v1": versionOneGone([]),

@@ -10,6 +10,7 @@ import type { EndpointSpec } from "./endpoint.js";
 import type { JsonSchema } from "./validation.js";
 import { toOpenApi30 } from "./openapi-schema.js";
 import { extraPaths } from "./openapi-routes.js";
+import { buildAsyncApi } from "./asyncapi.js";
 import { TEXTING_API_PREFIX } from "../texting/routes.js";
 
 type Doc = Record<string, unknown>;
@@ -137,7 +138,7 @@ export function buildOpenApi(catalogue: readonly EndpointSpec[], version: string
       title: "Switchboard local telephony API",
       version,
       description:
-        "The hosted service's platform API (/v2), served locally. Requests carry X-Auth-Token (or auth_token, or a Bearer token); bodies are the envelope {data: ...}. Get a token with PUT /v2/user_auth. The texting API (tag texting) answers bare JSON and takes its own Bearer credentials.",
+        "The hosted service's platform API (/v2), served locally. Requests carry X-Auth-Token (or auth_token, or a Bearer token); bodies are the envelope {data: ...}. Get a token with PUT /v2/user_auth. The texting API (tag texting) answers bare JSON and takes its own Bearer credentials. The event websocket and the webhook and relay payloads are in /v2/asyncapi.json.",
     },
     servers: [{ url: "/" }],
     components: {
@@ -165,6 +166,8 @@ function translateOperations(pathItem: Doc): Doc {
 export async function registerOpenApi(app: FastifyInstance, catalogue: readonly EndpointSpec[], version: string): Promise<void> {
   const document = buildOpenApi(catalogue, version, TEXTING_API_PREFIX);
   app.get("/v2/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(document));
+  const asyncApi = buildAsyncApi(version);
+  app.get("/v2/asyncapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(asyncApi));
   await app.register(fastifySwagger, {
     mode: "static",
     // Built from our own schemas above; the library wants its OpenAPI type.

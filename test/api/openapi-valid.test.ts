@@ -51,7 +51,7 @@ describe("OpenAPI document", () => {
   });
 
   it("has the texting API, the websocket upgrades and the documents themselves", () => {
-    for (const path of ["/texting/api/send", "/texting/api/contacts", "/texting/api/contacts/{id}/messages", "/texting/media/{account_id}/{id}", "/events", "/sip", "/v2/openapi.json"]) {
+    for (const path of ["/texting/api/send", "/texting/api/contacts", "/texting/api/contacts/{id}/messages", "/texting/media/{account_id}/{id}", "/events", "/sip", "/v2/openapi.json", "/v2/asyncapi.json"]) {
       expect(doc.paths[path], path).toBeDefined();
     }
   });
