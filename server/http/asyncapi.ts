@@ -196,7 +196,7 @@ const textingData = object(["id", "conversation_id", "user_id", "direction", "fr
   status: { enum: ["queued", "sent", "delivered", "failed", "received"] },
   error: str,
   read: { type: "boolean" },
-  date: str,
+  date: { type: "integer", description: "Unix milliseconds" },
   contact_name: str,
   contact_number: str,
   contact_opted_out: { type: "boolean" },

@@ -45,7 +45,7 @@ export const TEXTING_MESSAGE: JsonSchema = {
     status: MESSAGE_STATUS,
     error: { type: "string" },
     read: { type: "boolean" },
-    date: { type: "string", format: "date-time" },
+    date: { type: "integer", description: "Unix milliseconds" },
   },
 };
 
@@ -58,7 +58,7 @@ const CONTACT_INPUT: JsonSchema = {
 const json = (schema: JsonSchema): Doc => ({ "application/json": { schema } });
 
 const textingFailures: Doc = {
-  "400": { description: "invalid input, one message per problem", content: json(TEXTING_ERRORS) },
+  "400": { description: "invalid input or an unknown contact, one message per problem", content: json(TEXTING_ERRORS) },
   "401": { description: "missing or wrong Bearer credentials", content: json(TEXTING_ERRORS) },
 };
 
@@ -70,7 +70,6 @@ const texting = (op: Doc, extra: Doc = {}): Doc => ({
 });
 
 const contactId: Doc = { name: "id", in: "path", required: true, schema: { type: "string" } };
-const notFound: Doc = { "404": { description: "no such contact of this user", content: json(TEXTING_ERRORS) } };
 
 const websocket = (summary: string, description: string): Doc => ({
   get: {
@@ -148,7 +147,7 @@ export function extraPaths(textingPrefix: string): Record<string, Doc> {
                   items: {
                     allOf: [
                       TEXTING_CONTACT,
-                      { type: "object", required: ["unread"], properties: { last_message: { type: "string" }, last_message_date: { type: "string" }, unread: { type: "integer", minimum: 0 } } },
+                      { type: "object", required: ["unread"], properties: { last_message: { type: "string" }, last_message_date: { type: "integer", description: "Unix milliseconds" }, unread: { type: "integer", minimum: 0 } } },
                     ],
                   },
                 },
@@ -160,10 +159,9 @@ export function extraPaths(textingPrefix: string): Record<string, Doc> {
       post: texting({ summary: "Create a contact", requestBody: { required: true, content: json(CONTACT_INPUT) }, responses: { "200": { description: "the contact", content: json(TEXTING_CONTACT) } } }),
     },
     [`${textingPrefix}/contacts/{id}`]: {
-      get: texting({ summary: "One contact", parameters: [contactId], responses: { "200": { description: "the contact", content: json(TEXTING_CONTACT) } } }, notFound),
+      get: texting({ summary: "One contact", parameters: [contactId], responses: { "200": { description: "the contact", content: json(TEXTING_CONTACT) } } }),
       post: texting(
         { summary: "Change a contact", parameters: [contactId], requestBody: { required: true, content: json(CONTACT_INPUT) }, responses: { "200": { description: "the contact", content: json(TEXTING_CONTACT) } } },
-        notFound,
       ),
     },
     [`${textingPrefix}/contacts/{id}/messages`]: {
@@ -173,7 +171,6 @@ export function extraPaths(textingPrefix: string): Record<string, Doc> {
           parameters: [contactId],
           responses: { "200": { description: "the messages", content: json({ type: "object", required: ["messages"], properties: { messages: { type: "array", items: TEXTING_MESSAGE } } }) } },
         },
-        notFound,
       ),
     },
     [`${textingPrefix}/contacts/{id}/read`]: {
@@ -188,7 +185,6 @@ export function extraPaths(textingPrefix: string): Record<string, Doc> {
             },
           },
         },
-        notFound,
       ),
     },
     [`${textingPrefix}/media`]: {
