@@ -60,6 +60,8 @@ export interface VerbSpec {
   admin?: boolean;
   /** JSON schema of the envelope's `data`, for the OpenAPI document. */
   body?: JsonSchema;
+  /** The success statuses when not the verb's usual one (201 for PUT, 200 otherwise), for the OpenAPI document. */
+  answers?: readonly number[];
 }
 
 export interface EndpointSpec {

@@ -118,7 +118,12 @@ export function buildOpenApi(catalogue: readonly EndpointSpec[], version: string
           { name: "X-Request-ID", in: "header", required: false, schema: { type: "string" } },
         ],
         responses: {
-          [verb === "PUT" ? "201" : "200"]: { description: "success", content: { "application/json": { schema: successWith(data) }, "text/csv": { schema: { type: "string" } } } },
+          ...Object.fromEntries(
+            (v.answers ?? [verb === "PUT" ? 201 : 200]).map((status) => [
+              String(status),
+              { description: status === 202 ? "accepted" : "success", content: { "application/json": { schema: successWith(data) }, "text/csv": { schema: { type: "string" } } } },
+            ]),
+          ),
           "400": { description: "validation error", content: { "application/json": { schema: ref("Failure") } } },
           ...(spec.access === "public" ? {} : { "401": { description: "invalid_credentials", content: { "application/json": { schema: ref("Failure") } } } }),
           ...(spec.access === "account" || v.admin ? { "403": { description: "forbidden", content: { "application/json": { schema: ref("Failure") } } } } : {}),

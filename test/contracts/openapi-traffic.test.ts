@@ -87,6 +87,13 @@ describe("the OpenAPI document against real answers", () => {
       expect(res.status, name).toBe(200);
     }
     expect((await send("GET", A, v)).status).toBe(200);
+    // Answers other than the verb's usual status: a simulated caller waiting in a demo queue is created (201) and driven (202).
+    const sim = await send("POST", `${A}/sim/calls`, v, { data: { to: "5001", caller_id_number: "+14155550100", audio: "silence_stream://60000" } });
+    expect(sim.status).toBe(201);
+    const call = { ...v, id: idOf(sim) };
+    expect((await send("GET", `${A}/sim/calls/{id}`, call)).status).toBe(200);
+    expect((await send("POST", `${A}/sim/calls/{id}`, call, { data: { action: "hangup" } })).status).toBe(202);
+    expect((await send("GET", `${A}/users/{id}/texting`, { ...v, id: agent.ownerId }, { token: agent.token })).status).toBe(200);
     expect((await send("GET", "/v2/webhooks", {})).status).toBe(200);
     expect((await send("GET", `${A}/devices`, v, { token: null })).status).toBe(401);
     expect((await send("GET", `${A}/devices`, { account_id: "0123456789abcdef0123456789abcdef" })).status).toBe(403);
