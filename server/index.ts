@@ -11,7 +11,7 @@ import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
 import { registerSip } from "./sip/index.js";
 import type { EndpointSpec } from "./http/endpoint.js";
-import { registerOpenApi } from "./http/openapi.js";
+import { recordRoutes, registerOpenApi, type RouteSeen } from "./http/openapi.js";
 import { startEvents, type Events } from "./events/index.js";
 import { startEventSockets } from "./events/websocket.js";
 import { startWebhookDispatcher } from "./events/webhook-dispatcher.js";
@@ -36,6 +36,8 @@ export interface RunningServer {
   callq: CallqEngine;
   /** The event websocket's classic port (5555 unless configured); null when it could not be had. */
   eventsPort: number | null;
+  /** The HTTP routes the app serves (method and Fastify URL), for the contract tests. */
+  routes: readonly RouteSeen[];
   logger: Logger;
   close(): Promise<void>;
 }
@@ -76,6 +78,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     port: () => listening,
     rendererDir: config.rendererDir,
   });
+  const routes = recordRoutes(app);
   const catalogue: EndpointSpec[] = [];
   const sip = await registerSip(app, { store, clock, random, logger });
   publishRegistrations(sip.registrar, events.bus, () => clock.now() / 1000);
@@ -157,6 +160,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     calls,
     callq,
     eventsPort: eventSockets.port,
+    routes,
     logger,
     close() {
       closing ??= (async () => {

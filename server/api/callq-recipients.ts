@@ -161,6 +161,8 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
       POST: {
         summary: "Run a recipient action: login, logout, ready, away, login_ready, state_toggle, wrapup_extend, wrapup_cancel, or monitor (target, mode); answers the new status",
         body: actionSchema,
+        // A monitor request is accepted (202) before the supervisor's call is up.
+        answers: [200, 202],
         handler: async (ctx) => {
           const data = dataObject(ctx);
           const action: ApiAction = actionOf(data, RECIPIENT_ACTIONS, "recipient");

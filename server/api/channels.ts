@@ -240,8 +240,8 @@ export function registerChannels(app: FastifyInstance, deps: ApiDeps): void {
     tag: "channels",
     verbs: {
       GET: { summary: "Details of one live channel", handler: async (ctx) => ({ data: channelDetail(channelOf(ctx), ctx.now.getTime()) }) },
-      POST: { summary: "Run a command on a channel: transfer, hangup, break, callflow, intercept or merge", body: commandSchema, handler: run },
-      PUT: { summary: "Run a command on a channel (as POST)", body: commandSchema, handler: run },
+      POST: { summary: "Run a command on a channel: transfer, hangup, break, callflow, intercept or merge", body: commandSchema, answers: [202], handler: run },
+      PUT: { summary: "Run a command on a channel (as POST)", body: commandSchema, answers: [202], handler: run },
     },
   });
 }

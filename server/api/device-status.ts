@@ -31,6 +31,7 @@ export function registerDeviceStatus(app: FastifyInstance, deps: ApiDeps): void 
       POST: {
         summary: "Ask a registered device to re-read its configuration (SIP NOTIFY check-sync)",
         admin: true,
+        answers: [202],
         handler: async (ctx) => {
           const accountId = ctx.params.account_id ?? "";
           const id = ctx.params.id ?? "";

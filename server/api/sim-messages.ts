@@ -66,7 +66,7 @@ export function registerSimMessages(app: FastifyInstance, deps: ApiDeps): void {
     access: "account",
     tag: "sim",
     verbs: {
-      POST: { summary: "Inject an inbound text from a contact (from) to a texting number of the account (to)", admin: true, body: injectSchema, handler: inject },
+      POST: { summary: "Inject an inbound text from a contact (from) to a texting number of the account (to)", admin: true, body: injectSchema, answers: [201], handler: inject },
       PUT: { summary: "Inject an inbound text (as POST)", admin: true, body: injectSchema, handler: inject },
     },
   });

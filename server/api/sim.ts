@@ -124,7 +124,7 @@ export function registerSim(app: FastifyInstance, deps: ApiDeps): void {
           return { data: page.rows, paging: page.paging };
         },
       },
-      POST: { summary: "Start a simulated caller: it dials `to` with the caller id given and plays `audio` once answered", admin: true, body: startSchema, handler: create },
+      POST: { summary: "Start a simulated caller: it dials `to` with the caller id given and plays `audio` once answered", admin: true, body: startSchema, answers: [201], handler: create },
       PUT: { summary: "Start a simulated caller (as POST)", admin: true, body: startSchema, handler: create },
     },
   });
@@ -134,8 +134,8 @@ export function registerSim(app: FastifyInstance, deps: ApiDeps): void {
     tag: "sim",
     verbs: {
       GET: { summary: "One live simulated call", handler: async (ctx) => ({ data: simCallRow(callOf(ctx)) }) },
-      POST: { summary: "Drive a simulated call: dtmf (with digits) or hangup", admin: true, body: actionSchema, handler: drive },
-      PUT: { summary: "Drive a simulated call (as POST)", admin: true, body: actionSchema, handler: drive },
+      POST: { summary: "Drive a simulated call: dtmf (with digits) or hangup", admin: true, body: actionSchema, answers: [202], handler: drive },
+      PUT: { summary: "Drive a simulated call (as POST)", admin: true, body: actionSchema, answers: [202], handler: drive },
     },
   });
 }

@@ -1,0 +1,398 @@
+// The AsyncAPI 3.0 document of what the server sends and receives outside request/response: the
+// event websocket (blackhole protocol on /events and the events port: subscribe, unsubscribe and
+// ping with their replies, then event messages per binding family), the webhook payloads per
+// hook, and the texting relay payload. Served at /v2/asyncapi.json beside the OpenAPI document.
+// 3.0 rather than 2.6: its operations state who sends what and tie each request to its reply,
+// which is the websocket's protocol exactly. Payload schemas are JSON Schema draft-07 (AsyncAPI's
+// default schema format), so Ajv checks real messages against them in the contract tests.
+import type { FiredHook } from "../events/webhook-payload.js";
+import type { JsonSchema } from "./validation.js";
+
+type Doc = Record<string, unknown>;
+
+const str: JsonSchema = { type: "string" };
+const int: JsonSchema = { type: "integer" };
+const gregorian: JsonSchema = { type: "integer", description: "Gregorian seconds (seconds since year 0), as the hosted service stamps events" };
+
+const object = (required: string[], properties: Record<string, JsonSchema>, extra: JsonSchema = {}): JsonSchema => ({ type: "object", required, properties, ...extra });
+
+// ---- the websocket requests and replies ---------------------------------------------------
+
+const BINDING: JsonSchema = {
+  type: "string",
+  maxLength: 256,
+  pattern: "^(call|object|callq|qubicle|notification|texting)(\\.([A-Za-z0-9_-]+|\\*|#))*$",
+  description: "dot-separated segments; `*` matches one, `#` the rest; `qubicle.` is `callq.`",
+};
+const REQUEST_ID: JsonSchema = { type: ["string", "number"], description: "echoed in the reply" };
+
+const bindingFields: Record<string, JsonSchema> = {
+  account_id: str,
+  binding: BINDING,
+  bindings: { type: "array", items: BINDING },
+};
+
+const subscribe = object(["action"], {
+  action: { const: "subscribe" },
+  request_id: REQUEST_ID,
+  auth_token: { type: "string", minLength: 1, description: "needed on the first request of a connection" },
+  account_id: str,
+  binding: BINDING,
+  bindings: { type: "array", items: BINDING },
+  since: { type: ["integer", "string"], description: "catch up from the event log after this seq" },
+  data: object([], { ...bindingFields, since: { type: ["integer", "string"] } }),
+});
+
+const unsubscribe = object(["action"], {
+  action: { const: "unsubscribe" },
+  request_id: REQUEST_ID,
+  account_id: str,
+  binding: BINDING,
+  bindings: { type: "array", items: BINDING },
+  data: object([], bindingFields),
+});
+
+const ping = object(["action"], { action: { const: "ping" }, request_id: REQUEST_ID });
+
+const reply = object(["action", "status", "data"], {
+  action: { const: "reply" },
+  request_id: REQUEST_ID,
+  status: { enum: ["success", "error"] },
+  response: { const: "pong", description: "a ping's answer" },
+  data: object([], {
+    subscribed: { type: "array", items: str },
+    unsubscribed: { type: "array", items: str },
+    complete: { type: "boolean", description: "false: the event log no longer reaches back to `since`" },
+    response: { const: "pong" },
+    errors: { type: "array", items: str },
+  }),
+});
+
+const tooSlow = object(["action", "data"], { action: { const: "error" }, data: object(["errors"], { errors: { type: "array", items: str } }) });
+
+// ---- the event messages, one per binding family ------------------------------------------
+
+const eventMessage = (routingKey: string, names: readonly string[], data: JsonSchema): JsonSchema =>
+  object(["action", "subscribed_key", "name", "routing_key", "account_id", "seq", "data"], {
+    action: { const: "event" },
+    subscribed_key: { type: "string", description: "the binding that delivered the event" },
+    name: { enum: [...names] },
+    routing_key: { type: "string", pattern: routingKey },
+    account_id: str,
+    seq: { type: "integer", minimum: 1, description: "the bus sequence; resume with subscribe `since`" },
+    data,
+  });
+
+const CALL_EVENTS = ["CHANNEL_CREATE", "CHANNEL_PROGRESS", "CHANNEL_ANSWER", "CHANNEL_BRIDGE", "CHANNEL_UNBRIDGE", "CHANNEL_HOLD", "CHANNEL_UNHOLD", "CHANNEL_DESTROY"] as const;
+
+const channelData = object(["call_id", "call_direction", "account_id", "timestamp"], {
+  call_id: str,
+  call_direction: { enum: ["inbound", "outbound"] },
+  caller_id_name: str,
+  caller_id_number: str,
+  callee_id_name: str,
+  callee_id_number: str,
+  request: str,
+  to: str,
+  from: str,
+  account_id: str,
+  authorizing_id: str,
+  authorizing_type: str,
+  presence_id: str,
+  owner_id: str,
+  other_leg_call_id: str,
+  timestamp: gregorian,
+  hangup_cause: str,
+  hangup_code: str,
+  duration_seconds: { type: "integer", minimum: 0 },
+  billing_seconds: { type: "integer", minimum: 0 },
+  ringing_seconds: { type: "integer", minimum: 0 },
+});
+
+const OBJECT_ACTIONS = ["doc_created", "doc_edited", "doc_deleted"] as const;
+const objectData = object(["action", "type", "id", "account_id", "rev"], { action: { enum: [...OBJECT_ACTIONS] }, type: str, id: str, account_id: str, rev: str });
+
+const RECIPIENT_STATES = ["Not-Logged-In", "Ready", "Away", "Call-Offer", "On-A-Call", "Wrapup-Time"] as const;
+const SESSION_STATES = ["waiting", "offering", "answered", "handled", "abandoned", "timeout", "removed", "ended"] as const;
+
+const sessionFields: Record<string, JsonSchema> = {
+  account_id: str,
+  session_id: str,
+  call_id: str,
+  queue_id: str,
+  queue_name: str,
+  recipient_id: str,
+  caller_id_name: str,
+  caller_id_number: str,
+  queue_enter_time: gregorian,
+  state: { enum: [...SESSION_STATES] },
+};
+
+const queueData = object(["account_id", "session_id", "call_id", "queue_id", "queue_enter_time", "state"], {
+  ...sessionFields,
+  wait_time: { type: "number", minimum: 0, description: "seconds waited, to the tenth" },
+  reason: { type: "string", description: "on leave: why the session ended" },
+});
+
+const sessionData = object(["account_id", "session_id", "call_id", "queue_id", "state"], { ...sessionFields, previous_state: { enum: [...SESSION_STATES] } });
+
+const recipientData = object(["account_id", "recipient_id"], {
+  account_id: str,
+  recipient_id: str,
+  availability_state: { enum: [...RECIPIENT_STATES] },
+  previous_state: { enum: [...RECIPIENT_STATES] },
+  available: { type: "boolean" },
+  unavailable_reason: str,
+  away_reason: str,
+  missed_offers: int,
+  last_action_time: gregorian,
+  previous_reason: str,
+  wrapup_time_seconds: { type: "integer", minimum: 0 },
+  active: { type: "boolean", description: "monitor: whether the supervisor listens in" },
+  call_id: str,
+  caller_id_name: str,
+  caller_id_number: str,
+  queue_id: str,
+  session_id: str,
+});
+
+const NOTIFICATION_TYPES = ["register", "deregister", "missed_call"] as const;
+const notificationData = object(["type", "account_id"], {
+  type: { enum: [...NOTIFICATION_TYPES] },
+  account_id: str,
+  device_id: str,
+  owner_id: str,
+  username: str,
+  realm: str,
+  contact: str,
+  expires: { type: "integer", minimum: 0 },
+  reason: str,
+  call_id: str,
+  caller_id_name: str,
+  caller_id_number: str,
+  callee_id_name: str,
+  callee_id_number: str,
+  from: str,
+  from_user: str,
+  from_realm: str,
+  to: str,
+  to_user: str,
+  to_realm: str,
+  timestamp: gregorian,
+  call_bridged: { type: "boolean" },
+  message_left: { type: "boolean" },
+  hangup_cause: str,
+});
+
+const textingData = object(["id", "conversation_id", "user_id", "direction", "from", "to", "body", "media", "status", "read", "date"], {
+  id: str,
+  conversation_id: str,
+  user_id: str,
+  direction: { enum: ["in", "out"] },
+  from: str,
+  to: str,
+  body: str,
+  media: { type: "array", items: str },
+  status: { enum: ["queued", "sent", "delivered", "failed", "received"] },
+  error: str,
+  read: { type: "boolean" },
+  date: { type: "integer", description: "Unix milliseconds" },
+  contact_name: str,
+  contact_number: str,
+  contact_opted_out: { type: "boolean" },
+});
+
+/** Each event message: its name in the document, the routing keys it covers, its payload. */
+export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSchema }> = {
+  callEvent: { summary: "A call leg's state changed (binding call.<EVENT>.<call_id>)", payload: eventMessage("^call\\.CHANNEL_[A-Z]+\\.[^.]+$", CALL_EVENTS, channelData) },
+  objectEvent: { summary: "A configuration document was created, edited or deleted (object.<action>.<type>)", payload: eventMessage("^object\\.doc_(created|edited|deleted)\\.[a-z_]+$", OBJECT_ACTIONS, objectData) },
+  callqQueueEvent: {
+    summary: "A caller's way through a queue (callq.queue.<queue_id>)",
+    payload: eventMessage("^callq\\.queue\\.[^.]+$", ["join", "offer", "answered", "timeout", "abandoned", "leave"], queueData),
+  },
+  callqRecipientEvent: {
+    summary: "A recipient's availability and calls (callq.recipient.<user_id>)",
+    payload: eventMessage("^callq\\.recipient\\.[^.]+$", ["login", "logout", "ready", "away", "offer", "delivered", "reject", "wrapup", "available", "unavailable", "monitor", "wiretap"], recipientData),
+  },
+  callqSessionEvent: {
+    summary: "A queue session's state machine (callq.session.<session_id>)",
+    payload: eventMessage("^callq\\.session\\.[^.]+$", ["create", "offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end"], sessionData),
+  },
+  notificationEvent: {
+    summary: "Registrations and missed calls (notification.<type>.<id>)",
+    payload: eventMessage("^notification\\.(register|deregister|missed_call)\\.[^.]+$", NOTIFICATION_TYPES, notificationData),
+  },
+  textingEvent: { summary: "A text message was created or changed (texting.message.<id>)", payload: eventMessage("^texting\\.message\\.[^.]+$", ["created", "updated"], textingData) },
+};
+
+// ---- webhooks and the texting relay -------------------------------------------------------
+
+/** The hooks the bus fires today (webhook-payload.ts); the others of the catalogue send nothing yet. */
+export const FIRED_HOOKS: readonly FiredHook[] = [
+  "channel_create",
+  "channel_answer",
+  "channel_bridge",
+  "channel_destroy",
+  "notifications",
+  "object",
+  "callq_queue_join",
+  "callq_queue_leave",
+  "callq_recipient_login",
+  "callq_recipient_logout",
+  "callq_recipient_ready",
+  "callq_recipient_away",
+  "callq_recipient_offer",
+  "callq_recipient_delivered",
+  "callq_recipient_rejected",
+];
+
+const hookBase: Record<string, JsonSchema> = { timestamp: gregorian, account_id: str };
+
+const channelHookFields = Object.fromEntries(
+  ["call_direction", "request", "to", "from", "call_id", "other_leg_call_id", "caller_id_name", "caller_id_number", "callee_id_name", "callee_id_number", "owner_id", "authorizing_id", "authorizing_type"].map((k) => [k, str]),
+);
+
+const HOOK_PAYLOADS: Record<string, Record<string, JsonSchema>> = {
+  channel_create: channelHookFields,
+  channel_answer: channelHookFields,
+  channel_bridge: { ...channelHookFields, original_number: str, other_leg_destination_number: str },
+  channel_destroy: { ...channelHookFields, hangup_cause: str, hangup_code: str, duration_seconds: int, billing_seconds: int, ringing_seconds: int },
+  notifications: { event_name: { enum: [...NOTIFICATION_TYPES] }, type: { enum: [...NOTIFICATION_TYPES] }, device_id: str, owner_id: str, call_id: str },
+  object: { action: { enum: [...OBJECT_ACTIONS] }, type: str, id: str },
+};
+const callqHookFields: Record<string, JsonSchema> = {
+  queue_id: str,
+  queue_name: str,
+  recipient_id: str,
+  session_id: str,
+  call_id: str,
+  caller_id_name: str,
+  caller_id_number: str,
+  queue_enter_time: gregorian,
+  wait_time: { type: "number" },
+  reason: str,
+  availability_state: { enum: [...RECIPIENT_STATES] },
+  previous_state: str,
+};
+
+/** A hook's JSON payload; as a form or query string every value is text (objects JSON-encoded). */
+export function webhookPayloadSchema(hook: string): JsonSchema {
+  return object(["hook_event", "timestamp", "account_id"], { hook_event: { const: hook }, ...hookBase, ...(HOOK_PAYLOADS[hook] ?? callqHookFields) }, {
+    description: "custom_data's keys are added on top and overwrite",
+  });
+}
+
+export const RELAY_PAYLOAD: JsonSchema = object(
+  ["MessageID", "ConversationID", "ToNumber", "FromNumber", "MessageBody", "MessageDirection", "ServiceUserID", "ContactName", "ContactEmail", "Media"],
+  {
+    MessageID: str,
+    ConversationID: str,
+    ToNumber: str,
+    FromNumber: str,
+    MessageBody: str,
+    MessageDirection: { enum: ["in", "out"] },
+    ServiceUserID: str,
+    ContactName: str,
+    ContactEmail: { type: "string", description: "empty when the contact has none" },
+    Media: { type: "array", items: str },
+  },
+  { additionalProperties: false },
+);
+
+// ---- the document --------------------------------------------------------------------------
+
+const msgRef = (channel: string, name: string): Doc => ({ $ref: `#/channels/${channel}/messages/${name}` });
+
+function message(name: string, summary: string, payload: JsonSchema, extra: Doc = {}): Doc {
+  return { name, title: name, summary, contentType: "application/json", payload, ...extra };
+}
+
+export function buildAsyncApi(version: string): Doc {
+  const eventMessages = Object.fromEntries(Object.entries(EVENT_MESSAGES).map(([name, m]) => [name, message(name, m.summary, m.payload)]));
+  const hookMessages = Object.fromEntries(
+    FIRED_HOOKS.map((hook) => [
+      hook,
+      message(hook, `The ${hook} webhook's payload`, webhookPayloadSchema(hook), {
+        headers: object(["X-Hook-ID", "X-Account-ID"], { "X-Hook-ID": str, "X-Account-ID": str }),
+        description: "POST as JSON (format json), as a form (form-data, the default), or GET with the payload in the query string (http_verb get).",
+      }),
+    ]),
+  );
+  return {
+    asyncapi: "3.0.0",
+    info: {
+      title: "Switchboard local telephony events",
+      version,
+      description:
+        "What the local service sends besides HTTP answers: the event websocket (the hosted service's blackhole protocol), the webhook payloads and the texting relay. The HTTP API is in /v2/openapi.json.",
+    },
+    defaultContentType: "application/json",
+    servers: {
+      console: { host: "127.0.0.1:8000", protocol: "ws", pathname: "/events", description: "the main port (8000 by default, or the next free one)" },
+      eventsPort: { host: "127.0.0.1:5555", protocol: "ws", description: "the classic events port (--events-port), at / and /events" },
+      receiver: {
+        host: "{receiver}",
+        protocol: "http",
+        description: "a subscriber's own server: the webhook's uri, or the user's texting relay_url",
+        variables: { receiver: { description: "host and port of the URL the subscriber registered" } },
+      },
+    },
+    channels: {
+      events: {
+        address: "/events",
+        title: "Event websocket",
+        servers: [{ $ref: "#/servers/console" }, { $ref: "#/servers/eventsPort" }],
+        messages: {
+          subscribe: message("subscribe", "Bind to events of an account, optionally catching up `since` a seq", subscribe),
+          unsubscribe: message("unsubscribe", "Drop bindings (all of the account's, or all, when none are named)", unsubscribe),
+          ping: message("ping", "Keep-alive", ping),
+          reply: message("reply", "The answer to a request, by request_id", reply),
+          tooSlow: message("tooSlow", "Sent once before the server closes a connection that fell too far behind (close code 4008)", tooSlow),
+          ...eventMessages,
+        },
+      },
+      webhooks: {
+        address: null,
+        title: "Webhook deliveries",
+        description: "Sent to each enabled webhook's uri, with its http_verb and format; retried as the webhook's retries say.",
+        servers: [{ $ref: "#/servers/receiver" }],
+        messages: hookMessages,
+      },
+      textingRelay: {
+        address: null,
+        title: "Texting relay",
+        description: "Each text to or from a user with a relay_url is POSTed there as JSON, retried as webhooks are.",
+        servers: [{ $ref: "#/servers/receiver" }],
+        messages: { relay: message("relay", "A text message relayed to the user's relay_url", RELAY_PAYLOAD, { headers: object(["X-Account-ID"], { "X-Account-ID": str }) }) },
+      },
+    },
+    operations: {
+      receiveSubscribe: {
+        action: "receive",
+        channel: { $ref: "#/channels/events" },
+        messages: [msgRef("events", "subscribe")],
+        reply: { channel: { $ref: "#/channels/events" }, messages: [msgRef("events", "reply")] },
+      },
+      receiveUnsubscribe: {
+        action: "receive",
+        channel: { $ref: "#/channels/events" },
+        messages: [msgRef("events", "unsubscribe")],
+        reply: { channel: { $ref: "#/channels/events" }, messages: [msgRef("events", "reply")] },
+      },
+      receivePing: {
+        action: "receive",
+        channel: { $ref: "#/channels/events" },
+        messages: [msgRef("events", "ping")],
+        reply: { channel: { $ref: "#/channels/events" }, messages: [msgRef("events", "reply")] },
+      },
+      sendEvent: {
+        action: "send",
+        channel: { $ref: "#/channels/events" },
+        summary: "Events matching the connection's bindings, in seq order",
+        messages: [...Object.keys(EVENT_MESSAGES), "tooSlow"].map((name) => msgRef("events", name)),
+      },
+      sendWebhook: { action: "send", channel: { $ref: "#/channels/webhooks" }, messages: FIRED_HOOKS.map((hook) => msgRef("webhooks", hook)) },
+      sendRelay: { action: "send", channel: { $ref: "#/channels/textingRelay" }, messages: [msgRef("textingRelay", "relay")] },
+    },
+  };
+}
