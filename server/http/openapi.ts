@@ -5,7 +5,8 @@ import type { FastifyInstance } from "fastify";
 import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import type { OpenAPIV3 } from "openapi-types";
-import type { EndpointSpec } from "./endpoint.js";
+import { JSON_BODY_BYTES } from "./app.js";
+import { UNAUTHENTICATED_BODY_BYTES, type EndpointSpec } from "./endpoint.js";
 import type { JsonSchema } from "./validation.js";
 
 type Doc = Record<string, unknown>;
@@ -76,6 +77,15 @@ export function buildOpenApi(catalogue: readonly EndpointSpec[], version: string
           ...(spec.access === "public" ? {} : { "401": { description: "invalid_credentials", content: { "application/json": { schema: failure } } } }),
           ...(spec.access === "account" ? { "403": { description: "forbidden", content: { "application/json": { schema: failure } } } } : {}),
           "404": { description: "bad_identifier or not_found", content: { "application/json": { schema: failure } } },
+          ...(verb === "PUT" || verb === "POST" || verb === "PATCH"
+            ? {
+                "413": {
+                  description: `payload_too_large: a JSON body over ${JSON_BODY_BYTES} bytes, or over ${UNAUTHENTICATED_BODY_BYTES} when no token is outside it`,
+                  content: { "application/json": { schema: failure } },
+                },
+                "415": { description: "unsupported_media_type: the body is not application/json", content: { "application/json": { schema: failure } } },
+              }
+            : {}),
         },
       };
       if (spec.access !== "public") op.security = [{ authToken: [] }];
