@@ -135,11 +135,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
         undefined,
       );
     }
+    let parsed: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" }));
+      parsed = secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" });
     } catch {
-      done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
+      return done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
     }
+    done(null, parsed);
   });
 
   // Binary uploads (media, recordings) arrive as a raw stream for the resource to store.
