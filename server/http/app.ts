@@ -138,11 +138,13 @@ export function buildApp(options: AppOptions): FastifyInstance {
         undefined,
       );
     }
+    let parsed: unknown;
     try {
-      done(null, secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" }));
+      parsed = secureJson.parse(text, undefined, { protoAction: "remove", constructorAction: "remove" });
     } catch {
-      done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
+      return done(new ApiError("validation_error", { json: { invalid: { message: "the body is not valid JSON" } } }), undefined);
     }
+    done(null, parsed);
   };
   app.addContentTypeParser(JSON_MEDIA_TYPE, { parseAs: "string" }, (_request, body, done) => parseJson(String(body), done));
   // Kazoo's crossbar reads these as JSON too (curl sends a form type unless told otherwise); form

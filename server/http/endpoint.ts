@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
 import { ApiError } from "./errors.js";
 import { successEnvelope, type Paging } from "./envelope.js";
-import { isJsonType, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
+import { isJsonType, parseRequest, VERBS, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
 import { toCsv } from "./csv.js";
 import { contentDisposition } from "./binary.js";
 import type { JsonSchema } from "./validation.js";
@@ -113,7 +113,8 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
       }
       const auth = await authenticate(deps, spec, request, token);
       // Only POST can tunnel another verb in its body; any other method is the verb itself.
-      const verbSpec = request.method === "POST" ? undefined : spec.verbs[request.method as Verb];
+      const verb = request.method === "POST" ? undefined : VERBS.find((v) => v === request.method);
+      const verbSpec = verb === undefined ? undefined : spec.verbs[verb];
       if (verbSpec?.admin && !auth.isAdmin) throw notAdmin();
       authenticatedEarly.set(request, { token, auth });
     },

@@ -7,7 +7,8 @@ import fastifySwagger from "@fastify/swagger";
 import fastifySwaggerUi from "@fastify/swagger-ui";
 import { DOCS_PREFIX } from "./csp.js";
 import type { OpenAPIV3 } from "openapi-types";
-import type { EndpointSpec } from "./endpoint.js";
+import { JSON_BODY_BYTES } from "./app.js";
+import { UNAUTHENTICATED_BODY_BYTES, type EndpointSpec } from "./endpoint.js";
 import type { JsonSchema } from "./validation.js";
 import { toOpenApi30 } from "./openapi-schema.js";
 import { extraPaths } from "./openapi-routes.js";
@@ -130,6 +131,15 @@ export function buildOpenApi(catalogue: readonly EndpointSpec[], version: string
           ...(spec.access === "account" || v.admin ? { "403": { description: "forbidden", content: { "application/json": { schema: ref("Failure") } } } } : {}),
           "404": { description: "bad_identifier or not_found", content: { "application/json": { schema: ref("Failure") } } },
           "405": { description: "invalid_method: the verb is not served here (Allow lists those that are)", content: { "application/json": { schema: ref("Failure") } } },
+          ...(verb === "PUT" || verb === "POST" || verb === "PATCH"
+            ? {
+                "413": {
+                  description: `payload_too_large: a JSON body over ${JSON_BODY_BYTES} bytes, or over ${UNAUTHENTICATED_BODY_BYTES} when no token is outside it`,
+                  content: { "application/json": { schema: ref("Failure") } },
+                },
+                "415": { description: "unsupported_media_type: the body is not JSON", content: { "application/json": { schema: ref("Failure") } } },
+              }
+            : {}),
         },
       };
       if (spec.access !== "public") op.security = [{ authToken: [] }];

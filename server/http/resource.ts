@@ -111,6 +111,11 @@ export function isServerField(key: string): boolean {
 export function dataObject(ctx: Ctx): Data {
   const data = ctx.req.data === undefined ? {} : ctx.req.data;
   if (!isObject(data)) throw new ApiError("validation_error", { data: { type: { message: "Value is not of type object", value: data } } });
+  return clientFields(data);
+}
+
+/** The fields a client may set: server-owned ones left out. */
+export function clientFields(data: Data): Data {
   const out: Data = {};
   for (const [k, v] of Object.entries(data)) if (!isServerField(k)) out[k] = v;
   return out;
@@ -137,7 +142,8 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     // The id names the document (in the path); it is never one of its fields.
     delete input.id;
     const wctx: WriteCtx = { accountId: ctx.params.account_id ?? "", auth: authOf(ctx), collection, existing, verb, input };
-    const start = verb === "patch" && existing ? mergePatch(publicFields(existing.data), input) : input;
+    // A document stored before server fields were dropped loses them at its next PATCH too.
+    const start = verb === "patch" && existing ? mergePatch(clientFields(existing.data), input) : input;
     const prepared = spec.prepare ? await spec.prepare(structuredClone(start), wctx) : start;
     validate(spec.schema, prepared);
     await spec.check?.(prepared, wctx);
