@@ -9,6 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { report } from "./report.js";
+import { waitForLine } from "./lib/process.js";
 
 const require = createRequire(import.meta.url);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -32,19 +33,6 @@ async function load(url: string, headers: Record<string, string>, rate?: number)
   };
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = pattern.exec(out);
-      if (m) resolve(m[0]);
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
-  });
-}
 
 async function stop(child: ChildProcess): Promise<void> {
   if (child.exitCode !== null) return;

@@ -4,14 +4,14 @@
 // password and reads a device with the token, one pair every 50 ms. The same user alone first, for
 // the side-by-side. Figures: the user's p50/p99 for each request, the server's CPU, requests
 // tried, their answers, 5xx seen and how often the right password was refused (must be 0).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { percentile, report } from "./report.js";
+import { waitForLine, cpuMs } from "./lib/process.js";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const FLOOD_CONNECTIONS = 16;
@@ -63,12 +63,6 @@ async function flood(url: string, seconds: number): Promise<void> {
   process.stdout.write(`${JSON.stringify(out)}\n`);
 }
 
-/** The server's CPU seconds so far (user + system), from /proc. */
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
-  const ticks = Number(fields[11]) + Number(fields[12]);
-  return ticks / 100;
-}
 
 interface UserRun {
   login: number[];
@@ -106,19 +100,6 @@ async function realUser(url: string, seconds: number, deviceId: string, accountI
   return run;
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = pattern.exec(out);
-      if (m) resolve(m[0]);
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
-  });
-}
 
 async function main(): Promise<void> {
   const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-hostile-auth-"));
@@ -137,10 +118,10 @@ async function main(): Promise<void> {
     const deviceId = ((await list.json()) as { data: { id: string }[] }).data[0]?.id ?? "";
     const pid = server.pid ?? 0;
 
-    const quietCpu = cpuSeconds(pid);
+    const quietCpu = cpuMs(pid) / 1000;
     const quietStart = performance.now();
     const quiet = await realUser(url, DURATION_S, deviceId, auth.data.account_id);
-    const quietCpuShare = (cpuSeconds(pid) - quietCpu) / ((performance.now() - quietStart) / 1000);
+    const quietCpuShare = (cpuMs(pid) / 1000 - quietCpu) / ((performance.now() - quietStart) / 1000);
 
     const child = spawn(process.execPath, ["--import", "tsx", import.meta.filename, "flood", url, String(DURATION_S)], { stdio: ["ignore", "pipe", "inherit"] });
     let floodOut = "";
@@ -148,10 +129,10 @@ async function main(): Promise<void> {
     const floodExit = new Promise((resolve) => child.once("exit", resolve));
     // autocannon starts within a few hundred ms of the spawn; the user runs over the same span.
     await new Promise((r) => setTimeout(r, 500));
-    const floodCpu = cpuSeconds(pid);
+    const floodCpu = cpuMs(pid) / 1000;
     const floodStart = performance.now();
     const flooded = await realUser(url, DURATION_S - 1, deviceId, auth.data.account_id);
-    const floodCpuShare = (cpuSeconds(pid) - floodCpu) / ((performance.now() - floodStart) / 1000);
+    const floodCpuShare = (cpuMs(pid) / 1000 - floodCpu) / ((performance.now() - floodStart) / 1000);
     await floodExit;
     const result = JSON.parse(floodOut.trim().split("\n").at(-1) ?? "{}") as FloodResult;
     const fiveHundreds = Object.entries(result.byStatus)

@@ -11,6 +11,7 @@ import { performance } from "node:perf_hooks";
 import WebSocket from "ws";
 import { demoGrant, serve, type DemoGrant } from "../test/helpers/serve.js";
 import { percentile, report } from "./report.js";
+import { cpuMs } from "./lib/process.js";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
 /** The legitimate client's pace: one round of its four requests this often. */
@@ -206,12 +207,6 @@ function pidServing(dataDir: string): number {
   throw new Error(`no process serves ${dataDir}`);
 }
 
-/** CPU milliseconds the process has used (utime + stime, in the kernel's 100 Hz ticks). */
-function cpuMsOf(pid: number): number {
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return (Number(fields[11]) + Number(fields[12])) * 10;
-}
 
 interface Measured {
   get: number[];
@@ -324,10 +319,10 @@ async function main(): Promise<void> {
       // The flood is set up and takes hold before the client is measured.
       await next(child, "flooding");
       await sleep(1_000);
-      const cpuBefore = cpuMsOf(pid);
+      const cpuBefore = cpuMs(pid);
       const wallBefore = performance.now();
       const m = await legitimate(served.url, legit, flood, ws);
-      const serverCpu = ((cpuMsOf(pid) - cpuBefore) / (performance.now() - wallBefore)) * 100;
+      const serverCpu = ((cpuMs(pid) - cpuBefore) / (performance.now() - wallBefore)) * 100;
       child.send({ type: "stop" } satisfies ToFlooder);
       const result = await next(child, "result");
       if (result.type !== "result") continue;

@@ -5,17 +5,17 @@
 // /proc), flood requests tried and their answers, 5xx seen, and acknowledged writes lost
 // (every created device read back at the end). BENCH_SERVER=<path to a server.js> measures
 // another build the same way (bench/README.md sets this build beside the one before issue 14).
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { readFile, mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import { percentile, report } from "./report.js";
+import { waitForLine, cpuMs } from "./lib/process.js";
 
 const PHASE_S = Number(process.env.BENCH_DURATION_S ?? 10);
 const FLOOD_IN_FLIGHT = 4;
-const CLOCK_TICKS = 100;
 
 interface Flood {
   name: string;
@@ -99,26 +99,7 @@ interface Phase {
   flood?: FloodResult;
 }
 
-function waitForLine(child: ChildProcess, pattern: RegExp): Promise<string> {
-  return new Promise((resolve, reject) => {
-    let out = "";
-    const onData = (c: Buffer) => {
-      out += c.toString();
-      const m = pattern.exec(out);
-      if (m) resolve(m[0]);
-    };
-    child.stdout?.on("data", onData);
-    child.stderr?.on("data", onData);
-    child.once("exit", (code) => reject(new Error(`exited with ${code}: ${out}`)));
-  });
-}
 
-async function cpuTicks(pid: number): Promise<number> {
-  const stat = await readFile(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  // utime and stime are the 14th and 15th fields; fields here start at the 3rd.
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-hostile-http-"));
 const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/main/server.js");
@@ -178,11 +159,11 @@ try {
         })
       : undefined;
     const floodDone = worker ? new Promise<FloodResult>((resolve) => worker.once("message", resolve)) : undefined;
-    const ticks0 = await cpuTicks(pid);
+    const cpu0 = cpuMs(pid);
     const t0 = performance.now();
     const { latencies, fivexx } = await client(PHASE_S);
     const floodResult = await floodDone;
-    const cpuPercent = ((await cpuTicks(pid)) - ticks0) / CLOCK_TICKS / ((performance.now() - t0) / 1000) * 100;
+    const cpuPercent = ((cpuMs(pid) - cpu0) / (performance.now() - t0)) * 100;
     await worker?.terminate();
     return { name, p50: percentile(latencies, 50), p99: percentile(latencies, 99), requests: latencies.length, legit5xx: fivexx, cpuPercent, flood: floodResult };
   }

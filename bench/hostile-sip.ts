@@ -10,12 +10,12 @@
 // BENCH_SERVER_ENTRY runs another build of the server (a before/after comparison).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
-import { readFileSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import WebSocket from "ws";
 import { percentile, report } from "./report.js";
+import { cpuMs } from "./lib/process.js";
 
 const PHASE_S = Number(process.env.BENCH_PHASE_S ?? 20);
 const FLOODERS = 8;
@@ -27,7 +27,6 @@ const PER_TICK = Math.max(1, Math.round((FLOOD_RATE * TICK_MS) / 1000 / FLOODERS
 /** The phone's pace: a UA's requests, not a load generator's (it has a budget like any socket). */
 const PHONE_GAP_MS = 150;
 const ENTRY = process.env.BENCH_SERVER_ENTRY ?? join(import.meta.dirname, "../out/main/server.js");
-const TICKS_PER_S = 100;
 /** A request unanswered this long counts as lost (and the phone carries on). */
 const ANSWER_TIMEOUT_MS = 10_000;
 
@@ -108,12 +107,6 @@ interface Phase {
   flood?: { tried: number; answers: number; closed: number };
 }
 
-function cpuTicks(pid: number): number {
-  // Fields after the command's closing parenthesis; utime and stime are the 12th and 13th.
-  const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
-  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-  return Number(fields[11]) + Number(fields[12]);
-}
 
 class Phone {
   readonly #ws: WebSocket;
@@ -225,7 +218,7 @@ async function phase(name: string, server: ChildProcess, url: string, phone: Pho
   if (flooder) await new Promise((r) => setTimeout(r, 1000));
   const pid = server.pid ?? 0;
   const result: Phase = { name, samples: [], registers: [], unanswered: 0, fiveXx: 0, cpuS: 0, wallS: 0 };
-  const ticks0 = cpuTicks(pid);
+  const cpu0 = cpuMs(pid);
   const t0 = performance.now();
   for (let i = 0; performance.now() - t0 < PHASE_S * 1000; i++) {
     const start = performance.now();
@@ -237,7 +230,7 @@ async function phase(name: string, server: ChildProcess, url: string, phone: Pho
     await new Promise((r) => setTimeout(r, PHONE_GAP_MS));
   }
   result.wallS = (performance.now() - t0) / 1000;
-  result.cpuS = (cpuTicks(pid) - ticks0) / TICKS_PER_S;
+  result.cpuS = (cpuMs(pid) - cpu0) / 1000;
   if (flooder) {
     const exited = new Promise((r) => flooder.once("exit", r));
     flooder.kill("SIGTERM");
