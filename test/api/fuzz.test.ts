@@ -51,7 +51,11 @@ beforeAll(async () => {
   api = await startApi();
   ({ token, accountId } = await api.login("admin"));
   const doc = (await (await fetch(`${api.url}/v2/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
-  paths = Object.entries(doc.paths).map(([path, ops]) => ({ path, verbs: Object.keys(ops).map((v) => v.toUpperCase()) }));
+  // The platform API's routes: the texting API in the same document answers errors in its own
+  // shape (`{errors: [...]}`, as the spec has it), and the websocket paths are upgrades.
+  paths = Object.entries(doc.paths)
+    .filter(([path]) => path.startsWith("/v2/"))
+    .map(([path, ops]) => ({ path, verbs: Object.keys(ops).map((v) => v.toUpperCase()) }));
   knownIds = [];
   for (const name of COLLECTIONS) for (const d of (await api.server.store.account(accountId, name)).all()) knownIds.push(d.id);
 });
