@@ -112,6 +112,30 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
     },
   });
 
+  /** What Kazoo tells about a token (token_auth.md, user_authentication.md), then the local fields. */
+  const describeToken = async (ctx: Ctx): Promise<Outcome> => {
+    const t = ctx.auth ? await deps.auth.describe(ctx.auth.token) : null;
+    if (!t || !ctx.auth) throw new ApiError("invalid_credentials");
+    const account = (await deps.global("accounts")).get(t.account_id);
+    return {
+      data: {
+        id: ctx.auth.token,
+        account_id: t.account_id,
+        account_name: account?.data.name,
+        ...(t.owner_id === null ? {} : { owner_id: t.owner_id }),
+        method: t.method === "api_auth" ? "cb_api_auth" : "cb_user_auth",
+        apps: [],
+        language: typeof account?.data.language === "string" ? account.data.language : "en-US",
+        is_reseller: false,
+        reseller_id: t.account_id,
+        is_admin: ctx.auth.isAdmin,
+        created: t.created,
+        last_used: toGregorianSeconds(t.last_used),
+        expires_in: t.expires_in,
+      },
+    };
+  };
+
   registerEndpoint(app, deps, {
     path: "/v2/token_auth",
     access: "token",
@@ -119,35 +143,29 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
     verbs: {
       GET: {
         summary: "Describe the token used",
-        handler: async (ctx) => {
-          const t = ctx.auth ? await deps.auth.describe(ctx.auth.token) : null;
-          if (!t || !ctx.auth) throw new ApiError("invalid_credentials");
-          const account = (await deps.global("accounts")).get(t.account_id);
-          // Kazoo's fields first (its method names are the crossbar modules'), then local ones.
-          return {
-            data: {
-              id: ctx.auth.token,
-              account_id: t.account_id,
-              account_name: account?.data.name,
-              ...(t.owner_id === null ? {} : { owner_id: t.owner_id }),
-              method: t.method === "api_auth" ? "cb_api_auth" : "cb_user_auth",
-              apps: [],
-              language: typeof account?.data.language === "string" ? account.data.language : "en-US",
-              is_reseller: false,
-              reseller_id: t.account_id,
-              is_admin: ctx.auth.isAdmin,
-              created: t.created,
-              last_used: toGregorianSeconds(t.last_used),
-              expires_in: t.expires_in,
-            },
-          };
-        },
+        handler: describeToken,
       },
       DELETE: {
         summary: "Revoke the token used",
         handler: async (ctx) => {
           if (ctx.auth) await deps.auth.tokens.revoke(ctx.auth.token);
           return { data: {} };
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: "/v2/user_auth/:token",
+    access: "token",
+    tag: "auth",
+    verbs: {
+      GET: {
+        summary: "Describe the token in the path: the caller's own (user_authentication.md \"Fetch Token Auth Information\")",
+        handler: async (ctx) => {
+          // Only one's own: describing a token slides its expiry, and a token is not a thing to look up.
+          if (ctx.params.token !== ctx.auth?.token) throw new ApiError("bad_identifier", { cause: "token" });
+          return describeToken(ctx);
         },
       },
     },
