@@ -16,6 +16,7 @@ import { join } from "node:path";
 import WebSocket from "ws";
 import { percentile, report } from "./report.js";
 import { cpuMs } from "./lib/process.js";
+import { floodGarbage, probeOptions } from "../test/helpers/sip-flood.js";
 
 const PHASE_S = Number(process.env.BENCH_PHASE_S ?? 20);
 const FLOODERS = 8;
@@ -32,34 +33,6 @@ const ANSWER_TIMEOUT_MS = 10_000;
 
 const hex = (n = 8) => randomBytes(n).toString("hex");
 const md5 = (s: string) => createHash("md5").update(s).digest("hex");
-
-function options(): string {
-  return [
-    `OPTIONS sip:${REALM} SIP/2.0`,
-    `Via: SIP/2.0/WSS ${hex(4)}.invalid;branch=z9hG4bK${hex()}`,
-    "Max-Forwards: 70",
-    `To: <sip:${REALM}>`,
-    `From: <sip:probe@${REALM}>;tag=${hex(4)}`,
-    `Call-ID: ${hex()}`,
-    "CSeq: 1 OPTIONS",
-    "Content-Length: 0",
-    "",
-    "",
-  ].join("\r\n");
-}
-
-function garbage(i: number): string | Buffer {
-  switch (i % 4) {
-    case 0:
-      return options().replace(/To: .*/, `To: <<${"x".repeat(i % 97)}`);
-    case 1:
-      return options().replace(/Via: .*/, "Via: SIP/2.0/WSS ;;;branch");
-    case 2:
-      return Buffer.from([0xff, 0xfe, i & 0xff, 0x80]);
-    default:
-      return `INVITE ${"y".repeat(i % 200)}\r\n\r\n`;
-  }
-}
 
 // ---- the flooder process: `node --import tsx bench/hostile-sip.ts --flood <url> <kind>` ----
 
@@ -81,7 +54,7 @@ async function flood(url: string, kind: "garbage" | "options"): Promise<void> {
       const closed = new Promise<void>((resolve) => ws.once("close", () => resolve()));
       // Each socket its share of FLOOD_RATE, a few messages every tick.
       for (let i = 0; running && ws.readyState === ws.OPEN; ) {
-        for (let k = 0; k < PER_TICK; k++, i++) ws.send(kind === "garbage" ? garbage(i) : options());
+        for (let k = 0; k < PER_TICK; k++, i++) ws.send(kind === "garbage" ? floodGarbage(REALM, i) : probeOptions(REALM));
         stats.tried += PER_TICK;
         await new Promise((r) => setTimeout(r, TICK_MS));
       }
@@ -222,7 +195,7 @@ async function phase(name: string, server: ChildProcess, url: string, phone: Pho
   const t0 = performance.now();
   for (let i = 0; performance.now() - t0 < PHASE_S * 1000; i++) {
     const start = performance.now();
-    const status = i % 10 === 9 ? await phone.register(device.username, device.password) : (await phone.ask(options())).status;
+    const status = i % 10 === 9 ? await phone.register(device.username, device.password) : (await phone.ask(probeOptions(REALM))).status;
     const ms = performance.now() - start;
     if (status === 0) result.unanswered++;
     else if (status >= 500) result.fiveXx++;

@@ -4,7 +4,8 @@
 // SIP connections: the one past it is refused 429 in the API's error envelope.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import WebSocket from "ws";
-import { hex, type SipPhone } from "../helpers/sip-client.js";
+import type { SipPhone } from "../helpers/sip-client.js";
+import { floodGarbage, probeOptions } from "../helpers/sip-flood.js";
 import { REALM, serveSip, type ServedSip } from "./sip-served.js";
 
 const ABUSERS = 8;
@@ -19,35 +20,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sip?.stop();
 });
-
-function options(cseq: number): string {
-  return [
-    `OPTIONS sip:${REALM} SIP/2.0`,
-    `Via: SIP/2.0/WSS ${hex(4)}.invalid;branch=z9hG4bK${hex()}`,
-    "Max-Forwards: 70",
-    `To: <sip:${REALM}>`,
-    `From: <sip:probe@${REALM}>;tag=${hex(4)}`,
-    `Call-ID: ${hex()}`,
-    `CSeq: ${cseq} OPTIONS`,
-    "Content-Length: 0",
-    "",
-    "",
-  ].join("\r\n");
-}
-
-/** The i-th message of a flood: requests the grammar rejects (each worth a 400), or plain junk. */
-function garbage(i: number): string | Buffer {
-  switch (i % 4) {
-    case 0:
-      return options(i).replace(/To: .*/, `To: <<${"x".repeat(i % 97)}`);
-    case 1:
-      return options(i).replace(/Via: .*/, "Via: SIP/2.0/WSS ;;;branch");
-    case 2:
-      return Buffer.from([0xff, 0xfe, i & 0xff, 0x80]);
-    default:
-      return `INVITE ${"y".repeat(i % 200)}\r\n\r\n`;
-  }
-}
 
 interface Abuser {
   answers: number;
@@ -67,7 +39,7 @@ async function abuse(url: string): Promise<Abuser> {
   ws.on("message", () => abuser.answers++);
   void (async () => {
     for (let i = 0; i < PER_ABUSER && ws.readyState === ws.OPEN; i++) {
-      ws.send(garbage(i));
+      ws.send(floodGarbage(REALM, i));
       // Let the socket write now and then, as a script looping on send() does.
       if (i % 50 === 49) await new Promise((r) => setImmediate(r));
     }
@@ -90,7 +62,7 @@ describe("a flood of malformed SIP from 8 sockets", () => {
       if (i % 10 === 9) {
         expect((await phone.register({ expires: 300 })).status).toBe(200);
       } else {
-        phone.socket.send(options(1000 + i));
+        phone.socket.send(probeOptions(REALM, 1000 + i));
         expect((await phone.socket.next(10_000)).status).toBe(200);
       }
       answered++;
@@ -106,7 +78,7 @@ describe("a flood of malformed SIP from 8 sockets", () => {
     // A flooder back at once gets a few tokens, not a fresh burst: of 20 malformed requests sent
     // at once on a new socket (400 each, when read), 5 at most are read (a full burst: 8 to 20).
     const back = await sip.socket();
-    for (let i = 0; i < 20; i++) back.send(garbage(4 * i));
+    for (let i = 0; i < 20; i++) back.send(floodGarbage(REALM, 4 * i));
     let got = 0;
     while (await back.next(1000).then(() => true, () => false)) got++;
     expect(got).toBeGreaterThan(0);
