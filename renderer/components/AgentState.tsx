@@ -98,16 +98,15 @@ export function AgentState() {
               </div>
             </div>
           ) : null}
-          <div className="button-row" role="group" aria-label="Change your queue state">
+          <div className="button-row" role="group" aria-label="Change your queue state" aria-busy={busy}>
             {loggedIn ? (
               <>
                 <button
                   type="button"
                   className="button"
                   aria-pressed={state === "Ready"}
-                  aria-disabled={busy}
                   aria-keyshortcuts={keysOf("ready")}
-                  onClick={() => void (busy ? null : setStatus("ready"))}
+                  onClick={() => void setStatus("ready")}
                 >
                   Ready
                 </button>
@@ -115,18 +114,17 @@ export function AgentState() {
                   type="button"
                   className="button"
                   aria-pressed={state === "Away"}
-                  aria-disabled={busy}
                   aria-keyshortcuts={keysOf("away")}
-                  onClick={() => void (busy ? null : setStatus("away"))}
+                  onClick={() => void setStatus("away")}
                 >
                   Away
                 </button>
-                <button type="button" className="button" aria-disabled={busy} onClick={() => void (busy ? null : setStatus("logout"))}>
+                <button type="button" className="button" onClick={() => void setStatus("logout")}>
                   Logout
                 </button>
               </>
             ) : (
-              <button type="button" className="button button-primary" aria-disabled={busy} onClick={() => void (busy ? null : setStatus("login"))}>
+              <button type="button" className="button button-primary" onClick={() => void setStatus("login")}>
                 Login
               </button>
             )}

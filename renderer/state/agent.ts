@@ -105,27 +105,52 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
       });
     }
 
+    /**
+     * The state change asked while another was on its way (newest wins), sent once that one is
+     * answered: a quick Away then Ready (Alt+W, Alt+Y) ends Ready, as the agent meant.
+     */
+    let next: { kind: RecipientStatusChange; ask: () => Promise<RecipientStatus>; settle: (taken: boolean) => void } | null = null;
+
     /** One request; its answer is shown unless an event came in meanwhile (a read follows that). */
     async function request(kind: AgentRequest, ask: () => Promise<RecipientStatus>): Promise<boolean> {
-      if (get().agent.pending !== null) return false;
+      const pending = get().agent.pending;
+      if (pending !== null) {
+        // Wrap-up and per-queue requests are not sent twice; a state change waits its turn.
+        if (!isStateChange(kind) || !isStateChange(pending)) return false;
+        next?.settle(false);
+        next = null;
+        if (kind === pending) return false;
+        return new Promise((settle) => {
+          next = { kind, ask, settle };
+        });
+      }
       const before = events;
       set((s) => ({ agent: { ...s.agent, pending: kind, error: null } }));
+      let taken: boolean;
       try {
         const status = await ask();
         set((s) => ({ agent: { ...s.agent, pending: null } }));
         if (events === before) apply(status);
-        return true;
+        taken = true;
       } catch (error) {
         set((s) => ({ agent: { ...s.agent, pending: null, error: requestErrorText(kind, error) } }));
         // What the server has now, whatever the refusal was about.
         void get().loadAgentStatus();
-        return false;
+        taken = false;
       }
+      const waiting = next;
+      next = null;
+      if (waiting !== null) void request(waiting.kind, waiting.ask).then(waiting.settle);
+      return taken;
     }
 
     onConnectionChange(store, {
       online: () => void get().loadAgentStatus(),
-      signedOut: () => set({ agent: EMPTY }),
+      signedOut: () => {
+        next?.settle(false);
+        next = null;
+        set({ agent: EMPTY });
+      },
     });
 
     return {
@@ -203,6 +228,12 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
       },
     };
   };
+}
+
+const STATE_CHANGES: readonly AgentRequest[] = ["login", "logout", "ready", "away"] satisfies RecipientStatusChange[];
+
+function isStateChange(kind: AgentRequest): kind is RecipientStatusChange {
+  return STATE_CHANGES.includes(kind);
 }
 
 const REQUEST_WORDS: Record<RecipientStatusChange | WrapupAction, string> = {

@@ -41,6 +41,45 @@ describe("agent slice", () => {
     expect(store.getState().agent.pending).toBeNull();
   });
 
+  it("sends a state asked while another is on its way once that one is answered, the newest only", async () => {
+    const { store, callq, me } = await callqConsole();
+    callq.hold("setRecipientStatus");
+    const away = store.getState().setAgentStatus("away");
+    // Alt+Y before the Away is answered: not lost, not sent alongside.
+    const ready = store.getState().setAgentStatus("ready");
+    expect(callq.calls("setRecipientStatus")).toEqual([{ method: "setRecipientStatus", args: [me, "away"] }]);
+    await callq.release("setRecipientStatus", recipientStatus({ state: "Away", lastActionAt: 1_700_000_000_000 }));
+    expect(await away).toBe(true);
+    expect(callq.calls("setRecipientStatus")).toEqual([
+      { method: "setRecipientStatus", args: [me, "away"] },
+      { method: "setRecipientStatus", args: [me, "ready"] },
+    ]);
+    expect(store.getState().agent.pending).toBe("ready");
+    await callq.release("setRecipientStatus", recipientStatus({ state: "Ready", lastActionAt: 1_700_000_001_000 }));
+    expect(await ready).toBe(true);
+    expect(store.getState().agent.status?.state).toBe("Ready");
+    expect(store.getState().agent.pending).toBeNull();
+
+    // Away, then Ready, then Away again before the first is answered: the Ready is dropped, the
+    // second Away is the one on its way; nothing more is sent.
+    const first = store.getState().setAgentStatus("away");
+    const dropped = store.getState().setAgentStatus("ready");
+    expect(await store.getState().setAgentStatus("away")).toBe(false);
+    expect(await dropped).toBe(false);
+    await callq.release("setRecipientStatus", recipientStatus({ state: "Away", lastActionAt: 1_700_000_002_000 }));
+    expect(await first).toBe(true);
+    expect(callq.calls("setRecipientStatus").map((c) => c.args[1])).toEqual(["away", "ready", "away"]);
+    expect(store.getState().agent.status?.state).toBe("Away");
+
+    // Wrap-up requests are not queued: a second one while the first is on its way is refused.
+    callq.hold("wrapup");
+    const extending = store.getState().extendWrapup();
+    expect(await store.getState().cancelWrapup()).toBe(false);
+    await callq.release("wrapup", recipientStatus({ state: "Wrapup-Time", lastActionAt: 1_700_000_003_000 }));
+    expect(await extending).toBe(true);
+    expect(callq.calls("wrapup").map((c) => c.args[1])).toEqual(["wrapup_extend"]);
+  });
+
   it("follows the user's recipient events at once and reads the full status after each", async () => {
     const { store, callq, events, clock, me } = await callqConsole();
     const readsBefore = callq.calls("recipientStatus").length;
