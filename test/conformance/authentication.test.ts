@@ -5,15 +5,14 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD, startApi, type TestApi } from "../helpers/api.js";
+import { curl as send, type CurlResult } from "../helpers/conformance.js";
 
 let api: TestApi;
 let accountId: string;
 
-/** A request as a curl line of the documents sends it: exactly these headers, this body. */
-async function curl(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<{ status: number; json: Record<string, unknown> }> {
-  const res = await fetch(`${api.url}${path}`, { method, headers, body });
-  const text = await res.text();
-  return { status: res.status, json: text === "" ? {} : (JSON.parse(text) as Record<string, unknown>) };
+/** A curl line of the documents against this server. */
+function curl(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<CurlResult> {
+  return send(api.url, method, path, headers, body);
 }
 
 const md5 = (text: string): string => createHash("md5").update(text).digest("hex");
