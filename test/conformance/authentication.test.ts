@@ -5,7 +5,7 @@
 import { createHash } from "node:crypto";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD, startApi, type TestApi } from "../helpers/api.js";
-import { curl as send, type CurlResult } from "../helpers/conformance.js";
+import { curl as send, type CurlResult } from "../helpers/kazoo-docs.js";
 
 let api: TestApi;
 let accountId: string;
