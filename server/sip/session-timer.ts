@@ -25,7 +25,7 @@ function tokens(request: SipRequest, name: string): string[] {
 
 /** The Session-Expires the request asks for: seconds and refresher, or undefined when none (or unreadable). */
 function asked(request: SipRequest): { seconds: number; refresher?: string } | undefined {
-  const value = request.message.getHeader("session-expires") ?? request.message.getHeader("x");
+  const value = request.message.getHeader("session-expires");
   if (value === undefined) return undefined;
   const [delta, ...params] = value.split(";").map((p) => p.trim());
   if (delta === undefined || !/^\d{1,10}$/.test(delta)) return undefined;
@@ -47,7 +47,7 @@ export function sessionTimerRefusal(request: SipRequest): SipReply | undefined {
 /** The headers of a 2xx to an INVITE or UPDATE that asked for a session timer (none when it did not). */
 export function sessionTimerHeaders(request: SipRequest): Header[] {
   const wanted = asked(request);
-  const supported = tokens(request, "supported").includes("timer") || tokens(request, "k").includes("timer");
+  const supported = tokens(request, "supported").includes("timer");
   if (wanted === undefined || !supported || wanted.refresher === "uas") return [];
   return [
     ["Session-Expires", `${Math.max(wanted.seconds, MIN_SESSION_EXPIRES_S)};refresher=uac`],
