@@ -20,6 +20,7 @@ import { MediaEngine } from "./media/index.js";
 import { startCalls, type CallEngine } from "./calls/index.js";
 import { SimCallers } from "./sim/callers.js";
 import { startTexting } from "./texting/index.js";
+import { TEXTING_PATH_FAILURES } from "./texting/routes.js";
 import { CallqEngine } from "./callq/engine.js";
 import { registerCallqModules } from "./callq/modules/index.js";
 import { followDevicePresence } from "./callq/presence.js";
@@ -77,6 +78,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     allowOrigins: config.allowOrigins,
     port: () => listening,
     rendererDir: config.rendererDir,
+    ownFailureShapes: [TEXTING_PATH_FAILURES],
   });
   const routes = recordRoutes(app);
   const catalogue: EndpointSpec[] = [];

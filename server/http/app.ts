@@ -22,6 +22,11 @@ export interface AppOptions {
   allowOrigins: string[];
   port: () => number;
   rendererDir: string | null;
+  /**
+   * APIs served beside the platform's with their own failure shape (the texting API's
+   * `{errors: [...]}`): a path under `prefix` that cannot be routed is answered in it.
+   */
+  ownFailureShapes?: { prefix: string; answer(status: number, message: string): unknown }[];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -92,6 +97,12 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // A path that cannot be routed (bad percent-encoding, a 100+ character segment) gets the envelope.
     frameworkErrors: (error, request, frameworkReply) => {
       const reply = frameworkReply as FastifyReply;
+      const own = options.ownFailureShapes?.find((api) => request.url.startsWith(api.prefix));
+      if (own !== undefined) {
+        return error.code === "FST_ERR_MAX_PARAM_LENGTH"
+          ? reply.status(404).send(own.answer(404, "Not found"))
+          : reply.status(400).send(own.answer(400, "The path is not valid percent-encoding"));
+      }
       const apiError =
         error.code === "FST_ERR_MAX_PARAM_LENGTH"
           ? new ApiError("bad_identifier", { cause: "a path segment longer than 100 characters names nothing" })

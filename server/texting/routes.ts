@@ -16,6 +16,9 @@ import type { TextingIdentity } from "./settings.js";
 
 export const TEXTING_API_PREFIX = "/texting/api";
 
+/** For the app: a texting path that cannot be routed (a 100+ character id) fails in texting words. */
+export const TEXTING_PATH_FAILURES = { prefix: `${TEXTING_API_PREFIX}/`, answer: (_status: number, message: string) => ({ errors: [message] }) };
+
 const identities = new WeakMap<FastifyRequest, TextingIdentity>();
 
 function identityOf(request: FastifyRequest): TextingIdentity {
