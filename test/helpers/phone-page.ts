@@ -8,27 +8,36 @@ import type { Browser, Page } from "playwright-core";
 import { build } from "vite";
 import type { TestApi } from "./api.js";
 
-let bundled: Promise<string> | null = null;
+const bundled = new Map<string, Promise<string>>();
 
 /** A folder holding the lab page; pass it as the server's `rendererDir`. */
 export function phoneLabDir(): Promise<string> {
-  bundled ??= (async () => {
-    const outDir = await mkdtemp(join(tmpdir(), "sb-phone-lab-"));
-    await build({
-      configFile: false,
-      logLevel: "silent",
-      build: {
-        outDir,
-        emptyOutDir: true,
-        minify: false,
-        lib: { entry: join(import.meta.dirname, "../e2e/fixtures/phone-lab.ts"), formats: ["iife"], name: "PhoneLab", fileName: () => "phone-lab.js" },
-      },
-    });
-    // sip.js's grammar holds non-ASCII characters: the page must be read as UTF-8.
-    await writeFile(join(outDir, "index.html"), '<!doctype html><meta charset="utf-8"><title>phone lab</title><script src="phone-lab.js"></script>\n');
-    return outDir;
-  })();
-  return bundled;
+  return labPageDir("phone-lab");
+}
+
+/** A folder holding a page around test/e2e/fixtures/<fixture>.ts, bundled once per run. */
+export function labPageDir(fixture: string): Promise<string> {
+  let dir = bundled.get(fixture);
+  if (dir === undefined) {
+    dir = (async () => {
+      const outDir = await mkdtemp(join(tmpdir(), `sb-${fixture}-`));
+      await build({
+        configFile: false,
+        logLevel: "silent",
+        build: {
+          outDir,
+          emptyOutDir: true,
+          minify: false,
+          lib: { entry: join(import.meta.dirname, `../e2e/fixtures/${fixture}.ts`), formats: ["iife"], name: "Lab", fileName: () => `${fixture}.js` },
+        },
+      });
+      // The SIP libraries' grammars hold non-ASCII characters: the page must be read as UTF-8.
+      await writeFile(join(outDir, "index.html"), `<!doctype html><meta charset="utf-8"><title>${fixture}</title><script src="${fixture}.js"></script>\n`);
+      return outDir;
+    })();
+    bundled.set(fixture, dir);
+  }
+  return dir;
 }
 
 export async function openPhoneLab(browser: Browser, serverUrl: string): Promise<Page> {
