@@ -8,11 +8,17 @@ import type { Page } from "playwright-core";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { labPageDir } from "../helpers/phone-page.js";
 import { startApi, type TestApi } from "../helpers/api.js";
-import type { LabState } from "./fixtures/jssip-lab.js";
 
 const REALM = "demo.switchboard.local";
 /** JsSIP's default Session-Expires; it refreshes at half of it. */
 const INTERVAL_S = 90;
+
+/** What the page's lab (test/e2e/fixtures/jssip-lab.ts) tells: every SIP frame, and the call's state. */
+interface LabState {
+  frames: { dir: "in" | "out"; text: string }[];
+  confirmed: boolean;
+  ended: string | null;
+}
 
 let api: TestApi;
 let browser: LaunchedBrowser;
