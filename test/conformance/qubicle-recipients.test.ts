@@ -5,7 +5,8 @@
 // "Get recipient status" are named after the spec's endpoint table (service-api.md), which was
 // written from this document: the search tool here returns only the first part of the page.
 //
-// Examples: 11. Passing as documented: 11. Marked differs: 0.
+// Examples: 10 (9 of the recipient document, 1 of the user guide), plus one refusal ("unknown
+// status"). Passing as documented: 10. Marked differs: 0.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { curl as send, expectError, expectSuccess, type CurlResult } from "../helpers/kazoo-docs.js";
