@@ -5,11 +5,13 @@
 // endpoint table (service-api.md), which was written from this document: the search tool here
 // returns only the first part of the page (see the report, docs/design-notes.md).
 //
-// Examples: 13 (two of them, Create Queue with the new and with the old field names). Passing as
-// documented: 13. Marked differs: 0.
+// Examples: 14 (Queue Sessions empty and with a caller waiting, whose session is then removed;
+// Create Queue with the new and with the old field names). Passing as documented: 14. Marked
+// differs: 0.
 import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../helpers/api.js";
+import { poll } from "../helpers/poll.js";
 import { curl as send, expectError, expectSuccess, type CurlResult } from "../helpers/kazoo-docs.js";
 
 let api: TestApi;
@@ -125,6 +127,40 @@ describe("qubicle_queues.md", () => {
     const res = await curl("GET", path(`/${id}/sessions`), asAdmin());
     expectSuccess(res, 200, [{ queue_id: id, session_list: [] }]);
     expect(res.json.data).toEqual([{ queue_id: id, session_list: [] }]);
+  });
+
+  it("qubicle_queues.md › Queue Sessions (a caller waiting)", async () => {
+    // A simulated caller dials the demo's Sales queue (5001); no recipient is logged in, so it waits.
+    const sales = ((await curl("GET", path(), asAdmin())).json.data as { id: string; name: string }[]).find((q) => q.name === "Sales");
+    const salesId = sales?.id ?? "";
+    const call = await api.call<{ id: string }>("POST", `/v2/accounts/${accountId}/sim/calls`, { token: admin, data: { to: "5001", caller_id_name: "Casey Customer", caller_id_number: "+14155550100", audio: "silence_stream://" } });
+    expect(call.status, call.text).toBe(201);
+    const res = await poll("the caller to wait in the queue", async () => {
+      const answer = await curl("GET", path(`/${salesId}/sessions`), asAgent());
+      return ((answer.json.data as { session_list: unknown[] }[] | undefined)?.[0]?.session_list.length ?? 0) > 0 ? answer : undefined;
+    });
+    expectSuccess(res, 200);
+    const [entry] = res.json.data as { queue_id: string; session_list: Record<string, unknown>[] }[];
+    expect(entry?.queue_id).toBe(salesId);
+    expect(entry?.session_list).toEqual([
+      {
+        session_id: expect.any(String),
+        call_id: call.body.data.id,
+        queue_id: salesId,
+        caller_id_name: "Casey Customer",
+        caller_id_number: "+14155550100",
+        queue_enter_time: expect.any(Number),
+        state: "waiting",
+      },
+    ]);
+
+    // Removing a waiting session is an admin's; it ends the caller's wait.
+    const sessionId = String(entry?.session_list[0]?.session_id);
+    const removeBody = JSON.stringify({ data: { action: "remove" } });
+    expectError(await curl("POST", path(`/${salesId}/sessions/${sessionId}`), asAgent(), removeBody), 403, "forbidden");
+    const removed = await curl("POST", path(`/${salesId}/sessions/${sessionId}`), asAdmin(), removeBody);
+    expectSuccess(removed, 200, [{ queue_id: salesId, session_list: [] }]);
+    expectError(await curl("POST", path(`/${salesId}/sessions/${sessionId}`), asAdmin(), removeBody), 404, "bad_identifier", { cause: sessionId });
   });
 
   it("qubicle_queues.md › Create Queue", async () => {
