@@ -68,7 +68,9 @@ describe("quickstart_guide.md", () => {
     const unchanged = await curl("GET", `/v2/accounts/${accountId}/callflows/${callflowId}`, { "X-Auth-Token": token });
     expect(unchanged.json.data).toMatchObject({ flow: { module: "user" } });
 
-    // The same line on /v2, still without a Content-Type of JSON, sends the extension to the queue.
+    // The same line on /v2, still without a Content-Type of JSON, sends the extension to the queue;
+    // callflows are an admin's to change.
+    expectError(await curl("PATCH", `/v2/accounts/${accountId}/callflows/${callflowId}`, { "X-Auth-Token": agentToken, ...CURL_FORM }, body), 403, "forbidden");
     const v2 = await curl("PATCH", `/v2/accounts/${accountId}/callflows/${callflowId}`, { "X-Auth-Token": token, ...CURL_FORM }, body);
     expectSuccess(v2, 200, { id: callflowId, numbers: ["5099"], flow: { module: "qubicle", data: { queue_id: queueId } } });
   });
