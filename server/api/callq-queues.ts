@@ -5,6 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { CallqError, isRecipientUser, type CallqEngine } from "../callq/engine.js";
 import { QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, withoutAliases } from "../callq/queue-config.js";
 import { ROUTERS } from "../callq/queue-router.js";
+import { MediaReferenceError, resolveMediaReference } from "../media/reference.js";
 import { ifMatch, registerEndpoint, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
 import { isObject } from "../http/request.js";
@@ -12,7 +13,6 @@ import { dataObject, docOutcome, listOutcome, notFound, registerDocResource, sto
 import { fieldError, validate, type FieldErrors, type JsonSchema } from "../http/validation.js";
 import type { Collection, StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
-import { isMediaUri } from "./media.js";
 
 /**
  * The longest wait Node's timers keep (2^31-1 ms): a longer timeout would fire at once. The spec
@@ -34,7 +34,7 @@ export const queueSchema: JsonSchema = {
     ring_timeout: seconds(QUEUE_BOUNDS.ring_timeout),
     agent_wrapup_time: seconds(QUEUE_BOUNDS.agent_wrapup_time),
     tick_time: { type: "integer", minimum: QUEUE_BOUNDS.tick_time, maximum: MAX_MS },
-    hold_treatment: { type: "string", minLength: 1, description: "a media id, or a tone_stream://, silence_stream:// or http(s) URI" },
+    hold_treatment: { type: "string", minLength: 1, description: "played to waiting callers: a media id of the account (its WAV audio uploaded), or a tone_stream:// or silence_stream:// URI" },
     force_away_on_reject: { type: "boolean" },
     max_missed_offers: {
       type: "integer",
@@ -169,8 +169,13 @@ export function registerCallqQueues(app: FastifyInstance, deps: ApiDeps): void {
       else if (!ctx.collection.has(redirect)) errors.timeout_redirect = { not_found: { message: "no queue with this id", value: redirect } };
     }
     const hold = data.hold_treatment;
-    if (typeof hold === "string" && !isMediaUri(hold) && !(await deps.collection(ctx.accountId, "media")).has(hold)) {
-      errors.hold_treatment = { not_found: { message: "no media with this id (nor a tone_stream://, silence_stream:// or http(s) URI)", value: hold } };
+    if (typeof hold === "string") {
+      try {
+        resolveMediaReference(hold, await deps.collection(ctx.accountId, "media"));
+      } catch (err) {
+        if (!(err instanceof MediaReferenceError)) throw err;
+        errors.hold_treatment = { [err.rule]: { message: err.message, value: hold } };
+      }
     }
     if (Object.keys(errors).length) throw new ApiError("validation_error", errors);
   };

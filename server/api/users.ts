@@ -60,8 +60,16 @@ export function userDefaults(data: Data): Data {
     enabled: true,
     ...rest,
     // A callq that is not an object is left as sent, so validation names it.
-    callq: isObject(callq) ? { enabled: false, permissions: [], ...callq } : callq,
+    callq: isObject(callq) ? { enabled: false, permissions: [], ...callq, ...enabledText(callq.enabled) } : callq,
   };
+}
+
+/**
+ * Qubicle reads `enabled` as Kazoo's is_true does, and its quickstart guide sends the text "true":
+ * the texts "true" and "false" are taken and stored as the boolean.
+ */
+function enabledText(enabled: unknown): Data {
+  return enabled === "true" || enabled === "false" ? { enabled: enabled === "true" } : {};
 }
 
 /** Kazoo's generated username for a user given a password but no username: `user_` and 8 characters. */

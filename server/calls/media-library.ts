@@ -1,8 +1,8 @@
 // Which audio a call plays: an account's media ids turned into what the media engine can play (the
 // stored WAV file, or a tone_stream/silence_stream URI as given), and the music a held party hears.
-import { join } from "node:path";
 import type { AudioSource, MediaEngine } from "../media/index.js";
-import type { Collection, StoredDoc, Store } from "../store/index.js";
+import { MediaReferenceError, resolveMediaReference, wavPath } from "../media/reference.js";
+import type { StoredDoc, Store } from "../store/index.js";
 
 /** Heard on hold when the account has no music at all: a soft beep every four seconds. */
 export const DEFAULT_HOLD_TONE = "tone_stream://v=-20;%(500,3500,440);loops=-1";
@@ -10,8 +10,6 @@ export const DEFAULT_HOLD_TONE = "tone_stream://v=-20;%(500,3500,440);loops=-1";
 export const RINGBACK_TONE = "tone_stream://%(2000,4000,440,480);loops=-1";
 /** The demo account's hold music (server/demo.ts), used when nothing else is configured. */
 const DEMO_HOLD_MUSIC = "Hold music";
-const PLAYABLE_URI = /^(tone_stream|silence_stream):\/\/\S*$/;
-const MEDIA_ID = /^[0-9a-f]{32}$/;
 
 export class MediaLibrary {
   constructor(
@@ -19,13 +17,22 @@ export class MediaLibrary {
     private readonly media: MediaEngine,
   ) {}
 
-  /** A media id or URI as something playable; undefined when it names nothing we can play. */
-  async uriOf(accountId: string, idOrUri: string): Promise<string | undefined> {
-    if (PLAYABLE_URI.test(idOrUri)) return idOrUri;
-    if (!MEDIA_ID.test(idOrUri)) return undefined;
-    const media = await this.store.account(accountId, "media");
-    const doc = media.get(idOrUri);
-    return doc && wavPath(media, doc);
+  /**
+   * A media reference (server/media/reference.ts) as what the player opens. Throws
+   * MediaReferenceError, naming why, when it cannot be played.
+   */
+  async resolve(accountId: string, reference: string): Promise<string> {
+    return resolveMediaReference(reference, await this.store.account(accountId, "media"));
+  }
+
+  /** A media reference as something playable; undefined when it names nothing we can play. */
+  async uriOf(accountId: string, reference: string): Promise<string | undefined> {
+    try {
+      return await this.resolve(accountId, reference);
+    } catch (err) {
+      if (err instanceof MediaReferenceError) return undefined;
+      throw err;
+    }
   }
 
   /**
@@ -61,17 +68,4 @@ function mediaIdOf(doc: StoredDoc | undefined): string | undefined {
   if (typeof musicOnHold !== "object" || musicOnHold === null) return undefined;
   const id = (musicOnHold as Record<string, unknown>).media_id;
   return typeof id === "string" && id !== "" ? id : undefined;
-}
-
-/**
- * The WAV attachment's file. The store keeps attachments as files beside the collection file
- * (`<collection>.attachments/<doc id>/<name>`, docs/design-notes.md), and the player reads paths.
- */
-function wavPath(collection: Collection, doc: StoredDoc): string | undefined {
-  for (const [name, meta] of Object.entries(doc.attachments ?? {})) {
-    if (/wav/i.test(meta.content_type) || name.toLowerCase().endsWith(".wav")) {
-      return join(collection.file.replace(/\.json$/, ".attachments"), doc.id, name);
-    }
-  }
-  return undefined;
 }

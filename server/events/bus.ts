@@ -68,6 +68,13 @@ export function bindingMatches(binding: string, routingKey: string): boolean {
   return b.length === k.length;
 }
 
+/**
+ * A call-queue family named alone (`qubicle.recipient`, as Qubicle's websocket guide subscribes):
+ * blackhole reads it as every event of that family in the account, so it is read as `<family>.*`.
+ */
+const FAMILY_ALONE = /^callq\.(queue|recipient|session)$/;
+
 export function normaliseBinding(binding: string): string {
-  return binding.startsWith("qubicle.") ? `callq.${binding.slice("qubicle.".length)}` : binding;
+  const named = binding.startsWith("qubicle.") ? `callq.${binding.slice("qubicle.".length)}` : binding;
+  return FAMILY_ALONE.test(named) ? `${named}.*` : named;
 }

@@ -3,6 +3,7 @@
 import type { Clock, RandomSource } from "../clock.js";
 import { MediaLibrary } from "../calls/media-library.js";
 import { MediaUriError, type AudioSource, type MediaEngine } from "../media/index.js";
+import { MediaReferenceError } from "../media/reference.js";
 import type { CallSignalling, InboundCall } from "../sip/call-signalling.js";
 import type { Store } from "../store/index.js";
 import { newId } from "../store/index.js";
@@ -11,13 +12,11 @@ import { SimulatedCaller } from "./caller.js";
 /** Far more than a training session rings at once; a bound so a script cannot exhaust the ports. */
 export const MAX_SIM_CALLS_PER_ACCOUNT = 50;
 
-const MEDIA_ID = /^[0-9a-f]{32}$/;
-
 export interface SimCallRequest {
   to: string;
   callerIdName: string;
   callerIdNumber: string;
-  /** A media id of the account, or a tone_stream:// or silence_stream:// URI. */
+  /** A media reference (server/media/reference.ts): a media id of the account, tone_stream:// or silence_stream://. */
   audio: string;
 }
 
@@ -118,10 +117,12 @@ export class SimCallers {
   }
 
   async #audio(accountId: string, audio: string): Promise<AudioSource> {
-    const uri = await this.#library.uriOf(accountId, audio);
-    if (uri === undefined) {
-      if (MEDIA_ID.test(audio)) throw new SimCallRequestError("audio", "not_found", "no media with this id, or it has no audio", audio);
-      throw new SimCallRequestError("audio", "format", "Value is not a media id, a tone_stream:// or a silence_stream:// URI", audio);
+    let uri: string;
+    try {
+      uri = await this.#library.resolve(accountId, audio);
+    } catch (err) {
+      if (err instanceof MediaReferenceError) throw new SimCallRequestError("audio", err.rule, err.message, audio);
+      throw err;
     }
     try {
       return await this.#deps.media.player(uri);
