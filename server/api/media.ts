@@ -5,7 +5,8 @@ import { Readable } from "node:stream";
 import { guardUpload, sendAttachment } from "../http/binary.js";
 import { ifMatch, registerEndpoint, type Ctx, type Outcome } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
-import { docOutcome, notFound, registerDocResource, storeError, type Data, type WriteCtx } from "../http/resource.js";
+import { mergePatch } from "../http/patch.js";
+import { clientFields, dataObject, docOutcome, listOutcome, notFound, registerDocResource, storeError, type Data, type ResourceOps, type WriteCtx } from "../http/resource.js";
 import { fieldError, type JsonSchema } from "../http/validation.js";
 import type { Collection, StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
@@ -88,7 +89,9 @@ export const mediaSchema: JsonSchema = {
 
 /** Defaults on create; the audio's content_type and length always come from the stored document. */
 export function mediaDefaults(data: Data, existing?: StoredDoc): Data {
-  const out: Data = { media_source: "upload", streamable: true, ...data };
+  // Kazoo's schema defaults; a prompt's language is kept in lower case, as Kazoo keys prompts by it.
+  const out: Data = { media_source: "upload", streamable: true, language: "en-us", ...data };
+  if (typeof out.prompt_id === "string" && typeof out.language === "string") out.language = out.language.toLowerCase();
   delete out.content_type;
   delete out.content_length;
   if (existing) {
@@ -100,8 +103,9 @@ export function mediaDefaults(data: Data, existing?: StoredDoc): Data {
 
 export function mediaRow(doc: StoredDoc): Data {
   const d = doc.data;
-  const row: Data = { id: doc.id, name: d.name, media_source: d.media_source };
-  for (const key of ["language", "content_type", "is_prompt"]) if (d[key] !== undefined) row[key] = d[key];
+  // Kazoo's listing says of every media whether it is a prompt (one with a prompt_id).
+  const row: Data = { id: doc.id, name: d.name, media_source: d.media_source, is_prompt: d.is_prompt === true || typeof d.prompt_id === "string" };
+  for (const key of ["language", "content_type"]) if (d[key] !== undefined) row[key] = d[key];
   return row;
 }
 
@@ -128,12 +132,41 @@ export function wantsAudio(accept: string): boolean {
   return accept.split(",").some((part) => part.trim().startsWith("audio/"));
 }
 
+/** A media's language as Kazoo's language view keys it: lower case; undefined when it has none. */
+function languageOf(doc: StoredDoc): string | undefined {
+  return typeof doc.data.language === "string" && doc.data.language !== "" ? doc.data.language.toLowerCase() : undefined;
+}
+
+function promptOf(doc: StoredDoc): string | undefined {
+  return typeof doc.data.prompt_id === "string" ? doc.data.prompt_id : undefined;
+}
+
+/**
+ * Kazoo's grouped count views as it answers them: one object of counts in a list, or an empty
+ * list when nothing counts; documents `keyOf` gives no key are left out.
+ */
+function countsBy(docs: StoredDoc[], keyOf: (doc: StoredDoc) => string | undefined): Data[] {
+  const counts: Record<string, number> = {};
+  for (const doc of docs) {
+    const key = keyOf(doc);
+    if (key !== undefined) counts[key] = (counts[key] ?? 0) + 1;
+  }
+  return Object.keys(counts).length ? [counts] : [];
+}
+
 export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
+  // The resource's own replace, captured to share its validate-then-write path: the item path
+  // below is this file's, since its POST takes either the JSON envelope or the audio itself.
+  let resource: ResourceOps | undefined;
+  const replace = (ctx: Ctx, id: string): Promise<Outcome> => {
+    if (!resource) throw new Error("media: the resource's operations are not registered yet");
+    return resource.update(ctx, id);
+  };
   registerDocResource(app, deps, {
     name: "media",
     collection: "media",
     schema: mediaSchema,
-    verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
+    verbs: { list: true, create: true },
     adminWrites: true,
     prepare: (data: Data, ctx: WriteCtx) => mediaDefaults(data, ctx.existing),
     check: (data: Data) => {
@@ -142,8 +175,10 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
       if (data.media_source === "tts" && typeof tts?.text !== "string") throw fieldError("tts.text", "required", "Field is required but missing");
     },
     row: mediaRow,
-    // The document's path also streams its audio to a client that asks for audio (Accept).
-    readAs: async (_doc, ctx) => (wantsAudio(ctx.req.accept) ? download(ctx) : undefined),
+    collectionVerbs: (ops) => {
+      resource = ops;
+      return {};
+    },
   });
 
   const existing = async (ctx: Ctx): Promise<{ collection: Collection; doc: StoredDoc }> => {
@@ -215,6 +250,105 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
       throw storeError(err);
     }
   };
+
+  const readOne = async (ctx: Ctx): Promise<Outcome | "sent"> => {
+    const { doc } = await existing(ctx);
+    // The document's path also streams its audio to a client that asks for audio (Accept).
+    return wantsAudio(ctx.req.accept) ? download(ctx) : docOutcome(doc);
+  };
+
+  // Kazoo's documented upload is a POST of the audio to the document's own path (`/raw` is its
+  // older spelling); a JSON envelope, or no body, replaces the document.
+  const post = async (ctx: Ctx): Promise<Outcome> => (ctx.req.bodyKind === "raw" ? upload(ctx) : replace(ctx, ctx.params.id ?? ""));
+
+  const patch = async (ctx: Ctx): Promise<Outcome> => {
+    const { doc } = await existing(ctx);
+    return replace({ ...ctx, req: { ...ctx.req, data: mergePatch(clientFields(doc.data), dataObject(ctx)) } }, doc.id);
+  };
+
+  const remove = async (ctx: Ctx): Promise<Outcome> => {
+    const { collection, doc } = await existing(ctx);
+    try {
+      return docOutcome(await collection.delete(doc.id, { rev: ifMatch(ctx.request) }));
+    } catch (err) {
+      throw storeError(err);
+    }
+  };
+
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/media/:id",
+    access: "account",
+    tag: "media",
+    verbs: {
+      GET: { summary: "Read one media: its document, or its audio with Accept: audio/... (Range honoured; inline=true to play in place)", handler: readOne },
+      POST: { summary: "Replace one media (JSON envelope), or upload its audio as raw audio/wav or audio/mpeg bytes", admin: true, rawBody: true, body: mediaSchema, handler: post },
+      PATCH: { summary: "Change some fields of one media", admin: true, handler: patch },
+      DELETE: { summary: "Delete one media and its audio", admin: true, handler: remove },
+    },
+  });
+
+  const mediaOf = (ctx: Ctx): Promise<Collection> => deps.collection(ctx.params.account_id ?? "", "media");
+
+  /** The ids of the media `where` picks, paged like any list (Kazoo's id-only views). */
+  const idList = async (ctx: Ctx, where: (doc: StoredDoc) => boolean): Promise<Outcome> => {
+    const page = listOutcome(await mediaOf(ctx), ctx, { row: (doc) => ({ id: doc.id }), where });
+    return { ...page, data: (page.data as Data[]).map((row) => row.id) };
+  };
+
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/media/languages",
+    access: "account",
+    tag: "media",
+    verbs: {
+      GET: {
+        summary: "How many media each language has (`missing`: those without one)",
+        handler: async (ctx) => ({ data: countsBy((await mediaOf(ctx)).all(), (doc) => languageOf(doc) ?? "missing") }),
+      },
+    },
+  });
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/media/languages/:language",
+    access: "account",
+    tag: "media",
+    verbs: {
+      GET: {
+        summary: "The ids of the media in one language, compared without case (`missing`: those without one)",
+        handler: async (ctx) => {
+          const wanted = (ctx.params.language ?? "").toLowerCase();
+          return idList(ctx, (doc) => (languageOf(doc) ?? "missing") === wanted);
+        },
+      },
+    },
+  });
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/media/prompts",
+    access: "account",
+    tag: "media",
+    verbs: {
+      GET: {
+        summary: "How many media (translations) each prompt id has",
+        handler: async (ctx) => ({ data: countsBy((await mediaOf(ctx)).all(), promptOf) }),
+      },
+    },
+  });
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/media/prompts/:prompt_id",
+    access: "account",
+    tag: "media",
+    verbs: {
+      GET: {
+        summary: "The media of one prompt id: {id, has_attachments} each",
+        handler: async (ctx) => {
+          const promptId = ctx.params.prompt_id ?? "";
+          const page = listOutcome(await mediaOf(ctx), ctx, {
+            row: (doc) => ({ id: doc.id, has_attachments: audioOf(doc) !== undefined }),
+            where: (doc) => promptOf(doc) === promptId,
+          });
+          return page;
+        },
+      },
+    },
+  });
 
   registerEndpoint(app, deps, {
     path: "/v2/accounts/:account_id/media/:id/raw",

@@ -141,7 +141,7 @@ describe("media: audio upload and download", () => {
     expect(read.body.data).toEqual(res.body.data);
     const rows = await api.call<Media[]>("GET", base, { token, query: { paginate: "false" } });
     const row = rows.body.data.find((r) => r.id === id);
-    expect(row).toEqual({ id, name: "Welcome", media_source: "upload", content_type: "audio/wav" });
+    expect(row).toEqual({ id, name: "Welcome", media_source: "upload", content_type: "audio/wav", is_prompt: false, language: "en-us" });
     expect(await filesOf(id)).toEqual(["media.wav"]);
   });
 
