@@ -154,6 +154,66 @@ function countsBy(docs: StoredDoc[], keyOf: (doc: StoredDoc) => string | undefin
   return Object.keys(counts).length ? [counts] : [];
 }
 
+/** Raw audio bytes as they stream in, refused past the bound or when they are not `format`. */
+function rawAudio(body: Readable, format: AudioFormat, declared: number): { format: AudioFormat; audio: Readable } {
+  if (declared > MAX_MEDIA_BYTES) {
+    throw new ApiError("payload_too_large", { content_length: { maximum: { message: `uploads are limited to ${MAX_MEDIA_BYTES} bytes`, value: declared, target: MAX_MEDIA_BYTES } } });
+  }
+  return { format, audio: guardUpload(body, { maxBytes: MAX_MEDIA_BYTES, sniffBytes: SNIFF_BYTES, sniff: (head) => wrongBytes(format, head) }) };
+}
+
+function wrongBytes(format: AudioFormat, head: Buffer): ApiError | undefined {
+  if (format.magic(head)) return undefined;
+  return new ApiError("invalid_data", { content_type: { magic: { message: `the bytes are not ${format.contentType}: expected ${format.expected}`, value: format.contentType } } });
+}
+
+/** Kazoo's base64 upload types: the body is the audio in base64, bare or as a data URI. */
+const BASE64_TYPES = new Set(["application/base64", "application/x-base64"]);
+
+/** The base64 text of the largest upload, with room for line breaks and a data URI's prefix. */
+const MAX_BASE64_BYTES = Math.ceil((MAX_MEDIA_BYTES / 3) * 4 * 1.05) + 1024;
+
+export function isBase64Type(contentType: string | undefined): boolean {
+  return BASE64_TYPES.has((contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "");
+}
+
+function undecodable(): ApiError {
+  return new ApiError("validation_error", { file: { encoding: { message: "failed to decode base64 data" } } });
+}
+
+/**
+ * Base64 text (`data:audio/mpeg;base64,...` or bare) decoded to one of the audio formats: the data
+ * URI's media type names it, else the bytes do (a RIFF/WAVE header or an MP3's).
+ */
+export function decodeBase64Audio(text: string): { format: AudioFormat; bytes: Buffer } {
+  let payload = text.trim();
+  let named: string | undefined;
+  const uri = /^data:([^;,]*)((?:;[^;,]*)*),/i.exec(payload);
+  if (uri) {
+    if (!/;base64$/i.test(uri[2] ?? "")) throw undecodable();
+    named = uri[1]?.trim().toLowerCase() || undefined;
+    payload = payload.slice(uri[0].length);
+  }
+  const compact = payload.replace(/\s+/g, "");
+  if (compact === "" || compact.length % 4 === 1 || !/^[A-Za-z0-9+/]*={0,2}$/.test(compact)) throw undecodable();
+  const bytes = Buffer.from(compact, "base64");
+  if (bytes.length > MAX_MEDIA_BYTES) {
+    throw new ApiError("payload_too_large", { content_length: { maximum: { message: `uploads are limited to ${MAX_MEDIA_BYTES} bytes`, value: bytes.length, target: MAX_MEDIA_BYTES } } });
+  }
+  const format = named !== undefined ? uploadFormat(named) : [WAV, MP3].find((candidate) => candidate.magic(bytes));
+  if (!format) throw fieldError("content_type", "enum", `the decoded bytes are neither ${WAV.contentType} (${WAV.expected}) nor ${MP3.contentType} (${MP3.expected})`, null);
+  const refusal = wrongBytes(format, bytes);
+  if (refusal) throw refusal;
+  return { format, bytes };
+}
+
+async function base64Audio(body: Readable): Promise<{ format: AudioFormat; audio: Buffer }> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of guardUpload(body, { maxBytes: MAX_BASE64_BYTES, sniffBytes: 0, sniff: () => undefined })) chunks.push(Buffer.from(chunk as Uint8Array));
+  const { format, bytes } = decodeBase64Audio(Buffer.concat(chunks).toString("latin1"));
+  return { format, audio: bytes };
+}
+
 export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
   // The resource's own replace, captured to share its validate-then-write path: the item path
   // below is this file's, since its POST takes either the JSON envelope or the audio itself.
@@ -162,6 +222,9 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
     if (!resource) throw new Error("media: the resource's operations are not registered yet");
     return resource.update(ctx, id);
   };
+  // Base64 uploads reach the upload as a stream, like raw audio; any other endpoint answers them
+  // 415, as it answers raw audio.
+  app.addContentTypeParser(/^application\/(?:x-)?base64\s*(?:;|$)/i, (_request, payload, done) => done(null, payload));
   registerDocResource(app, deps, {
     name: "media",
     collection: "media",
@@ -206,21 +269,11 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
   const upload = async (ctx: Ctx): Promise<Outcome> => {
     try {
       const { collection, doc } = await existing(ctx);
-      const format = uploadFormat(ctx.request.headers["content-type"]);
       const body = ctx.request.body;
-      if (!(body instanceof Readable)) throw fieldError("content_type", "enum", "the body must be the raw audio bytes", ctx.request.headers["content-type"]);
-      const declared = Number(ctx.request.headers["content-length"]);
-      if (declared > MAX_MEDIA_BYTES) {
-        throw new ApiError("payload_too_large", { content_length: { maximum: { message: `uploads are limited to ${MAX_MEDIA_BYTES} bytes`, value: declared, target: MAX_MEDIA_BYTES } } });
-      }
-      const audio = guardUpload(body, {
-        maxBytes: MAX_MEDIA_BYTES,
-        sniffBytes: SNIFF_BYTES,
-        sniff: (head) =>
-          format.magic(head)
-            ? undefined
-            : new ApiError("invalid_data", { content_type: { magic: { message: `the bytes are not ${format.contentType}: expected ${format.expected}`, value: format.contentType } } }),
-      });
+      const declaredType = ctx.request.headers["content-type"];
+      const rawFormat = isBase64Type(declaredType) ? undefined : uploadFormat(declaredType);
+      if (!(body instanceof Readable)) throw fieldError("content_type", "enum", "the body must be the raw audio bytes", declaredType ?? null);
+      const { format, audio } = rawFormat === undefined ? await base64Audio(body) : rawAudio(body, rawFormat, Number(ctx.request.headers["content-length"]));
       let stored = await collection.putAttachment(doc.id, format.attachment, audio, format.contentType, { rev: ifMatch(ctx.request) });
       // One audio per media: a new format replaces the old file rather than sitting beside it.
       for (const name of Object.keys(stored.attachments ?? {})) {
@@ -356,7 +409,7 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
     tag: "media",
     verbs: {
       GET: { summary: "Download the audio of one media (Range honoured; inline=true to play in place)", handler: download },
-      POST: { summary: "Upload the audio of one media as raw audio/wav or audio/mpeg bytes", admin: true, rawBody: true, handler: upload },
+      POST: { summary: "Upload the audio of one media as raw audio/wav or audio/mpeg bytes, or as base64 (application/base64: bare or a data URI)", admin: true, rawBody: true, handler: upload },
       DELETE: { summary: "Delete the audio of one media, keeping its document", admin: true, handler: removeAudio },
     },
   });
