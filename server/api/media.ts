@@ -173,6 +173,12 @@ const BASE64_TYPES = new Set(["application/base64", "application/x-base64"]);
 /** The base64 text of the largest upload, with room for line breaks and a data URI's prefix. */
 const MAX_BASE64_BYTES = Math.ceil((MAX_MEDIA_BYTES / 3) * 4 * 1.05) + 1024;
 
+/** A body the upload reads (and then names what it refuses): audio, base64, or bytes of no stated type. */
+function isUploadType(contentType: string | undefined): boolean {
+  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  return type.startsWith("audio/") || type === "application/octet-stream" || BASE64_TYPES.has(type);
+}
+
 export function isBase64Type(contentType: string | undefined): boolean {
   return BASE64_TYPES.has((contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "");
 }
@@ -312,7 +318,16 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
 
   // Kazoo's documented upload is a POST of the audio to the document's own path (`/raw` is its
   // older spelling); a JSON envelope, or no body, replaces the document.
-  const post = async (ctx: Ctx): Promise<Outcome> => (ctx.req.bodyKind === "raw" ? upload(ctx) : replace(ctx, ctx.params.id ?? ""));
+  // Other bodies that are not JSON (plain text, form fields) are neither: 415, as on any document.
+  const post = async (ctx: Ctx): Promise<Outcome> => {
+    if (ctx.req.bodyKind !== "raw") return replace(ctx, ctx.params.id ?? "");
+    const type = ctx.request.headers["content-type"];
+    if (isUploadType(type)) return upload(ctx);
+    ctx.reply.header("Connection", "close");
+    throw new ApiError("unsupported_media_type", {
+      content_type: { type: { message: "send the JSON envelope, or the audio (audio/wav, audio/mpeg or application/base64)", value: type ?? null } },
+    });
+  };
 
   const patch = async (ctx: Ctx): Promise<Outcome> => {
     const { doc } = await existing(ctx);

@@ -308,6 +308,20 @@ describe("media: audio upload and download", () => {
     expect(elsewhere.status).toBe(415);
   });
 
+  it("takes the audio POSTed to the document's own path, and answers other non-JSON bodies there 415", async () => {
+    const id = await newMedia("Own path");
+    const res = await api.call<Media>("POST", `${base}/${id}`, { token, body: wav, headers: { "Content-Type": "audio/x-wav" } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatchObject({ name: "Own path", content_type: "audio/wav", content_length: wav.length });
+    const before = await api.call<Media>("GET", `${base}/${id}`, { token });
+    const refused = await api.call<Errors>("POST", `${base}/${id}`, { token, body: '{"data":{"name":"Renamed"}}', headers: { "Content-Type": "text/plain" } });
+    expect(refused.status).toBe(415);
+    expect(refused.body).toMatchObject({ message: "unsupported_media_type", data: { content_type: { type: { value: "text/plain" } } } });
+    expect((await api.call("POST", `${base}/${id}`, { token, body: wav, headers: { "Content-Type": "audio/ogg" } })).status).toBe(400);
+    expect((await api.call<Media>("GET", `${base}/${id}`, { token })).body.revision).toBe(before.body.revision);
+    expect((await download(`${base}/${id}/raw`)).bytes.equals(wav)).toBe(true);
+  });
+
   it("refuses an upload over 20 MiB with 413 and keeps no file, whether or not it declared its length", async () => {
     const id = await newMedia("Too long");
     const big = Buffer.concat([wav.subarray(0, 44), Buffer.alloc(20 * 1024 * 1024 + 1 - 44)]);
