@@ -119,8 +119,7 @@ function noAudio(id: string): ApiError {
 }
 
 function uploadFormat(contentType: string | undefined): AudioFormat {
-  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
-  const format = UPLOAD_TYPES[type];
+  const format = UPLOAD_TYPES[mediaTypeOf(contentType)];
   if (!format) {
     throw fieldError("content_type", "enum", `media uploads take ${Object.keys(UPLOAD_TYPES).join(", ")}`, contentType ?? null);
   }
@@ -173,14 +172,19 @@ const BASE64_TYPES = new Set(["application/base64", "application/x-base64"]);
 /** The base64 text of the largest upload, with room for line breaks and a data URI's prefix. */
 const MAX_BASE64_BYTES = Math.ceil((MAX_MEDIA_BYTES / 3) * 4 * 1.05) + 1024;
 
+/** The media type of a Content-Type header, parameters dropped, in lower case. */
+function mediaTypeOf(contentType: string | undefined): string {
+  return (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+}
+
 /** A body the upload reads (and then names what it refuses): audio, base64, or bytes of no stated type. */
 function isUploadType(contentType: string | undefined): boolean {
-  const type = (contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "";
+  const type = mediaTypeOf(contentType);
   return type.startsWith("audio/") || type === "application/octet-stream" || BASE64_TYPES.has(type);
 }
 
-export function isBase64Type(contentType: string | undefined): boolean {
-  return BASE64_TYPES.has((contentType ?? "").split(";")[0]?.trim().toLowerCase() ?? "");
+function isBase64Type(contentType: string | undefined): boolean {
+  return BASE64_TYPES.has(mediaTypeOf(contentType));
 }
 
 function undecodable(): ApiError {
@@ -191,7 +195,7 @@ function undecodable(): ApiError {
  * Base64 text (`data:audio/mpeg;base64,...` or bare) decoded to one of the audio formats: the data
  * URI's media type names it, else the bytes do (a RIFF/WAVE header or an MP3's).
  */
-export function decodeBase64Audio(text: string): { format: AudioFormat; bytes: Buffer } {
+function decodeBase64Audio(text: string): { format: AudioFormat; bytes: Buffer } {
   let payload = text.trim();
   let named: string | undefined;
   const uri = /^data:([^;,]*)((?:;[^;,]*)*),/i.exec(payload);
