@@ -11,7 +11,6 @@ import { fieldError, type FieldErrors, type JsonSchema } from "../http/validatio
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 
-
 export const blacklistSchema: JsonSchema = {
   type: "object",
   required: ["name"],
@@ -19,6 +18,8 @@ export const blacklistSchema: JsonSchema = {
     name: { type: "string", minLength: 1, maxLength: 128 },
     numbers: { type: "object", additionalProperties: { type: "object" } },
     should_block_anonymous: { type: "boolean" },
+    // Kazoo's schema: flags set by external applications, kept as they are sent.
+    flags: { type: "array", items: { type: "string" } },
   },
 };
 

@@ -141,7 +141,7 @@ describe("media: audio upload and download", () => {
     expect(read.body.data).toEqual(res.body.data);
     const rows = await api.call<Media[]>("GET", base, { token, query: { paginate: "false" } });
     const row = rows.body.data.find((r) => r.id === id);
-    expect(row).toEqual({ id, name: "Welcome", media_source: "upload", content_type: "audio/wav" });
+    expect(row).toEqual({ id, name: "Welcome", media_source: "upload", content_type: "audio/wav", is_prompt: false, language: "en-us" });
     expect(await filesOf(id)).toEqual(["media.wav"]);
   });
 
@@ -264,6 +264,62 @@ describe("media: audio upload and download", () => {
     const json = await api.call<Errors>("POST", `${base}/${id}/raw`, { token, data: { audio: "base64?" } });
     expect(json.status).toBe(400);
     expect(json.body.data.content_type).toBeDefined();
+  });
+
+  it("takes base64 (application/base64, application/x-base64) as Kazoo does: a data URI names the type, bare bytes are sniffed", async () => {
+    const id = await newMedia("Base64");
+    const mp3 = makeMp3();
+    const asUri = await upload(id, Buffer.from(`data:audio/mp3;base64,${mp3.toString("base64")}`), "application/base64");
+    expect(asUri.status, asUri.text).toBe(200);
+    expect(asUri.body.data).toMatchObject({ content_type: "audio/mpeg", content_length: mp3.length });
+    expect((await download(`${base}/${id}/raw`)).bytes.equals(mp3)).toBe(true);
+    // Bare base64, wrapped as MIME does it, under the x- spelling: the RIFF header says WAV.
+    const wrapped = (wav.toString("base64").match(/.{1,76}/g) ?? []).join("\r\n");
+    const bare = await upload(id, Buffer.from(wrapped), "application/x-base64");
+    expect(bare.status, bare.text).toBe(200);
+    expect(bare.body.data).toMatchObject({ content_type: "audio/wav", content_length: wav.length });
+    const back = await download(`${base}/${id}/raw`);
+    expect(back.headers.get("content-type")).toBe("audio/wav");
+    expect(back.bytes.equals(wav)).toBe(true);
+    expect(await filesOf(id)).toEqual(["media.wav"]);
+  });
+
+  it("refuses base64 it cannot decode or play with a 400, keeping the audio it had", async () => {
+    const id = await newMedia("Bad base64");
+    expect((await upload(id, wav, "audio/wav")).status).toBe(200);
+    const before = await api.call<Media>("GET", `${base}/${id}`, { token });
+    const cases: { body: string; field: string; rule: string }[] = [
+      { body: "not base64 at all!", field: "file", rule: "encoding" },
+      { body: `data:audio/wav,${wav.toString("base64")}`, field: "file", rule: "encoding" },
+      { body: `data:audio/ogg;base64,${wav.toString("base64")}`, field: "content_type", rule: "enum" },
+      { body: Buffer.from("plain text, not audio").toString("base64"), field: "content_type", rule: "enum" },
+      { body: `data:audio/mpeg;base64,${wav.toString("base64")}`, field: "content_type", rule: "magic" },
+    ];
+    for (const { body, field, rule } of cases) {
+      const res = await upload(id, Buffer.from(body), "application/base64");
+      expect(res.status, body.slice(0, 40)).toBe(400);
+      expect((res.body.data as unknown as Errors)[field]?.[rule], body.slice(0, 40)).toBeDefined();
+    }
+    const after = await api.call<Media>("GET", `${base}/${id}`, { token });
+    expect(after.body.revision).toBe(before.body.revision);
+    expect((await download(`${base}/${id}/raw`)).bytes.equals(wav)).toBe(true);
+    // Elsewhere base64 is no envelope.
+    const elsewhere = await api.call("PUT", base, { token, body: "e30=", headers: { "Content-Type": "application/base64" } });
+    expect(elsewhere.status).toBe(415);
+  });
+
+  it("takes the audio POSTed to the document's own path, and answers other non-JSON bodies there 415", async () => {
+    const id = await newMedia("Own path");
+    const res = await api.call<Media>("POST", `${base}/${id}`, { token, body: wav, headers: { "Content-Type": "audio/x-wav" } });
+    expect(res.status, res.text).toBe(200);
+    expect(res.body.data).toMatchObject({ name: "Own path", content_type: "audio/wav", content_length: wav.length });
+    const before = await api.call<Media>("GET", `${base}/${id}`, { token });
+    const refused = await api.call<Errors>("POST", `${base}/${id}`, { token, body: '{"data":{"name":"Renamed"}}', headers: { "Content-Type": "text/plain" } });
+    expect(refused.status).toBe(415);
+    expect(refused.body).toMatchObject({ message: "unsupported_media_type", data: { content_type: { type: { value: "text/plain" } } } });
+    expect((await api.call("POST", `${base}/${id}`, { token, body: wav, headers: { "Content-Type": "audio/ogg" } })).status).toBe(400);
+    expect((await api.call<Media>("GET", `${base}/${id}`, { token })).body.revision).toBe(before.body.revision);
+    expect((await download(`${base}/${id}/raw`)).bytes.equals(wav)).toBe(true);
   });
 
   it("refuses an upload over 20 MiB with 413 and keeps no file, whether or not it declared its length", async () => {
