@@ -27,14 +27,16 @@ const CALLQ_LINK_METHODS = ["device", "pin", "both"] as const;
  */
 export const MAX_FLOW_DEPTH = 32;
 
+// `flow` is required, but by `check`, so that its absence is told together with a missing number
+// or pattern (Kazoo's schema does not require it; the call engine needs it).
 export const callflowSchema: JsonSchema = {
   type: "object",
-  required: ["flow"],
   properties: {
     name: { type: "string", minLength: 1, maxLength: 128 },
     numbers: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1, maxLength: 64, pattern: "^[0-9+*#]*$" } },
     patterns: { type: "array", items: { type: "string", minLength: 1, maxLength: 256 } },
     flow: { type: "object" },
+    flags: { type: "array", items: { type: "string", maxLength: 64 } },
     featurecode: {
       type: "object",
       properties: { name: { type: "string", minLength: 1, maxLength: 128 }, number: { type: "string", minLength: 1, maxLength: 64 } },
@@ -69,11 +71,34 @@ export function callflowDefaults(data: Data): Data {
   return { numbers: [], patterns: [], ...data };
 }
 
+/**
+ * The modules of a flow, each once, in Kazoo's listing order (depth first, a node before its
+ * children); a stack rather than recursion, as in `checkFlow`.
+ */
+function flowModules(flow: unknown): string[] {
+  const modules = new Set<string>();
+  const stack: unknown[] = [flow];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (!isObject(node)) continue;
+    const skipped = isObject(node.data) && node.data.skip_module === true;
+    if (typeof node.module === "string" && !skipped) modules.add(node.module);
+    if (isObject(node.children)) stack.push(...Object.values(node.children).reverse());
+  }
+  return [...modules];
+}
+
+/** Kazoo's crossbar_listing row: `featurecode` is false for a callflow that is none. */
 export function callflowRow(doc: StoredDoc): Data {
   const d = doc.data;
-  const row: Data = { id: doc.id, name: d.name, numbers: d.numbers ?? [], patterns: d.patterns ?? [] };
-  if (d.featurecode !== undefined) row.featurecode = d.featurecode;
-  return row;
+  return {
+    id: doc.id,
+    name: d.name,
+    numbers: d.numbers ?? [],
+    patterns: d.patterns ?? [],
+    featurecode: d.featurecode ?? false,
+    modules: flowModules(d.flow),
+    flags: d.flags ?? [],
+  };
 }
 
 /**
@@ -187,7 +212,7 @@ export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
       const numbers = data.numbers as string[];
       const patterns = data.patterns as string[];
       if (numbers.length === 0 && patterns.length === 0) {
-        problems.add("numbers", "required", "a callflow needs at least one number or pattern");
+        problems.add("numbers", "required", "Callflows must be assigned at least one number or pattern");
       }
       patterns.forEach((pattern, index) => {
         try {
@@ -206,7 +231,8 @@ export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
         const which = clashes.map((n) => `${n} (callflow ${owner.get(n) ?? ""})`).join(", ");
         problems.add("numbers", "unique", `A number may route to only one callflow: already used: ${which}`, clashes[0]);
       }
-      const references = checkFlow(data.flow, problems);
+      const references = data.flow === undefined ? [] : checkFlow(data.flow, problems);
+      if (data.flow === undefined) problems.add("flow", "required", "Field is required but missing");
       for (const collection of new Set(references.map((r) => r.collection))) {
         const docs = await deps.collection(ctx.accountId, collection);
         for (const ref of references) {
