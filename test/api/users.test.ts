@@ -211,7 +211,7 @@ describe("users: credentials, ordering, guards and owned devices", () => {
     expect(res.status, res.text).toBe(201);
   });
 
-  it("lists rows of {id, username, first_name, last_name, email, priv_level, enabled, presence_id, callq.enabled}", async () => {
+  it("lists rows of {id, username, first_name, last_name, email, priv_level, enabled, presence_id, callq.enabled} and Kazoo's features and flags", async () => {
     const res = await api.call<User[]>("GET", base, { token, query: { paginate: "false" } });
     const agent = res.body.data.find((r) => r.username === "agent1");
     expect(agent).toEqual({
@@ -224,6 +224,8 @@ describe("users: credentials, ordering, guards and owned devices", () => {
       enabled: true,
       presence_id: "1002",
       callq: { enabled: true },
+      features: [],
+      flags: [],
     });
   });
 
