@@ -2,7 +2,7 @@
 // modules. Checked here so the call engine only meets modules it runs and ids that exist.
 import type { FastifyInstance } from "fastify";
 import { ApiError } from "../http/errors.js";
-import { registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
+import { registerDocResource, view, type Data, type WriteCtx } from "../http/resource.js";
 import { isObject } from "../http/request.js";
 import type { FieldErrors, JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
@@ -46,6 +46,7 @@ export const callflowSchema: JsonSchema = {
 
 type Referenced = "devices" | "users" | "media" | "callq_queues";
 
+/** What a referenced document is called in messages; also Kazoo's `pvt_type` of such a document. */
 const NOUN: Record<Referenced, string> = { devices: "device", users: "user", media: "media", callq_queues: "queue" };
 
 /** An id in the flow that must name a document of the account. */
@@ -68,7 +69,9 @@ class Problems {
 }
 
 export function callflowDefaults(data: Data): Data {
-  return { numbers: [], patterns: [], ...data };
+  // `metadata` is made on each read; a client writing back what it read must not store it.
+  const { metadata: _metadata, ...rest } = data;
+  return { numbers: [], patterns: [], ...rest };
 }
 
 /**
@@ -199,6 +202,23 @@ function checkModuleData(module: CallflowModule, data: Data, path: string, probl
   return refs;
 }
 
+/**
+ * Kazoo's `metadata` of a callflow read: by id, the name and type of each document its flow names
+ * (a user's name is first and last name), so a client can show the flow without more requests.
+ * Ids that name nothing (deleted since) are left out, as Kazoo does.
+ */
+async function flowMetadata(deps: ApiDeps, accountId: string, flow: unknown): Promise<Data> {
+  const metadata = new Map<string, Data>();
+  for (const ref of checkFlow(flow, new Problems())) {
+    if (metadata.has(ref.id)) continue;
+    const doc = (await deps.collection(accountId, ref.collection)).get(ref.id);
+    if (doc === undefined) continue;
+    const name = ref.collection === "users" ? `${String(doc.data.first_name ?? "")} ${String(doc.data.last_name ?? "")}` : doc.data.name;
+    metadata.set(ref.id, { name, pvt_type: NOUN[ref.collection] });
+  }
+  return Object.fromEntries(metadata);
+}
+
 export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
   registerDocResource(app, deps, {
     name: "callflows",
@@ -242,5 +262,6 @@ export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
       if (problems.any) throw new ApiError("validation_error", problems.errors);
     },
     row: callflowRow,
+    readAs: async (doc, ctx) => ({ data: { ...view(doc), metadata: await flowMetadata(deps, ctx.params.account_id ?? "", doc.data.flow) }, revision: doc.rev }),
   });
 }

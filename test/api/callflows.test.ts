@@ -8,6 +8,7 @@ describeConformance({
   name: "callflows",
   field: "name",
   adminWrites: true,
+  readOnly: ["metadata"],
   valid: (n, { ownerId }) => ({ name: `route ${n}`, numbers: [`77${n}`], flow: { module: "user", data: { id: ownerId }, children: {} } }),
   invalid: [
     { title: "a missing flow", data: { numbers: ["7000"] }, field: "flow", rule: "required" },

@@ -85,6 +85,12 @@ describe("callflows.md", () => {
     const res = await curl("GET", `/v2/accounts/${accountId}/callflows/${id}`, { "X-Auth-Token": admin });
     expectSuccess(res, 200, { id, name: expect.any(String), numbers: [expect.any(String)], patterns: [], flow: { module: "user", data: { id: ownerId }, children: {} } });
     expect(res.json.auth_token).toBe(admin);
+    // Kazoo's cb_callflows adds what each id of the flow names.
+    expect((res.json.data as { metadata: unknown }).metadata).toEqual({ [ownerId]: { name: "Ada Admin", pvt_type: "user" } });
+    // Written back as read, the metadata is not stored (it is made on each read).
+    const written = await curl("POST", `/v2/accounts/${accountId}/callflows/${id}`, { "X-Auth-Token": admin, "Content-Type": "application/json" }, JSON.stringify({ data: res.json.data }));
+    expectSuccess(written, 200);
+    expect(written.json.data).not.toHaveProperty("metadata");
   });
 
   it("callflows.md › Patch a callflow object", async () => {
@@ -93,7 +99,8 @@ describe("callflows.md", () => {
     expectError(await curl("PATCH", `/v2/accounts/${accountId}/callflows/${id}`, { "X-Auth-Token": agent }), 403, "forbidden");
     const res = await curl("PATCH", `/v2/accounts/${accountId}/callflows/${id}`, { "X-Auth-Token": admin });
     // Nothing to merge: the document is saved as it was, under a new revision (Kazoo does so too).
-    expectSuccess(res, 200, before.json.data);
+    const { metadata: _metadata, ...stored } = before.json.data as Record<string, unknown>;
+    expectSuccess(res, 200, stored);
     expect(res.json.revision).not.toBe(before.json.revision);
   });
 
