@@ -109,7 +109,8 @@ function mediaWithDefaults(media: unknown): unknown {
 
 export function userDefaults(data: Data): Data {
   // `id` names the document, it is not one of its fields; clients send it back from a GET.
-  const { password: _password, id: _id, qubicle, ...rest } = data;
+  // `sync` asks the user's phones to re-read their configuration on this write; not a field.
+  const { password: _password, id: _id, sync: _sync, qubicle, ...rest } = data;
   // Qubicle's clients name the queue keys `qubicle`: they are stored as `callq`. Sent beside a
   // stored `callq` (a PATCH merges onto the document), the `qubicle` keys are the newer ones.
   const given = qubicle === undefined || rest.callq === undefined ? (rest.callq ?? qubicle) : isObject(qubicle) && isObject(rest.callq) ? { ...rest.callq, ...qubicle } : qubicle;
@@ -276,6 +277,12 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
       afterWrite: async (doc, ctx) => {
         // A disabled user or a changed password must not leave a session working.
         if (doc.data.enabled === false || passwordChanged(ctx)) await deps.auth.tokens.revokeOwner(ctx.accountId, doc.id);
+        // Kazoo's `sync: true` on a user: check-sync to each of the user's registered devices.
+        if (ctx.input.sync === true) {
+          for (const device of (await deps.collection(ctx.accountId, "devices")).all()) {
+            if (device.data.owner_id === doc.id) deps.sip?.checkSync(ctx.accountId, device.id);
+          }
+        }
       },
       // The check and the in-memory delete run in one turn of the event loop, so two concurrent
       // deletes of the last two admins cannot both pass.
