@@ -42,7 +42,7 @@ export const userSchema: JsonSchema = {
     require_password_update: booleanField,
     verified: booleanField,
     vm_to_email_enabled: booleanField,
-    timezone: { type: "string", minLength: 5, maxLength: 64 },
+    timezone: { type: "string", minLength: 1, maxLength: 64 },
     flags: { type: "array", items: { type: "string", maxLength: 64 } },
     hotdesk: {
       type: "object",

@@ -216,7 +216,7 @@ describe("users: credentials, ordering, guards and owned devices", () => {
   });
 
   it("fills Kazoo's defaults under objects sent in part (media, hotdesk) and keeps what was sent", async () => {
-    const user = await createUser({ media: { audio: { codecs: ["OPUS"] } }, hotdesk: { enabled: true }, vm_to_email_enabled: false });
+    const user = await createUser({ media: { audio: { codecs: ["OPUS"] } }, hotdesk: { enabled: true }, vm_to_email_enabled: false, timezone: "UTC" });
     expect(user).toMatchObject({
       media: { audio: { codecs: ["OPUS"] }, video: { codecs: [] }, encryption: { enforce_security: false, methods: [] } },
       hotdesk: { enabled: true, keep_logged_in_elsewhere: false, require_pin: false },
@@ -225,7 +225,7 @@ describe("users: credentials, ordering, guards and owned devices", () => {
     });
     const res = await api.call<User[]>("GET", base, { token, query: { paginate: "false" } });
     // The listing's features follow the document as Kazoo's view derives them.
-    expect(res.body.data.find((r) => r.id === user.id)?.features).toEqual(["hotdesk"]);
+    expect(res.body.data.find((r) => r.id === user.id)).toMatchObject({ features: ["hotdesk"], timezone: "UTC" });
   });
 
   it("lists rows of {id, username, first_name, last_name, email, priv_level, enabled, presence_id, callq.enabled} and Kazoo's features and flags", async () => {
