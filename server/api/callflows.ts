@@ -2,7 +2,7 @@
 // modules. Checked here so the call engine only meets modules it runs and ids that exist.
 import type { FastifyInstance } from "fastify";
 import { ApiError } from "../http/errors.js";
-import { registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
+import { registerDocResource, view, type Data, type WriteCtx } from "../http/resource.js";
 import { isObject } from "../http/request.js";
 import type { FieldErrors, JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
@@ -27,14 +27,16 @@ const CALLQ_LINK_METHODS = ["device", "pin", "both"] as const;
  */
 export const MAX_FLOW_DEPTH = 32;
 
+// `flow` is required, but by `check`, so that its absence is told together with a missing number
+// or pattern (Kazoo's schema does not require it; the call engine needs it).
 export const callflowSchema: JsonSchema = {
   type: "object",
-  required: ["flow"],
   properties: {
     name: { type: "string", minLength: 1, maxLength: 128 },
     numbers: { type: "array", uniqueItems: true, items: { type: "string", minLength: 1, maxLength: 64, pattern: "^[0-9+*#]*$" } },
     patterns: { type: "array", items: { type: "string", minLength: 1, maxLength: 256 } },
     flow: { type: "object" },
+    flags: { type: "array", items: { type: "string", maxLength: 64 } },
     featurecode: {
       type: "object",
       properties: { name: { type: "string", minLength: 1, maxLength: 128 }, number: { type: "string", minLength: 1, maxLength: 64 } },
@@ -44,6 +46,7 @@ export const callflowSchema: JsonSchema = {
 
 type Referenced = "devices" | "users" | "media" | "callq_queues";
 
+/** What a referenced document is called in messages; also Kazoo's `pvt_type` of such a document. */
 const NOUN: Record<Referenced, string> = { devices: "device", users: "user", media: "media", callq_queues: "queue" };
 
 /** An id in the flow that must name a document of the account. */
@@ -66,14 +69,39 @@ class Problems {
 }
 
 export function callflowDefaults(data: Data): Data {
-  return { numbers: [], patterns: [], ...data };
+  // `metadata` is made on each read; a client writing back what it read must not store it.
+  const { metadata: _metadata, ...rest } = data;
+  return { numbers: [], patterns: [], ...rest };
 }
 
+/**
+ * The modules of a flow, each once, in Kazoo's listing order (depth first, a node before its
+ * children); a stack rather than recursion, as in `checkFlow`.
+ */
+function flowModules(flow: unknown): string[] {
+  const modules = new Set<string>();
+  const stack: unknown[] = [flow];
+  for (let node = stack.pop(); node !== undefined; node = stack.pop()) {
+    if (!isObject(node)) continue;
+    const skipped = isObject(node.data) && node.data.skip_module === true;
+    if (typeof node.module === "string" && !skipped) modules.add(node.module);
+    if (isObject(node.children)) stack.push(...Object.values(node.children).reverse());
+  }
+  return [...modules];
+}
+
+/** Kazoo's crossbar_listing row: `featurecode` is false for a callflow that is none. */
 export function callflowRow(doc: StoredDoc): Data {
   const d = doc.data;
-  const row: Data = { id: doc.id, name: d.name, numbers: d.numbers ?? [], patterns: d.patterns ?? [] };
-  if (d.featurecode !== undefined) row.featurecode = d.featurecode;
-  return row;
+  return {
+    id: doc.id,
+    name: d.name,
+    numbers: d.numbers ?? [],
+    patterns: d.patterns ?? [],
+    featurecode: d.featurecode ?? false,
+    modules: flowModules(d.flow),
+    flags: d.flags ?? [],
+  };
 }
 
 /**
@@ -174,6 +202,23 @@ function checkModuleData(module: CallflowModule, data: Data, path: string, probl
   return refs;
 }
 
+/**
+ * Kazoo's `metadata` of a callflow read: by id, the name and type of each document its flow names
+ * (a user's name is first and last name), so a client can show the flow without more requests.
+ * Ids that name nothing (deleted since) are left out, as Kazoo does.
+ */
+async function flowMetadata(deps: ApiDeps, accountId: string, flow: unknown): Promise<Data> {
+  const metadata = new Map<string, Data>();
+  for (const ref of checkFlow(flow, new Problems())) {
+    if (metadata.has(ref.id)) continue;
+    const doc = (await deps.collection(accountId, ref.collection)).get(ref.id);
+    if (doc === undefined) continue;
+    const name = ref.collection === "users" ? `${String(doc.data.first_name ?? "")} ${String(doc.data.last_name ?? "")}` : doc.data.name;
+    metadata.set(ref.id, { name, pvt_type: NOUN[ref.collection] });
+  }
+  return Object.fromEntries(metadata);
+}
+
 export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
   registerDocResource(app, deps, {
     name: "callflows",
@@ -187,7 +232,7 @@ export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
       const numbers = data.numbers as string[];
       const patterns = data.patterns as string[];
       if (numbers.length === 0 && patterns.length === 0) {
-        problems.add("numbers", "required", "a callflow needs at least one number or pattern");
+        problems.add("numbers", "required", "Callflows must be assigned at least one number or pattern");
       }
       patterns.forEach((pattern, index) => {
         try {
@@ -206,7 +251,8 @@ export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
         const which = clashes.map((n) => `${n} (callflow ${owner.get(n) ?? ""})`).join(", ");
         problems.add("numbers", "unique", `A number may route to only one callflow: already used: ${which}`, clashes[0]);
       }
-      const references = checkFlow(data.flow, problems);
+      const references = data.flow === undefined ? [] : checkFlow(data.flow, problems);
+      if (data.flow === undefined) problems.add("flow", "required", "Field is required but missing");
       for (const collection of new Set(references.map((r) => r.collection))) {
         const docs = await deps.collection(ctx.accountId, collection);
         for (const ref of references) {
@@ -216,5 +262,6 @@ export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
       if (problems.any) throw new ApiError("validation_error", problems.errors);
     },
     row: callflowRow,
+    readAs: async (doc, ctx) => ({ data: { ...view(doc), metadata: await flowMetadata(deps, ctx.params.account_id ?? "", doc.data.flow) }, revision: doc.rev }),
   });
 }

@@ -22,6 +22,7 @@ export const deviceSchema: JsonSchema = {
     enabled: { type: "boolean" },
     device_type: { type: "string", enum: [...DEVICE_TYPES] },
     owner_id: { type: "string", pattern: "^[0-9a-f]{32}$" },
+    presence_id: { type: "string", minLength: 1, maxLength: 128 },
     exclude_from_queues: { type: "boolean" },
     mac_address: { type: "string", pattern: "^(([0-9a-fA-F]{2}[:-]?){5}[0-9a-fA-F]{2})?$" },
     flags: { type: "array", items: { type: "string", maxLength: 64 } },

@@ -16,6 +16,8 @@ export const PRIV_LEVELS = ["admin", "user"] as const;
 export const CALLQ_PERMISSIONS = ["call_monitor"] as const;
 
 const personName = { type: "string", minLength: 1, maxLength: 128 };
+const objectField = { type: "object" };
+const booleanField = { type: "boolean" };
 
 export const userSchema: JsonSchema = {
   type: "object",
@@ -29,8 +31,31 @@ export const userSchema: JsonSchema = {
     priv_level: { type: "string", enum: [...PRIV_LEVELS] },
     enabled: { type: "boolean" },
     presence_id: { type: "string", minLength: 1, maxLength: 128 },
-    caller_id: { type: "object" },
-    call_recording: { type: "object" },
+    caller_id: objectField,
+    call_recording: objectField,
+    call_restriction: objectField,
+    contact_list: objectField,
+    dial_plan: objectField,
+    music_on_hold: objectField,
+    profile: objectField,
+    ringtones: objectField,
+    require_password_update: booleanField,
+    verified: booleanField,
+    vm_to_email_enabled: booleanField,
+    timezone: { type: "string", minLength: 1, maxLength: 64 },
+    flags: { type: "array", items: { type: "string", maxLength: 64 } },
+    hotdesk: {
+      type: "object",
+      properties: { enabled: booleanField, keep_logged_in_elsewhere: booleanField, require_pin: booleanField },
+    },
+    media: {
+      type: "object",
+      properties: {
+        audio: { type: "object", properties: { codecs: { type: "array", items: { type: "string" } } } },
+        video: { type: "object", properties: { codecs: { type: "array", items: { type: "string" } } } },
+        encryption: { type: "object", properties: { enforce_security: booleanField, methods: { type: "array", items: { type: "string", enum: ["srtp", "zrtp"] } } } },
+      },
+    },
     callq: {
       type: "object",
       properties: {
@@ -48,9 +73,44 @@ const passwordSchema: JsonSchema = {
   properties: { password: { type: "string", minLength: 1, maxLength: 128 } },
 };
 
+/** `value` with `defaults` under it when it is an object; anything else is left for validation to name. */
+function withDefaults(value: unknown, defaults: Data): unknown {
+  if (value === undefined) return defaults;
+  return isObject(value) ? { ...defaults, ...value } : value;
+}
+
+/**
+ * Kazoo's defaults for a user: its users schema's and those of the document users.md shows after
+ * a create. Hot-desking and voicemail are not served here; their keys say what Kazoo's would.
+ */
+const KAZOO_USER_DEFAULTS: Data = {
+  call_restriction: {},
+  caller_id: {},
+  contact_list: {},
+  dial_plan: {},
+  music_on_hold: {},
+  profile: {},
+  ringtones: {},
+  require_password_update: false,
+  verified: false,
+  vm_to_email_enabled: true,
+};
+
+function mediaWithDefaults(media: unknown): unknown {
+  const given = withDefaults(media, {});
+  if (!isObject(given)) return given;
+  return {
+    ...given,
+    audio: withDefaults(given.audio, { codecs: ["PCMU"] }),
+    video: withDefaults(given.video, { codecs: [] }),
+    encryption: withDefaults(given.encryption, { enforce_security: false, methods: [] }),
+  };
+}
+
 export function userDefaults(data: Data): Data {
   // `id` names the document, it is not one of its fields; clients send it back from a GET.
-  const { password: _password, id: _id, qubicle, ...rest } = data;
+  // `sync` asks the user's phones to re-read their configuration on this write; not a field.
+  const { password: _password, id: _id, sync: _sync, qubicle, ...rest } = data;
   // Qubicle's clients name the queue keys `qubicle`: they are stored as `callq`. Sent beside a
   // stored `callq` (a PATCH merges onto the document), the `qubicle` keys are the newer ones.
   const given = qubicle === undefined || rest.callq === undefined ? (rest.callq ?? qubicle) : isObject(qubicle) && isObject(rest.callq) ? { ...rest.callq, ...qubicle } : qubicle;
@@ -58,7 +118,10 @@ export function userDefaults(data: Data): Data {
   return {
     priv_level: "user",
     enabled: true,
+    ...structuredClone(KAZOO_USER_DEFAULTS),
     ...rest,
+    hotdesk: withDefaults(rest.hotdesk, { enabled: false, keep_logged_in_elsewhere: false, require_pin: false }),
+    media: mediaWithDefaults(rest.media),
     // A callq that is not an object is left as sent, so validation names it.
     callq: isObject(callq) ? { enabled: false, permissions: [], ...callq, ...enabledText(callq.enabled) } : callq,
   };
@@ -88,10 +151,35 @@ function withUsername(data: Data, ctx: WriteCtx): Data {
   return passwordOf(ctx.input) === undefined ? data : { ...data, username: generatedUsername() };
 }
 
+/** Whether `value` is an object whose `key` is true. */
+function flagOn(value: unknown, key: string): boolean {
+  return isObject(value) && value[key] === true;
+}
+
+/** The features Kazoo's user listing derives from the document, after those the user names. */
+function userFeatures(d: Data): string[] {
+  const features = Array.isArray(d.features) ? d.features.filter((f): f is string => typeof f === "string") : [];
+  if (isObject(d.smartpbx)) {
+    for (const [feature, settings] of Object.entries(d.smartpbx)) if (flagOn(settings, "enabled")) features.push(feature);
+  }
+  if (flagOn(d.hotdesk, "enabled")) features.push("hotdesk");
+  if (flagOn(d.call_forward, "enabled")) features.push("call_forward");
+  if (flagOn(d.call_forward, "failover") && !flagOn(d.call_forward, "enabled")) features.push("call_forward_failover");
+  if (isObject(d.caller_id) && isObject(d.caller_id.external) && d.caller_id.external.number) features.push("caller_id");
+  if (d.vm_to_email_enabled === true) features.push("vm_to_email");
+  if (isObject(d.music_on_hold) && d.music_on_hold.media_id) features.push("music_on_hold");
+  if (flagOn(d.do_not_disturb, "enabled")) features.push("do_not_disturb");
+  return features;
+}
+
+/** Kazoo's listing row (features, timezone, flags) plus `enabled` and the user's queue flag. */
 export function userRow(doc: StoredDoc): Data {
   const d = doc.data;
   return {
     id: doc.id,
+    features: userFeatures(d),
+    timezone: d.timezone,
+    flags: d.flags ?? [],
     username: d.username,
     first_name: d.first_name,
     last_name: d.last_name,
@@ -197,6 +285,12 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
       afterWrite: async (doc, ctx) => {
         // A disabled user or a changed password must not leave a session working.
         if (doc.data.enabled === false || passwordChanged(ctx)) await deps.auth.tokens.revokeOwner(ctx.accountId, doc.id);
+        // Kazoo's `sync: true` on a user: check-sync to each of the user's registered devices.
+        if (ctx.input.sync === true) {
+          for (const device of (await deps.collection(ctx.accountId, "devices")).all()) {
+            if (device.data.owner_id === doc.id) deps.sip?.checkSync(ctx.accountId, device.id);
+          }
+        }
       },
       // The check and the in-memory delete run in one turn of the event loop, so two concurrent
       // deletes of the last two admins cannot both pass.

@@ -8,6 +8,7 @@ describeConformance({
   name: "callflows",
   field: "name",
   adminWrites: true,
+  readOnly: ["metadata"],
   valid: (n, { ownerId }) => ({ name: `route ${n}`, numbers: [`77${n}`], flow: { module: "user", data: { id: ownerId }, children: {} } }),
   invalid: [
     { title: "a missing flow", data: { numbers: ["7000"] }, field: "flow", rule: "required" },
@@ -44,7 +45,8 @@ interface Callflow {
   name?: string;
   numbers: string[];
   patterns: string[];
-  featurecode?: { name: string; number: string };
+  featurecode?: { name: string; number: string } | false;
+  modules?: string[];
   flow: { module: string; data: Record<string, unknown>; children: Record<string, unknown> };
 }
 
@@ -75,9 +77,11 @@ describe("callflows: routing rules and module checks", () => {
     expect(numbers).toEqual(expect.arrayContaining(["*20", "*21", "*22", "*23", "1001", "1002", "1003", "1004", "1005", "5001", "5002"]));
     const byNumber = new Map(rows.map((r) => [r.numbers[0], r]));
     expect(byNumber.get("*21")?.featurecode).toEqual({ name: "callq_ready", number: "21" });
-    expect(byNumber.get("1001")).not.toHaveProperty("featurecode");
+    // Kazoo's listing row: featurecode false when the callflow is none, the flow's modules, flags.
+    expect(byNumber.get("1001")?.featurecode).toBe(false);
+    expect(byNumber.get("5001")?.modules).toEqual(["callq"]);
     for (const row of rows) {
-      expect(Object.keys(row).sort()).toEqual(row.featurecode ? ["featurecode", "id", "name", "numbers", "patterns"] : ["id", "name", "numbers", "patterns"]);
+      expect(Object.keys(row).sort()).toEqual(["featurecode", "flags", "id", "modules", "name", "numbers", "patterns"]);
     }
     const sales = await full(byNumber.get("5001")?.id ?? "");
     expect(sales.flow.module).toBe("callq");

@@ -13,6 +13,7 @@ describeConformance({
     { title: "a name over 128 characters", data: { name: "x".repeat(129) }, field: "name", rule: "maxLength" },
     { title: "an unknown device_type", data: { name: "d", device_type: "toaster" }, field: "device_type", rule: "enum" },
     { title: "a non-boolean enabled", data: { name: "d", enabled: "yes" }, field: "enabled", rule: "type" },
+    { title: "a presence_id that is not a string", data: { name: "d", presence_id: 1001 }, field: "presence_id", rule: "type" },
     { title: "a negative registration expiry", data: { name: "d", sip: { registration_expiration: -1 } }, field: "sip.registration_expiration", rule: "minimum" },
     { title: "an unknown sip.method", data: { name: "d", sip: { method: "carrier-pigeon" } }, field: "sip.method", rule: "enum" },
     { title: "a SIP username in use", data: { name: "d", sip: { username: "agent1" } }, field: "sip.username", rule: "unique" },

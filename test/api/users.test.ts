@@ -24,6 +24,10 @@ describeConformance({
     { title: "a missing password", data: { ...person, username: "nopass" }, field: "password", rule: "required" },
     { title: "an empty password", data: { ...person, username: "p2", password: "" }, field: "password", rule: "minLength" },
     { title: "a missing last_name", data: { username: "p3", first_name: "Pat", password: "pw" }, field: "last_name", rule: "required" },
+    { title: "a hotdesk that is not an object", data: { ...person, hotdesk: true }, field: "hotdesk", rule: "type" },
+    { title: "a non-boolean hotdesk.require_pin", data: { ...person, hotdesk: { require_pin: "yes" } }, field: "hotdesk.require_pin", rule: "type" },
+    { title: "a non-boolean vm_to_email_enabled", data: { ...person, vm_to_email_enabled: "yes" }, field: "vm_to_email_enabled", rule: "type" },
+    { title: "an unknown media.encryption method", data: { ...person, media: { encryption: { methods: ["rot13"] } } }, field: "media.encryption.methods.0", rule: "enum" },
     { title: "a username with a space", data: { ...person, username: "pat doe", password: "pw" }, field: "username", rule: "pattern" },
     { title: "a username over 128 characters", data: { ...person, username: "u".repeat(129), password: "pw" }, field: "username", rule: "maxLength" },
     { title: "a malformed email", data: { ...person, username: "p4", password: "pw", email: "not-an-email" }, field: "email", rule: "format" },
@@ -211,7 +215,20 @@ describe("users: credentials, ordering, guards and owned devices", () => {
     expect(res.status, res.text).toBe(201);
   });
 
-  it("lists rows of {id, username, first_name, last_name, email, priv_level, enabled, presence_id, callq.enabled}", async () => {
+  it("fills Kazoo's defaults under objects sent in part (media, hotdesk) and keeps what was sent", async () => {
+    const user = await createUser({ media: { audio: { codecs: ["OPUS"] } }, hotdesk: { enabled: true }, vm_to_email_enabled: false, timezone: "UTC" });
+    expect(user).toMatchObject({
+      media: { audio: { codecs: ["OPUS"] }, video: { codecs: [] }, encryption: { enforce_security: false, methods: [] } },
+      hotdesk: { enabled: true, keep_logged_in_elsewhere: false, require_pin: false },
+      vm_to_email_enabled: false,
+      verified: false,
+    });
+    const res = await api.call<User[]>("GET", base, { token, query: { paginate: "false" } });
+    // The listing's features follow the document as Kazoo's view derives them.
+    expect(res.body.data.find((r) => r.id === user.id)).toMatchObject({ features: ["hotdesk"], timezone: "UTC" });
+  });
+
+  it("lists rows of {id, username, first_name, last_name, email, priv_level, enabled, presence_id, callq.enabled} and Kazoo's features and flags", async () => {
     const res = await api.call<User[]>("GET", base, { token, query: { paginate: "false" } });
     const agent = res.body.data.find((r) => r.username === "agent1");
     expect(agent).toEqual({
@@ -224,6 +241,8 @@ describe("users: credentials, ordering, guards and owned devices", () => {
       enabled: true,
       presence_id: "1002",
       callq: { enabled: true },
+      features: [],
+      flags: [],
     });
   });
 

@@ -87,6 +87,24 @@ describe("NOTIFY check-sync", () => {
     expect(a.header("call-id")).not.toBe(b.header("call-id"));
   });
 
+  it("sends check-sync to each registered device a user owns when the user is written with sync: true (users.md), storing no sync", async () => {
+    const created = await api.call<{ id: string }>("PUT", `/v2/accounts/${accountId}/users`, { token, data: { first_name: "Sync", last_name: "Owner" } });
+    expect(created.status).toBe(201);
+    const userId = created.body.data.id;
+    const owned = await registeredPhone(await newDevice(api, { token, accountId }, { owner_id: userId }));
+    const other = await registeredPhone(await device());
+    const res = await api.call<Record<string, unknown>>("PATCH", `/v2/accounts/${accountId}/users/${userId}`, { token, data: { sync: true } });
+    expect(res.status).toBe(200);
+    expect(res.body.data).not.toHaveProperty("sync");
+    const notify = await owned.socket.next();
+    expect(notify.method).toBe("NOTIFY");
+    expect(notify.header("event")).toBe("check-sync");
+    await other.socket.expectSilence();
+    // A write without sync sends nothing.
+    expect((await api.call("PATCH", `/v2/accounts/${accountId}/users/${userId}`, { token, data: { last_name: "Owner2" } })).status).toBe(200);
+    await owned.socket.expectSilence();
+  });
+
   it("answers 202 and sends nothing to a device that is not registered", async () => {
     const registered = await device();
     const phone = await registeredPhone(registered);
