@@ -6,6 +6,7 @@ import { paginate } from "../http/paging.js";
 import { dataObject, registerDocResource, type Data } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
 import { OBJECT_TYPES } from "../events/objects.js";
+import { registerWebhookSamples } from "./webhook-samples.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 
@@ -162,6 +163,8 @@ export function registerWebhooks(app: FastifyInstance, deps: ApiDeps): void {
     tag: "webhooks",
     verbs: { PATCH: { ...reenable, summary: "Re-enable every auto-disabled webhook of the account and its descendants (it has none)" } },
   });
+
+  registerWebhookSamples(app, deps);
 
   registerEndpoint(app, deps, {
     path: "/v2/webhooks",
