@@ -1,5 +1,5 @@
 // /v2/webhooks/samples and /v2/webhooks/samples/{sample_id}: what each hook this server fires
-// sends, as Kazoo's sample payloads (`webhooks_<hook>`). Each sample is built by the dispatcher's
+// sends (the call-queue hooks too), as Kazoo's sample payloads (`webhooks_<hook>`). Each sample is built by the dispatcher's
 // own payload code from a made-up event, so a sample is always the shape a receiver gets. Public,
 // as Kazoo serves them; the list and a sample's payloads take the query-string filters.
 import type { FastifyInstance } from "fastify";
@@ -36,6 +36,22 @@ const CALL = {
 
 const DEVICE = { device_id: DEVICE_ID, owner_id: OWNER_ID, username: "user_zu0bf7", realm: "demo.switchboard.local", user_agent: "sip.js", contact: "<sip:user_zu0bf7@198.51.100.7;transport=ws>" };
 
+const QUEUE_ID = "b4f0d1a7c1e24c1c9a3f5e6d7c8b9a01";
+const SESSION = {
+  queue_id: QUEUE_ID,
+  queue_name: "Sales",
+  session_id: "0f3c2b1a4d5e6f708192a3b4c5d6e7f8",
+  call_id: CALL_ID,
+  caller_id_name: "Casey Customer",
+  caller_id_number: "+14155550100",
+  queue_enter_time: toGregorianSeconds(AT) - 12,
+};
+
+/** A recipient's step: the event name and the states it goes between. */
+function recipientSample(name: string, from: string, to: string, call = false): { routing_key: string; name: string; data: Data } {
+  return { routing_key: `callq.recipient.${OWNER_ID}`, name, data: { recipient_id: OWNER_ID, availability_state: to, previous_state: from, ...(call ? SESSION : {}) } };
+}
+
 /** The made-up events, by sample id. */
 const SAMPLE_EVENTS: Record<string, { routing_key: string; name: string; data: Data }[]> = {
   webhooks_channel_create: [{ routing_key: `call.CHANNEL_CREATE.${CALL_ID}`, name: "CHANNEL_CREATE", data: CALL }],
@@ -59,6 +75,15 @@ const SAMPLE_EVENTS: Record<string, { routing_key: string; name: string; data: D
     { routing_key: `notification.register.${DEVICE_ID}`, name: "register", data: { type: "register", ...DEVICE } },
     { routing_key: `notification.deregister.${DEVICE_ID}`, name: "deregister", data: { type: "deregister", ...DEVICE } },
   ],
+  webhooks_callq_queue_join: [{ routing_key: `callq.queue.${QUEUE_ID}`, name: "join", data: SESSION }],
+  webhooks_callq_queue_leave: [{ routing_key: `callq.queue.${QUEUE_ID}`, name: "leave", data: { ...SESSION, wait_time: 12.4, reason: "handled" } }],
+  webhooks_callq_recipient_login: [recipientSample("login", "Not-Logged-In", "Ready")],
+  webhooks_callq_recipient_logout: [recipientSample("logout", "Ready", "Not-Logged-In")],
+  webhooks_callq_recipient_ready: [recipientSample("ready", "Away", "Ready")],
+  webhooks_callq_recipient_away: [recipientSample("away", "Ready", "Away")],
+  webhooks_callq_recipient_offer: [recipientSample("offer", "Ready", "Call-Offer", true)],
+  webhooks_callq_recipient_delivered: [recipientSample("delivered", "Call-Offer", "On-A-Call", true)],
+  webhooks_callq_recipient_rejected: [recipientSample("reject", "Call-Offer", "Ready", true)],
   webhooks_object: ["doc_created", "doc_edited", "doc_deleted"].map((action) => ({
     routing_key: `object.${action}.device`,
     name: action,

@@ -109,7 +109,17 @@ describe("webhooks.md", () => {
     // As in Kazoo, the samples need no token.
     const res = await curl("GET", "/v2/webhooks/samples", { "Content-Type": "application/json" });
     expectSuccess(res, 200);
+    // Kazoo's list but parking (never fired here), and the call-queue hooks.
     expect(res.json.data).toEqual([
+      "webhooks_callq_queue_join",
+      "webhooks_callq_queue_leave",
+      "webhooks_callq_recipient_away",
+      "webhooks_callq_recipient_delivered",
+      "webhooks_callq_recipient_login",
+      "webhooks_callq_recipient_logout",
+      "webhooks_callq_recipient_offer",
+      "webhooks_callq_recipient_ready",
+      "webhooks_callq_recipient_rejected",
       "webhooks_channel_answer",
       "webhooks_channel_bridge",
       "webhooks_channel_create",
