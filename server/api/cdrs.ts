@@ -5,7 +5,9 @@ import { cdrSortKey, CDRS_COLLECTION } from "../calls/index.js";
 import { registerEndpoint, type Ctx, type Outcome } from "../http/endpoint.js";
 import { filterFromQuery } from "../http/filters.js";
 import { paginateSorted } from "../http/paging.js";
-import { listOutcome, notFound, registerDocResource, view } from "../http/resource.js";
+import { listOutcome, notFound, registerDocResource, view, type Data } from "../http/resource.js";
+import { ApiError } from "../http/errors.js";
+import { GREGORIAN_OFFSET_S } from "../clock.js";
 import { contentRevision } from "../http/envelope.js";
 import type { Collection, StoredDoc } from "../store/index.js";
 import type { JsonSchema } from "../http/validation.js";
@@ -33,8 +35,34 @@ const cdrSchema: JsonSchema = {
     hangup_code: { type: "string" },
     owner_id: { type: "string" },
     authorizing_id: { type: "string" },
+    datetime: { type: "string", description: "the leg's start as YYYY-MM-DD_HH:MM:SS, UTC moved by the query's utc_offset seconds" },
+    unix_timestamp: { type: "integer", description: "the leg's start in Unix seconds" },
   },
 };
+
+/** The query's `utc_offset` in seconds (0 when absent); not a whole number is Kazoo's 404. */
+function utcOffsetOf(ctx: Ctx): number {
+  const raw = ctx.req.query.utc_offset;
+  if (raw === undefined) return 0;
+  if (!/^[+-]?\d{1,6}$/.test(raw)) throw new ApiError("faulty_request", { utc_offset: { type: { message: "utc_offset must be a number of seconds", value: raw } } });
+  return Number(raw);
+}
+
+/**
+ * A CDR as the API shows it, with Kazoo's computed columns: `datetime` (the leg's start, a CDR's
+ * `timestamp` here, moved by `utc_offset`) and `unix_timestamp`.
+ */
+function cdrView(ctx: Ctx): (doc: StoredDoc) => Data {
+  const offsetS = utcOffsetOf(ctx);
+  return (doc) => {
+    const row = view(doc);
+    const start = doc.data.timestamp;
+    if (typeof start !== "number") return row;
+    const unix = start - GREGORIAN_OFFSET_S;
+    const local = new Date((unix + offsetS) * 1000).toISOString();
+    return { ...row, datetime: `${local.slice(0, 10)}_${local.slice(11, 19)}`, unix_timestamp: unix };
+  };
+}
 
 /** A leg's interaction; a CDR written before interactions were kept is an interaction of its own. */
 function interactionKey(doc: StoredDoc): string {
@@ -57,7 +85,7 @@ function interactionsOutcome(cdrs: Collection, ctx: Ctx, where: (doc: StoredDoc)
     return true;
   });
   const page = paginateSorted(first, true, ctx.req.query);
-  return { data: page.rows.map(view), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+  return { data: page.rows.map(cdrView(ctx)), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
 }
 
 export function registerCdrs(app: FastifyInstance, deps: ApiDeps): void {
@@ -89,7 +117,7 @@ export function registerCdrs(app: FastifyInstance, deps: ApiDeps): void {
           const legs = cdrs.sortedBy(cdrSortKey).filter((k) => interactionKey(k.row) === interaction);
           if (legs.length === 0) throw notFound(id);
           const page = paginateSorted(legs, false, ctx.req.query);
-          return { data: page.rows.map(view), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+          return { data: page.rows.map(cdrView(ctx)), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
         },
       },
     },
@@ -99,11 +127,17 @@ export function registerCdrs(app: FastifyInstance, deps: ApiDeps): void {
     name: "cdrs",
     collection: CDRS_COLLECTION,
     schema: cdrSchema,
-    verbs: { list: true, read: true },
-    sortKey: cdrSortKey,
-    sortDescending: true,
-    row: view,
-    summaries: { list: "List call detail records, newest first", read: "Read one call detail record" },
+    verbs: { read: true },
+    readAs: async (doc, ctx) => ({ data: cdrView(ctx)(doc), revision: doc.rev }),
+    // The list is registered here rather than by the resource: its rows depend on the query (utc_offset).
+    collectionVerbs: () => ({
+      GET: {
+        summary: "List call detail records, newest first",
+        handler: async (ctx) =>
+          listOutcome(await deps.collection(ctx.params.account_id ?? "", CDRS_COLLECTION), ctx, { sortKey: cdrSortKey, descending: true, row: cdrView(ctx) }),
+      },
+    }),
+    summaries: { read: "Read one call detail record" },
   });
 
   registerEndpoint(app, deps, {
@@ -120,7 +154,7 @@ export function registerCdrs(app: FastifyInstance, deps: ApiDeps): void {
           return listOutcome(await deps.collection(accountId, CDRS_COLLECTION), ctx, {
             sortKey: cdrSortKey,
             descending: true,
-            row: view,
+            row: cdrView(ctx),
             where: (doc) => doc.data.owner_id === id,
           });
         },

@@ -142,6 +142,19 @@ function mergeTarget(deps: ApiDeps, channel: Channel, data: Data, auth: AuthCont
   return target;
 }
 
+/**
+ * Commands change a call: an admin (an API key counts as one) may command any leg of the account,
+ * another user only a call they are in, i.e. a leg of their devices or the leg bridged to one.
+ */
+function mayCommand(deps: ApiDeps, channel: Channel, auth: AuthContext | null): void {
+  if (auth?.isAdmin === true) return;
+  const ownerId = auth?.ownerId ?? null;
+  const mine = (leg: Channel | undefined) => ownerId !== null && leg?.identity.ownerId === ownerId;
+  const other = channel.otherLeg === undefined ? undefined : deps.calls?.channels.inAccount(channel.accountId, channel.otherLeg);
+  if (mine(channel) || mine(other)) return;
+  throw new ApiError("forbidden", { uuid: { forbidden: { message: "only a call you are in (or an admin) may be commanded", value: channel.id } } });
+}
+
 /** Runs the command; a refusal from the call engine is a 400 `invalid data` naming its field. */
 async function command(deps: ApiDeps, channel: Channel, data: Data, auth: AuthContext | null): Promise<Outcome> {
   const action = data.action;
@@ -232,7 +245,9 @@ export function registerChannels(app: FastifyInstance, deps: ApiDeps): void {
   const run: Handler = async (ctx) => {
     const data = dataObject(ctx);
     const action = data.action ?? ctx.req.envelope.action ?? ctx.req.query.action;
-    return command(deps, channelOf(ctx), action === undefined ? data : { ...data, action }, ctx.auth);
+    const channel = channelOf(ctx);
+    mayCommand(deps, channel, ctx.auth);
+    return command(deps, channel, action === undefined ? data : { ...data, action }, ctx.auth);
   };
   registerEndpoint(app, deps, {
     path: "/v2/accounts/:account_id/channels/:uuid",

@@ -1,10 +1,12 @@
 // /v2/accounts/{account_id}/webhooks: an account's webhook subscriptions, their read-only
 // disable_reason and the collection PATCH that re-enables auto-disabled hooks; /v2/webhooks lists the hooks.
 import type { FastifyInstance } from "fastify";
-import { registerEndpoint } from "../http/endpoint.js";
+import { registerEndpoint, type VerbSpec } from "../http/endpoint.js";
 import { paginate } from "../http/paging.js";
 import { dataObject, registerDocResource, type Data } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
+import { OBJECT_TYPES } from "../events/objects.js";
+import { registerWebhookSamples } from "./webhook-samples.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 
@@ -19,26 +21,41 @@ export const NOTIFICATION_TYPES = [
   "deregister",
 ] as const;
 
-/** The hook catalogue: the `hook` values a webhook may take, with what fires them. */
+/**
+ * The hook catalogue: the `hook` values a webhook may take, with the friendly name and the
+ * description GET /v2/webhooks shows (Kazoo's names where Kazoo has the hook).
+ */
 export const HOOKS = {
-  channel_create: "Events when new calls start",
-  channel_answer: "Events when calls are answered",
-  channel_bridge: "Events when two call legs are bridged",
-  channel_destroy: "Events when calls end",
-  parking: "Events when calls are parked and retrieved",
-  notifications: "Events when a notification is triggered (missed call, voicemail, fax, registration)",
-  object: "Events when configuration documents are created, edited or deleted",
-  sms: "Events when text messages are sent or received",
-  callq_queue_join: "Events when a caller joins a call queue",
-  callq_queue_leave: "Events when a caller leaves a call queue",
-  callq_recipient_login: "Events when a recipient logs in",
-  callq_recipient_logout: "Events when a recipient logs out",
-  callq_recipient_ready: "Events when a recipient becomes ready",
-  callq_recipient_away: "Events when a recipient goes away",
-  callq_recipient_offer: "Events when a caller is offered to a recipient",
-  callq_recipient_delivered: "Events when a caller is delivered to a recipient",
-  callq_recipient_rejected: "Events when a recipient rejects an offered caller",
+  channel_create: { name: "Channel Create", description: "This webhook is triggered when a new channel is created" },
+  channel_answer: { name: "Channel Answer", description: "This webhook is triggered when a channel establishes two-way audio, such as the called party answering" },
+  channel_bridge: { name: "Channel Bridge", description: "This webhook is triggered when two channels are bridged together, such as two users/devices connected together" },
+  channel_destroy: { name: "Channel Destroy", description: "This webhook is triggered when a channel is destroyed, usually as a result of a hangup" },
+  parking: { name: "Call Parking", description: "Events when calls get parked/retrieved" },
+  notifications: { name: "Notifications Webhook", description: "Fire a webhook when a notification event is triggered (missed call, voicemail, fax, registration)" },
+  object: { name: "Object", description: "Receive notifications when objects (like JSON document objects) are changed" },
+  sms: { name: "SMS", description: "Receive notifications when sms is created" },
+  callq_queue_join: { name: "Call Queue Join", description: "Events when a caller joins a call queue" },
+  callq_queue_leave: { name: "Call Queue Leave", description: "Events when a caller leaves a call queue" },
+  callq_recipient_login: { name: "Recipient Login", description: "Events when a recipient logs in" },
+  callq_recipient_logout: { name: "Recipient Logout", description: "Events when a recipient logs out" },
+  callq_recipient_ready: { name: "Recipient Ready", description: "Events when a recipient becomes ready" },
+  callq_recipient_away: { name: "Recipient Away", description: "Events when a recipient goes away" },
+  callq_recipient_offer: { name: "Recipient Offer", description: "Events when a caller is offered to a recipient" },
+  callq_recipient_delivered: { name: "Recipient Delivered", description: "Events when a caller is delivered to a recipient" },
+  callq_recipient_rejected: { name: "Recipient Rejected", description: "Events when a recipient rejects an offered caller" },
 } as const;
+
+/** What each notification type is, as Kazoo's notifications hook lists its `type` modifier. */
+const NOTIFICATION_INFO: Record<(typeof NOTIFICATION_TYPES)[number], { friendly_name: string; description: string }> = {
+  missed_call: { friendly_name: "Missed Call", description: "This event is triggered when a call to a user is missed" },
+  voicemail_new: { friendly_name: "New Voicemail Message", description: "This event is triggered any time a voicemail message is left" },
+  voicemail_full: { friendly_name: "Voicemail Box Full", description: "This event is triggered any time an attempt to leave a voicemail message is blocked because the voicemail box is full" },
+  inbound_fax: { friendly_name: "Successful Fax Reception", description: "This event is triggered when a fax is successfully received" },
+  inbound_fax_error: { friendly_name: "Fax Reception Error", description: "This event is triggered when receiving a fax fails" },
+  outbound_fax_error: { friendly_name: "Fax Transmission Error", description: "This event is triggered when transmitting a fax fails" },
+  register: { friendly_name: "Registration", description: "This event is triggered when a device registers but is not currently registered" },
+  deregister: { friendly_name: "De-Registration", description: "This event is triggered when a device fails to re-register and the contact expires" },
+};
 
 export type Hook = keyof typeof HOOKS;
 export const HOOK_NAMES = Object.keys(HOOKS) as Hook[];
@@ -96,7 +113,7 @@ function checkNotificationType(data: Data): void {
   if (data.hook !== "notifications") return;
   const type = (data.custom_data as Data | undefined)?.type;
   if (type === undefined) throw fieldError("custom_data.type", "required", "notification webhooks need the notification type");
-  if (!(NOTIFICATION_TYPES as readonly unknown[]).includes(type)) {
+  if (type !== "all" && !(NOTIFICATION_TYPES as readonly unknown[]).includes(type)) {
     throw fieldError("custom_data.type", "enum", "Value not found in enumerated list of values", type);
   }
 }
@@ -106,6 +123,26 @@ function isAutoDisabled(doc: StoredDoc): boolean {
 }
 
 export function registerWebhooks(app: FastifyInstance, deps: ApiDeps): void {
+  const reenable: VerbSpec = {
+    summary: "Re-enable every auto-disabled webhook of the account",
+    admin: true,
+    body: reenableSchema,
+    handler: async (ctx) => {
+      validate(reenableSchema, dataObject(ctx));
+      const hooks = await deps.collection(ctx.params.account_id ?? "", "webhooks");
+      const reenabled: StoredDoc[] = [];
+      for (const { id } of hooks.all().filter(isAutoDisabled)) {
+        // Re-read: an earlier write in this loop may have let another request change it.
+        const doc = hooks.get(id);
+        if (!doc || !isAutoDisabled(doc)) continue;
+        const data: Data = { ...doc.data, enabled: true };
+        delete data.disable_reason;
+        reenabled.push(await hooks.update(id, data));
+      }
+      return { data: reenabled.map(webhookRow) };
+    },
+  };
+
   registerDocResource(app, deps, {
     name: "webhooks",
     collection: "webhooks",
@@ -115,28 +152,19 @@ export function registerWebhooks(app: FastifyInstance, deps: ApiDeps): void {
     prepare: (data, ctx) => webhookDefaults(data, ctx.existing),
     check: checkNotificationType,
     row: webhookRow,
-    collectionVerbs: () => ({
-      PATCH: {
-        summary: "Re-enable every auto-disabled webhook of the account",
-        admin: true,
-        body: reenableSchema,
-        handler: async (ctx) => {
-          validate(reenableSchema, dataObject(ctx));
-          const hooks = await deps.collection(ctx.params.account_id ?? "", "webhooks");
-          const reenabled: StoredDoc[] = [];
-          for (const { id } of hooks.all().filter(isAutoDisabled)) {
-            // Re-read: an earlier write in this loop may have let another request change it.
-            const doc = hooks.get(id);
-            if (!doc || !isAutoDisabled(doc)) continue;
-            const data: Data = { ...doc.data, enabled: true };
-            delete data.disable_reason;
-            reenabled.push(await hooks.update(id, data));
-          }
-          return { data: reenabled.map(webhookRow) };
-        },
-      },
-    }),
+    collectionVerbs: () => ({ PATCH: reenable }),
   });
+
+  // Kazoo's bulk re-enable of an account and its descendants; accounts here have no sub-accounts,
+  // so it re-enables the account's own hooks.
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/descendants/webhooks",
+    access: "account",
+    tag: "webhooks",
+    verbs: { PATCH: { ...reenable, summary: "Re-enable every auto-disabled webhook of the account and its descendants (it has none)" } },
+  });
+
+  registerWebhookSamples(app, deps);
 
   registerEndpoint(app, deps, {
     path: "/v2/webhooks",
@@ -154,11 +182,19 @@ export function registerWebhooks(app: FastifyInstance, deps: ApiDeps): void {
   });
 }
 
+/** A catalogue entry in Kazoo's shape: the object hook's selectors are arrays, the notification types an object. */
 function hookEntry(hook: Hook): Data {
-  // As the hosted service names them: the hook string is both id and name.
-  const entry: Data = { id: hook, name: hook, description: HOOKS[hook] };
+  const entry: Data = { id: hook, ...HOOKS[hook] };
   if (hook === "notifications") {
-    entry.modifiers = { type: { type: "array", description: "A list of notification types to handle", items: [...NOTIFICATION_TYPES] } };
+    const items: Data = { all: { friendly_name: "All", description: "This event is triggered for any notification events" } };
+    for (const type of NOTIFICATION_TYPES) items[type] = NOTIFICATION_INFO[type];
+    entry.modifiers = { type: { type: "object", description: "A list of notification types to handle", items } };
+  }
+  if (hook === "object") {
+    entry.modifiers = {
+      action: { type: "array", description: "A list of object actions to handle", items: ["all", "doc_created", "doc_edited", "doc_deleted"] },
+      type: { type: "array", description: "A list of object types to handle", items: ["all", ...OBJECT_TYPES] },
+    };
   }
   return entry;
 }

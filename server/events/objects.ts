@@ -16,6 +16,9 @@ const TYPES: Record<string, string> = {
   cdrs: "cdr",
 };
 
+/** Every type an object event may name, as the object hook's `type` selector lists them. */
+export const OBJECT_TYPES: readonly string[] = Object.values(TYPES);
+
 export function objectTypeOf(collection: string): string | undefined {
   return TYPES[collection];
 }

@@ -322,7 +322,8 @@ function fires(hook: StoredDoc, trigger: Trigger, event: BusEvent): boolean {
   const custom = customData(hook);
   switch (trigger.hook) {
     case "notifications":
-      return custom?.type === trigger.notification;
+      // "all" is Kazoo's catch-all notification type.
+      return custom?.type === "all" || custom?.type === trigger.notification;
     case "object":
       // As the hosted service: custom_data.type and .action narrow an object hook; "all" or absent matches all.
       return selects(custom?.type, event.data.type) && selects(custom?.action, event.data.action);
@@ -336,15 +337,17 @@ function selects(wanted: unknown, actual: unknown): boolean {
 }
 
 /**
- * custom_data, laid over the payload. An object hook's `type` and `action` are its selectors, not
- * data: laid over, "all" would hide the document's real type.
+ * custom_data, laid over the payload. An object hook's `type` and `action`, and a notification
+ * hook's `type`, are its selectors, not data: laid over, "all" would hide the event's real type.
  */
 function overlayOf(hook: StoredDoc, trigger: Trigger): Record<string, unknown> | undefined {
   const custom = customData(hook);
-  if (!custom || trigger.hook !== "object") return custom;
+  if (!custom || (trigger.hook !== "object" && trigger.hook !== "notifications")) return custom;
   const rest = { ...custom };
   delete rest.type;
-  delete rest.action;
+  if (trigger.hook === "object") delete rest.action;
+  // A notification's payload names its type as the hook's selector would.
+  else if (trigger.notification !== undefined) rest.type = trigger.notification;
   return rest;
 }
 

@@ -251,12 +251,16 @@ describe("webhooks: the hosted service's shapes", () => {
       expect(res.status).toBe(200);
       expect(res.body.data.map((h) => h.id).sort()).toEqual([...HOOKS].sort());
       for (const h of res.body.data) {
-        expect(h.name).toBe(h.id);
+        expect(h.name).toEqual(expect.any(String));
         expect(h.description).toEqual(expect.any(String));
       }
+      expect(res.body.data.find((h) => h.id === "channel_create")?.name).toBe("Channel Create");
+      // Kazoo's shape: the notification types are an object of {friendly_name, description}, "all" first.
       const notifications = res.body.data.find((h) => h.id === "notifications");
-      expect(notifications?.modifiers).toEqual({ type: { type: "array", description: expect.any(String), items: NOTIFICATION_TYPES } });
-      expect(res.body.data.filter((h) => h.modifiers).map((h) => h.id)).toEqual(["notifications"]);
+      const types = { all: { friendly_name: "All", description: expect.any(String) } } as Record<string, unknown>;
+      for (const type of NOTIFICATION_TYPES) types[type] = { friendly_name: expect.any(String), description: expect.any(String) };
+      expect(notifications?.modifiers).toEqual({ type: { type: "object", description: expect.any(String), items: types } });
+      expect(res.body.data.filter((h) => h.modifiers).map((h) => h.id)).toEqual(["notifications", "object"]);
     });
 
     it("accepts a webhook on every hook it lists", async () => {

@@ -270,7 +270,7 @@ describe("webhook delivery", () => {
     });
 
     it("notification hooks get only the notification type their custom_data names", async () => {
-      for (const type of ["missed_call", "register", "deregister"]) {
+      for (const type of ["missed_call", "register", "deregister", "all"]) {
         await createHook({ hook: "notifications", uri: `${receiver.url}/notify-${type}`, format: "json", custom_data: { type } });
       }
       const missed = { call_id: "missed-1", caller_id_name: "Ada", caller_id_number: "+14155550100", callee_id_number: "2000", to: "2000@demo", from: "ada@demo" };
@@ -285,6 +285,8 @@ describe("webhook delivery", () => {
       expect(json((await receiver.waitFor("/notify-deregister", 1))[0] as Received)).toEqual({ ...common, ...device, event_name: "deregister", type: "deregister" });
       await settle(200);
       for (const type of ["missed_call", "register", "deregister"]) expect(receiver.at(`/notify-${type}`)).toHaveLength(1);
+      // Kazoo's "all" type takes every notification; its payloads keep their own type.
+      expect(receiver.at("/notify-all").map((r) => json(r).type)).toEqual(["missed_call", "register", "deregister"]);
     });
 
     it("custom_data overwrites payload keys and adds its own", async () => {
