@@ -7,7 +7,7 @@ import { isObject } from "../http/request.js";
 import type { FieldErrors, JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
-import { isMediaUri } from "./media.js";
+import { MediaReferenceError, parseMediaReference, resolveMediaReference } from "../media/reference.js";
 
 /** The modules the call engine runs; a callflow naming any other is refused. */
 // `qubicle` and `qubicle_recipient` are the hosted product's original names of the queue modules.
@@ -153,10 +153,17 @@ function checkModuleData(module: CallflowModule, data: Data, path: string, probl
     const id = stringAt(key);
     if (id !== undefined) refs.push({ field: `${path}.${key}`, collection, id });
   };
-  // A media id, or a URI played as it is.
+  // What the players can play (server/media/reference.ts): a media id, checked against the
+  // account's media once the flow is read, or a tone/silence stream; anything else is refused here.
   const media = (key: string) => {
-    if (typeof data[key] === "string" && isMediaUri(data[key])) return;
-    reference(key, "media");
+    const value = stringAt(key);
+    if (value === undefined) return;
+    try {
+      if (parseMediaReference(value).kind === "media") refs.push({ field: `${path}.${key}`, collection: "media", id: value });
+    } catch (err) {
+      if (!(err instanceof MediaReferenceError)) throw err;
+      problems.add(`${path}.${key}`, err.rule, err.message, value);
+    }
   };
   const oneOf = (key: string, values: readonly string[]) => {
     const value = stringAt(key);
@@ -181,12 +188,9 @@ function checkModuleData(module: CallflowModule, data: Data, path: string, probl
       break;
     }
     case "play": {
-      const uri = stringAt("uri");
-      if (uri !== undefined && !isMediaUri(uri)) {
-        problems.add(`${path}.uri`, "format", "Value is not a tone_stream://, silence_stream:// or http(s) URI", uri);
-      }
       if (data.id === undefined && data.uri === undefined) required("id", "the play module needs data.id (a media id) or data.uri");
-      else media("id");
+      media("id");
+      media("uri");
       break;
     }
     case "callq_recipient":
@@ -256,7 +260,16 @@ export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
       for (const collection of new Set(references.map((r) => r.collection))) {
         const docs = await deps.collection(ctx.accountId, collection);
         for (const ref of references) {
-          if (ref.collection === collection && !docs.has(ref.id)) problems.add(ref.field, "not_found", `no ${NOUN[collection]} with this id`, ref.id);
+          if (ref.collection !== collection) continue;
+          if (collection === "media") {
+            // Named media must also have audio the players can open.
+            try {
+              resolveMediaReference(ref.id, docs);
+            } catch (err) {
+              if (!(err instanceof MediaReferenceError)) throw err;
+              problems.add(ref.field, err.rule, err.message, ref.id);
+            }
+          } else if (!docs.has(ref.id)) problems.add(ref.field, "not_found", `no ${NOUN[collection]} with this id`, ref.id);
         }
       }
       if (problems.any) throw new ApiError("validation_error", problems.errors);

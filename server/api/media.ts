@@ -16,13 +16,6 @@ export const MEDIA_SOURCES = ["upload", "recording", "tts"] as const;
 /** Larger than any prompt or hold music an office needs; a bound so one upload cannot fill the disk. */
 export const MAX_MEDIA_BYTES = 20 * 1024 * 1024;
 
-/** Media that is played from elsewhere rather than uploaded: tones, silence, web addresses. */
-const MEDIA_URI = /^(tone_stream|silence_stream|https?):\/\/\S+$/;
-
-export function isMediaUri(value: string): boolean {
-  return MEDIA_URI.test(value);
-}
-
 interface AudioFormat {
   contentType: string;
   attachment: string;

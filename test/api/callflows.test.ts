@@ -179,10 +179,14 @@ describe("callflows: routing rules and module checks", () => {
     const queueId = String((await full(sales?.id ?? "")).flow.data.id);
     const alias = await api.call("PUT", base, { token, data: { numbers: ["8300"], flow: { module: "callq", data: { id: queueId } } } });
     expect(alias.status, alias.text).toBe(201);
-    for (const [i, data] of [{ uri: "https://example.com/a.wav" }, { uri: "silence_stream://500" }, { id: "tone_stream://%(500,0,440)" }].entries()) {
+    for (const [i, data] of [{ uri: "silence_stream://500" }, { id: "tone_stream://%(500,0,440)" }].entries()) {
       const play = await api.call("PUT", base, { token, data: { numbers: [`831${i}`], flow: { module: "play", data } } });
       expect(play.status, play.text).toBe(201);
     }
+    // Nothing here fetches audio from the web (server/media/reference.ts): refused, as everywhere.
+    const web = await api.call<Errors>("PUT", base, { token, data: { numbers: ["8319"], flow: { module: "play", data: { uri: "https://example.com/a.wav" } } } });
+    expect(web.status).toBe(400);
+    expect(web.body.data["flow.data.uri"]).toHaveProperty("format");
     // A user id is not a device id.
     const wrong = await api.call<Errors>("PUT", base, { token, data: { numbers: ["8320"], flow: { module: "device", data: { id: ownerId } } } });
     expect(wrong.status).toBe(400);

@@ -101,3 +101,25 @@ describe("a simulated caller's audio", () => {
     });
   }
 });
+
+describe("a callflow's media: the play module's id and uri, and callq_recipient's prompts", () => {
+  let number = 8600;
+  for (const row of TABLE) {
+    it(`${row.rule === undefined ? "takes" : "refuses"} ${row.title}`, async () => {
+      const value = row.reference();
+      const before = (await api.call<unknown[]>("GET", `${base}/callflows`, { token })).body.data.length;
+      const places: [string, Record<string, unknown>][] = [
+        ["flow.data.id", { module: "play", data: { id: value } }],
+        ["flow.data.uri", { module: "play", data: { uri: value } }],
+        ["flow.data.success_media", { module: "callq_recipient", data: { action: "login", success_media: value } }],
+      ];
+      for (const [field, flow] of places) {
+        const res = await api.call<{ id: string }>("PUT", `${base}/callflows`, { token, data: { numbers: [String(number++)], flow } });
+        if (row.rule === undefined) expect(res.status, res.text).toBe(201);
+        else expectRefused(res, field, row, value);
+      }
+      const added = row.rule === undefined ? places.length : 0;
+      expect((await api.call<unknown[]>("GET", `${base}/callflows`, { token })).body.data.length).toBe(before + added);
+    });
+  }
+});
