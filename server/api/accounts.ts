@@ -3,7 +3,6 @@
 // Also the account tree of accounts.md: every account here is the root of its own tree (no
 // parent, no children), and the verbs that create, delete, move or promote accounts are refused.
 import type { FastifyInstance } from "fastify";
-import { toGregorianSeconds } from "../clock.js";
 import { ApiError } from "../http/errors.js";
 import { ifMatch, registerEndpoint, type Ctx, type Outcome } from "../http/endpoint.js";
 import { paginate } from "../http/paging.js";
@@ -45,7 +44,7 @@ export function accountView(doc: StoredDoc): Data {
     ...defaults,
     ...publicFields(doc.data),
     id: doc.id,
-    created: toGregorianSeconds(doc.created),
+    created: doc.created,
     billing_mode: "manual",
     is_reseller: false,
     // Every account is its own reseller's root, as user_auth answers.
