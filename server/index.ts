@@ -77,6 +77,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     allowOrigins: config.allowOrigins,
     port: () => listening,
     rendererDir: config.rendererDir,
+    authenticate: (token) => auth.authenticate(token),
   });
   const routes = recordRoutes(app);
   const catalogue: EndpointSpec[] = [];
