@@ -59,6 +59,8 @@ describe("accounts.md", () => {
     expectError(listed, 405, "invalid_method");
     expect(listed.headers.get("allow")).toBe("PUT");
     expectError(await curl("PUT", "/v2/accounts", {}, '{"data":{"name":"child account"}}'), 401, "invalid_credentials");
+    const agent = await curl("PUT", "/v2/accounts", { "X-Auth-Token": agentToken, "Content-Type": "application/json" }, '{"data":{"name":"child account"}}');
+    expectError(agent, 403, "forbidden", { user: { admin: expect.any(Object) } });
   });
 
   it("accounts.md › Remove an account [differs: an account cannot delete itself]", async () => {
@@ -162,5 +164,7 @@ describe("accounts.md", () => {
     // As Kazoo: no destination is a field error first.
     const noTo = await curl("POST", `/v2/accounts/${accountId}/move`, { "X-Auth-Token": adminToken, "Content-Type": "application/x-www-form-urlencoded" }, '{"data": {}}');
     expectError(noTo, 400, "validation error", { to: { required: expect.any(Object) } });
+    const agent = await curl("POST", `/v2/accounts/${accountId}/move`, { "X-Auth-Token": agentToken, "Content-Type": "application/x-www-form-urlencoded" }, '{"data": {}}');
+    expectError(agent, 403, "forbidden");
   });
 });
