@@ -79,6 +79,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     port: () => listening,
     rendererDir: config.rendererDir,
     ownFailureShapes: [TEXTING_PATH_FAILURES],
+    authenticate: (token) => auth.authenticate(token),
   });
   const routes = recordRoutes(app);
   const catalogue: EndpointSpec[] = [];

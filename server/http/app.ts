@@ -10,6 +10,7 @@ import fastifyWebsocket from "@fastify/websocket";
 import type { Clock } from "../clock.js";
 import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
+import { tokenOutsideBody, type Authenticator } from "./endpoint.js";
 import { registerGuard } from "./guard.js";
 import { rewriteAliasedUrl } from "./aliases.js";
 import { ALSO_JSON_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./request.js";
@@ -27,6 +28,8 @@ export interface AppOptions {
    * `{errors: [...]}`): a path under `prefix` that cannot be routed is answered in it.
    */
   ownFailureShapes?: { prefix: string; answer(status: number, message: string): unknown }[];
+  /** Tokens, so that a path of no module answers a dead token 401 first, as crossbar does. */
+  authenticate?: Authenticator["authenticate"];
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -128,8 +131,14 @@ export function buildApp(options: AppOptions): FastifyInstance {
     return reply.status(apiError.status).send(errorEnvelope(apiError, request.id, new Date(options.clock.now())));
   });
 
-  app.setNotFoundHandler((request, reply) => {
-    const err = new ApiError("not_found", { path: request.url.split("?")[0] ?? "" });
+  // A module that is not loaded is 404 not_found whether or not a token came (crossbar finds the
+  // module before it authorizes), but a token that is not live is 401 first: crossbar's early
+  // authentication checks any token it is given before it looks for the module.
+  app.setNotFoundHandler(async (request, reply) => {
+    const path = request.url.split("?")[0] ?? "";
+    const token = path.startsWith("/v2/") && request.method !== "OPTIONS" ? tokenOutsideBody(request) : null;
+    const dead = token !== null && options.authenticate !== undefined && (await options.authenticate(token)) === null;
+    const err = dead ? new ApiError("invalid_credentials") : new ApiError("not_found", { path });
     return reply.status(err.status).send(errorEnvelope(err, request.id, new Date(options.clock.now())));
   });
 

@@ -223,7 +223,7 @@ function limitBody(request: FastifyRequest, payload: Readable, max: number): Rea
  * The token outside the body: X-Auth-Token, then `auth_token` in the query, then Authorization:
  * Bearer. Null when only the envelope may carry one.
  */
-function tokenOutsideBody(request: FastifyRequest): string | null {
+export function tokenOutsideBody(request: FastifyRequest): string | null {
   const header = request.headers["x-auth-token"];
   if (typeof header === "string" && header !== "") return header;
   const query = request.query;

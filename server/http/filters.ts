@@ -1,5 +1,6 @@
 // The query-string filters of the hosted API, AND-combined: filter_KEY, filter_not_KEY,
-// has_key, key_missing, has_value, missing_value, created_from/to, modified_from/to.
+// has_key, key_missing, has_value, missing_value (or value_missing), created_from/to,
+// modified_from/to.
 // KEY may be a dotted path into the document.
 import { ApiError } from "./errors.js";
 
@@ -40,7 +41,8 @@ export function filterFromQuery(query: Record<string, string>): Predicate {
     } else if (param === "has_value") {
       const get = getter(value);
       tests.push((d) => !isEmpty(get(d)));
-    } else if (param === "missing_value") {
+    } else if (param === "missing_value" || param === "value_missing") {
+      // filters.md writes missing_value; crossbar_filter reads value_missing: both are taken.
       const get = getter(value);
       tests.push((d) => isEmpty(get(d)));
     } else if (param === "created_from" || param === "created_to" || param === "modified_from" || param === "modified_to") {
@@ -53,11 +55,22 @@ export function filterFromQuery(query: Record<string, string>): Predicate {
       tests.push((d) => (from ? d[field] >= bound : d[field] <= bound));
     }
   }
+  for (const range of ["created", "modified"]) checkRange(query, range);
   if (tests.length === 0) return () => true;
   return (doc) => {
     for (const t of tests) if (!t(doc)) return false;
     return true;
   };
+}
+
+/** An end before the start matches nothing: crossbar says so (400 `{KEY}_from.date_range`) rather than answer an empty list. */
+function checkRange(query: Record<string, string>, range: string): void {
+  const from = query[`${range}_from`];
+  const to = query[`${range}_to`];
+  if (from === undefined || to === undefined || Number(to) >= Number(from)) return;
+  throw new ApiError("validation_error", {
+    [`${range}_from`]: { date_range: { message: `${range}_to ${to} is prior to ${range}_from ${from}`, cause: Number(from) } },
+  });
 }
 
 const hasOwn = Object.prototype.hasOwnProperty;
@@ -79,10 +92,29 @@ function getter(key: string): (doc: Filterable) => unknown {
   };
 }
 
-/** A query value is a string; compare it to a document value of any scalar type. */
+/**
+ * A query value is a string; compare it to a document value of any scalar type. A JSON array of
+ * values (`filter_name=["a","b"]`) matches any of them, as crossbar_filter reads one.
+ */
 function matches(actual: unknown, wanted: string): boolean {
+  const anyOf = jsonList(wanted);
+  return anyOf === null ? matchesOne(actual, wanted) : anyOf.some((one) => matchesOne(actual, one));
+}
+
+function jsonList(wanted: string): string[] | null {
+  if (!wanted.startsWith("[")) return null;
+  try {
+    const parsed: unknown = JSON.parse(wanted);
+    if (!Array.isArray(parsed)) return null;
+    return parsed.filter((v) => v === null || ["string", "number", "boolean"].includes(typeof v)).map((v) => String(v));
+  } catch {
+    return null;
+  }
+}
+
+function matchesOne(actual: unknown, wanted: string): boolean {
   if (actual === undefined) return false;
-  if (Array.isArray(actual)) return actual.some((a) => matches(a, wanted));
+  if (Array.isArray(actual)) return actual.some((a) => matchesOne(a, wanted));
   if (typeof actual === "boolean") return String(actual) === wanted;
   if (typeof actual === "number") return wanted.trim() !== "" && Number(wanted) === actual;
   if (typeof actual === "string") return actual === wanted;

@@ -61,7 +61,7 @@ const failure: JsonSchema = {
 
 const successWith = (data: JsonSchema | null): JsonSchema => (data === null ? ref("Success") : { allOf: [ref("Success"), { type: "object", properties: { data } }] });
 
-const LIST_PARAMS = ["page_size", "start_key", "paginate", "ascending", "descending", "created_from", "created_to", "modified_from", "modified_to", "has_key", "key_missing", "has_value", "missing_value"];
+const LIST_PARAMS = ["page_size", "start_key", "paginate", "ascending", "descending", "created_from", "created_to", "modified_from", "modified_to", "has_key", "key_missing", "has_value", "missing_value", "value_missing"];
 
 /**
  * The document as a read answers it: the stored data (the schema the writes validate with) plus

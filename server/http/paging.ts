@@ -31,8 +31,10 @@ export function paginate<T>(rows: T[], sort: SortSpec<T>, query: Record<string, 
 /** Page through rows already sorted ascending by key (a collection's cached index). */
 export function paginateSorted<T>(ascending: Keyed<T>[], defaultDescending: boolean, query: Record<string, string>): Page<T> {
   let descending = defaultDescending;
-  if (query.descending === "true") descending = true;
-  if (query.ascending === "true") descending = false;
+  // basics.md: `ascending=true` or `descending=false` asks for ascending order; asked both ways,
+  // descending wins, as in crossbar_view's direction.
+  if (query.ascending === "true" || query.descending === "false") descending = false;
+  if (query.descending === "true" || query.ascending === "false") descending = true;
   const keyed = descending ? [...ascending].reverse() : ascending;
 
   if (query.paginate === "false") return { rows: keyed.map((k) => k.row) };

@@ -30,7 +30,20 @@ describe("accounts: the account document", () => {
 
   it("reads the document with its id and revision, without private fields, for any user of the account", async () => {
     const res = await read();
+    // Kazoo's empty defaults and the private fields it shows (accounts.md) are part of the read.
     expect(res.body.data).toEqual({
+      call_restriction: {},
+      caller_id: {},
+      dial_plan: {},
+      music_on_hold: {},
+      preflow: {},
+      ringtones: {},
+      created: expect.any(Number),
+      billing_mode: "manual",
+      is_reseller: false,
+      reseller_id: accountId,
+      superduper_admin: false,
+      wnm_allow_additions: false,
       id: accountId,
       name: "demo",
       realm: "demo.switchboard.local",
@@ -57,6 +70,18 @@ describe("accounts: the account document", () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toEqual({
+      call_restriction: {},
+      caller_id: {},
+      dial_plan: {},
+      music_on_hold: {},
+      preflow: {},
+      ringtones: {},
+      created: expect.any(Number),
+      billing_mode: "manual",
+      is_reseller: false,
+      reseller_id: accountId,
+      superduper_admin: false,
+      wnm_allow_additions: false,
       id: accountId,
       name: "demo",
       realm: "demo.switchboard.local",
@@ -173,14 +198,15 @@ describe("accounts: the account document", () => {
     expect(fresh.status).toBe(200);
   });
 
-  it("answers PUT and DELETE with 405 and an Allow header, changing nothing", async () => {
+  it("answers DELETE with 405 and an Allow header and PUT (a child account) with 403, changing nothing", async () => {
     const before = await read();
-    for (const method of ["PUT", "DELETE"]) {
-      const res = await api.call(method, path, { token, data: { name: "gone" } });
-      expect(res.status, method).toBe(405);
-      expect(res.body).toMatchObject({ error: "405", message: "invalid_method" });
-      expect(res.headers.get("allow")).toBe("GET, POST, PATCH");
-    }
+    const deleted = await api.call("DELETE", path, { token, data: { name: "gone" } });
+    expect(deleted.status).toBe(405);
+    expect(deleted.body).toMatchObject({ error: "405", message: "invalid_method" });
+    expect(deleted.headers.get("allow")).toBe("GET, POST, PATCH, PUT");
+    const child = await api.call("PUT", path, { token, data: { name: "child" } });
+    expect(child.status).toBe(403);
+    expect(child.body).toMatchObject({ error: "403", message: "forbidden" });
     const tunnelled = await api.call("POST", path, { token, query: { verb: "DELETE" } });
     expect(tunnelled.status).toBe(405);
     expect((await read()).body).toMatchObject({ revision: before.body.revision });
