@@ -138,7 +138,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     const path = request.url.split("?")[0] ?? "";
     const token = path.startsWith("/v2/") && request.method !== "OPTIONS" ? tokenOutsideBody(request) : null;
     const dead = token !== null && options.authenticate !== undefined && (await options.authenticate(token)) === null;
-    const err = dead ? new ApiError("invalid_credentials") : new ApiError("not_found", { path });
+    const err = dead ? new ApiError("invalid_credentials") : new ApiError("not_found");
     return reply.status(err.status).send(errorEnvelope(err, request.id, new Date(options.clock.now())));
   });
 

@@ -71,6 +71,8 @@ function curl(method: string, path: string, headers: Record<string, string> = {}
 function expectNotLoaded(res: CurlResult, what: string): void {
   expect(res.status, `${what}: ${res.text}`).toBe(404);
   expect(res.json, what).toMatchObject({ status: "error", error: "404", message: "not_found", data: { message: "not found" }, request_id: expect.any(String) });
+  // Exactly Kazoo's data: nothing about the path beside the message.
+  expect(res.json["data"], what).toEqual({ message: "not found" });
 }
 
 /** Every verb, on the collection and on an item, with each of the callers, answers not loaded. */
