@@ -12,7 +12,8 @@ export interface CurlResult {
 
 /** One curl line: `method` on `baseUrl + path`, these headers, this body. */
 export async function curl(baseUrl: string, method: string, path: string, headers: Record<string, string> = {}, body?: string | Uint8Array): Promise<CurlResult> {
-  const res = await fetch(`${baseUrl}${path}`, { method, headers, body });
+  // As bytes: fetch would add `Content-Type: text/plain` to a string body, which curl does not.
+  const res = await fetch(`${baseUrl}${path}`, { method, headers, body: typeof body === "string" ? Buffer.from(body) : body });
   const text = await res.text();
   let json: Record<string, unknown> = {};
   if (text !== "") {
