@@ -146,13 +146,23 @@ function mergeTarget(deps: ApiDeps, channel: Channel, data: Data, auth: AuthCont
  * Commands change a call: an admin (an API key counts as one) may command any leg of the account,
  * another user only a call they are in, i.e. a leg of their devices or the leg bridged to one.
  */
-function mayCommand(deps: ApiDeps, channel: Channel, auth: AuthContext | null): void {
+async function mayCommand(deps: ApiDeps, channel: Channel, data: Data, auth: AuthContext | null): Promise<void> {
   if (auth?.isAdmin === true) return;
   const ownerId = auth?.ownerId ?? null;
   const mine = (leg: Channel | undefined) => ownerId !== null && leg?.identity.ownerId === ownerId;
   const other = channel.otherLeg === undefined ? undefined : deps.calls?.channels.inAccount(channel.accountId, channel.otherLeg);
   if (mine(channel) || mine(other)) return;
-  throw new ApiError("forbidden", { uuid: { forbidden: { message: "only a call you are in (or an admin) may be commanded", value: channel.id } } });
+  // Call pickup: anyone may take a colleague's call to themselves (intercept to their own user or device).
+  if (data.action === "intercept" && ownerId !== null && (await interceptsToSelf(deps, channel.accountId, data, ownerId))) return;
+  throw new ApiError("forbidden", { uuid: { forbidden: { message: "only a call you are in (or an admin) may be commanded; anyone may intercept a call to themselves", value: channel.id } } });
+}
+
+async function interceptsToSelf(deps: ApiDeps, accountId: string, data: Data, ownerId: string): Promise<boolean> {
+  const targetId = text(data, "target_id");
+  if (targetId === undefined) return false;
+  if (data.target_type === "user") return targetId === ownerId;
+  const device = (await deps.collection(accountId, "devices")).get(targetId);
+  return device?.data.owner_id === ownerId;
 }
 
 /** Runs the command; a refusal from the call engine is a 400 `invalid data` naming its field. */
@@ -246,8 +256,9 @@ export function registerChannels(app: FastifyInstance, deps: ApiDeps): void {
     const data = dataObject(ctx);
     const action = data.action ?? ctx.req.envelope.action ?? ctx.req.query.action;
     const channel = channelOf(ctx);
-    mayCommand(deps, channel, ctx.auth);
-    return command(deps, channel, action === undefined ? data : { ...data, action }, ctx.auth);
+    const asked = action === undefined ? data : { ...data, action };
+    await mayCommand(deps, channel, asked, ctx.auth);
+    return command(deps, channel, asked, ctx.auth);
   };
   registerEndpoint(app, deps, {
     path: "/v2/accounts/:account_id/channels/:uuid",

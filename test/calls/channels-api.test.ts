@@ -187,6 +187,41 @@ describe("channel commands", () => {
     await noChannels();
   });
 
+  it("lets a user who is not in the call pick it up to themselves (intercept), and refuses every other command and target", async () => {
+    const ringingPhone = phone("agent2");
+    const pickupPhone = phone("agent3");
+    const caller = await phone("admin").dial("1003");
+    const offered = await ringingPhone.incoming();
+    offered.ring();
+    await caller.reaches("ringing");
+    const agent3 = await api.login("agent3");
+    const url = `${base}/channels/${caller.callId}`;
+    const asAgent3 = (data: Record<string, unknown>) => api.call("POST", url, { token: agent3.token, data });
+
+    // Not their call: no hangup, no transfer, no intercept to someone else's phone or user.
+    for (const data of [
+      { action: "hangup" },
+      { action: "transfer", target: "1004" },
+      { action: "intercept", target_type: "device", target_id: devices.get("agent2") },
+      { action: "intercept", target_type: "user", target_id: users.get("admin") },
+    ]) {
+      const refused = await asAgent3(data);
+      expect(refused.status, `${JSON.stringify(data)}: ${refused.text}`).toBe(403);
+    }
+    expect(caller.leg.state).not.toBe("ended");
+
+    // To their own device: the call is theirs, the ringing phone stops.
+    const picked = await asAgent3({ action: "intercept", target_type: "device", target_id: devices.get("agent3") });
+    expect(picked.status, picked.text).toBe(202);
+    const taken = await pickupPhone.incoming();
+    await taken.answer();
+    await offered.reaches("ended");
+    await until(() => taken.leg.state === "connected", "media");
+    taken.hangup();
+    await caller.reaches("ended");
+    await noChannels();
+  });
+
   it("answers the documented errors", async () => {
     const targetPhone = phone("agent2");
     const caller = await phone("admin").dial("1003");
