@@ -9,6 +9,7 @@ import type { Logger } from "pino";
 import type { DocData, Store } from "./store/index.js";
 import { credentialHashes } from "./auth/credentials.js";
 import { deviceDefaults } from "./api/devices.js";
+import { userDefaults } from "./api/users.js";
 import { seedTextingNumbers } from "./texting/demo.js";
 
 export const DEMO_ACCOUNT_NAME = "demo";
@@ -148,22 +149,24 @@ export async function seedDemo(store: Store, options: DemoOptions): Promise<stri
         : found;
     const user =
       existing ??
-      (await users.create({
-        username: login.username,
-        first_name: login.first_name,
-        last_name: login.last_name,
-        email: `${login.username}@demo.switchboard.local`,
-        priv_level: login.priv_level,
-        enabled: true,
-        presence_id: login.extension,
-        caller_id: { internal: { name: `${login.first_name} ${login.last_name}`, number: login.extension } },
-        callq: {
-          enabled: login.agent,
-          pin: login.extension,
-          permissions: login.call_monitor ? ["call_monitor"] : [],
-        },
-        ...credentialHashes(login.username, password),
-      }));
+      (await users.create(
+        userDefaults({
+          username: login.username,
+          first_name: login.first_name,
+          last_name: login.last_name,
+          email: `${login.username}@demo.switchboard.local`,
+          priv_level: login.priv_level,
+          enabled: true,
+          presence_id: login.extension,
+          caller_id: { internal: { name: `${login.first_name} ${login.last_name}`, number: login.extension } },
+          callq: {
+            enabled: login.agent,
+            pin: login.extension,
+            permissions: login.call_monitor ? ["call_monitor"] : [],
+          },
+          ...credentialHashes(login.username, password),
+        }),
+      ));
     userIds.set(login.username, user.id);
   }
   // Each user texts from an E.164 number made from their extension (1001 -> +14155550101).

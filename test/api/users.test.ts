@@ -84,6 +84,15 @@ describe("users: credentials, ordering, guards and owned devices", () => {
     expect(Object.keys(user).filter((k) => k === "password" || k.startsWith("pvt_"))).toEqual([]);
   });
 
+  it("gives the demo account's seeded users the same defaults as a created user", async () => {
+    const created = await createUser();
+    const seeded = (await api.call<User>("GET", `${base}/${adminId}`, { token })).body.data;
+    const ownKeys = ["id", "username", "first_name", "last_name", "email", "priv_level", "presence_id", "caller_id", "callq", "timezone"];
+    const defaults = (u: User) => Object.keys(u).filter((k) => !ownKeys.includes(k)).sort();
+    expect(defaults(seeded)).toEqual(defaults(created));
+    expect(seeded).toMatchObject({ hotdesk: { enabled: false }, media: { audio: { codecs: ["PCMU"] } }, vm_to_email_enabled: true });
+  });
+
   it("never answers nor stores the password in clear", async () => {
     const password = "Clear-Text-Marker-7731";
     const user = await createUser({ username: "secretive", password });
@@ -241,7 +250,8 @@ describe("users: credentials, ordering, guards and owned devices", () => {
       enabled: true,
       presence_id: "1002",
       callq: { enabled: true },
-      features: [],
+      // Seeded with Kazoo's user defaults, as a created user is: vm_to_email_enabled is on.
+      features: ["vm_to_email"],
       flags: [],
     });
   });
