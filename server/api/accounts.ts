@@ -156,6 +156,7 @@ export function registerAccounts(app: FastifyInstance, deps: ApiDeps): void {
       PUT: {
         summary: "Create a child account: refused (403), each account here is a root of its own",
         admin: true,
+        answers: [],
         handler: async () => superduperOnly("accounts are not created through the API on this server"),
       },
     },
@@ -170,6 +171,7 @@ export function registerAccounts(app: FastifyInstance, deps: ApiDeps): void {
       PUT: {
         summary: "Create an account: refused (403), accounts are not created through the API here",
         admin: true,
+        answers: [],
         handler: async () => superduperOnly("accounts are not created through the API on this server"),
       },
     },
@@ -204,6 +206,7 @@ export function registerAccounts(app: FastifyInstance, deps: ApiDeps): void {
       GET: {
         // Kazoo lists one's own account's siblings only for a superduper admin.
         summary: "The account's siblings: refused (403) for one's own account, as Kazoo does for all but superduper admins",
+        answers: [],
         handler: async () => superduperOnly("siblings of one's own account are listed for superduper admins only"),
       },
     },
@@ -214,8 +217,8 @@ export function registerAccounts(app: FastifyInstance, deps: ApiDeps): void {
     access: "account",
     tag: "accounts",
     verbs: {
-      PUT: { summary: "Promote to reseller: refused (403), superduper admins only", admin: true, handler: async () => superduperOnly("resellers are promoted by superduper admins only") },
-      DELETE: { summary: "Demote a reseller: refused (403), superduper admins only", admin: true, handler: async () => superduperOnly("resellers are demoted by superduper admins only") },
+      PUT: { summary: "Promote to reseller: refused (403), superduper admins only", admin: true, answers: [], handler: async () => superduperOnly("resellers are promoted by superduper admins only") },
+      DELETE: { summary: "Demote a reseller: refused (403), superduper admins only", admin: true, answers: [], handler: async () => superduperOnly("resellers are demoted by superduper admins only") },
     },
   });
 
@@ -227,6 +230,7 @@ export function registerAccounts(app: FastifyInstance, deps: ApiDeps): void {
       POST: {
         summary: "Move the account under another: refused (403), superduper admins only",
         admin: true,
+        answers: [],
         body: moveSchema,
         handler: async (ctx) => {
           // As Kazoo: a missing destination is a field error before the caller is refused.

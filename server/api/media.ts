@@ -162,6 +162,9 @@ function wrongBytes(format: AudioFormat, head: Buffer): ApiError | undefined {
 /** Kazoo's base64 upload types: the body is the audio in base64, bare or as a data URI. */
 const BASE64_TYPES = new Set(["application/base64", "application/x-base64"]);
 
+/** What an upload may be sent as, for the OpenAPI document. */
+const RAW_TYPES = [...Object.keys(UPLOAD_TYPES), "application/octet-stream", ...BASE64_TYPES];
+
 /** The base64 text of the largest upload, with room for line breaks and a data URI's prefix. */
 const MAX_BASE64_BYTES = Math.ceil((MAX_MEDIA_BYTES / 3) * 4 * 1.05) + 1024;
 
@@ -346,7 +349,7 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
     tag: "media",
     verbs: {
       GET: { summary: "Read one media: its document, or its audio with Accept: audio/... (Range honoured; inline=true to play in place)", handler: readOne },
-      POST: { summary: "Replace one media (JSON envelope), or upload its audio as raw audio/wav or audio/mpeg bytes", admin: true, rawBody: true, body: mediaSchema, handler: post },
+      POST: { summary: "Replace one media (JSON envelope), or upload its audio as raw audio/wav or audio/mpeg bytes", admin: true, rawBody: true, rawTypes: RAW_TYPES, body: mediaSchema, handler: post },
       PATCH: { summary: "Change some fields of one media", admin: true, handler: patch },
       DELETE: { summary: "Delete one media and its audio", admin: true, handler: remove },
     },
@@ -421,7 +424,7 @@ export function registerMedia(app: FastifyInstance, deps: ApiDeps): void {
     tag: "media",
     verbs: {
       GET: { summary: "Download the audio of one media (Range honoured; inline=true to play in place)", handler: download },
-      POST: { summary: "Upload the audio of one media as raw audio/wav or audio/mpeg bytes, or as base64 (application/base64: bare or a data URI)", admin: true, rawBody: true, handler: upload },
+      POST: { summary: "Upload the audio of one media as raw audio/wav or audio/mpeg bytes, or as base64 (application/base64: bare or a data URI)", admin: true, rawBody: true, rawTypes: RAW_TYPES, handler: upload },
       DELETE: { summary: "Delete the audio of one media, keeping its document", admin: true, handler: removeAudio },
     },
   });

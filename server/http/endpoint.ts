@@ -64,6 +64,8 @@ export interface VerbSpec {
   body?: JsonSchema;
   /** The handler reads a body that is not JSON itself (an upload); other verbs answer it 415. */
   rawBody?: boolean;
+  /** The media types such a raw body may have, for the OpenAPI document. */
+  rawTypes?: readonly string[];
   /** The success statuses when not the verb's usual one (201 for PUT, 200 otherwise), for the OpenAPI document. */
   answers?: readonly number[];
 }

@@ -143,7 +143,10 @@ export function buildOpenApi(catalogue: readonly EndpointSpec[], version: string
         },
       };
       if (spec.access !== "public") op.security = [{ authToken: [] }];
-      if (v.body) op.requestBody = { required: true, content: { "application/json": { schema: toOpenApi30(envelopeOf(v.body)) } } };
+      const raw = Object.fromEntries((v.rawTypes ?? []).map((type) => [type, { schema: { type: "string", format: type.includes("base64") ? "byte" : "binary" } }]));
+      if (v.body || v.rawTypes) {
+        op.requestBody = { required: true, content: { ...(v.body ? { "application/json": { schema: toOpenApi30(envelopeOf(v.body)) } } : {}), ...raw } };
+      }
       item[verb.toLowerCase()] = op;
     }
   }

@@ -30,6 +30,19 @@ describe("OpenAPI", () => {
     expect(doc.paths["/v2/user_auth"]?.put?.summary).toMatch(/md5/);
   });
 
+  it("names the upload types of media audio, and no success for what is always refused", async () => {
+    const doc = (await (await fetch(`${api.url}/v2/openapi.json`)).json()) as {
+      paths: Record<string, Record<string, { requestBody?: { content: Record<string, unknown> }; responses: Record<string, unknown> }>>;
+    };
+    const raw = doc.paths["/v2/accounts/{account_id}/media/{id}/raw"]?.post;
+    expect(Object.keys(raw?.requestBody?.content ?? {})).toEqual(expect.arrayContaining(["audio/wav", "audio/mpeg", "application/octet-stream", "application/base64"]));
+    const item = doc.paths["/v2/accounts/{account_id}/media/{id}"]?.post;
+    expect(Object.keys(item?.requestBody?.content ?? {})).toEqual(expect.arrayContaining(["application/json", "audio/wav", "application/x-base64"]));
+    const create = doc.paths["/v2/accounts"]?.put;
+    expect(Object.keys(create?.responses ?? {})).toContain("403");
+    expect(Object.keys(create?.responses ?? {})).not.toContain("201");
+  });
+
   it("serves a human page at /docs without fetching anything from the network", async () => {
     const res = await fetch(`${api.url}/docs/`, { redirect: "follow" });
     expect(res.status).toBe(200);
