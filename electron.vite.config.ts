@@ -1,6 +1,29 @@
-import { resolve } from "node:path";
+import { readFile, writeFile } from "node:fs/promises";
+import { join, resolve } from "node:path";
+import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { defineConfig } from "electron-vite";
 import react from "@vitejs/plugin-react";
+import type { Plugin } from "vite";
+
+/**
+ * Writes a .br and a .gz beside each text file of the renderer's build, once, so the server sends
+ * them compressed without compressing on every request (@fastify/static's preCompressed).
+ */
+function precompress(): Plugin {
+  return {
+    name: "switchboard-precompress",
+    apply: "build",
+    async writeBundle(options, bundle) {
+      const dir = options.dir ?? "";
+      for (const name of Object.keys(bundle).filter((n) => /\.(js|css|html|svg)$/.test(n))) {
+        const path = join(dir, name);
+        const data = await readFile(path);
+        await writeFile(`${path}.gz`, gzipSync(data, { level: 9 }));
+        await writeFile(`${path}.br`, brotliCompressSync(data, { params: { [zlib.BROTLI_PARAM_QUALITY]: 11, [zlib.BROTLI_PARAM_SIZE_HINT]: data.length } }));
+      }
+    },
+  };
+}
 
 // Four outputs: Electron main, the headless server entry (plain Node, no electron),
 // the sandboxed preload (must be CommonJS) and the renderer.
@@ -31,9 +54,10 @@ export default defineConfig({
   },
   renderer: {
     root: "renderer",
-    plugins: [react()],
+    plugins: [react(), precompress()],
     build: {
       outDir: "out/renderer",
+      minify: true,
       rollupOptions: { input: resolve(import.meta.dirname, "renderer/index.html") },
     },
   },

@@ -1,28 +1,31 @@
-// The console's routes: /login, and the console frame at / with one child route per entry of
-// CONSOLE_VIEWS (views/Console.tsx); signed-out visitors go to /login and come back to where they
-// were. Hash routing, because the server serves only index.html's own path.
-import { createHashRouter, Navigate, RouterProvider } from "react-router-dom";
+// The console's routes: /login, and everything else behind the session guard, where the console
+// (views/ConsoleRoutes.tsx) is loaded on demand: signed-out visitors go to /login, which loads
+// without it, and come back to where they were. Hash routing, because the server serves only
+// index.html's own path; the declarative router, since no route loads data (half the size of the
+// data router in the first download).
+import { lazy, Suspense } from "react";
+import { HashRouter, Route, Routes } from "react-router-dom";
 import { RequireSession } from "./components/RequireSession.js";
-import { Console, CONSOLE_VIEWS } from "./views/Console.js";
 import { Login } from "./views/Login.js";
 
-const router = createHashRouter([
-  { path: "/login", element: <Login /> },
-  {
-    path: "/",
-    element: (
-      <RequireSession>
-        <Console />
-      </RequireSession>
-    ),
-    children: [
-      { index: true, element: <Navigate to={`/${CONSOLE_VIEWS[0]?.path ?? ""}`} replace /> },
-      ...CONSOLE_VIEWS.map((view) => ({ path: view.path, element: view.element })),
-    ],
-  },
-  { path: "*", element: <Navigate to="/" replace /> },
-]);
+const ConsoleRoutes = lazy(() => import("./views/ConsoleRoutes.js").then((m) => ({ default: m.ConsoleRoutes })));
 
 export function App() {
-  return <RouterProvider router={router} />;
+  return (
+    <HashRouter>
+      <Routes>
+        <Route path="/login" element={<Login />} />
+        <Route
+          path="*"
+          element={
+            <RequireSession>
+              <Suspense fallback={<p className="muted page-loading">Opening the console…</p>}>
+                <ConsoleRoutes />
+              </Suspense>
+            </RequireSession>
+          }
+        />
+      </Routes>
+    </HashRouter>
+  );
 }

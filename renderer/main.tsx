@@ -6,7 +6,6 @@ import { createRoot } from "react-dom/client";
 import { httpAuthApi, onUnauthorized } from "./api/client.js";
 import { App } from "./App.js";
 import { pageCallAlerts } from "./phone/alerts.js";
-import { Softphone } from "./phone/softphone.js";
 import type { PhoneFactory } from "./state/phone-line.js";
 import { systemClock } from "./state/clock.js";
 import { StoreProvider } from "./state/context.js";
@@ -24,8 +23,10 @@ function pageStorage(): KeyValueStorage {
   }
 }
 
-const softphone: PhoneFactory = (options) =>
-  new Softphone({
+// sip.js loads with the first line, not with the sign-in screen.
+const softphone: PhoneFactory = async (options) => {
+  const { Softphone } = await import("./phone/softphone.js");
+  return new Softphone({
     server: options.server,
     username: options.username,
     password: options.password,
@@ -35,6 +36,7 @@ const softphone: PhoneFactory = (options) =>
     audio: options.microphoneId ? { deviceId: options.microphoneId } : true,
     reconnect: { clock: systemClock },
   });
+};
 
 const store = createAppStore({
   storage: pageStorage(),

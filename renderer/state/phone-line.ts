@@ -64,7 +64,8 @@ export interface PhoneLineOptions {
   microphoneId?: string;
 }
 
-export type PhoneFactory = (options: PhoneLineOptions) => PhoneLine;
+/** Makes the line; may load its code first (the sign-in screen loads without sip.js). */
+export type PhoneFactory = (options: PhoneLineOptions) => PhoneLine | Promise<PhoneLine>;
 
 /** The ring tone and the desktop notification for an offered call. */
 export interface CallAlerts {

@@ -214,13 +214,24 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
       if (mine !== generation) return;
       const profile = get().profile;
       const choices = audioChoices(get());
-      const next = deps.phone({
-        server: get().endpoints.sip,
-        ...credentials,
-        displayName: profile ? `${profile.firstName} ${profile.lastName}`.trim() || profile.username : session.username,
-        speakerId: choices.speakerId || undefined,
-        microphoneId: choices.microphoneId || undefined,
-      });
+      let next: PhoneLine;
+      try {
+        next = await deps.phone({
+          server: get().endpoints.sip,
+          ...credentials,
+          displayName: profile ? `${profile.firstName} ${profile.lastName}`.trim() || profile.username : session.username,
+          speakerId: choices.speakerId || undefined,
+          microphoneId: choices.microphoneId || undefined,
+        });
+      } catch (error) {
+        if (mine === generation) patchPhone({ status: "failed", error: `Cannot start the phone: ${messageOf(error)}` });
+        return;
+      }
+      // Signed out or another device chosen while the phone's code loaded: this line is not wanted.
+      if (mine !== generation) {
+        await next.stop().catch(() => undefined);
+        return;
+      }
       line = next;
       const showRegistration = (status: RegistrationState) => {
         if (line !== next) return;

@@ -201,7 +201,19 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   if (options.rendererDir && existsSync(options.rendererDir)) {
-    app.register(fastifyStatic, { root: options.rendererDir, prefix: "/", wildcard: false });
+    app.register(fastifyStatic, {
+      root: options.rendererDir,
+      prefix: "/",
+      wildcard: false,
+      // The build writes .br and .gz beside each file; a file without them is sent as it is.
+      preCompressed: true,
+      cacheControl: false,
+      // Hashed names under assets/ never change: cached for a year. index.html is revalidated, so
+      // a new build is picked up at the next load.
+      setHeaders: (reply, path) => {
+        reply.header("Cache-Control", /[\\/]assets[\\/]/.test(path) ? "public, max-age=31536000, immutable" : "no-cache");
+      },
+    });
   } else {
     app.get("/", async (_request, reply) =>
       reply.type("text/plain").send("Switchboard server is running; the console is not built (run npm run build).\n"),
