@@ -26,25 +26,28 @@ describe("accounts: the account document", () => {
     expect(res.status).toBe(200);
     return res;
   };
+  /** What every read of the account shows beside its own fields: Kazoo's empty defaults and the fields it owns (accounts.md). */
+  const kazooFields = () => ({
+    call_restriction: {},
+    caller_id: {},
+    dial_plan: {},
+    music_on_hold: {},
+    preflow: {},
+    ringtones: {},
+    created: expect.any(Number),
+    billing_mode: "manual",
+    is_reseller: false,
+    reseller_id: accountId,
+    superduper_admin: false,
+    wnm_allow_additions: false,
+    id: accountId,
+  });
   const stored = async () => (await api.server.store.global("accounts")).get(accountId)?.data ?? {};
 
   it("reads the document with its id and revision, without private fields, for any user of the account", async () => {
     const res = await read();
-    // Kazoo's empty defaults and the private fields it shows (accounts.md) are part of the read.
     expect(res.body.data).toEqual({
-      call_restriction: {},
-      caller_id: {},
-      dial_plan: {},
-      music_on_hold: {},
-      preflow: {},
-      ringtones: {},
-      created: expect.any(Number),
-      billing_mode: "manual",
-      is_reseller: false,
-      reseller_id: accountId,
-      superduper_admin: false,
-      wnm_allow_additions: false,
-      id: accountId,
+      ...kazooFields(),
       name: "demo",
       realm: "demo.switchboard.local",
       language: "en-US",
@@ -70,19 +73,7 @@ describe("accounts: the account document", () => {
     });
     expect(res.status, res.text).toBe(200);
     expect(res.body.data).toEqual({
-      call_restriction: {},
-      caller_id: {},
-      dial_plan: {},
-      music_on_hold: {},
-      preflow: {},
-      ringtones: {},
-      created: expect.any(Number),
-      billing_mode: "manual",
-      is_reseller: false,
-      reseller_id: accountId,
-      superduper_admin: false,
-      wnm_allow_additions: false,
-      id: accountId,
+      ...kazooFields(),
       name: "demo",
       realm: "demo.switchboard.local",
       language: "fr-FR",
