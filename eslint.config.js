@@ -1,11 +1,16 @@
-// Lint: no `any`, no non-null assertions, and the process boundaries of architecture.md:
-// the renderer imports neither Node built-ins nor electron; the server never imports electron.
+// Lint: no `any`, no non-null assertions, the process boundaries and the server's layers of architecture.md:
+// the renderer imports neither Node built-ins nor electron; the server never imports electron, and
+// each server layer imports only the layers below it.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import globals from "globals";
 import { builtinModules } from "node:module";
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+
+const SERVER_NO_ELECTRON = { name: "electron", message: "server/ runs without Electron (serve mode)." };
+/** The server's layers, highest first: each may import only those after it. */
+const SERVER_LAYERS = ["api", "sim", "texting", "events", "callq", "calls", "sip", "media", "auth", "http", "store"];
 
 export default tseslint.config(
   { ignores: ["out/**", "dist/**", "node_modules/**", "test-results/**", ".tmp/**"] },
@@ -29,9 +34,26 @@ export default tseslint.config(
   {
     files: ["server/**/*.ts"],
     rules: {
-      "no-restricted-imports": ["error", { paths: [{ name: "electron", message: "server/ runs without Electron (serve mode)." }] }],
+      "no-restricted-imports": ["error", { paths: [SERVER_NO_ELECTRON] }],
     },
   },
+  // The server's layers (docs/architecture.md): a layer imports only the layers after it in
+  // SERVER_LAYERS (and the shared leaves at server/'s root); server/index.ts composes them all.
+  ...SERVER_LAYERS.map((layer, i) => ({
+    files: [`server/${layer}/**/*.ts`],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: [SERVER_NO_ELECTRON],
+          patterns: SERVER_LAYERS.slice(0, i).map((above) => ({
+            group: [`**/${above}/*`, `**/${above}/**`],
+            message: `server/${layer}/ sits below server/${above}/ (docs/architecture.md): it may not import it.`,
+          })),
+        },
+      ],
+    },
+  })),
   {
     files: ["renderer/**/*.ts", "renderer/**/*.tsx"],
     languageOptions: { globals: globals.browser },

@@ -20,7 +20,8 @@ import { MediaEngine } from "./media/index.js";
 import { startCalls, type CallEngine } from "./calls/index.js";
 import { SimCallers } from "./sim/callers.js";
 import { startTexting } from "./texting/index.js";
-import { TEXTING_PATH_FAILURES } from "./texting/routes.js";
+import { TEXTING_API_PREFIX, TEXTING_PATH_FAILURES } from "./texting/routes.js";
+import { buildAsyncApi } from "./events/asyncapi.js";
 import { CallqEngine } from "./callq/engine.js";
 import { registerCallqModules } from "./callq/modules/index.js";
 import { followDevicePresence } from "./callq/presence.js";
@@ -140,7 +141,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     allowOrigins: config.allowOrigins,
     consolePort: () => listening,
   });
-  await registerOpenApi(app, catalogue, VERSION);
+  await registerOpenApi(app, catalogue, VERSION, { textingPrefix: TEXTING_API_PREFIX, asyncApi: buildAsyncApi(VERSION) });
   if (!LOOPBACK_HOSTS.has(config.host)) {
     logger.warn(
       { host: config.host },

@@ -12,8 +12,6 @@ import { UNAUTHENTICATED_BODY_BYTES, type EndpointSpec } from "./endpoint.js";
 import type { JsonSchema } from "./validation.js";
 import { toOpenApi30 } from "./openapi-schema.js";
 import { extraPaths } from "./openapi-routes.js";
-import { buildAsyncApi } from "./asyncapi.js";
-import { TEXTING_API_PREFIX } from "../texting/routes.js";
 
 type Doc = Record<string, unknown>;
 
@@ -182,11 +180,14 @@ function translateOperations(pathItem: Doc): Doc {
   return walk(pathItem, "") as Doc;
 }
 
-export async function registerOpenApi(app: FastifyInstance, catalogue: readonly EndpointSpec[], version: string): Promise<void> {
-  const document = buildOpenApi(catalogue, version, TEXTING_API_PREFIX);
+/**
+ * Serves the documents: the OpenAPI one built here from the catalogue, and the AsyncAPI one the
+ * events layer builds (passed in: this layer sits below it), with the texting API's prefix.
+ */
+export async function registerOpenApi(app: FastifyInstance, catalogue: readonly EndpointSpec[], version: string, beside: { textingPrefix: string; asyncApi: Doc }): Promise<void> {
+  const document = buildOpenApi(catalogue, version, beside.textingPrefix);
   app.get("/v2/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(document));
-  const asyncApi = buildAsyncApi(version);
-  app.get("/v2/asyncapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(asyncApi));
+  app.get("/v2/asyncapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(beside.asyncApi));
   await app.register(fastifySwagger, {
     mode: "static",
     // Built from our own schemas above; the library wants its OpenAPI type.

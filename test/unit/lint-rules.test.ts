@@ -1,4 +1,4 @@
-// The lint step enforces the process boundaries and the ban on `any`; prove each rule bites.
+// The lint step enforces the process boundaries, the server's layers and the ban on `any`; prove each rule bites.
 import { ESLint } from "eslint";
 import { describe, expect, it } from "vitest";
 
@@ -27,5 +27,17 @@ describe("lint rules", () => {
 
   it("lets the server use Node", async () => {
     expect(await ruleIds('import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n', "server/x.ts")).toEqual([]);
+  });
+
+  it("keeps the server's layers: a layer may import those below it, never one above", async () => {
+    // store is the lowest layer, api the highest (docs/architecture.md).
+    expect(await ruleIds('import { ApiError } from "../http/errors.js";\nexport const e = ApiError;\n', "server/store/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import type { Channel } from "../../calls/index.js";\nexport type C = Channel;\n', "server/sip/deep/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import { CallqEngine } from "../callq/index.js";\nexport const c = CallqEngine;\n', "server/calls/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import { ApiError } from "../http/errors.js";\nexport const e = ApiError;\n', "server/api/x.ts")).toEqual([]);
+    expect(await ruleIds('import type { Channel } from "../calls/index.js";\nexport type C = Channel;\n', "server/callq/x.ts")).toEqual([]);
+    // The shared leaves at server/'s root, and the composition root, are free.
+    expect(await ruleIds('import type { Clock } from "../clock.js";\nexport type C = Clock;\n', "server/store/x.ts")).toEqual([]);
+    expect(await ruleIds('import { CallqEngine } from "./callq/index.js";\nexport const c = CallqEngine;\n', "server/index.ts")).toEqual([]);
   });
 });

@@ -5,8 +5,8 @@
 // 3.0 rather than 2.6: its operations state who sends what and tie each request to its reply,
 // which is the websocket's protocol exactly. Payload schemas are JSON Schema draft-07 (AsyncAPI's
 // default schema format), so Ajv checks real messages against them in the contract tests.
-import type { FiredHook } from "../events/webhook-payload.js";
-import type { JsonSchema } from "./validation.js";
+import type { FiredHook } from "./webhook-payload.js";
+import type { JsonSchema } from "../http/validation.js";
 
 type Doc = Record<string, unknown>;
 
