@@ -7,6 +7,7 @@ import { isObject } from "../http/request.js";
 import type { FieldErrors, JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
+import { LINK_METHODS } from "../callq/modules/callq-recipient.js";
 import { PHONE_ACTIONS } from "../callq/recipient-state.js";
 import { MediaReferenceError, parseMediaReference, resolveMediaReference } from "../media/reference.js";
 
@@ -19,7 +20,6 @@ function isCallflowModule(value: unknown): value is CallflowModule {
   return CALLFLOW_MODULES.some((m) => m === value);
 }
 
-const CALLQ_LINK_METHODS = ["device", "pin", "both"] as const;
 
 /**
  * Far deeper than any real menu tree, and shallow enough that code which follows a flow by
@@ -197,7 +197,7 @@ function checkModuleData(module: CallflowModule, data: Data, path: string, probl
     case "qubicle_recipient": {
       if (data.action === undefined) required("action", `the ${module} module needs an action: ${PHONE_ACTIONS.join(", ")}`);
       else oneOf("action", PHONE_ACTIONS);
-      oneOf("link_method", CALLQ_LINK_METHODS);
+      oneOf("link_method", LINK_METHODS);
       reference("target_queue", "callq_queues");
       for (const key of ["pin_prompt_media", "success_media", "failure_media"]) media(key);
       break;

@@ -7,7 +7,9 @@ import { CallqError, isRecipientUser, type CallqEngine } from "../engine.js";
 import { PHONE_ACTIONS, type PhoneAction } from "../recipient-state.js";
 import { DEFAULT_FAILURE_MEDIA, DEFAULT_PIN_PROMPT, DEFAULT_SUCCESS_MEDIA, listenForDigits, mediaUp, playPrompt, type DigitCollection } from "./prompts.js";
 
-export type LinkMethod = "device" | "pin" | "both";
+/** How the module finds the recipient: the calling device's owner, a pin, or both (device first). */
+export const LINK_METHODS = ["device", "pin", "both"] as const;
+export type LinkMethod = (typeof LINK_METHODS)[number];
 
 /** Pin entry: tries, the wait for the first digit after the prompt, and the pause that ends it. */
 export const PIN_TRIES = 3;
