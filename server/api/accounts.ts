@@ -9,7 +9,7 @@ import { paginate } from "../http/paging.js";
 import { mergePatch } from "../http/patch.js";
 import { dataObject, notFound, privateOf, publicFields, storeError, type Data } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
-import type { Collection, StoredDoc } from "../store/index.js";
+import { ID_PATTERN, type Collection, type StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 
 export const accountSchema: JsonSchema = {
@@ -21,7 +21,7 @@ export const accountSchema: JsonSchema = {
     language: { type: "string", pattern: "^[A-Za-z]{2,3}(-[A-Za-z0-9]{2,8})*$" },
     timezone: { type: "string", minLength: 1, maxLength: 64 },
     enabled: { type: "boolean" },
-    blacklists: { type: "array", uniqueItems: true, items: { type: "string", pattern: "^[0-9a-f]{32}$" } },
+    blacklists: { type: "array", uniqueItems: true, items: { type: "string", pattern: ID_PATTERN.source } },
     announce_eavesdrop: { type: "boolean", description: "local addition: agents see when a supervisor eavesdrops on their call (whisper and barge always show)" },
   },
 };

@@ -8,7 +8,7 @@ import type { Handler } from "../http/endpoint.js";
 import { isObject } from "../http/request.js";
 import { dataObject, registerDocResource, type Data, type ResourceOps } from "../http/resource.js";
 import { fieldError, type FieldErrors, type JsonSchema } from "../http/validation.js";
-import type { StoredDoc } from "../store/index.js";
+import { ID_PATTERN, type StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 
 export const blacklistSchema: JsonSchema = {
@@ -27,7 +27,7 @@ export const blacklistSchema: JsonSchema = {
 const namedUpdateSchema: JsonSchema = {
   ...blacklistSchema,
   required: ["id", "name"],
-  properties: { ...(blacklistSchema.properties as Record<string, unknown>), id: { type: "string", pattern: "^[0-9a-f]{32}$" } },
+  properties: { ...(blacklistSchema.properties as Record<string, unknown>), id: { type: "string", pattern: ID_PATTERN.source } },
 };
 
 /**

@@ -7,6 +7,8 @@ import { isObject } from "../http/request.js";
 import type { FieldErrors, JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
+import { LINK_METHODS } from "../callq/modules/callq-recipient.js";
+import { PHONE_ACTIONS } from "../callq/recipient-state.js";
 import { MediaReferenceError, parseMediaReference, resolveMediaReference } from "../media/reference.js";
 
 /** The modules the call engine runs; a callflow naming any other is refused. */
@@ -18,8 +20,6 @@ function isCallflowModule(value: unknown): value is CallflowModule {
   return CALLFLOW_MODULES.some((m) => m === value);
 }
 
-const CALLQ_RECIPIENT_ACTIONS = ["login", "logout", "ready", "away", "login_ready", "state_toggle"] as const;
-const CALLQ_LINK_METHODS = ["device", "pin", "both"] as const;
 
 /**
  * Far deeper than any real menu tree, and shallow enough that code which follows a flow by
@@ -195,9 +195,9 @@ function checkModuleData(module: CallflowModule, data: Data, path: string, probl
     }
     case "callq_recipient":
     case "qubicle_recipient": {
-      if (data.action === undefined) required("action", `the ${module} module needs an action: ${CALLQ_RECIPIENT_ACTIONS.join(", ")}`);
-      else oneOf("action", CALLQ_RECIPIENT_ACTIONS);
-      oneOf("link_method", CALLQ_LINK_METHODS);
+      if (data.action === undefined) required("action", `the ${module} module needs an action: ${PHONE_ACTIONS.join(", ")}`);
+      else oneOf("action", PHONE_ACTIONS);
+      oneOf("link_method", LINK_METHODS);
       reference("target_queue", "callq_queues");
       for (const key of ["pin_prompt_media", "success_media", "failure_media"]) media(key);
       break;

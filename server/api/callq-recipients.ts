@@ -2,7 +2,8 @@
 // callq.enabled), their live status, state changes (status and actions), enable/disable, and
 // supervision (monitor). A recipient changes their own state; an admin may change anyone's.
 import type { FastifyInstance } from "fastify";
-import type { MonitorMode, RecipientAction, RecipientStatus } from "../callq/engine.js";
+import type { MonitorMode, RecipientStatus } from "../callq/engine.js";
+import { RECIPIENT_ACTIONS as ENGINE_ACTIONS, type RecipientAction } from "../callq/recipient-state.js";
 import { MonitorError, MONITOR_MODES, startMonitor, type Monitor } from "../callq/monitor.js";
 import { registerEndpoint, type AuthContext, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
@@ -13,10 +14,11 @@ import type { Collection, StoredDoc } from "../store/index.js";
 import { actionOf, askEngine, callqEngine, hasCallMonitor, idListOf, isRecipient } from "./callq-queues.js";
 import type { ApiDeps } from "./deps.js";
 
-export const RECIPIENT_STATUSES = ["login", "logout", "ready", "away"] as const;
+export const RECIPIENT_STATUSES = ["login", "logout", "ready", "away"] as const satisfies readonly RecipientAction[];
 type RecipientStatusChange = (typeof RECIPIENT_STATUSES)[number];
 
-export const RECIPIENT_ACTIONS = ["login", "logout", "ready", "away", "login_ready", "state_toggle", "wrapup_extend", "wrapup_cancel", "monitor"] as const;
+/** The engine's actions and supervision, which the API starts itself. */
+export const RECIPIENT_ACTIONS = [...ENGINE_ACTIONS, "monitor"] as const;
 type ApiAction = (typeof RECIPIENT_ACTIONS)[number];
 
 /** Actions that take a queue_id: per-queue availability. */

@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { fieldError, type JsonSchema } from "../http/validation.js";
 import type { AuthContext } from "../http/endpoint.js";
 import { registerDocResource, view, type Data, type WriteCtx } from "../http/resource.js";
-import type { StoredDoc } from "../store/index.js";
+import { ID_PATTERN, type StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 import { syncOnWrite } from "./device-status.js";
 
@@ -21,7 +21,7 @@ export const deviceSchema: JsonSchema = {
     name: { type: "string", minLength: 1, maxLength: 128 },
     enabled: { type: "boolean" },
     device_type: { type: "string", enum: [...DEVICE_TYPES] },
-    owner_id: { type: "string", pattern: "^[0-9a-f]{32}$" },
+    owner_id: { type: "string", pattern: ID_PATTERN.source },
     presence_id: { type: "string", minLength: 1, maxLength: 128 },
     exclude_from_queues: { type: "boolean" },
     mac_address: { type: "string", pattern: "^(([0-9a-fA-F]{2}[:-]?){5}[0-9a-fA-F]{2})?$" },

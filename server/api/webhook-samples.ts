@@ -10,6 +10,7 @@ import { toGregorianSeconds } from "../clock.js";
 import type { BusEvent } from "../events/bus.js";
 import { buildPayload, triggerOf } from "../events/webhook-payload.js";
 import type { ApiDeps } from "./deps.js";
+import { step, type AvailabilityState, type RecipientTrigger } from "../callq/recipient-state.js";
 
 const ACCOUNT_ID = "5a2d994fbae69b1d6b01eb9f0e7dfe62";
 const AT = Date.UTC(2026, 0, 15, 14, 30, 0);
@@ -48,8 +49,14 @@ const SESSION = {
 };
 
 /** A recipient's step: the event name and the states it goes between. */
-function recipientSample(name: string, from: string, to: string, call = false): { routing_key: string; name: string; data: Data } {
-  return { routing_key: `callq.recipient.${OWNER_ID}`, name, data: { recipient_id: OWNER_ID, availability_state: to, previous_state: from, ...(call ? SESSION : {}) } };
+/** A recipient event as the state machine emits it for this step, so a sample shows a real transition. */
+function recipientSample(from: AvailabilityState, trigger: RecipientTrigger, call = false): { routing_key: string; name: string; data: Data } {
+  const taken = step(from, trigger, { pendingAway: false });
+  return {
+    routing_key: `callq.recipient.${OWNER_ID}`,
+    name: taken.event,
+    data: { recipient_id: OWNER_ID, availability_state: taken.to, previous_state: taken.from, ...(call ? SESSION : {}) },
+  };
 }
 
 /** The made-up events, by sample id. */
@@ -77,13 +84,13 @@ const SAMPLE_EVENTS: Record<string, { routing_key: string; name: string; data: D
   ],
   webhooks_callq_queue_join: [{ routing_key: `callq.queue.${QUEUE_ID}`, name: "join", data: SESSION }],
   webhooks_callq_queue_leave: [{ routing_key: `callq.queue.${QUEUE_ID}`, name: "leave", data: { ...SESSION, wait_time: 12.4, reason: "handled" } }],
-  webhooks_callq_recipient_login: [recipientSample("login", "Not-Logged-In", "Ready")],
-  webhooks_callq_recipient_logout: [recipientSample("logout", "Ready", "Not-Logged-In")],
-  webhooks_callq_recipient_ready: [recipientSample("ready", "Away", "Ready")],
-  webhooks_callq_recipient_away: [recipientSample("away", "Ready", "Away")],
-  webhooks_callq_recipient_offer: [recipientSample("offer", "Ready", "Call-Offer", true)],
-  webhooks_callq_recipient_delivered: [recipientSample("delivered", "Call-Offer", "On-A-Call", true)],
-  webhooks_callq_recipient_rejected: [recipientSample("reject", "Call-Offer", "Ready", true)],
+  webhooks_callq_recipient_login: [recipientSample("Not-Logged-In", "login")],
+  webhooks_callq_recipient_logout: [recipientSample("Ready", "logout")],
+  webhooks_callq_recipient_ready: [recipientSample("Away", "ready")],
+  webhooks_callq_recipient_away: [recipientSample("Ready", "away")],
+  webhooks_callq_recipient_offer: [recipientSample("Ready", "offer", true)],
+  webhooks_callq_recipient_delivered: [recipientSample("Call-Offer", "answered", true)],
+  webhooks_callq_recipient_rejected: [recipientSample("Call-Offer", "missed", true)],
   webhooks_object: ["doc_created", "doc_edited", "doc_deleted"].map((action) => ({
     routing_key: `object.${action}.device`,
     name: action,

@@ -6,6 +6,10 @@ import { createHash } from "node:crypto";
 import type { Clock, RandomSource } from "../clock.js";
 import type { Collection, Store } from "../store/index.js";
 
+/** A token is this many random bytes, written as lowercase hex; anything else is never looked up. */
+const TOKEN_BYTES = 32;
+const TOKEN_PATTERN = new RegExp(`^[0-9a-f]{${TOKEN_BYTES * 2}}$`);
+
 export type AuthMethod = "user_auth" | "api_auth";
 
 export type TokenRecord = {
@@ -49,14 +53,14 @@ export class TokenService {
   }
 
   async issue(record: NewToken): Promise<string> {
-    const token = this.random.bytes(32).toString("hex");
+    const token = this.random.bytes(TOKEN_BYTES).toString("hex");
     await this.tokens.create({ ...record, last_used: this.clock.now() }, { id: tokenId(token) });
     return token;
   }
 
   /** The token's record if it is live (and slides its window), else null. */
   async verify(token: string): Promise<VerifiedToken | null> {
-    if (!/^[0-9a-f]{64}$/.test(token)) return null;
+    if (!TOKEN_PATTERN.test(token)) return null;
     const id = tokenId(token);
     const doc = this.tokens.get(id);
     if (!doc) return null;

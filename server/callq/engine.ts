@@ -9,12 +9,10 @@ import { queueConfigOf } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
 import { Recipient, type AwayReason, type CallInfo, type SavedRecipient, type UnavailableReason } from "./recipient.js";
-import type { AvailabilityState, RecipientTrigger, Step, StepContext } from "./recipient-state.js";
+import type { AvailabilityState, RecipientAction, RecipientTrigger, Step, StepContext } from "./recipient-state.js";
 import { Session } from "./session.js";
-import { listedState, type SessionTrigger } from "./session-state.js";
+import { listedState, type ListedSessionState, type SessionTrigger } from "./session-state.js";
 
-export type RecipientAction = "login" | "logout" | "ready" | "away" | "login_ready" | "state_toggle" | "wrapup_extend" | "wrapup_cancel";
-export const RECIPIENT_ACTIONS: readonly RecipientAction[] = ["login", "logout", "ready", "away", "login_ready", "state_toggle", "wrapup_extend", "wrapup_cancel"];
 
 export type MonitorMode = "eavesdrop" | "whisper" | "barge";
 
@@ -62,7 +60,7 @@ export interface SessionRow {
   caller_id_number: string;
   /** Gregorian seconds. */
   queue_enter_time: number;
-  state: "waiting" | "offering" | "handled";
+  state: ListedSessionState;
   recipient_id?: string;
 }
 

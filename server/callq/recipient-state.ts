@@ -14,7 +14,20 @@
 // A recipient who asks for Away while ringing leaves the offer (Away at once); while on a call
 // the request is kept (`pendingAway`) and applied when the call and its wrap-up are over.
 
-export type AvailabilityState = "Not-Logged-In" | "Ready" | "Away" | "Call-Offer" | "On-A-Call" | "Wrapup-Time";
+// The one list of availability states and of the actions a recipient may ask for: the engine, the
+// API's validation, the callflow module and the AsyncAPI enums all take them from here.
+export const AVAILABILITY_STATES = ["Not-Logged-In", "Ready", "Away", "Call-Offer", "On-A-Call", "Wrapup-Time"] as const;
+export type AvailabilityState = (typeof AVAILABILITY_STATES)[number];
+
+/** The states a restart brings back: a call or a wrap-up in progress does not survive one. */
+export type SavedAvailabilityState = Extract<AvailabilityState, "Ready" | "Away" | "Not-Logged-In">;
+
+export const RECIPIENT_ACTIONS = ["login", "logout", "ready", "away", "login_ready", "state_toggle", "wrapup_extend", "wrapup_cancel"] as const;
+export type RecipientAction = (typeof RECIPIENT_ACTIONS)[number];
+
+/** The actions a phone may ask for (the wrap-up ones are the console's). */
+export const PHONE_ACTIONS = ["login", "logout", "ready", "away", "login_ready", "state_toggle"] as const satisfies readonly RecipientAction[];
+export type PhoneAction = (typeof PHONE_ACTIONS)[number];
 
 export type RecipientTrigger =
   | "login"
@@ -60,8 +73,6 @@ export class IllegalRecipientTransition extends Error {
   }
 }
 
-const LOGGED_IN: readonly AvailabilityState[] = ["Ready", "Away", "Call-Offer", "On-A-Call", "Wrapup-Time"];
-
 /** Where the recipient goes when a call or its wrap-up is over. */
 function afterWork(ctx: StepContext): { to: AvailabilityState; event: RecipientEventName; clearsPendingAway: boolean } {
   return ctx.pendingAway ? { to: "Away", event: "away", clearsPendingAway: true } : { to: "Ready", event: "ready", clearsPendingAway: false };
@@ -78,7 +89,7 @@ export function step(from: AvailabilityState, trigger: RecipientTrigger, ctx: St
       if (from === "Not-Logged-In") return to("Away", "login", true);
       break;
     case "logout":
-      if (LOGGED_IN.includes(from)) return to("Not-Logged-In", "logout", true);
+      if (isLoggedIn(from)) return to("Not-Logged-In", "logout", true);
       break;
     case "ready":
       if (from === "Away" || from === "Wrapup-Time") return to("Ready", "ready", true);

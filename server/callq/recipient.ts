@@ -1,7 +1,7 @@
 // One recipient (agent) of an account: availability, the call offered or handled, wrap-up,
 // per-queue availability and stats. Every change of availability goes through apply().
 import { toGregorianSeconds } from "../clock.js";
-import { isLoggedIn, step, type AvailabilityState, type RecipientEventName, type RecipientTrigger, type Step, type StepContext } from "./recipient-state.js";
+import { isLoggedIn, step, type AvailabilityState, type SavedAvailabilityState, type RecipientEventName, type RecipientTrigger, type Step, type StepContext } from "./recipient-state.js";
 
 /** A call as the recipient status shows it (offered_call, handling_call). */
 export interface CallInfo {
@@ -38,7 +38,7 @@ export type UnavailableReason = "no_device";
 
 /** What survives a restart (callq_recipient_states documents). */
 export interface SavedRecipient {
-  state: "Ready" | "Away" | "Not-Logged-In";
+  state: SavedAvailabilityState;
   pending_away: boolean;
   away_reason?: AwayReason;
   /** With away_reason missed_offers: how many in a row. */

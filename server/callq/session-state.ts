@@ -8,7 +8,11 @@
 //
 // Every step emits one `callq.session.<id>` event named as in the table.
 
-export type SessionState = "waiting" | "offering" | "answered" | "handled" | "abandoned" | "timeout" | "removed" | "ended";
+export const SESSION_STATES = ["waiting", "offering", "answered", "handled", "abandoned", "timeout", "removed", "ended"] as const;
+export type SessionState = (typeof SESSION_STATES)[number];
+
+/** A session's state as a queue's session list shows it (fidelity: waiting | offering | handled). */
+export type ListedSessionState = Extract<SessionState, "waiting" | "offering" | "handled">;
 
 export type SessionTrigger = "offer" | "missed" | "answered" | "handled" | "abandoned" | "timeout" | "removed" | "end";
 
@@ -41,8 +45,7 @@ export function sessionStep(from: SessionState, trigger: SessionTrigger): { from
   return { from, to: row.to, event: trigger };
 }
 
-/** How a session's state shows in a queue's session list (fidelity: waiting | offering | handled). */
-export function listedState(state: SessionState): "waiting" | "offering" | "handled" {
+export function listedState(state: SessionState): ListedSessionState {
   if (state === "waiting" || state === "offering") return state;
   return "handled";
 }

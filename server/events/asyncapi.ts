@@ -7,6 +7,8 @@
 // default schema format), so Ajv checks real messages against them in the contract tests.
 import type { FiredHook } from "./webhook-payload.js";
 import type { JsonSchema } from "../http/validation.js";
+import { AVAILABILITY_STATES } from "../callq/recipient-state.js";
+import { SESSION_STATES } from "../callq/session-state.js";
 
 type Doc = Record<string, unknown>;
 
@@ -112,8 +114,6 @@ const channelData = object(["call_id", "call_direction", "account_id", "timestam
 const OBJECT_ACTIONS = ["doc_created", "doc_edited", "doc_deleted"] as const;
 const objectData = object(["action", "type", "id", "account_id", "rev"], { action: { enum: [...OBJECT_ACTIONS] }, type: str, id: str, account_id: str, rev: str });
 
-const RECIPIENT_STATES = ["Not-Logged-In", "Ready", "Away", "Call-Offer", "On-A-Call", "Wrapup-Time"] as const;
-const SESSION_STATES = ["waiting", "offering", "answered", "handled", "abandoned", "timeout", "removed", "ended"] as const;
 
 const sessionFields: Record<string, JsonSchema> = {
   account_id: str,
@@ -139,8 +139,8 @@ const sessionData = object(["account_id", "session_id", "call_id", "queue_id", "
 const recipientData = object(["account_id", "recipient_id"], {
   account_id: str,
   recipient_id: str,
-  availability_state: { enum: [...RECIPIENT_STATES] },
-  previous_state: { enum: [...RECIPIENT_STATES] },
+  availability_state: { enum: [...AVAILABILITY_STATES] },
+  previous_state: { enum: [...AVAILABILITY_STATES] },
   available: { type: "boolean" },
   unavailable_reason: str,
   away_reason: str,
@@ -271,7 +271,7 @@ const callqHookFields: Record<string, JsonSchema> = {
   queue_enter_time: gregorian,
   wait_time: { type: "number" },
   reason: str,
-  availability_state: { enum: [...RECIPIENT_STATES] },
+  availability_state: { enum: [...AVAILABILITY_STATES] },
   previous_state: str,
 };
 

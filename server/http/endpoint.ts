@@ -5,6 +5,7 @@
 import { Transform, type Readable, type TransformCallback } from "node:stream";
 import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
+import { REVISION_PATTERN } from "../store/index.js";
 import { ApiError } from "./errors.js";
 import { successEnvelope, type Paging } from "./envelope.js";
 import { isJsonType, parseRequest, VERBS, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
@@ -149,7 +150,7 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
       const outcome = await verbSpec.handler({ request, reply, req, params, auth, now });
       if (outcome === "sent") return reply;
       if (outcome.headers) for (const [k, v] of Object.entries(outcome.headers)) reply.header(k, v);
-      if (outcome.revision && /^\d+-[0-9a-f]{32}$/.test(outcome.revision)) reply.header("ETag", `"${outcome.revision}"`);
+      if (outcome.revision && REVISION_PATTERN.test(outcome.revision)) reply.header("ETag", `"${outcome.revision}"`);
       reply.status(outcome.status ?? 200);
       if (wantsCsv(req.accept)) {
         return reply

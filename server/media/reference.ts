@@ -4,11 +4,9 @@
 // silence_stream:// URI that the player can read. An http(s) address is refused: nothing here
 // fetches audio from the web, so a queue configured with one would play the fallback forever.
 import { join } from "node:path";
-import type { Collection, StoredDoc } from "../store/index.js";
+import { ID_PATTERN, type Collection, type StoredDoc } from "../store/index.js";
 import { MediaUriError, parseToneStream } from "./player.js";
 
-/** Media document ids, as the store makes them. */
-const MEDIA_ID = /^[0-9a-f]{32}$/;
 const TONE_STREAM = /^tone_stream:\/\/(.*)$/s;
 /** `silence_stream://[ms][,noise]`: ms -1 or absent means forever (FreeSWITCH's form). */
 const SILENCE_STREAM = /^silence_stream:\/\/(-?\d+)?(,\d+)?$/;
@@ -29,7 +27,7 @@ export type MediaReference = { kind: "media"; id: string } | { kind: "stream"; u
 
 /** The form of a reference, without looking anything up; throws MediaReferenceError (format). */
 export function parseMediaReference(value: string): MediaReference {
-  if (MEDIA_ID.test(value)) return { kind: "media", id: value };
+  if (ID_PATTERN.test(value)) return { kind: "media", id: value };
   const tone = TONE_STREAM.exec(value);
   if (tone) {
     try {

@@ -111,7 +111,7 @@ export class TextingSettings {
 
   /** The identity behind `Authorization: Bearer <account_uid>:<access_token>`, or null. */
   async authenticate(authorization: string | undefined): Promise<TextingIdentity | null> {
-    const m = typeof authorization === "string" ? /^Bearer\s+([0-9a-f]{32}):(\S+)$/i.exec(authorization.trim()) : null;
+    const m = typeof authorization === "string" ? /^Bearer\s+([^:\s]+):(\S+)$/i.exec(authorization.trim()) : null;
     const userId = m?.[1]?.toLowerCase();
     const token = m?.[2];
     if (!userId || !token || !ID_PATTERN.test(userId)) return null;

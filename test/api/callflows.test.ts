@@ -36,6 +36,7 @@ describeConformance({
     { title: "a play of a file: URI", data: { numbers: ["7000"], flow: { module: "play", data: { uri: "file:///etc/passwd" } } }, field: "flow.data.uri", rule: "format" },
     { title: "a play with nothing to play", data: { numbers: ["7000"], flow: { module: "play", data: {} } }, field: "flow.data.id", rule: "required" },
     { title: "an unknown callq_recipient action", data: { numbers: ["7000"], flow: { module: "callq_recipient", data: { action: "dance" } } }, field: "flow.data.action", rule: "enum" },
+    { title: "an unknown callq_recipient link_method", data: { numbers: ["7000"], flow: { module: "callq_recipient", data: { action: "login", link_method: "voice" } } }, field: "flow.data.link_method", rule: "enum" },
     { title: "children that are not an object", data: { numbers: ["7000"], flow: { ...tone, children: [] } }, field: "flow.children", rule: "type" },
   ],
 });

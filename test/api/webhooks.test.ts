@@ -88,6 +88,23 @@ describe("webhooks: the hosted service's shapes", () => {
   };
   const read = async (id: unknown) => (await api.call<Record<string, unknown>>("GET", `${base}/${String(id)}`, { token })).body.data;
 
+  it("shows in each call-queue recipient sample a transition the queue engine makes (a login leads to Away)", async () => {
+    const transitions: Record<string, [string, string]> = {
+      login: ["Not-Logged-In", "Away"],
+      logout: ["Ready", "Not-Logged-In"],
+      ready: ["Away", "Ready"],
+      away: ["Ready", "Away"],
+      offer: ["Ready", "Call-Offer"],
+      delivered: ["Call-Offer", "On-A-Call"],
+      rejected: ["Call-Offer", "Ready"],
+    };
+    for (const [hookName, [from, to]] of Object.entries(transitions)) {
+      const res = await api.call<Record<string, unknown>[]>("GET", `/v2/webhooks/samples/webhooks_callq_recipient_${hookName}`, {});
+      expect(res.status, res.text).toBe(200);
+      expect(res.body.data).toEqual([expect.objectContaining({ hook_event: `callq_recipient_${hookName}`, previous_state: from, availability_state: to })]);
+    }
+  });
+
   it("fills Kazoo's defaults: http_verb post, retries 2, enabled true, format form-data", async () => {
     const created = await create(hook("defaults"));
     expect(created).toMatchObject({ http_verb: "post", retries: 2, enabled: true, format: "form-data" });

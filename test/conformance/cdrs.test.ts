@@ -5,6 +5,7 @@
 // named by query, one CDR, interactions, an interaction's legs, a user's CDRs); as documented: 10,
 // differs: 0.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { fromGregorianSeconds, GREGORIAN_OFFSET_S, toGregorianSeconds } from "../../server/clock.js";
 import type { TestApi } from "../helpers/api.js";
 import { startCallApi, type CallApi } from "../helpers/call-api.js";
 import { connected, until } from "../helpers/fake-signalling.js";
@@ -23,8 +24,6 @@ let legs: Record<string, unknown>[] = [];
 function curl(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<CurlResult> {
   return send(api.url, method, path, headers, body);
 }
-
-const GREGORIAN_OFFSET_S = 62_167_219_200;
 
 beforeAll(async () => {
   t = await startCallApi();
@@ -81,7 +80,7 @@ describe("cdrs.md", () => {
   });
 
   it("cdrs.md › Fetch CDRs within a time range", async () => {
-    const nowGregorian = Math.floor(Date.now() / 1000) + GREGORIAN_OFFSET_S;
+    const nowGregorian = toGregorianSeconds(Date.now());
     const within = await curl("GET", `/v2/accounts/${accountId}/cdrs?created_from=${nowGregorian - 3600}&created_to=${nowGregorian + 60}`, { "X-Auth-Token": admin });
     expectSuccess(within, 200);
     expect(within.json.data).toHaveLength(2);
@@ -91,13 +90,13 @@ describe("cdrs.md", () => {
   });
 
   it("cdrs.md › Convert timestamps to local timezone (vs UTC)", async () => {
-    const nowGregorian = Math.floor(Date.now() / 1000) + GREGORIAN_OFFSET_S;
+    const nowGregorian = toGregorianSeconds(Date.now());
     const range = `created_from=${nowGregorian - 3600}&created_to=${nowGregorian + 60}`;
     const utc = await curl("GET", `/v2/accounts/${accountId}/cdrs?${range}`, { "X-Auth-Token": admin });
     const local = await curl("GET", `/v2/accounts/${accountId}/cdrs?${range}&utc_offset=-18000`, { "X-Auth-Token": admin });
     expectSuccess(local, 200);
     // datetime is the leg's start (a CDR's timestamp here), moved by the offset; the timestamps stay Gregorian.
-    const pretty = (gregorian: number) => new Date((gregorian - GREGORIAN_OFFSET_S) * 1000).toISOString().slice(0, 19).replace("T", "_");
+    const pretty = (gregorian: number) => new Date(fromGregorianSeconds(gregorian)).toISOString().slice(0, 19).replace("T", "_");
     for (const [i, cdr] of (local.json.data as { timestamp: number; unix_timestamp: number; datetime: string }[]).entries()) {
       const same = (utc.json.data as { timestamp: number; datetime: string }[])[i];
       expect(cdr.timestamp).toBe(same?.timestamp);

@@ -11,8 +11,7 @@ import type { FrameScheduler } from "../../renderer/state/queues.js";
 import type { StoreDeps } from "../../renderer/state/store.js";
 import { consoleStore, deferred, OWNER_ID } from "./console-store.js";
 
-export const GREGORIAN_OFFSET_S = 62_167_219_200;
-export const toGregorian = (ms: number) => Math.floor(ms / 1000) + GREGORIAN_OFFSET_S;
+export { toGregorianSeconds as toGregorian } from "../../server/clock.js";
 
 export function recipientStatus(partial: Partial<RecipientStatus> = {}): RecipientStatus {
   return {

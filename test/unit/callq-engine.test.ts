@@ -2,6 +2,7 @@
 // timeouts and the races the issue names, checked through statuses and the events published.
 import { afterEach, describe, expect, it } from "vitest";
 import { CallqError } from "../../server/callq/engine.js";
+import { toGregorianSeconds } from "../../server/clock.js";
 import { ACCOUNT, callqRig, members, settle, TestCall, type CallqRig } from "../helpers/callq.js";
 
 let rig: CallqRig;
@@ -42,7 +43,7 @@ describe("a caller meets an agent", () => {
     expect(await status(agent ?? "")).toMatchObject({ availability_state: "On-A-Call", handling_call: { session_id: expect.any(String) } });
     expect((await rig.engine.queueStatus(ACCOUNT, queue)).stats).toMatchObject({ average_wait: 3, active_session_count: 0, total_sessions: 1, answered_sessions: 1 });
     const delivered = rig.events.find((e) => e.routing_key === `callq.recipient.${agent}` && e.name === "delivered");
-    expect(delivered?.data.last_action_time).toBe(Math.floor(rig.scheduler.now() / 1000) + 62167219200);
+    expect(delivered?.data.last_action_time).toBe(toGregorianSeconds(rig.scheduler.now()));
 
     await rig.scheduler.advance(60_000);
     hangup();

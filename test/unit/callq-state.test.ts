@@ -1,7 +1,7 @@
 // The queue engine's pure parts: the recipient and session state tables and the four routers.
 import { describe, expect, it } from "vitest";
-import { IllegalRecipientTransition, step, type AvailabilityState, type RecipientTrigger } from "../../server/callq/recipient-state.js";
-import { IllegalSessionTransition, listedState, sessionStep } from "../../server/callq/session-state.js";
+import { AVAILABILITY_STATES, IllegalRecipientTransition, step, type AvailabilityState, type RecipientTrigger } from "../../server/callq/recipient-state.js";
+import { IllegalSessionTransition, listedState, SESSION_STATES, sessionStep, type SessionTrigger } from "../../server/callq/session-state.js";
 import { pickRecipient, RoundMemory, type Candidate } from "../../server/callq/queue-router.js";
 import { queueConfigOf, withoutAliases } from "../../server/callq/queue-config.js";
 
@@ -58,6 +58,30 @@ describe("recipient state machine", () => {
   it.each(illegal)("%s refuses %s", (from, trigger) => {
     expect(() => step(from, trigger, calm)).toThrow(IllegalRecipientTransition);
   });
+
+  it("takes exactly these transitions from the six states, and refuses every other", () => {
+    const triggers: RecipientTrigger[] = ["login", "logout", "ready", "away", "offer", "answered", "missed", "withdrawn", "call_ended", "wrapup_done", "wrapup_extend", "wrapup_cancel"];
+    const table: Record<AvailabilityState, Partial<Record<RecipientTrigger, AvailabilityState>>> = {
+      "Not-Logged-In": { login: "Away" },
+      Ready: { logout: "Not-Logged-In", away: "Away", offer: "Call-Offer" },
+      Away: { logout: "Not-Logged-In", ready: "Ready" },
+      "Call-Offer": { logout: "Not-Logged-In", away: "Away", answered: "On-A-Call", missed: "Ready", withdrawn: "Ready" },
+      "On-A-Call": { logout: "Not-Logged-In", call_ended: "Ready" },
+      "Wrapup-Time": { logout: "Not-Logged-In", ready: "Ready", away: "Away", wrapup_done: "Ready", wrapup_extend: "Wrapup-Time", wrapup_cancel: "Ready" },
+    };
+    expect([...AVAILABILITY_STATES].sort()).toEqual(Object.keys(table).sort());
+    for (const from of AVAILABILITY_STATES) {
+      const taken: Partial<Record<RecipientTrigger, AvailabilityState>> = {};
+      for (const trigger of triggers) {
+        try {
+          taken[trigger] = step(from, trigger, calm).to;
+        } catch (err) {
+          expect(err).toBeInstanceOf(IllegalRecipientTransition);
+        }
+      }
+      expect({ from, taken }).toEqual({ from, taken: table[from] });
+    }
+  });
 });
 
 describe("session state machine", () => {
@@ -70,6 +94,33 @@ describe("session state machine", () => {
     expect(listedState(state)).toBe("handled");
     state = sessionStep(state, "handled").to;
     expect(sessionStep(state, "end").to).toBe("ended");
+  });
+
+  it("takes exactly these transitions from the eight states, and refuses every other", () => {
+    const triggers: SessionTrigger[] = ["offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end"];
+    const left = { abandoned: "abandoned", timeout: "timeout", removed: "removed" } as const;
+    const table: Record<(typeof SESSION_STATES)[number], Partial<Record<SessionTrigger, string>>> = {
+      waiting: { offer: "offering", ...left },
+      offering: { missed: "waiting", answered: "answered", ...left },
+      answered: { handled: "handled" },
+      handled: { end: "ended" },
+      abandoned: { end: "ended" },
+      timeout: { end: "ended" },
+      removed: { end: "ended" },
+      ended: {},
+    };
+    expect([...SESSION_STATES].sort()).toEqual(Object.keys(table).sort());
+    for (const from of SESSION_STATES) {
+      const taken: Partial<Record<SessionTrigger, string>> = {};
+      for (const trigger of triggers) {
+        try {
+          taken[trigger] = sessionStep(from, trigger).to;
+        } catch (err) {
+          expect(err).toBeInstanceOf(IllegalSessionTransition);
+        }
+      }
+      expect({ from, taken }).toEqual({ from, taken: table[from] });
+    }
   });
 
   it("refuses an answer that was never offered and a second end", () => {

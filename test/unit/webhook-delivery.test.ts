@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { GREGORIAN_OFFSET_S } from "../../server/clock.js";
 import { Delivery, IllegalDeliveryTransition, type DeliveryChange, type DeliveryRecord } from "../../server/events/webhook-delivery.js";
 import { buildPayload, formEncode, requestFor, triggerOf } from "../../server/events/webhook-payload.js";
 import type { BusEvent } from "../../server/events/index.js";
@@ -65,7 +66,7 @@ describe("webhook payloads and requests", () => {
   });
 
   it("stamps the event time in Gregorian seconds", () => {
-    expect(buildPayload(event("call.CHANNEL_CREATE.x", {}), { hook: "channel_create" }).timestamp).toBe(62167219200);
+    expect(buildPayload(event("call.CHANNEL_CREATE.x", {}), { hook: "channel_create" }).timestamp).toBe(GREGORIAN_OFFSET_S);
   });
 
   it("form-encodes scalars as text, nested values as JSON, null as empty", () => {

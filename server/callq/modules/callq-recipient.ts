@@ -3,14 +3,13 @@
 // on the keypad, or both (device first); the action goes to the queue engine; a beep says how it went.
 import type { CallflowModule, ModuleRun } from "../../calls/callflow-executor.js";
 import type { StoredDoc } from "../../store/index.js";
-import { CallqError, isRecipientUser, type CallqEngine, type RecipientAction } from "../engine.js";
+import { CallqError, isRecipientUser, type CallqEngine } from "../engine.js";
+import { PHONE_ACTIONS, type PhoneAction } from "../recipient-state.js";
 import { DEFAULT_FAILURE_MEDIA, DEFAULT_PIN_PROMPT, DEFAULT_SUCCESS_MEDIA, listenForDigits, mediaUp, playPrompt, type DigitCollection } from "./prompts.js";
 
-/** The actions a phone may ask for (the wrap-up ones are the console's). */
-export const PHONE_ACTIONS = ["login", "logout", "ready", "away", "login_ready", "state_toggle"] as const satisfies readonly RecipientAction[];
-export type PhoneAction = (typeof PHONE_ACTIONS)[number];
-
-export type LinkMethod = "device" | "pin" | "both";
+/** How the module finds the recipient: the calling device's owner, a pin, or both (device first). */
+export const LINK_METHODS = ["device", "pin", "both"] as const;
+export type LinkMethod = (typeof LINK_METHODS)[number];
 
 /** Pin entry: tries, the wait for the first digit after the prompt, and the pause that ends it. */
 export const PIN_TRIES = 3;
