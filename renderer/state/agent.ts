@@ -6,7 +6,9 @@
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
 import { callqEventKind, recipientEventOf, type RecipientStatus, type RecipientStatusChange, type WrapupAction } from "../api/callq.js";
-import { callqAccess, failureText, onConnectionChange, type CallqDeps } from "./queues.js";
+import { callqAccess, type CallqDeps } from "./callq-access.js";
+import { onConnectionChange } from "./connection-watch.js";
+import { failureText } from "./queues.js";
 import type { AppState } from "./store.js";
 
 export type AgentRequest = RecipientStatusChange | WrapupAction | `queue:${string}`;

@@ -2,12 +2,12 @@
 // a queue document changes), and, while a view watches them, each queue's live status and callers.
 // Callers follow the callq.queue.* and callq.session.* events, applied once per animation frame
 // however many arrive; counts and the day's stats are read again (coalesced) after events touch
-// a queue, and every half minute. Also the callq API accessor and frame batcher the other
-// call-queue slices (agent, supervisor) share.
+// a queue, and every half minute.
 import type { StateCreator } from "zustand/vanilla";
-import { callqEventKind, createCallqApi, sessionOf, type CallqApi, type CallqApiOptions, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
+import { callqEventKind, sessionOf, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
 import type { PlatformEvent } from "../api/events.js";
-import type { Clock } from "./clock.js";
+import { callqAccess, frameBatcher, frameScheduler, type CallqDeps } from "./callq-access.js";
+import { onConnectionChange } from "./connection-watch.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
 
@@ -62,85 +62,9 @@ export interface QueuesSlice {
   refreshQueues(): Promise<void>;
 }
 
-/** Runs `callback` before the next frame is painted; the answer cancels it. */
-export type FrameScheduler = (callback: () => void) => () => void;
-
-export interface CallqDeps {
-  clock: Clock;
-  storage: KeyValueStorage;
-  /** The call-queue API for a session; the HTTP one when absent. */
-  callq?: (options: CallqApiOptions) => CallqApi;
-  /** Batches event updates per frame: requestAnimationFrame in a page, the clock's 16 ms elsewhere. */
-  frame?: FrameScheduler;
-}
-
-/** The call-queue API of the signed-in session (one client per token), or null when signed out. */
-export function callqAccess(deps: CallqDeps): (state: AppState) => CallqApi | null {
-  const make = deps.callq ?? createCallqApi;
-  let cached: { key: string; api: CallqApi } | null = null;
-  return (state) => {
-    const session = state.session;
-    if (session === null) return null;
-    const key = `${state.endpoints.api} ${session.accountId} ${session.token}`;
-    if (cached === null || cached.key !== key) cached = { key, api: make({ baseUrl: state.endpoints.api, token: session.token, accountId: session.accountId }) };
-    return cached.api;
-  };
-}
-
-export function frameScheduler(deps: CallqDeps): FrameScheduler {
-  if (deps.frame !== undefined) return deps.frame;
-  // Typed by hand: the slices also compile without the DOM library (tsconfig.node.json).
-  const page = globalThis as { requestAnimationFrame?: (callback: () => void) => number; cancelAnimationFrame?: (handle: number) => void };
-  const raf = page.requestAnimationFrame;
-  const cancel = page.cancelAnimationFrame;
-  if (typeof raf === "function" && typeof cancel === "function") {
-    return (callback) => {
-      const handle = raf.call(globalThis, () => callback());
-      return () => cancel.call(globalThis, handle);
-    };
-  }
-  return (callback) => deps.clock.after(16, callback);
-}
-
-/**
- * Collects items and hands them over once per frame: at 200 events a second the store changes
- * (and components render) once a frame, not once an event.
- */
-export function frameBatcher<T>(schedule: FrameScheduler, flush: (items: T[]) => void): { push(item: T): void; cancel(): void } {
-  let pending: T[] = [];
-  let cancel: (() => void) | null = null;
-  return {
-    push(item) {
-      pending.push(item);
-      cancel ??= schedule(() => {
-        cancel = null;
-        const items = pending;
-        pending = [];
-        flush(items);
-      });
-    },
-    cancel() {
-      cancel?.();
-      cancel = null;
-      pending = [];
-    },
-  };
-}
-
 /** An API failure in a few words for the agent. */
 export function failureText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
-}
-
-/** Runs `callback` when the event websocket comes online (first connect, or back after a drop) and when the session ends. */
-export function onConnectionChange(
-  api: { subscribe(listener: (state: AppState, previous: AppState) => void): () => void },
-  handlers: { online(state: AppState): void; signedOut(): void },
-): void {
-  api.subscribe((state, previous) => {
-    if (state.connection.events === "online" && previous.connection.events !== "online") handlers.online(state);
-    if (state.session === null && previous.session !== null) handlers.signedOut();
-  });
 }
 
 const EMPTY: QueuesState = { list: [], members: {}, live: {}, day: {}, loading: false, error: null, loadedAt: null };

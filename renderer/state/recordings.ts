@@ -4,8 +4,9 @@
 import type { StateCreator } from "zustand/vanilla";
 import type { AccountConnection } from "../api/account.js";
 import { httpRecordingsApi, type Recording, type RecordingsApi } from "../api/recordings.js";
-import { apiErrorText, connectionOf } from "./admin.js";
+import { connectionOf } from "./account-connection.js";
 import type { Clock } from "./clock.js";
+import { apiErrorText } from "./error-text.js";
 import type { AppState } from "./store.js";
 
 export interface RecordingFilters {

@@ -14,7 +14,8 @@ import { createCallFailuresSlice, type CallFailuresSlice } from "./call-failures
 import { systemClock, type Clock } from "./clock.js";
 import { createConnectionSlice, type ConnectionSlice, type EventStreamLike } from "./connection.js";
 import { createPhoneSlice, type PhoneSlice } from "./phone.js";
-import { createQueuesSlice, type FrameScheduler, type QueuesSlice } from "./queues.js";
+import type { FrameScheduler } from "./callq-access.js";
+import { createQueuesSlice, type QueuesSlice } from "./queues.js";
 import { createRecentCallsSlice, type RecentCallsSlice } from "./recent-calls.js";
 import { createSessionSlice, type SessionSlice } from "./session.js";
 import { createSettingsSlice, type SettingsSlice } from "./settings.js";

@@ -7,7 +7,9 @@ import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
 import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry } from "../api/callq.js";
 import type { PlatformEvent } from "../api/events.js";
-import { callqAccess, failureText, frameBatcher, frameScheduler, onConnectionChange, type CallqDeps } from "./queues.js";
+import { callqAccess, frameBatcher, frameScheduler, type CallqDeps } from "./callq-access.js";
+import { onConnectionChange } from "./connection-watch.js";
+import { failureText } from "./queues.js";
 import type { AppState } from "./store.js";
 
 /** Statuses of recipients touched by events are read again this much later, together. */
