@@ -69,3 +69,28 @@ export function frameBatcher<T>(schedule: FrameScheduler, flush: (items: T[]) =>
     },
   };
 }
+
+/**
+ * Ids that events touched, handed to `read` together `delayMs` after the first touch: one read of
+ * the server for a burst of events, however many ids it touched.
+ */
+export function touchedReads(clock: Clock, delayMs: number, read: (ids: string[]) => void): { touch(id: string): void; cancel(): void } {
+  const touched = new Set<string>();
+  let cancel: (() => void) | null = null;
+  return {
+    touch(id) {
+      touched.add(id);
+      cancel ??= clock.after(delayMs, () => {
+        cancel = null;
+        const ids = [...touched];
+        touched.clear();
+        read(ids);
+      });
+    },
+    cancel() {
+      cancel?.();
+      cancel = null;
+      touched.clear();
+    },
+  };
+}

@@ -6,7 +6,7 @@
 import type { StateCreator } from "zustand/vanilla";
 import { callqEventKind, sessionOf, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
 import type { PlatformEvent } from "../api/events.js";
-import { callqAccess, frameBatcher, frameScheduler, type CallqDeps } from "./callq-access.js";
+import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
@@ -78,14 +78,15 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     let watchers = 0;
     let listening: (() => void) | null = null;
     let cancelRefresh: (() => void) | null = null;
-    let cancelReconcile: (() => void) | null = null;
-    const dirty = new Set<string>();
     /** Per queue, bumped by each event: a session list read before the latest event is stale. */
     const eventCount = new Map<string, number>();
     let directoryReads = 0;
     let statusReads = 0;
 
     const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
+    const reconcile = touchedReads(deps.clock, QUEUE_RECONCILE_MS, (ids) => {
+      if (watchers > 0) void readLive(ids);
+    });
 
     function applyEvents(events: PlatformEvent[]): void {
       const state = get().queues;
@@ -109,15 +110,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
         live = { ...live, [row.queueId]: { ...current, sessions } };
       }
       if (live !== state.live) set((s) => ({ queues: { ...s.queues, live, day: sampleDay(s.queues.day, live, deps.clock.now()) } }));
-      for (const id of touched) dirty.add(id);
-      if (dirty.size > 0) cancelReconcile ??= deps.clock.after(QUEUE_RECONCILE_MS, reconcile);
-    }
-
-    function reconcile(): void {
-      cancelReconcile = null;
-      const ids = [...dirty];
-      dirty.clear();
-      if (ids.length > 0 && watchers > 0) void readLive(ids);
+      for (const id of touched) reconcile.touch(id);
     }
 
     async function readLive(ids: readonly string[] | undefined): Promise<void> {
@@ -172,10 +165,8 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     function stopWatching(): void {
       cancelRefresh?.();
       cancelRefresh = null;
-      cancelReconcile?.();
-      cancelReconcile = null;
+      reconcile.cancel();
       batch.cancel();
-      dirty.clear();
     }
 
     onConnectionChange(store, {

@@ -7,7 +7,7 @@ import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
 import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry } from "../api/callq.js";
 import type { PlatformEvent } from "../api/events.js";
-import { callqAccess, frameBatcher, frameScheduler, type CallqDeps } from "./callq-access.js";
+import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
 import { failureText } from "./queues.js";
 import type { AppState } from "./store.js";
@@ -78,13 +78,18 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
     let watchers = 0;
     let stopQueues: (() => void) | null = null;
     let listening: (() => void) | null = null;
-    let cancelReconcile: (() => void) | null = null;
-    const dirty = new Set<string>();
     /** Per recipient, bumped by each event: a status read before the latest event is stale. */
     const eventCount = new Map<string, number>();
     let cancelAnswerWindow: (() => void) | null = null;
 
     const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
+    const reconcile = touchedReads(deps.clock, RECIPIENT_RECONCILE_MS, (ids) => {
+      if (watchers === 0) return;
+      const known = ids.filter((id) => id in get().supervisor.rows);
+      // A recipient the board does not know yet (just enabled): read the list again.
+      if (known.length < ids.length) void get().refreshRecipients();
+      else void readStatuses(known);
+    });
 
     function applyEvents(events: PlatformEvent[]): void {
       const now = deps.clock.now();
@@ -101,11 +106,11 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         }
         const row = rows[change.recipientId];
         if (change.state === null || row === undefined) {
-          dirty.add(change.recipientId);
+          reconcile.touch(change.recipientId);
           continue;
         }
         eventCount.set(row.id, (eventCount.get(row.id) ?? 0) + 1);
-        dirty.add(row.id);
+        reconcile.touch(row.id);
         const state = change.state;
         const next: RecipientRow = {
           ...row,
@@ -120,18 +125,6 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         rows[row.id] = next;
       }
       if (rows !== before) set((s) => ({ supervisor: { ...s.supervisor, rows } }));
-      if (dirty.size > 0) cancelReconcile ??= deps.clock.after(RECIPIENT_RECONCILE_MS, reconcile);
-    }
-
-    function reconcile(): void {
-      cancelReconcile = null;
-      const ids = [...dirty];
-      dirty.clear();
-      if (ids.length === 0 || watchers === 0) return;
-      const known = ids.filter((id) => id in get().supervisor.rows);
-      // A recipient the board does not know yet (just enabled): read the list again.
-      if (known.length < ids.length) void get().refreshRecipients();
-      else void readStatuses(known);
     }
 
     async function readStatuses(ids: readonly string[]): Promise<void> {
@@ -213,12 +206,10 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         if (watchers > 0) void get().refreshRecipients();
       },
       signedOut: () => {
-        cancelReconcile?.();
-        cancelReconcile = null;
+        reconcile.cancel();
         cancelAnswerWindow?.();
         cancelAnswerWindow = null;
         batch.cancel();
-        dirty.clear();
         set({ supervisor: EMPTY });
       },
     });
@@ -241,9 +232,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
           if (watchers > 0) return;
           stopQueues?.();
           stopQueues = null;
-          cancelReconcile?.();
-          cancelReconcile = null;
-          dirty.clear();
+          reconcile.cancel();
         };
       },
 
