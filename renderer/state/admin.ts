@@ -17,10 +17,10 @@ import {
   type WebhookAttempt,
   type WebhookRow,
 } from "../api/admin.js";
+import { apiErrorText } from "../api/error-text.js";
 import { ApiRequestError } from "../api/client.js";
 import { connectionOf } from "./account-connection.js";
 import type { Clock } from "./clock.js";
-import { apiErrorText } from "./error-text.js";
 import type { AppState } from "./store.js";
 
 export type Privilege = "unknown" | "checking" | "admin" | "user" | "error";

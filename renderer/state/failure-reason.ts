@@ -12,7 +12,7 @@ export interface CallFailure {
  * not fail. 480 is both "nobody answered" and "nothing to ring": the server's reason phrase
  * ("No Answer") tells them apart, as FreeSWITCH's cause names do in the record.
  */
-export function failureText(failure: CallFailure): string | null {
+export function callFailureText(failure: CallFailure): string | null {
   const { code, reason } = failure;
   if (code === 487) return null;
   if (code === 480) return /no answer/i.test(reason) ? "No answer" : "Unavailable";
@@ -67,5 +67,5 @@ export function recordFailureText(hangupCause: string, hangupCode: string): stri
   const byCause = CAUSE_TEXT[hangupCause];
   if (byCause !== undefined) return byCause;
   const code = /^sip:(\d{3})$/.exec(hangupCode)?.[1];
-  return code === undefined ? null : failureText({ code: Number(code), reason: "" });
+  return code === undefined ? null : callFailureText({ code: Number(code), reason: "" });
 }

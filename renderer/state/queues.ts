@@ -5,6 +5,7 @@
 // a queue, and every half minute.
 import type { StateCreator } from "zustand/vanilla";
 import { callqEventKind, sessionOf, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
+import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
@@ -60,11 +61,6 @@ export interface QueuesSlice {
   watchQueues(): () => void;
   /** Reads every queue's status and callers now. */
   refreshQueues(): Promise<void>;
-}
-
-/** An API failure in a few words for the agent. */
-export function failureText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 const EMPTY: QueuesState = { list: [], members: {}, live: {}, day: {}, loading: false, error: null, loadedAt: null };
@@ -137,7 +133,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
         });
         if (get().queues.day !== dayBefore) saveDay(deps.storage, get());
       } catch (error) {
-        set((s) => ({ queues: { ...s.queues, error: `Cannot read the queues: ${failureText(error)}` } }));
+        set((s) => ({ queues: { ...s.queues, error: `Cannot read the queues: ${errorMessage(error)}` } }));
       }
     }
 
@@ -196,7 +192,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
           set((s) => ({ queues: { ...s.queues, list, members, loading: false, error: null, loadedAt: deps.clock.now() } }));
         } catch (error) {
           if (mine !== directoryReads) return;
-          set((s) => ({ queues: { ...s.queues, loading: false, error: `Cannot read the queues: ${failureText(error)}` } }));
+          set((s) => ({ queues: { ...s.queues, loading: false, error: `Cannot read the queues: ${errorMessage(error)}` } }));
         }
       },
 

@@ -4,12 +4,11 @@
 // supervisor's own Listen / Whisper / Barge: the server rings the supervisor's phone, the console
 // answers that ring itself, and the mode can change during the call.
 import type { StateCreator } from "zustand/vanilla";
-import { ApiRequestError } from "../api/client.js";
 import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry } from "../api/callq.js";
+import { errorMessage, monitorErrorText } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
-import { failureText } from "./queues.js";
 import type { AppState } from "./store.js";
 
 /** Statuses of recipients touched by events are read again this much later, together. */
@@ -146,7 +145,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
           return { supervisor: { ...s.supervisor, rows, error: null } };
         });
       } catch (error) {
-        set((s) => ({ supervisor: { ...s.supervisor, error: `Cannot read the agents' states: ${failureText(error)}` } }));
+        set((s) => ({ supervisor: { ...s.supervisor, error: `Cannot read the agents' states: ${errorMessage(error)}` } }));
       }
     }
 
@@ -257,7 +256,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
             return { supervisor: { ...s.supervisor, ids: byName(list), rows, loading: false, error: null } };
           });
         } catch (error) {
-          set((s) => ({ supervisor: { ...s.supervisor, loading: false, error: `Cannot read the agents: ${failureText(error)}` } }));
+          set((s) => ({ supervisor: { ...s.supervisor, loading: false, error: `Cannot read the agents: ${errorMessage(error)}` } }));
         }
       },
 
@@ -329,17 +328,4 @@ function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): Re
 
 function byName(list: readonly RecipientEntry[]): string[] {
   return [...list].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).map((r) => r.id);
-}
-
-/** The server's refusal (data.{field}.{code}) in words for the supervisor. */
-export function monitorErrorText(error: unknown): string {
-  if (error instanceof ApiRequestError) {
-    if (error.kind === "network") return "Could not start listening: the server cannot be reached.";
-    if (error.status === 403) return "Only an admin or a user with the call_monitor permission may listen in.";
-    const codes = JSON.stringify(error.data ?? "");
-    if (codes.includes("no_call")) return "That agent is on no call to listen to.";
-    if (codes.includes("no_device")) return "Your phone is not registered, so the server cannot ring it.";
-    if (codes.includes("self")) return "You cannot listen to your own calls.";
-  }
-  return `Could not start listening: ${failureText(error)}`;
 }
