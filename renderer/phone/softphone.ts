@@ -12,10 +12,10 @@ import {
   type Session,
 } from "sip.js";
 import { errorMessage } from "../api/error-text.js";
-import { backoffDelay, type Clock } from "../state/clock.js";
-import type { CallInfo, CallState, OfferDetails, PhoneLine, RegistrationState } from "../state/phone-line.js";
+import { backoffDelay, type Clock } from "../clock.js";
+import type { CallInfo, CallState, OfferDetails, PhoneLine, RegistrationState } from "./phone-line.js";
 
-export type { CallInfo, CallState, OfferDetails, RegistrationState } from "../state/phone-line.js";
+export type { CallInfo, CallState, OfferDetails, RegistrationState } from "./phone-line.js";
 
 export interface SoftphoneOptions {
   /** ws://host:port/sip */

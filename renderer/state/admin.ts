@@ -20,7 +20,7 @@ import {
 import { apiErrorText } from "../api/error-text.js";
 import { ApiRequestError } from "../api/client.js";
 import { connectionOf } from "./account-connection.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 export type Privilege = "unknown" | "checking" | "admin" | "user" | "error";

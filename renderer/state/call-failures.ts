@@ -3,8 +3,8 @@
 // notice that the agent can dismiss and that goes by itself after NOTICE_MS.
 import type { StateCreator } from "zustand/vanilla";
 import { callFailureText } from "./failure-reason.js";
-import type { Clock } from "./clock.js";
-import type { CallInfo } from "./phone-line.js";
+import type { Clock } from "../clock.js";
+import type { CallInfo } from "../phone/phone-line.js";
 import type { AppState } from "./store.js";
 
 /** How long a notice stays unless dismissed: long enough to read, short enough not to pile up. */

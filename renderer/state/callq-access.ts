@@ -1,7 +1,7 @@
 // What the call-queue slices (queues, agent, supervisor) share: the call-queue API of the signed-in
 // session, and the frame batcher that turns a burst of events into one store change per frame.
 import { createCallqApi, type CallqApi, type CallqApiOptions } from "../api/callq.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { KeyValueStorage } from "./storage.js";
 import type { AppState } from "./store.js";
 

@@ -7,7 +7,7 @@ import { errorMessage } from "../api/error-text.js";
 import type { EventStreamOptions, EventStreamStatus, PlatformEvent } from "../api/events.js";
 import { EventStream } from "../api/events.js";
 import { createPlatformApi, type PlatformApi, type PlatformApiOptions, type UserProfile } from "../api/platform.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 /**

@@ -1,11 +1,6 @@
 // Why a call did not connect, in the words an agent reads: from the SIP final response the phone
 // got (the dock, at once) and from a call record's hangup cause and code (the history).
-
-/** A final response to an outgoing INVITE: its status and reason phrase. */
-export interface CallFailure {
-  code: number;
-  reason: string;
-}
+import type { CallFailure } from "../phone/phone-line.js";
 
 /**
  * The words for a refused outgoing call; null for a call the agent cancelled (487), which did

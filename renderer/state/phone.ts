@@ -9,8 +9,8 @@ import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import type { DeviceSummary, DirectoryEntry, TransferType } from "../api/platform.js";
 import { callsGoneFromServer, remotePartyUpdate } from "./call-reconcile.js";
-import type { CallAlerts, CallInfo, PhoneFactory, PhoneLine, RegistrationState } from "./phone-line.js";
-import type { Clock } from "./clock.js";
+import type { CallAlerts, CallInfo, PhoneFactory, PhoneLine, RegistrationState } from "../phone/phone-line.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
 

@@ -4,7 +4,7 @@
 import type { StateCreator } from "zustand/vanilla";
 import { errorMessage } from "../api/error-text.js";
 import type { CallRecord } from "../api/platform.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 export const RECENT_CALLS_COUNT = 20;

@@ -6,7 +6,7 @@ import type { AccountConnection } from "../api/account.js";
 import { apiErrorText } from "../api/error-text.js";
 import { httpRecordingsApi, type Recording, type RecordingsApi } from "../api/recordings.js";
 import { connectionOf } from "./account-connection.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 export interface RecordingFilters {

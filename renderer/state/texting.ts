@@ -17,7 +17,7 @@ import {
   type TextingSettingsView,
 } from "../api/texting.js";
 import { errorMessage, relayUrlErrorText } from "../api/error-text.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 export interface TextingAttachment {
