@@ -8,6 +8,12 @@ import { builtinModules } from "node:module";
 
 const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
 
+const RENDERER_PATHS = [
+  { name: "electron", message: "the renderer is sandboxed; use window.desktop." },
+  ...nodeBuiltins.map((name) => ({ name, message: "the renderer runs without Node." })),
+];
+/** The console's parts that build on renderer/api/ and renderer/phone/. */
+const RENDERER_UPPER = ["state", "views", "components"];
 const SERVER_NO_ELECTRON = { name: "electron", message: "server/ runs without Electron (serve mode)." };
 /** The server's layers, highest first: each may import only those after it. */
 const SERVER_LAYERS = ["api", "sim", "texting", "events", "callq", "calls", "sip", "media", "auth", "http", "store"];
@@ -58,13 +64,22 @@ export default tseslint.config(
     files: ["renderer/**/*.ts", "renderer/**/*.tsx"],
     languageOptions: { globals: globals.browser },
     rules: {
+      "no-restricted-imports": ["error", { paths: RENDERER_PATHS }],
+    },
+  },
+  // The console's lower layers: api/ (the server's APIs) and phone/ (the softphone) serve the
+  // store and the views, so they import neither (the store's slices are built on them).
+  {
+    files: ["renderer/api/**/*.ts", "renderer/phone/**/*.ts"],
+    rules: {
       "no-restricted-imports": [
         "error",
         {
-          paths: [
-            { name: "electron", message: "the renderer is sandboxed; use window.desktop." },
-            ...nodeBuiltins.map((name) => ({ name, message: "the renderer runs without Node." })),
-          ],
+          paths: RENDERER_PATHS,
+          patterns: RENDERER_UPPER.map((upper) => ({
+            group: [`../${upper}`, `../${upper}/**`, `**/renderer/${upper}/**`],
+            message: `renderer/api/ and renderer/phone/ sit below renderer/${upper}/: they may not import it.`,
+          })),
         },
       ],
     },

@@ -22,6 +22,8 @@ export const MONITOR_MODES: readonly MonitorMode[] = ["eavesdrop", "whisper", "b
 /** State changes an agent makes (`status` on /status) and the wrap-up actions. */
 export type RecipientStatusChange = "login" | "logout" | "ready" | "away";
 export type WrapupAction = "wrapup_extend" | "wrapup_cancel";
+/** What the console asks on the agent's own behalf: a state change, a wrap-up action, or one queue's availability. */
+export type AgentRequest = RecipientStatusChange | WrapupAction | `queue:${string}`;
 
 /** A queue caller as a recipient's status or an event describes them. */
 export interface QueueCall {

@@ -1,7 +1,7 @@
 // The event websocket client (the hosted service's "blackhole" protocol): subscribes the account's
 // bindings with the token, hands each event on, and when the socket drops reconnects with back-off
 // and resubscribes with `since` = the last sequence seen, so nothing published meanwhile is lost.
-import { backoffDelay, type Clock } from "../state/clock.js";
+import { backoffDelay, type Clock } from "../clock.js";
 import { isRecord } from "./client.js";
 
 export interface PlatformEvent {

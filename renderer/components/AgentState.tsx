@@ -4,7 +4,7 @@
 import { useId, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { AvailabilityState } from "../api/callq.js";
-import { systemClock } from "../state/clock.js";
+import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
 import { keysOf } from "./shortcuts.js";
 import { formatDuration, useNow } from "./useNow.js";

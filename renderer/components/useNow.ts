@@ -1,7 +1,7 @@
 // A clock reading that re-renders its component every `everyMs`, for timers on screen (call
 // durations, retry countdowns). Views read the system clock; the slices' logic gets it injected.
 import { useEffect, useState } from "react";
-import { systemClock } from "../state/clock.js";
+import { systemClock } from "../clock.js";
 
 export function useNow(everyMs = 1000, active = true): number {
   const [now, setNow] = useState(() => systemClock.now());

@@ -2,7 +2,7 @@
 // Audio into an <audio> element, whose setSinkId picks the device) and a desktop notification
 // (the desktop app's or the tab's, see notify.ts) that brings the console forward.
 import { pageNotifier, type ShownNotification } from "../notify.js";
-import type { CallAlerts, CallInfo } from "../state/phone-line.js";
+import type { CallAlerts, CallInfo } from "./phone-line.js";
 
 /** North American ring cadence: 2 s of 440 + 480 Hz, 4 s of silence. */
 const RING_ON_S = 2;

@@ -11,10 +11,11 @@ import {
   Web,
   type Session,
 } from "sip.js";
-import { backoffDelay, type Clock } from "../state/clock.js";
-import type { CallInfo, CallState, OfferDetails, PhoneLine, RegistrationState } from "../state/phone-line.js";
+import { errorMessage } from "../api/error-text.js";
+import { backoffDelay, type Clock } from "../clock.js";
+import type { CallInfo, CallState, OfferDetails, PhoneLine, RegistrationState } from "./phone-line.js";
 
-export type { CallInfo, CallState, OfferDetails, RegistrationState } from "../state/phone-line.js";
+export type { CallInfo, CallState, OfferDetails, RegistrationState } from "./phone-line.js";
 
 export interface SoftphoneOptions {
   /** ws://host:port/sip */
@@ -180,7 +181,7 @@ export class Softphone implements PhoneLine {
     } catch (err) {
       // A newer attempt (retry now, or the back-off's next one) has taken over.
       if (mine !== this.#tries) throw err;
-      this.#lastError = err instanceof Error ? err.message : String(err);
+      this.#lastError = errorMessage(err);
       // Wrong credentials stay wrong: only a lost or unreachable server is worth retrying.
       if (this.#options.reconnect && this.#wanted && !(err instanceof RegistrationRefused && (err.status === 401 || err.status === 403))) {
         this.#scheduleRetry();

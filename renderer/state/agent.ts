@@ -5,11 +5,11 @@
 // it answers; nothing is changed on the agent's side before the server says so.
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
-import { callqEventKind, recipientEventOf, type RecipientStatus, type RecipientStatusChange, type WrapupAction } from "../api/callq.js";
-import { callqAccess, failureText, onConnectionChange, type CallqDeps } from "./queues.js";
+import { callqEventKind, recipientEventOf, type AgentRequest, type RecipientStatus, type RecipientStatusChange } from "../api/callq.js";
+import { errorMessage, requestErrorText } from "../api/error-text.js";
+import { callqAccess, type CallqDeps } from "./callq-access.js";
+import { onConnectionChange } from "./connection-watch.js";
 import type { AppState } from "./store.js";
-
-export type AgentRequest = RecipientStatusChange | WrapupAction | `queue:${string}`;
 
 export interface AgentState {
   /** The server's status of this user; null until read. */
@@ -178,7 +178,7 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
               if (error instanceof ApiRequestError && error.status === 404) {
                 set((s) => ({ agent: { ...EMPTY, isRecipient: false, error: s.agent.error } }));
               } else {
-                set((s) => ({ agent: { ...s.agent, readError: `Cannot read your queue state: ${failureText(error)}` } }));
+                set((s) => ({ agent: { ...s.agent, readError: `Cannot read your queue state: ${errorMessage(error)}` } }));
               }
             }
           } while (readAgain);
@@ -234,35 +234,4 @@ const STATE_CHANGES: readonly AgentRequest[] = ["login", "logout", "ready", "awa
 
 function isStateChange(kind: AgentRequest): kind is RecipientStatusChange {
   return STATE_CHANGES.includes(kind);
-}
-
-const REQUEST_WORDS: Record<RecipientStatusChange | WrapupAction, string> = {
-  login: "log you in",
-  logout: "log you out",
-  ready: "make you Ready",
-  away: "make you Away",
-  wrapup_extend: "extend the wrap-up",
-  wrapup_cancel: "end the wrap-up",
-};
-
-export function requestErrorText(kind: AgentRequest, error: unknown): string {
-  const what = kind.startsWith("queue:") ? "change your availability for that queue" : REQUEST_WORDS[kind as RecipientStatusChange | WrapupAction];
-  if (error instanceof ApiRequestError) {
-    if (error.kind === "network") return `Could not ${what}: the server cannot be reached.`;
-    if (error.status === 400) return `Could not ${what}: ${illegalMessage(error.data) ?? "the server refused it in your current state"}.`;
-    if (error.status === 403) return `Could not ${what}: you may not change this recipient's state.`;
-    if (error.status === 404) return `Could not ${what}: you are not a queue agent (ask an admin to enable you).`;
-  }
-  return `Could not ${what}: ${failureText(error)}`;
-}
-
-/** The engine's own words for an illegal step: data.action.illegal.message. */
-function illegalMessage(data: unknown): string | null {
-  if (typeof data !== "object" || data === null) return null;
-  const action = (data as Record<string, unknown>)["action"];
-  if (typeof action !== "object" || action === null) return null;
-  const illegal = (action as Record<string, unknown>)["illegal"];
-  if (typeof illegal !== "object" || illegal === null) return null;
-  const message = (illegal as Record<string, unknown>)["message"];
-  return typeof message === "string" ? message : null;
 }

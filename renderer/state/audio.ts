@@ -3,7 +3,7 @@
 // The browser's media devices come in as `AudioHardware` (views/AudioSettingsHardware.ts), so
 // tests can fake them and this file needs no DOM.
 import type { StateCreator } from "zustand/vanilla";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
 

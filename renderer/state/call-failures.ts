@@ -2,9 +2,9 @@
 // call dock: the phone slice hands every ended call here; one refused before an answer becomes a
 // notice that the agent can dismiss and that goes by itself after NOTICE_MS.
 import type { StateCreator } from "zustand/vanilla";
-import { failureText } from "./failure-reason.js";
-import type { Clock } from "./clock.js";
-import type { CallInfo } from "./phone-line.js";
+import { callFailureText } from "./failure-reason.js";
+import type { Clock } from "../clock.js";
+import type { CallInfo } from "../phone/phone-line.js";
 import type { AppState } from "./store.js";
 
 /** How long a notice stays unless dismissed: long enough to read, short enough not to pile up. */
@@ -35,7 +35,7 @@ export function createCallFailuresSlice(deps: { clock: Clock }): StateCreator<Ap
 
     noteCallEnded(call) {
       if (call.direction !== "outbound" || call.failure === undefined) return;
-      const reason = failureText(call.failure);
+      const reason = callFailureText(call.failure);
       if (reason === null) return;
       const notice: CallFailureNotice = { id: call.id, target: call.remoteName || call.remoteUser, reason, code: call.failure.code };
       set((state) => ({ callFailures: [...state.callFailures.filter((n) => n.id !== call.id), notice] }));

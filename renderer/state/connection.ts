@@ -3,10 +3,11 @@
 // and starts the phone; it tells the agent when the server is out of reach. Other slices and views
 // hear the account's events through onPlatformEvent.
 import type { StateCreator } from "zustand/vanilla";
+import { errorMessage } from "../api/error-text.js";
 import type { EventStreamOptions, EventStreamStatus, PlatformEvent } from "../api/events.js";
 import { EventStream } from "../api/events.js";
 import { createPlatformApi, type PlatformApi, type PlatformApiOptions, type UserProfile } from "../api/platform.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 /**
@@ -130,7 +131,7 @@ export function createConnectionSlice(deps: ConnectionDeps): StateCreator<AppSta
           set((state) => ({ profile, connection: { ...state.connection, profileError: null } }));
         } catch (error) {
           if (connectedAs !== who) return;
-          set((state) => ({ connection: { ...state.connection, profileError: error instanceof Error ? error.message : String(error) } }));
+          set((state) => ({ connection: { ...state.connection, profileError: errorMessage(error) } }));
         }
         await Promise.all([get().startPhone(), get().loadRecentCalls()]);
       },

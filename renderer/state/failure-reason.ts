@@ -1,18 +1,13 @@
 // Why a call did not connect, in the words an agent reads: from the SIP final response the phone
 // got (the dock, at once) and from a call record's hangup cause and code (the history).
-
-/** A final response to an outgoing INVITE: its status and reason phrase. */
-export interface CallFailure {
-  code: number;
-  reason: string;
-}
+import type { CallFailure } from "../phone/phone-line.js";
 
 /**
  * The words for a refused outgoing call; null for a call the agent cancelled (487), which did
  * not fail. 480 is both "nobody answered" and "nothing to ring": the server's reason phrase
  * ("No Answer") tells them apart, as FreeSWITCH's cause names do in the record.
  */
-export function failureText(failure: CallFailure): string | null {
+export function callFailureText(failure: CallFailure): string | null {
   const { code, reason } = failure;
   if (code === 487) return null;
   if (code === 480) return /no answer/i.test(reason) ? "No answer" : "Unavailable";
@@ -67,5 +62,5 @@ export function recordFailureText(hangupCause: string, hangupCode: string): stri
   const byCause = CAUSE_TEXT[hangupCause];
   if (byCause !== undefined) return byCause;
   const code = /^sip:(\d{3})$/.exec(hangupCode)?.[1];
-  return code === undefined ? null : failureText({ code: Number(code), reason: "" });
+  return code === undefined ? null : callFailureText({ code: Number(code), reason: "" });
 }

@@ -5,11 +5,12 @@
 // line in progress. The line itself (sip.js) comes in as a PhoneFactory, the ring tone and
 // desktop notification as CallAlerts, so tests can fake both.
 import type { StateCreator } from "zustand/vanilla";
+import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import type { DeviceSummary, DirectoryEntry, TransferType } from "../api/platform.js";
 import { callsGoneFromServer, remotePartyUpdate } from "./call-reconcile.js";
-import type { CallAlerts, CallInfo, PhoneFactory, PhoneLine, RegistrationState } from "./phone-line.js";
-import type { Clock } from "./clock.js";
+import type { CallAlerts, CallInfo, PhoneFactory, PhoneLine, RegistrationState } from "../phone/phone-line.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
 
@@ -146,7 +147,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
         patchCall(id, { pending: null });
         return true;
       } catch (error) {
-        patchCall(id, { pending: null, error: `${capitalize(pending)} failed: ${messageOf(error)}` });
+        patchCall(id, { pending: null, error: `${capitalize(pending)} failed: ${errorMessage(error)}` });
         return false;
       }
     }
@@ -164,7 +165,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
           await phone.hold(other.id, true);
           patchCall(other.id, { pending: null });
         } catch (error) {
-          patchCall(other.id, { pending: null, error: `Holding failed: ${messageOf(error)}` });
+          patchCall(other.id, { pending: null, error: `Holding failed: ${errorMessage(error)}` });
           throw new Error(`the call with ${partyOf(other).name} could not be held`);
         }
       }
@@ -208,7 +209,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
       try {
         credentials = await api.sipCredentials(deviceId);
       } catch (error) {
-        if (mine === generation) patchPhone({ status: "failed", error: `Cannot read the device's SIP credentials: ${messageOf(error)}` });
+        if (mine === generation) patchPhone({ status: "failed", error: `Cannot read the device's SIP credentials: ${errorMessage(error)}` });
         return;
       }
       if (mine !== generation) return;
@@ -224,7 +225,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
           microphoneId: choices.microphoneId || undefined,
         });
       } catch (error) {
-        if (mine === generation) patchPhone({ status: "failed", error: `Cannot start the phone: ${messageOf(error)}` });
+        if (mine === generation) patchPhone({ status: "failed", error: `Cannot start the phone: ${errorMessage(error)}` });
         return;
       }
       // Signed out or another device chosen while the phone's code loaded: this line is not wanted.
@@ -287,7 +288,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
         try {
           devices = (await api.devicesOf(session.ownerId)).filter((d) => d.enabled);
         } catch (error) {
-          if (mine === generation) patchPhone({ status: "failed", error: `Cannot read your devices: ${messageOf(error)}` });
+          if (mine === generation) patchPhone({ status: "failed", error: `Cannot read your devices: ${errorMessage(error)}` });
           return;
         }
         if (mine !== generation) return;
@@ -328,7 +329,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
           await holdOthers(line, null);
           await line.call(number);
         } catch (error) {
-          patchPhone({ error: `Cannot call ${number}: ${messageOf(error)}` });
+          patchPhone({ error: `Cannot call ${number}: ${errorMessage(error)}` });
         }
       },
 
@@ -353,7 +354,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
         try {
           line.setMuted(id, !call.muted);
         } catch (error) {
-          patchCall(id, { error: `Mute failed: ${messageOf(error)}` });
+          patchCall(id, { error: `Mute failed: ${errorMessage(error)}` });
         }
       },
 
@@ -416,7 +417,7 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
           // Blind: the server hangs up this leg and the call leaves the list by itself.
           patchCall(id, { pending: null, transfer: type === "attended" ? { type, target: to, stage: "consulting" } : null });
         } catch (error) {
-          patchCall(id, { pending: null, transfer: null, error: `Transfer to ${to} failed: ${messageOf(error)}` });
+          patchCall(id, { pending: null, transfer: null, error: `Transfer to ${to} failed: ${errorMessage(error)}` });
         }
       },
 
@@ -445,10 +446,6 @@ export function partyOf(call: CallInfo): CallParty {
   const number = call.remoteUser;
   const name = call.remoteName && call.remoteName !== number ? call.remoteName : "";
   return { name: name || number || "Unknown caller", number: name ? number : "" };
-}
-
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 function capitalize(text: string): string {

@@ -2,12 +2,13 @@
 // a queue document changes), and, while a view watches them, each queue's live status and callers.
 // Callers follow the callq.queue.* and callq.session.* events, applied once per animation frame
 // however many arrive; counts and the day's stats are read again (coalesced) after events touch
-// a queue, and every half minute. Also the callq API accessor and frame batcher the other
-// call-queue slices (agent, supervisor) share.
+// a queue, and every half minute.
 import type { StateCreator } from "zustand/vanilla";
-import { callqEventKind, createCallqApi, sessionOf, type CallqApi, type CallqApiOptions, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
+import { callqEventKind, sessionOf, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
+import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
-import type { Clock } from "./clock.js";
+import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
+import { onConnectionChange } from "./connection-watch.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
 
@@ -62,87 +63,6 @@ export interface QueuesSlice {
   refreshQueues(): Promise<void>;
 }
 
-/** Runs `callback` before the next frame is painted; the answer cancels it. */
-export type FrameScheduler = (callback: () => void) => () => void;
-
-export interface CallqDeps {
-  clock: Clock;
-  storage: KeyValueStorage;
-  /** The call-queue API for a session; the HTTP one when absent. */
-  callq?: (options: CallqApiOptions) => CallqApi;
-  /** Batches event updates per frame: requestAnimationFrame in a page, the clock's 16 ms elsewhere. */
-  frame?: FrameScheduler;
-}
-
-/** The call-queue API of the signed-in session (one client per token), or null when signed out. */
-export function callqAccess(deps: CallqDeps): (state: AppState) => CallqApi | null {
-  const make = deps.callq ?? createCallqApi;
-  let cached: { key: string; api: CallqApi } | null = null;
-  return (state) => {
-    const session = state.session;
-    if (session === null) return null;
-    const key = `${state.endpoints.api} ${session.accountId} ${session.token}`;
-    if (cached === null || cached.key !== key) cached = { key, api: make({ baseUrl: state.endpoints.api, token: session.token, accountId: session.accountId }) };
-    return cached.api;
-  };
-}
-
-export function frameScheduler(deps: CallqDeps): FrameScheduler {
-  if (deps.frame !== undefined) return deps.frame;
-  // Typed by hand: the slices also compile without the DOM library (tsconfig.node.json).
-  const page = globalThis as { requestAnimationFrame?: (callback: () => void) => number; cancelAnimationFrame?: (handle: number) => void };
-  const raf = page.requestAnimationFrame;
-  const cancel = page.cancelAnimationFrame;
-  if (typeof raf === "function" && typeof cancel === "function") {
-    return (callback) => {
-      const handle = raf.call(globalThis, () => callback());
-      return () => cancel.call(globalThis, handle);
-    };
-  }
-  return (callback) => deps.clock.after(16, callback);
-}
-
-/**
- * Collects items and hands them over once per frame: at 200 events a second the store changes
- * (and components render) once a frame, not once an event.
- */
-export function frameBatcher<T>(schedule: FrameScheduler, flush: (items: T[]) => void): { push(item: T): void; cancel(): void } {
-  let pending: T[] = [];
-  let cancel: (() => void) | null = null;
-  return {
-    push(item) {
-      pending.push(item);
-      cancel ??= schedule(() => {
-        cancel = null;
-        const items = pending;
-        pending = [];
-        flush(items);
-      });
-    },
-    cancel() {
-      cancel?.();
-      cancel = null;
-      pending = [];
-    },
-  };
-}
-
-/** An API failure in a few words for the agent. */
-export function failureText(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
-/** Runs `callback` when the event websocket comes online (first connect, or back after a drop) and when the session ends. */
-export function onConnectionChange(
-  api: { subscribe(listener: (state: AppState, previous: AppState) => void): () => void },
-  handlers: { online(state: AppState): void; signedOut(): void },
-): void {
-  api.subscribe((state, previous) => {
-    if (state.connection.events === "online" && previous.connection.events !== "online") handlers.online(state);
-    if (state.session === null && previous.session !== null) handlers.signedOut();
-  });
-}
-
 const EMPTY: QueuesState = { list: [], members: {}, live: {}, day: {}, loading: false, error: null, loadedAt: null };
 
 /** Events that end a caller's time in a queue. */
@@ -154,14 +74,15 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     let watchers = 0;
     let listening: (() => void) | null = null;
     let cancelRefresh: (() => void) | null = null;
-    let cancelReconcile: (() => void) | null = null;
-    const dirty = new Set<string>();
     /** Per queue, bumped by each event: a session list read before the latest event is stale. */
     const eventCount = new Map<string, number>();
     let directoryReads = 0;
     let statusReads = 0;
 
     const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
+    const reconcile = touchedReads(deps.clock, QUEUE_RECONCILE_MS, (ids) => {
+      if (watchers > 0) void readLive(ids);
+    });
 
     function applyEvents(events: PlatformEvent[]): void {
       const state = get().queues;
@@ -185,15 +106,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
         live = { ...live, [row.queueId]: { ...current, sessions } };
       }
       if (live !== state.live) set((s) => ({ queues: { ...s.queues, live, day: sampleDay(s.queues.day, live, deps.clock.now()) } }));
-      for (const id of touched) dirty.add(id);
-      if (dirty.size > 0) cancelReconcile ??= deps.clock.after(QUEUE_RECONCILE_MS, reconcile);
-    }
-
-    function reconcile(): void {
-      cancelReconcile = null;
-      const ids = [...dirty];
-      dirty.clear();
-      if (ids.length > 0 && watchers > 0) void readLive(ids);
+      for (const id of touched) reconcile.touch(id);
     }
 
     async function readLive(ids: readonly string[] | undefined): Promise<void> {
@@ -220,7 +133,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
         });
         if (get().queues.day !== dayBefore) saveDay(deps.storage, get());
       } catch (error) {
-        set((s) => ({ queues: { ...s.queues, error: `Cannot read the queues: ${failureText(error)}` } }));
+        set((s) => ({ queues: { ...s.queues, error: `Cannot read the queues: ${errorMessage(error)}` } }));
       }
     }
 
@@ -248,10 +161,8 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     function stopWatching(): void {
       cancelRefresh?.();
       cancelRefresh = null;
-      cancelReconcile?.();
-      cancelReconcile = null;
+      reconcile.cancel();
       batch.cancel();
-      dirty.clear();
     }
 
     onConnectionChange(store, {
@@ -281,7 +192,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
           set((s) => ({ queues: { ...s.queues, list, members, loading: false, error: null, loadedAt: deps.clock.now() } }));
         } catch (error) {
           if (mine !== directoryReads) return;
-          set((s) => ({ queues: { ...s.queues, loading: false, error: `Cannot read the queues: ${failureText(error)}` } }));
+          set((s) => ({ queues: { ...s.queues, loading: false, error: `Cannot read the queues: ${errorMessage(error)}` } }));
         }
       },
 

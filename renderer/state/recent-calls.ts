@@ -2,8 +2,9 @@
 // after sign-in and again whenever the server writes a new record (an object event) or a call on
 // this console ends, at most once per short interval.
 import type { StateCreator } from "zustand/vanilla";
+import { errorMessage } from "../api/error-text.js";
 import type { CallRecord } from "../api/platform.js";
-import type { Clock } from "./clock.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 export const RECENT_CALLS_COUNT = 20;
@@ -53,7 +54,7 @@ export function createRecentCallsSlice(deps: { clock: Clock }): StateCreator<App
       } catch (error) {
         if (mine === reads) {
           set((state) => ({
-            recentCalls: { ...state.recentCalls, loading: false, error: `Cannot read your recent calls: ${error instanceof Error ? error.message : String(error)}` },
+            recentCalls: { ...state.recentCalls, loading: false, error: `Cannot read your recent calls: ${errorMessage(error)}` },
           }));
         }
       }

@@ -3,9 +3,10 @@
 // are being recorded now (the server's RECORD_START / RECORD_STOP call events), for the call card.
 import type { StateCreator } from "zustand/vanilla";
 import type { AccountConnection } from "../api/account.js";
+import { apiErrorText } from "../api/error-text.js";
 import { httpRecordingsApi, type Recording, type RecordingsApi } from "../api/recordings.js";
-import { apiErrorText, connectionOf } from "./admin.js";
-import type { Clock } from "./clock.js";
+import { connectionOf } from "./account-connection.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 export interface RecordingFilters {

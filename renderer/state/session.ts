@@ -2,7 +2,8 @@
 // and its error, the account name and username remembered on this computer between visits, and
 // the session that expired (its token refused) until its user signs in again.
 import type { StateCreator } from "zustand/vanilla";
-import { ApiRequestError, type AuthApi, type Credentials } from "../api/client.js";
+import type { AuthApi, Credentials } from "../api/client.js";
+import { signInErrorText } from "../api/error-text.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
 
@@ -98,29 +99,6 @@ export function createSessionSlice(deps: SessionDeps): StateCreator<AppState, []
       get().suspendConnection();
     },
   });
-}
-
-export function signInErrorText(error: unknown, serverUrl: string): string {
-  if (!(error instanceof ApiRequestError)) return "Sign-in failed unexpectedly. Try again.";
-  if (error.kind === "network") return `Cannot reach the server at ${serverUrl}. Check that it is running and the address is right.`;
-  if (error.kind === "malformed") return `The server at ${serverUrl} gave an answer the console does not understand.`;
-  switch (error.status) {
-    case 400:
-      return "The server refused the sign-in request as invalid.";
-    case 401:
-      return "The account name, username or password is not right.";
-    case 403:
-      return "This account is not allowed to sign in here.";
-    case 404:
-    case 405:
-      return `The server at ${serverUrl} does not offer sign-in (no /v2/user_auth). Check the server address.`;
-    case 429:
-      return "Too many sign-in attempts. Wait a minute and try again.";
-    default:
-      return error.status >= 500
-        ? `The server had a problem signing you in (${error.status}${error.code ? ` ${error.code}` : ""}). Try again.`
-        : `Sign-in failed (${error.status}${error.code ? ` ${error.code}` : ""}).`;
-  }
 }
 
 function parseRemembered(value: unknown): RememberedLogin | null {

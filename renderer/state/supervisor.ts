@@ -4,10 +4,11 @@
 // supervisor's own Listen / Whisper / Barge: the server rings the supervisor's phone, the console
 // answers that ring itself, and the mode can change during the call.
 import type { StateCreator } from "zustand/vanilla";
-import { ApiRequestError } from "../api/client.js";
 import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry } from "../api/callq.js";
+import { errorMessage, monitorErrorText } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
-import { callqAccess, failureText, frameBatcher, frameScheduler, onConnectionChange, type CallqDeps } from "./queues.js";
+import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
+import { onConnectionChange } from "./connection-watch.js";
 import type { AppState } from "./store.js";
 
 /** Statuses of recipients touched by events are read again this much later, together. */
@@ -76,13 +77,18 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
     let watchers = 0;
     let stopQueues: (() => void) | null = null;
     let listening: (() => void) | null = null;
-    let cancelReconcile: (() => void) | null = null;
-    const dirty = new Set<string>();
     /** Per recipient, bumped by each event: a status read before the latest event is stale. */
     const eventCount = new Map<string, number>();
     let cancelAnswerWindow: (() => void) | null = null;
 
     const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
+    const reconcile = touchedReads(deps.clock, RECIPIENT_RECONCILE_MS, (ids) => {
+      if (watchers === 0) return;
+      const known = ids.filter((id) => id in get().supervisor.rows);
+      // A recipient the board does not know yet (just enabled): read the list again.
+      if (known.length < ids.length) void get().refreshRecipients();
+      else void readStatuses(known);
+    });
 
     function applyEvents(events: PlatformEvent[]): void {
       const now = deps.clock.now();
@@ -99,11 +105,11 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         }
         const row = rows[change.recipientId];
         if (change.state === null || row === undefined) {
-          dirty.add(change.recipientId);
+          reconcile.touch(change.recipientId);
           continue;
         }
         eventCount.set(row.id, (eventCount.get(row.id) ?? 0) + 1);
-        dirty.add(row.id);
+        reconcile.touch(row.id);
         const state = change.state;
         const next: RecipientRow = {
           ...row,
@@ -118,18 +124,6 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         rows[row.id] = next;
       }
       if (rows !== before) set((s) => ({ supervisor: { ...s.supervisor, rows } }));
-      if (dirty.size > 0) cancelReconcile ??= deps.clock.after(RECIPIENT_RECONCILE_MS, reconcile);
-    }
-
-    function reconcile(): void {
-      cancelReconcile = null;
-      const ids = [...dirty];
-      dirty.clear();
-      if (ids.length === 0 || watchers === 0) return;
-      const known = ids.filter((id) => id in get().supervisor.rows);
-      // A recipient the board does not know yet (just enabled): read the list again.
-      if (known.length < ids.length) void get().refreshRecipients();
-      else void readStatuses(known);
     }
 
     async function readStatuses(ids: readonly string[]): Promise<void> {
@@ -151,7 +145,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
           return { supervisor: { ...s.supervisor, rows, error: null } };
         });
       } catch (error) {
-        set((s) => ({ supervisor: { ...s.supervisor, error: `Cannot read the agents' states: ${failureText(error)}` } }));
+        set((s) => ({ supervisor: { ...s.supervisor, error: `Cannot read the agents' states: ${errorMessage(error)}` } }));
       }
     }
 
@@ -211,12 +205,10 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         if (watchers > 0) void get().refreshRecipients();
       },
       signedOut: () => {
-        cancelReconcile?.();
-        cancelReconcile = null;
+        reconcile.cancel();
         cancelAnswerWindow?.();
         cancelAnswerWindow = null;
         batch.cancel();
-        dirty.clear();
         set({ supervisor: EMPTY });
       },
     });
@@ -239,9 +231,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
           if (watchers > 0) return;
           stopQueues?.();
           stopQueues = null;
-          cancelReconcile?.();
-          cancelReconcile = null;
-          dirty.clear();
+          reconcile.cancel();
         };
       },
 
@@ -266,7 +256,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
             return { supervisor: { ...s.supervisor, ids: byName(list), rows, loading: false, error: null } };
           });
         } catch (error) {
-          set((s) => ({ supervisor: { ...s.supervisor, loading: false, error: `Cannot read the agents: ${failureText(error)}` } }));
+          set((s) => ({ supervisor: { ...s.supervisor, loading: false, error: `Cannot read the agents: ${errorMessage(error)}` } }));
         }
       },
 
@@ -338,17 +328,4 @@ function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): Re
 
 function byName(list: readonly RecipientEntry[]): string[] {
   return [...list].sort((a, b) => a.name.localeCompare(b.name) || a.id.localeCompare(b.id)).map((r) => r.id);
-}
-
-/** The server's refusal (data.{field}.{code}) in words for the supervisor. */
-export function monitorErrorText(error: unknown): string {
-  if (error instanceof ApiRequestError) {
-    if (error.kind === "network") return "Could not start listening: the server cannot be reached.";
-    if (error.status === 403) return "Only an admin or a user with the call_monitor permission may listen in.";
-    const codes = JSON.stringify(error.data ?? "");
-    if (codes.includes("no_call")) return "That agent is on no call to listen to.";
-    if (codes.includes("no_device")) return "Your phone is not registered, so the server cannot ring it.";
-    if (codes.includes("self")) return "You cannot listen to your own calls.";
-  }
-  return `Could not start listening: ${failureText(error)}`;
 }

@@ -9,7 +9,6 @@ import {
   createTextingApi,
   messageFromEvent,
   readTextingSettings,
-  TextingRequestError,
   type ContactInput,
   type ConversationRow,
   type TextingApi,
@@ -17,7 +16,8 @@ import {
   type TextingMessage,
   type TextingSettingsView,
 } from "../api/texting.js";
-import type { Clock } from "./clock.js";
+import { errorMessage, relayUrlErrorText } from "../api/error-text.js";
+import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 export interface TextingAttachment {
@@ -113,11 +113,6 @@ export const APP_TITLE = "Switchboard";
 /** The window title with that count, as mail and chat clients show it in a taskbar: "(2) Switchboard". */
 export function windowTitle(unread: number): string {
   return unread > 0 ? `(${unread}) ${APP_TITLE}` : APP_TITLE;
-}
-
-export function failureText(error: unknown): string {
-  if (error instanceof TextingRequestError) return error.errors.join(" ");
-  return error instanceof Error ? error.message : String(error);
 }
 
 /** Conversations with the newest message first; never-texted contacts after, by name. */
@@ -229,7 +224,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
           const open = get().texting.openId;
           if (open !== null) await get().openConversation(open);
         } catch (error) {
-          if (mine === generation) patch({ status: "error", error: `Texting is not available: ${failureText(error)}` });
+          if (mine === generation) patch({ status: "error", error: `Texting is not available: ${errorMessage(error)}` });
         }
       },
 
@@ -245,7 +240,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
           patch({ threads: { ...get().texting.threads, [contactId]: heard.reduce(upsert, thread) } });
           if (get().texting.viewing && get().texting.openId === contactId) await markRead(contactId);
         } catch (error) {
-          if (mine === generation) patch({ sendError: `Cannot read this conversation: ${failureText(error)}` });
+          if (mine === generation) patch({ sendError: `Cannot read this conversation: ${errorMessage(error)}` });
         }
       },
 
@@ -276,7 +271,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
           patch({ sending: false, attachment: null });
           return true;
         } catch (error) {
-          patch({ sending: false, sendError: failureText(error) });
+          patch({ sending: false, sendError: errorMessage(error) });
           return false;
         }
       },
@@ -289,7 +284,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
           const url = await api.uploadImage(image);
           patch({ uploading: false, attachment: { url, name } });
         } catch (error) {
-          patch({ uploading: false, attachError: failureText(error) });
+          patch({ uploading: false, attachError: errorMessage(error) });
         }
       },
 
@@ -309,7 +304,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
           await refreshConversations();
           return contact.id;
         } catch (error) {
-          patch({ contactError: failureText(error) });
+          patch({ contactError: errorMessage(error) });
           return null;
         }
       },
@@ -321,7 +316,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
           const settings = await changeTextingSettings(platform.options, platform.session.accountId, platform.session.ownerId, { action: "rotate" });
           patch({ settings, settingsError: null });
         } catch (error) {
-          patch({ settingsError: failureText(error) });
+          patch({ settingsError: errorMessage(error) });
         }
       },
 
@@ -334,7 +329,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
           patch({ settings, settingsError: null });
           return true;
         } catch (error) {
-          patch({ settingsError: relayUrlError(error) });
+          patch({ settingsError: relayUrlErrorText(error) });
           return false;
         }
       },
@@ -355,9 +350,4 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
       },
     };
   };
-}
-
-function relayUrlError(error: unknown): string {
-  const text = failureText(error);
-  return /400/.test(text) ? "Enter the relay URL as http://host/path or https://host/path." : `Cannot save the relay URL: ${text}`;
 }

@@ -6,7 +6,8 @@ import { useEffect, useId, useMemo, useRef, useState, type FormEvent } from "rea
 import { useShallow } from "zustand/react/shallow";
 import { recordingAudioUrl, type Recording } from "../api/recordings.js";
 import { TextField } from "../components/TextField.js";
-import { connectionOf, privilegeOf } from "../state/admin.js";
+import { connectionOf } from "../state/account-connection.js";
+import { privilegeOf } from "../state/admin.js";
 import { useAppStore } from "../state/context.js";
 import { fromGregorianSeconds, interactionParts, NO_RECORDING_FILTERS, type RecordingFilters } from "../state/recordings.js";
 import { ConfirmDialog } from "./admin/ConfirmDialog.js";

@@ -10,7 +10,7 @@ import { StateName, stateReasonShort, useFreshNow } from "../components/AgentSta
 import "../components/callq.css";
 import { QueueDayChart } from "../components/QueueDayChart.js";
 import { formatDuration } from "../components/useNow.js";
-import { systemClock } from "../state/clock.js";
+import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
 import { answeredOf, longestWaitSince, missedOffersOf, waitingSessions } from "../state/queues.js";
 import type { AppState } from "../state/store.js";

@@ -6,8 +6,8 @@ import type { CallqApi, MonitorMode, QueueEntry, QueueSession, QueueStatus, Reci
 import type { EventStreamOptions } from "../../renderer/api/events.js";
 import type { PlatformApi } from "../../renderer/api/platform.js";
 import type { EventStreamLike } from "../../renderer/state/connection.js";
-import type { CallInfo, PhoneLine, RegistrationState } from "../../renderer/state/phone-line.js";
-import type { FrameScheduler } from "../../renderer/state/queues.js";
+import type { CallInfo, PhoneLine, RegistrationState } from "../../renderer/phone/phone-line.js";
+import type { FrameScheduler } from "../../renderer/state/callq-access.js";
 import type { StoreDeps } from "../../renderer/state/store.js";
 import { consoleStore, deferred, OWNER_ID } from "./console-store.js";
 

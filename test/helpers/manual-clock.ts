@@ -1,6 +1,6 @@
-// A clock for the renderer's slices (renderer/state/clock.ts) that moves only when the test says:
+// A clock for the renderer's slices (renderer/clock.ts) that moves only when the test says:
 // `advance(ms)` runs every timer that falls due, in order, and lets their promises settle.
-import type { Clock } from "../../renderer/state/clock.js";
+import type { Clock } from "../../renderer/clock.js";
 
 export interface ManualClock extends Clock {
   advance(ms: number): Promise<void>;

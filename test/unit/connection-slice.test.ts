@@ -6,7 +6,7 @@ import { describe, expect, it } from "vitest";
 import type { AuthApi } from "../../renderer/api/client.js";
 import { EventStream, type PlatformEvent, type SocketHandlers, type SocketLike } from "../../renderer/api/events.js";
 import type { PlatformApi } from "../../renderer/api/platform.js";
-import type { Clock } from "../../renderer/state/clock.js";
+import type { Clock } from "../../renderer/clock.js";
 import { memoryStorage } from "../../renderer/state/storage.js";
 import { createAppStore } from "../../renderer/state/store.js";
 

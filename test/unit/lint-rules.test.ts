@@ -40,4 +40,15 @@ describe("lint rules", () => {
     expect(await ruleIds('import type { Clock } from "../clock.js";\nexport type C = Clock;\n', "server/store/x.ts")).toEqual([]);
     expect(await ruleIds('import { CallqEngine } from "./callq/index.js";\nexport const c = CallqEngine;\n', "server/index.ts")).toEqual([]);
   });
+
+  it("keeps the console's api/ and phone/ below its store and views", async () => {
+    expect(await ruleIds('import type { AppState } from "../state/store.js";\nexport type S = AppState;\n', "renderer/api/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import { Console } from "../views/Console.js";\nexport const c = Console;\n', "renderer/phone/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import { DialPad } from "../components/DialPad.js";\nexport const d = DialPad;\n', "renderer/api/x.ts")).toContain("no-restricted-imports");
+    // The renderer's own restrictions still hold there.
+    expect(await ruleIds('import path from "path";\nexport const p = path;\n', "renderer/phone/x.ts")).toContain("no-restricted-imports");
+    // Down and sideways is free: phone/ on api/ and the clock, and the store on both.
+    expect(await ruleIds('import { errorMessage } from "../api/error-text.js";\nimport type { Clock } from "../clock.js";\nexport const e = errorMessage;\nexport type C = Clock;\n', "renderer/phone/x.ts")).toEqual([]);
+    expect(await ruleIds('import type { PhoneLine } from "../phone/phone-line.js";\nexport type P = PhoneLine;\n', "renderer/state/x.ts")).toEqual([]);
+  });
 });

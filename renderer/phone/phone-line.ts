@@ -1,6 +1,11 @@
 // The phone line as the store sees it, apart from sip.js: registration states, calls and what
 // a queue's offer carries. Kept free of the DOM so the store's slices can use it anywhere.
-import type { CallFailure } from "./failure-reason.js";
+
+/** A final response to an outgoing INVITE: its status and reason phrase. */
+export interface CallFailure {
+  code: number;
+  reason: string;
+}
 
 /** `reconnecting`: the connection was lost and a retry is scheduled (see retryAt). */
 export type RegistrationState = "unregistered" | "registering" | "registered" | "reconnecting" | "failed";

@@ -1,4 +1,4 @@
-// The clock the slices read time and schedule through: the page's own in the app, a hand-driven
+// The clock the console reads time and schedules through: the page's own in the app, a hand-driven
 // one in tests, so timers, back-off and call durations can be checked without waiting.
 
 export interface Clock {
