@@ -3,15 +3,9 @@
 // each read into the console's own shapes so a hosted service's extra or missing fields never break it.
 import { ApiClient, isRecord } from "./client.js";
 import type { PlatformEvent } from "./events.js";
+import { gregorianToMs } from "./gregorian.js";
 import { list, numberOf, record, text } from "./platform.js";
 
-/** Gregorian seconds (the API's timestamps) start 62,167,219,200 s before the Unix epoch. */
-const GREGORIAN_OFFSET_S = 62_167_219_200;
-
-/** Gregorian seconds to epoch ms; 0 stays 0 (the API's "never"). */
-export function gregorianToMs(seconds: number): number {
-  return seconds > 0 ? (seconds - GREGORIAN_OFFSET_S) * 1000 : 0;
-}
 
 export const AVAILABILITY_STATES = ["Ready", "Away", "Wrapup-Time", "Call-Offer", "On-A-Call", "Not-Logged-In"] as const;
 export type AvailabilityState = (typeof AVAILABILITY_STATES)[number];

@@ -2,6 +2,7 @@
 // SIP realm, their recent calls (CDRs) and commands on a live call leg. Answers are checked and
 // reduced to the fields the console uses, so a hosted service's extra fields never break it.
 import { ApiClient, ApiRequestError, isRecord, type ApiClientOptions } from "./client.js";
+import { gregorianToMs } from "./gregorian.js";
 
 export interface UserProfile {
   id: string;
@@ -75,8 +76,6 @@ export interface PlatformApiOptions extends ApiClientOptions {
   accountId: string;
 }
 
-/** Gregorian seconds (since year 0) to Unix epoch milliseconds. */
-const GREGORIAN_OFFSET_S = 62167219200;
 
 export function createPlatformApi(options: PlatformApiOptions): PlatformApi {
   const client = new ApiClient(options);
@@ -168,7 +167,7 @@ export function callRecord(row: Record<string, unknown>): CallRecord {
     direction: toUs ? "inbound" : "outbound",
     otherName: toUs ? text(row, "caller_id_name") : text(row, "callee_id_name"),
     otherNumber: toUs ? text(row, "caller_id_number") : text(row, "callee_id_number"),
-    startedAt: started > 0 ? (started - GREGORIAN_OFFSET_S) * 1000 : 0,
+    startedAt: gregorianToMs(started),
     durationS: numberOf(row["billing_seconds"]),
     answered: numberOf(row["answered_timestamp"]) > 0 || numberOf(row["billing_seconds"]) > 0,
     hangupCause: text(row, "hangup_cause"),

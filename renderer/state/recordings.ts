@@ -8,6 +8,7 @@ import { httpRecordingsApi, type Recording, type RecordingsApi } from "../api/re
 import { connectionOf } from "./account-connection.js";
 import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
+import { toGregorianSeconds } from "../api/gregorian.js";
 
 export interface RecordingFilters {
   /** Local calendar dates, YYYY-MM-DD, inclusive; "" for no bound. */
@@ -67,16 +68,6 @@ export interface RecordingsDeps {
   recordingsPageSize?: number;
 }
 
-/** Gregorian seconds start 1 January 0000, 62,167,219,200 s before the Unix epoch. */
-const GREGORIAN_OFFSET_S = 62_167_219_200;
-
-export function toGregorianSeconds(ms: number): number {
-  return Math.floor(ms / 1000) + GREGORIAN_OFFSET_S;
-}
-
-export function fromGregorianSeconds(seconds: number): number {
-  return (seconds - GREGORIAN_OFFSET_S) * 1000;
-}
 
 /** Local midnight of a YYYY-MM-DD date, as Unix ms; null when the text is not a real date. */
 function localMidnight(date: string): number | null {

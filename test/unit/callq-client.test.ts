@@ -2,7 +2,8 @@
 // (fidelity.md's Call queues and Recipients), and how it reads answers and event payloads,
 // including the hosted service's extra or missing fields.
 import { describe, expect, it } from "vitest";
-import { createCallqApi, gregorianToMs, recipientEventOf, recipientStatusOf } from "../../renderer/api/callq.js";
+import { createCallqApi, recipientEventOf, recipientStatusOf } from "../../renderer/api/callq.js";
+import { gregorianToMs } from "../../renderer/api/gregorian.js";
 import { ApiRequestError } from "../../renderer/api/client.js";
 
 const ACCOUNT = "a".repeat(32);

@@ -5,7 +5,8 @@ import { describe, expect, it } from "vitest";
 import type { AccountConnection, Page } from "../../renderer/api/account.js";
 import { ApiRequestError } from "../../renderer/api/client.js";
 import type { Recording, RecordingsApi, RecordingsQuery } from "../../renderer/api/recordings.js";
-import { fromGregorianSeconds, interactionParts, recordingQuery, toGregorianSeconds } from "../../renderer/state/recordings.js";
+import { fromGregorianSeconds, toGregorianSeconds } from "../../renderer/api/gregorian.js";
+import { interactionParts, recordingQuery } from "../../renderer/state/recordings.js";
 import { ACCOUNT_ID, consoleStore, deferred, TEST_ORIGIN } from "../helpers/console-store.js";
 import { callqConsole } from "../helpers/fake-callq.js";
 

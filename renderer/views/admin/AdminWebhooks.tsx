@@ -6,7 +6,7 @@ import { useShallow } from "zustand/react/shallow";
 import type { HookKind, Webhook, WebhookRow } from "../../api/admin.js";
 import { TextField } from "../../components/TextField.js";
 import { useAppStore } from "../../state/context.js";
-import { fromGregorianSeconds } from "../../state/recordings.js";
+import { fromGregorianSeconds } from "../../api/gregorian.js";
 import { ConfirmDialog } from "./ConfirmDialog.js";
 import { DataTable, DocForm, ErrorAlert, RowActions, type Column } from "./parts.js";
 import { useDocEditor } from "./use-doc-editor.js";
