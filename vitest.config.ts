@@ -1,17 +1,83 @@
 import { defineConfig } from "vitest/config";
 
+// Files that may run two at a time: they hold no real-time media, no Chromium and assert no
+// real-time figure. Each serve-mode server, SIP server and webhook receiver listens on port 0 and
+// keeps its data in its own mkdtemp directory, so two files side by side share nothing.
+const UNIT = "test/unit/**/*.test.{ts,tsx}";
+const PARALLEL = [
+  UNIT,
+  "test/api/**/*.test.ts",
+  "test/conformance/**/*.test.ts",
+  "test/contracts/**/*.test.ts",
+  "test/texting/**/*.test.ts",
+  "test/events/**/*.test.ts",
+  "test/sip/**/*.test.ts",
+];
+
+// Files inside those directories that run alone in a group of their own, each for a real-time
+// figure that a second worker on a 2-core machine can push past its bound.
+const SERIAL_AMONG_PARALLEL = [
+  // Counts the 20 ms frame clock's ticks against the wall clock within one tick.
+  "test/unit/media-clock.test.ts",
+  // Asserts that deliveries arrive within half the webhook timeout of being published.
+  "test/events/webhooks.test.ts",
+];
+
 // One runner for every tier. Browser tests drive Debian Chromium through playwright-core,
 // and the serve-mode tests run the built out/main/server.js, so `npm test` builds first.
 export default defineConfig({
   test: {
-    include: ["test/**/*.test.ts", "test/**/*.test.tsx"],
     environment: "node",
     testTimeout: 60_000,
     hookTimeout: 60_000,
     pool: "forks",
-    // One file at a time: the call and browser tests run real WebRTC media (werift, Chromium) on
-    // the shared 20 ms clock, and two of them side by side on a 2-core machine starve each other.
-    maxWorkers: 1,
     reporters: ["default"],
+    projects: [
+      {
+        extends: true,
+        test: {
+          name: "unit",
+          include: [UNIT],
+          exclude: SERIAL_AMONG_PARALLEL,
+          // The unit files share one module graph per worker: they stub no globals and mock no
+          // modules, and importing each file's modules afresh cost more than its tests.
+          isolate: false,
+          maxWorkers: 2,
+          sequence: { groupOrder: 0 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "parallel",
+          include: PARALLEL.filter((glob) => glob !== UNIT),
+          exclude: SERIAL_AMONG_PARALLEL,
+          maxWorkers: 2,
+          sequence: { groupOrder: 1 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "realtime",
+          include: SERIAL_AMONG_PARALLEL,
+          maxWorkers: 1,
+          sequence: { groupOrder: 2 },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "serial",
+          include: ["test/**/*.test.{ts,tsx}"],
+          exclude: PARALLEL,
+          // One file at a time, after the other groups: the call and browser tests run real
+          // WebRTC media (werift, Chromium) on the shared 20 ms clock, and two of them side by
+          // side on a 2-core machine starve each other.
+          maxWorkers: 1,
+          sequence: { groupOrder: 3 },
+        },
+      },
+    ],
   },
 });

@@ -1,4 +1,6 @@
-// `npm test`: build, lint, type-check, then every vitest tier (unit, api, sip, e2e, electron).
+// `npm test`: build, lint, type-check, then every vitest tier (unit, api, sip, e2e, electron) in
+// one vitest run whose projects run group after group (vitest.config.ts): the parallel group, then
+// the real-time and serial ones. The one JSON report covers every group.
 // Ends with one line `N passed, N failed, N skipped`; the three checks count as one test each.
 import { spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, existsSync, rmSync } from "node:fs";
