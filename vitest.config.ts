@@ -17,8 +17,6 @@ const PARALLEL = [
 // Files inside those directories that run alone in a group of their own, each for a real-time
 // figure that a second worker on a 2-core machine can push past its bound.
 const SERIAL_AMONG_PARALLEL = [
-  // Counts the 20 ms frame clock's ticks against the wall clock within one tick.
-  "test/unit/media-clock.test.ts",
   // Asserts that deliveries arrive within half the webhook timeout of being published.
   "test/events/webhooks.test.ts",
 ];
