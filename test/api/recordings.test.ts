@@ -10,6 +10,7 @@ import { toGregorianSeconds } from "../../server/clock.js";
 import { wavHeader } from "../../server/media/wav.js";
 import type { Collection } from "../../server/store/index.js";
 import { createAccount, startApi, type TestApi } from "../helpers/api.js";
+import { storeRecording } from "../helpers/stored-recordings.js";
 
 interface Row {
   id: string;
@@ -39,32 +40,10 @@ function wav(n: number): Buffer {
 }
 
 async function seed(n: number, fields: Record<string, unknown>, withAudio = true): Promise<string> {
-  const started = Date.UTC(2026, 0, 1, 12, 0, n);
-  const doc = await recordings.create(
-    {
-      name: `call_recording_call-${n}.wav`,
-      call_id: `call-${n}`,
-      caller_id_name: "Casey Customer",
-      caller_id_number: "+14155550100",
-      callee_id_name: "Alex Agent",
-      callee_id_number: "1002",
-      duration_ms: 20,
-      start: toGregorianSeconds(started),
-      media_type: "wav",
-      content_type: "audio/wav",
-      origin: "inbound from offnet to user",
-      source_type: "kz_media_recording",
-      pvt_started_ms: started,
-      ...fields,
-    },
-    { modb: true },
-  );
-  if (withAudio) {
-    const bytes = wav(n);
-    await recordings.putAttachment(doc.id, RECORDING_ATTACHMENT, bytes, "audio/wav");
-    audio.set(doc.id, bytes);
-  }
-  return doc.id;
+  const bytes = withAudio ? wav(n) : null;
+  const id = await storeRecording(recordings, n, fields, bytes);
+  if (bytes !== null) audio.set(id, bytes);
+  return id;
 }
 
 beforeAll(async () => {

@@ -4,11 +4,11 @@
 //
 // Examples in the document: 4. Passing as documented: 4. Marked differs: 0.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECORDING_ATTACHMENT, RECORDINGS_COLLECTION } from "../../server/calls/index.js";
-import { toGregorianSeconds } from "../../server/clock.js";
+import { RECORDINGS_COLLECTION } from "../../server/calls/index.js";
 import { wavHeader } from "../../server/media/wav.js";
 import type { Collection } from "../../server/store/index.js";
 import { startApi, type TestApi } from "../helpers/api.js";
+import { storeRecording } from "../helpers/stored-recordings.js";
 import { curl as send, expectError, expectSuccess, type CurlResult } from "../helpers/kazoo-docs.js";
 
 let api: TestApi;
@@ -29,31 +29,10 @@ const recordings = (): string => `/v2/accounts/${accountId}/recordings`;
 /** A recording of a call `users` took part in, with a small WAV; its id and audio. */
 async function record(users: string[]): Promise<{ id: string; audio: Buffer }> {
   seq += 1;
-  const started = Date.UTC(2026, 0, 1, 12, 0, seq);
-  const doc = await store.create(
-    {
-      name: `call_recording_call-${seq}.wav`,
-      call_id: `call-${seq}`,
-      caller_id_name: "Casey Customer",
-      caller_id_number: "+14155550100",
-      callee_id_name: "Alex Agent",
-      callee_id_number: "1002",
-      direction: "inbound",
-      duration_ms: 20,
-      start: toGregorianSeconds(started),
-      media_type: "wav",
-      content_type: "audio/wav",
-      origin: "inbound from offnet to user",
-      source_type: "kz_media_recording",
-      pvt_started_ms: started,
-      pvt_user_ids: users,
-    },
-    { modb: true },
-  );
   const pcm = Buffer.alloc(320, seq);
   const audio = Buffer.concat([wavHeader({ channels: 2, sampleRate: 8000, bitsPerSample: 16 }, pcm.length), pcm]);
-  await store.putAttachment(doc.id, RECORDING_ATTACHMENT, audio, "audio/wav");
-  return { id: doc.id, audio };
+  const id = await storeRecording(store, seq, { direction: "inbound", pvt_user_ids: users }, audio);
+  return { id, audio };
 }
 
 beforeAll(async () => {
