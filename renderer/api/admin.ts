@@ -1,6 +1,7 @@
 // The endpoints behind the console's admin pages: the signed-in user's privilege, devices and their
 // registrations, blocklists (and which ones the account applies), webhooks with their attempts, and
-// queue membership (callq_queues / callq_recipients).
+// queue membership (callq_queues / callq_recipients). Blacklists and webhooks are crossbar document
+// collections alike (`documentApi`); the rest are each their own call.
 import { accountList, accountRequest, type AccountConnection } from "./account.js";
 import { ApiClient } from "./client.js";
 
@@ -174,6 +175,61 @@ function toWebhook(data: unknown): Webhook {
   return hook;
 }
 
+/** The blocklist's fields a save sends. */
+function blocklistBody(list: Blocklist): Record<string, unknown> {
+  return { name: list.name, numbers: list.numbers, should_block_anonymous: list.should_block_anonymous };
+}
+
+/** The webhook's fields a save sends; custom data only when it has some. */
+function webhookBody(hook: Webhook): Record<string, unknown> {
+  const body: Record<string, unknown> = {
+    name: hook.name,
+    hook: hook.hook,
+    uri: hook.uri,
+    http_verb: hook.http_verb,
+    retries: hook.retries,
+    enabled: hook.enabled,
+    format: hook.format,
+  };
+  if (hook.custom_data !== undefined && Object.keys(hook.custom_data).length > 0) body.custom_data = hook.custom_data;
+  return body;
+}
+
+/** A crossbar document collection under the account: its rows, and each document read, saved, deleted. */
+interface DocumentApi<Row, Doc> {
+  list(connection: AccountConnection): Promise<Row[]>;
+  read(connection: AccountConnection, id: string): Promise<Doc>;
+  /** PUT on the collection without an id (create), POST on the document with one (replace). */
+  save(connection: AccountConnection, doc: Doc): Promise<Doc>;
+  remove(connection: AccountConnection, id: string): Promise<void>;
+}
+
+function documentApi<Row, Doc extends { id?: string }>(
+  path: string,
+  toDoc: (data: unknown) => Doc,
+  toBody: (doc: Doc) => Record<string, unknown>,
+): DocumentApi<Row, Doc> {
+  return {
+    list: (connection) => accountList<Row>(connection, path),
+    async read(connection, docId) {
+      return toDoc((await accountRequest<unknown>(connection, "GET", `${path}/${id(docId)}`)).data);
+    },
+    async save(connection, doc) {
+      const envelope =
+        doc.id === undefined
+          ? await accountRequest<unknown>(connection, "PUT", path, toBody(doc))
+          : await accountRequest<unknown>(connection, "POST", `${path}/${id(doc.id)}`, toBody(doc));
+      return toDoc(envelope.data);
+    },
+    async remove(connection, docId) {
+      await accountRequest<unknown>(connection, "DELETE", `${path}/${id(docId)}`);
+    },
+  };
+}
+
+const blocklistDocs = documentApi<BlocklistRow, Blocklist>("/blacklists", toBlocklist, blocklistBody);
+const webhookDocs = documentApi<WebhookRow, Webhook>("/webhooks", toWebhook, webhookBody);
+
 export const httpAdminApi: AdminApi = {
   async user(connection, userId) {
     const envelope = await accountRequest<UserDoc>(connection, "GET", `/users/${id(userId)}`);
@@ -189,21 +245,10 @@ export const httpAdminApi: AdminApi = {
     await accountRequest<unknown>(connection, "POST", `/devices/${id(deviceId)}/sync`, {});
   },
 
-  blocklists: (connection) => accountList<BlocklistRow>(connection, "/blacklists"),
-  async blocklist(connection, listId) {
-    return toBlocklist((await accountRequest<unknown>(connection, "GET", `/blacklists/${id(listId)}`)).data);
-  },
-  async saveBlocklist(connection, list) {
-    const body = { name: list.name, numbers: list.numbers, should_block_anonymous: list.should_block_anonymous };
-    const envelope =
-      list.id === undefined
-        ? await accountRequest<unknown>(connection, "PUT", "/blacklists", body)
-        : await accountRequest<unknown>(connection, "POST", `/blacklists/${id(list.id)}`, body);
-    return toBlocklist(envelope.data);
-  },
-  async deleteBlocklist(connection, listId) {
-    await accountRequest<unknown>(connection, "DELETE", `/blacklists/${id(listId)}`);
-  },
+  blocklists: blocklistDocs.list,
+  blocklist: blocklistDocs.read,
+  saveBlocklist: blocklistDocs.save,
+  deleteBlocklist: blocklistDocs.remove,
   async appliedBlocklists(connection) {
     const envelope = await accountRequest<unknown>(connection, "GET", "");
     return stringList(isRecord(envelope.data) ? envelope.data.blacklists : undefined);
@@ -218,30 +263,10 @@ export const httpAdminApi: AdminApi = {
     const envelope = await client.request<HookKind[]>("GET", "/v2/webhooks?paginate=false");
     return Array.isArray(envelope.data) ? envelope.data : [];
   },
-  webhooks: (connection) => accountList<WebhookRow>(connection, "/webhooks"),
-  async webhook(connection, hookId) {
-    return toWebhook((await accountRequest<unknown>(connection, "GET", `/webhooks/${id(hookId)}`)).data);
-  },
-  async saveWebhook(connection, hook) {
-    const body: Record<string, unknown> = {
-      name: hook.name,
-      hook: hook.hook,
-      uri: hook.uri,
-      http_verb: hook.http_verb,
-      retries: hook.retries,
-      enabled: hook.enabled,
-      format: hook.format,
-    };
-    if (hook.custom_data !== undefined && Object.keys(hook.custom_data).length > 0) body.custom_data = hook.custom_data;
-    const envelope =
-      hook.id === undefined
-        ? await accountRequest<unknown>(connection, "PUT", "/webhooks", body)
-        : await accountRequest<unknown>(connection, "POST", `/webhooks/${id(hook.id)}`, body);
-    return toWebhook(envelope.data);
-  },
-  async deleteWebhook(connection, hookId) {
-    await accountRequest<unknown>(connection, "DELETE", `/webhooks/${id(hookId)}`);
-  },
+  webhooks: webhookDocs.list,
+  webhook: webhookDocs.read,
+  saveWebhook: webhookDocs.save,
+  deleteWebhook: webhookDocs.remove,
   async reenableWebhooks(connection) {
     const envelope = await accountRequest<WebhookRow[]>(connection, "PATCH", "/webhooks", { "re-enable": true });
     return Array.isArray(envelope.data) ? envelope.data : [];
