@@ -172,7 +172,7 @@ export function resourceDocuments<Row extends { id: string }, Doc extends { name
   spec: DocumentSpec<Doc>,
 ): Documents<Doc> {
   const { home } = list;
-  const One = spec.one.charAt(0).toUpperCase() + spec.one.slice(1);
+  const title = spec.one.charAt(0).toUpperCase() + spec.one.slice(1);
 
   return {
     async read(id) {
@@ -192,7 +192,7 @@ export function resourceDocuments<Row extends { id: string }, Doc extends { name
       if (connection === null) return SIGNED_OUT;
       try {
         const saved = await spec.save(connection, prepared);
-        home.patch({ notice: `${One} “${saved.name}” saved.` });
+        home.patch({ notice: `${title} “${saved.name}” saved.` });
       } catch (error) {
         return `The ${spec.one} was not saved: ${apiErrorText(error)}`;
       }
@@ -206,7 +206,7 @@ export function resourceDocuments<Row extends { id: string }, Doc extends { name
         failure: `The ${spec.one} was not deleted`,
         work: async (connection) => {
           await spec.remove(connection, id);
-          home.patch({ rows: home.get().rows.filter((row) => row.id !== id), notice: `${One} deleted.` });
+          home.patch({ rows: home.get().rows.filter((row) => row.id !== id), notice: `${title} deleted.` });
           spec.removed?.(id);
         },
       });
