@@ -135,16 +135,8 @@ export interface AdminApi {
   changeMembership(connection: AccountConnection, queueId: string, action: MembershipAction, members: string[]): Promise<void>;
 }
 
-/** The HTTP calls, loaded on the first request (the sign-in screen does not need them); a failed load is tried again by the next. */
-let loading: Promise<AdminApi> | null = null;
-const http = (): Promise<AdminApi> =>
-  (loading ??= import("./admin-http.js").then(
-    (module) => module.httpAdminCalls,
-    (error: unknown) => {
-      loading = null;
-      throw error;
-    },
-  ));
+/** The module of the HTTP calls, fetched with the first admin request rather than with the sign-in screen; the browser keeps it once loaded. */
+const http = (): Promise<AdminApi> => import("./admin-http.js").then((module) => module.httpAdminCalls);
 
 /** The admin calls over HTTP: each waits for the module that makes them. */
 export const httpAdminApi: AdminApi = {
