@@ -1,8 +1,8 @@
 // The endpoints behind the console's admin pages: the signed-in user's privilege, devices and their
 // registrations, blocklists (and which ones the account applies), webhooks with their attempts, and
-// queue membership (callq_queues / callq_recipients).
-import { accountList, accountRequest, type AccountConnection } from "./account.js";
-import { ApiClient } from "./client.js";
+// queue membership (callq_queues / callq_recipients): what they ask of the server, and the HTTP
+// calls that answer it, loaded from ./admin-http.ts with the first request.
+import type { AccountConnection } from "./account.js";
 
 export interface UserDoc {
   id: string;
@@ -135,131 +135,31 @@ export interface AdminApi {
   changeMembership(connection: AccountConnection, queueId: string, action: MembershipAction, members: string[]): Promise<void>;
 }
 
-const id = (value: string) => encodeURIComponent(value);
+/** The module of the HTTP calls, fetched with the first admin request rather than with the sign-in screen; the browser keeps it once loaded. */
+const http = (): Promise<AdminApi> => import("./admin-http.js").then((module) => module.httpAdminCalls);
 
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** A blocklist document as the server answers it, with the defaults the form needs. */
-function toBlocklist(data: unknown): Blocklist {
-  const doc = isRecord(data) ? data : {};
-  const numbers = isRecord(doc.numbers) ? (doc.numbers as Record<string, Record<string, unknown>>) : {};
-  return {
-    ...(typeof doc.id === "string" ? { id: doc.id } : {}),
-    name: typeof doc.name === "string" ? doc.name : "",
-    numbers,
-    should_block_anonymous: doc.should_block_anonymous === true,
-  };
-}
-
-/** A webhook document as the server answers it, with the documented defaults filled in. */
-function toWebhook(data: unknown): Webhook {
-  const doc = isRecord(data) ? data : {};
-  const custom = isRecord(doc.custom_data) ? doc.custom_data : undefined;
-  const hook: Webhook = {
-    name: typeof doc.name === "string" ? doc.name : "",
-    hook: typeof doc.hook === "string" ? doc.hook : "",
-    uri: typeof doc.uri === "string" ? doc.uri : "",
-    http_verb: doc.http_verb === "get" ? "get" : "post",
-    retries: typeof doc.retries === "number" ? doc.retries : 2,
-    enabled: doc.enabled !== false,
-    format: doc.format === "json" ? "json" : "form-data",
-  };
-  if (typeof doc.id === "string") hook.id = doc.id;
-  if (custom !== undefined) {
-    hook.custom_data = Object.fromEntries(Object.entries(custom).filter((entry): entry is [string, string] => typeof entry[1] === "string"));
-  }
-  if (typeof doc.disable_reason === "string") hook.disable_reason = doc.disable_reason;
-  return hook;
-}
-
+/** The admin calls over HTTP: each waits for the module that makes them. */
 export const httpAdminApi: AdminApi = {
-  async user(connection, userId) {
-    const envelope = await accountRequest<UserDoc>(connection, "GET", `/users/${id(userId)}`);
-    return envelope.data;
-  },
-  users: (connection) => accountList<UserDoc>(connection, "/users"),
-  devices: (connection) => accountList<DeviceRow>(connection, "/devices"),
-  async deviceRegistrations(connection) {
-    const envelope = await accountRequest<DeviceRegistration[]>(connection, "GET", "/devices/status");
-    return Array.isArray(envelope.data) ? envelope.data : [];
-  },
-  async syncDevice(connection, deviceId) {
-    await accountRequest<unknown>(connection, "POST", `/devices/${id(deviceId)}/sync`, {});
-  },
-
-  blocklists: (connection) => accountList<BlocklistRow>(connection, "/blacklists"),
-  async blocklist(connection, listId) {
-    return toBlocklist((await accountRequest<unknown>(connection, "GET", `/blacklists/${id(listId)}`)).data);
-  },
-  async saveBlocklist(connection, list) {
-    const body = { name: list.name, numbers: list.numbers, should_block_anonymous: list.should_block_anonymous };
-    const envelope =
-      list.id === undefined
-        ? await accountRequest<unknown>(connection, "PUT", "/blacklists", body)
-        : await accountRequest<unknown>(connection, "POST", `/blacklists/${id(list.id)}`, body);
-    return toBlocklist(envelope.data);
-  },
-  async deleteBlocklist(connection, listId) {
-    await accountRequest<unknown>(connection, "DELETE", `/blacklists/${id(listId)}`);
-  },
-  async appliedBlocklists(connection) {
-    const envelope = await accountRequest<unknown>(connection, "GET", "");
-    return stringList(isRecord(envelope.data) ? envelope.data.blacklists : undefined);
-  },
-  async setAppliedBlocklists(connection, ids) {
-    const envelope = await accountRequest<unknown>(connection, "PATCH", "", { blacklists: ids });
-    return stringList(isRecord(envelope.data) ? envelope.data.blacklists : undefined);
-  },
-
-  async hookKinds(connection) {
-    const client = new ApiClient({ baseUrl: connection.serverUrl, token: connection.token });
-    const envelope = await client.request<HookKind[]>("GET", "/v2/webhooks?paginate=false");
-    return Array.isArray(envelope.data) ? envelope.data : [];
-  },
-  webhooks: (connection) => accountList<WebhookRow>(connection, "/webhooks"),
-  async webhook(connection, hookId) {
-    return toWebhook((await accountRequest<unknown>(connection, "GET", `/webhooks/${id(hookId)}`)).data);
-  },
-  async saveWebhook(connection, hook) {
-    const body: Record<string, unknown> = {
-      name: hook.name,
-      hook: hook.hook,
-      uri: hook.uri,
-      http_verb: hook.http_verb,
-      retries: hook.retries,
-      enabled: hook.enabled,
-      format: hook.format,
-    };
-    if (hook.custom_data !== undefined && Object.keys(hook.custom_data).length > 0) body.custom_data = hook.custom_data;
-    const envelope =
-      hook.id === undefined
-        ? await accountRequest<unknown>(connection, "PUT", "/webhooks", body)
-        : await accountRequest<unknown>(connection, "POST", `/webhooks/${id(hook.id)}`, body);
-    return toWebhook(envelope.data);
-  },
-  async deleteWebhook(connection, hookId) {
-    await accountRequest<unknown>(connection, "DELETE", `/webhooks/${id(hookId)}`);
-  },
-  async reenableWebhooks(connection) {
-    const envelope = await accountRequest<WebhookRow[]>(connection, "PATCH", "/webhooks", { "re-enable": true });
-    return Array.isArray(envelope.data) ? envelope.data : [];
-  },
-  webhookAttempts: (connection, hookId) =>
-    accountList<WebhookAttempt>(connection, hookId === null ? "/webhooks/attempts" : `/webhooks/${id(hookId)}/attempts`),
-
-  queues: (connection) => accountList<QueueRow>(connection, "/callq_queues"),
-  recipients: (connection) => accountList<RecipientRow>(connection, "/callq_recipients"),
-  async queueMembership(connection) {
-    const envelope = await accountRequest<QueueMembership[]>(connection, "GET", "/callq_queues/recipients");
-    return Array.isArray(envelope.data) ? envelope.data : [];
-  },
-  async changeMembership(connection, queueId, action, members) {
-    await accountRequest<unknown>(connection, "POST", `/callq_queues/${id(queueId)}/recipients`, { action, members });
-  },
+  user: async (...args) => (await http()).user(...args),
+  users: async (...args) => (await http()).users(...args),
+  devices: async (...args) => (await http()).devices(...args),
+  deviceRegistrations: async (...args) => (await http()).deviceRegistrations(...args),
+  syncDevice: async (...args) => (await http()).syncDevice(...args),
+  blocklists: async (...args) => (await http()).blocklists(...args),
+  blocklist: async (...args) => (await http()).blocklist(...args),
+  saveBlocklist: async (...args) => (await http()).saveBlocklist(...args),
+  deleteBlocklist: async (...args) => (await http()).deleteBlocklist(...args),
+  appliedBlocklists: async (...args) => (await http()).appliedBlocklists(...args),
+  setAppliedBlocklists: async (...args) => (await http()).setAppliedBlocklists(...args),
+  hookKinds: async (...args) => (await http()).hookKinds(...args),
+  webhooks: async (...args) => (await http()).webhooks(...args),
+  webhook: async (...args) => (await http()).webhook(...args),
+  saveWebhook: async (...args) => (await http()).saveWebhook(...args),
+  deleteWebhook: async (...args) => (await http()).deleteWebhook(...args),
+  reenableWebhooks: async (...args) => (await http()).reenableWebhooks(...args),
+  webhookAttempts: async (...args) => (await http()).webhookAttempts(...args),
+  queues: async (...args) => (await http()).queues(...args),
+  recipients: async (...args) => (await http()).recipients(...args),
+  queueMembership: async (...args) => (await http()).queueMembership(...args),
+  changeMembership: async (...args) => (await http()).changeMembership(...args),
 };
-
-function stringList(value: unknown): string[] {
-  return Array.isArray(value) ? value.filter((item): item is string => typeof item === "string") : [];
-}

@@ -1,8 +1,8 @@
 // The admin slice: whether the signed-in user is an admin, and the admin pages' data and actions:
 // devices with their registrations (watched on a timer) and Sync, blocklists and which of them the
-// account applies, webhooks with their attempts and re-enable, and queue membership.
+// account applies, webhooks with their attempts and re-enable, and queue membership. Each list is
+// built on state/resource.ts (reading, changes, documents); this file keeps what is each one's own.
 import type { StateCreator } from "zustand/vanilla";
-import type { AccountConnection } from "../api/account.js";
 import {
   httpAdminApi,
   type AdminApi,
@@ -20,18 +20,13 @@ import {
 import { apiErrorText } from "../api/error-text.js";
 import { ApiRequestError } from "../api/client.js";
 import { connectionOf } from "./account-connection.js";
+import { emptyList, emptyResource, homeIn, resourceDocuments, resourceList, type ListState, type ResourceState } from "./resource.js";
 import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 
 export type Privilege = "unknown" | "checking" | "admin" | "user" | "error";
 
-interface Loadable {
-  loading: boolean;
-  error: string | null;
-}
-
-export interface DevicesState extends Loadable {
-  rows: DeviceRow[];
+export interface DevicesState extends ResourceState<DeviceRow> {
   /** Device id -> registered now. */
   registered: Record<string, boolean>;
   /** User id -> a readable name, for the Owner column. */
@@ -42,32 +37,26 @@ export interface DevicesState extends Loadable {
   sync: Record<string, "sending" | "sent" | "failed">;
 }
 
-export interface BlocklistsState extends Loadable {
-  rows: BlocklistRow[];
+export interface BlocklistsState extends ResourceState<BlocklistRow> {
   /** Ids the account document lists in `blacklists`: the lists in force. */
   applied: string[];
-  notice: string | null;
 }
 
-export interface WebhooksState extends Loadable {
-  rows: WebhookRow[];
+export interface WebhooksState extends ResourceState<WebhookRow> {
   kinds: HookKind[];
-  notice: string | null;
 }
 
-export interface AttemptsState extends Loadable {
+export interface AttemptsState extends ResourceState<WebhookAttempt> {
   /** The hook whose attempts are shown; null: every hook of the account. */
   hookId: string | null;
-  rows: WebhookAttempt[];
 }
 
-export interface MembershipState extends Loadable {
+/** Its `pending` keys are "queue:user" pairs. */
+export interface MembershipState extends ListState {
   queues: QueueRow[];
   recipients: RecipientRow[];
   /** Queue id -> member user ids. */
   members: Record<string, string[]>;
-  /** "queue:user" pairs being changed now. */
-  pending: string[];
 }
 
 export interface PrivilegeCheck {
@@ -126,52 +115,118 @@ export interface AdminDeps {
   clock: Clock;
 }
 
-const idle = { loading: false, error: null };
-
 export function displayName(user: UserDoc): string {
   const full = [user.first_name, user.last_name].filter((part) => typeof part === "string" && part !== "").join(" ");
   return full !== "" ? full : (user.username ?? user.id);
 }
 
+const byName = (a: { name?: string }, b: { name?: string }) => (a.name ?? "").localeCompare(b.name ?? "");
+
 export function createAdminSlice(deps: AdminDeps): StateCreator<AppState, [], [], AdminSlice> {
   const api = deps.adminApi ?? httpAdminApi;
 
   return (set, get) => {
-    const patchDevices = (changes: Partial<DevicesState>) => set((s) => ({ devices: { ...s.devices, ...changes } }));
-    const patchBlocklists = (changes: Partial<BlocklistsState>) => set((s) => ({ blocklists: { ...s.blocklists, ...changes } }));
-    const patchWebhooks = (changes: Partial<WebhooksState>) => set((s) => ({ webhooks: { ...s.webhooks, ...changes } }));
-    const patchAttempts = (changes: Partial<AttemptsState>) => set((s) => ({ attempts: { ...s.attempts, ...changes } }));
-    const patchMembership = (changes: Partial<MembershipState>) => set((s) => ({ membership: { ...s.membership, ...changes } }));
+    const connection = () => connectionOf(get());
+    const home = <K extends "devices" | "blocklists" | "webhooks" | "attempts" | "membership">(key: K) => homeIn(set, get, key, connection);
 
-    /** Runs `work` with the session's connection; undefined when signed out. */
-    const withConnection = <T>(work: (connection: AccountConnection) => Promise<T>): Promise<T> | undefined => {
-      const connection = connectionOf(get());
-      return connection === null ? undefined : work(connection);
-    };
+    const devices = resourceList(home("devices"), {
+      many: "devices",
+      async list(c) {
+        const [rows, users] = await Promise.all([api.devices(c), api.users(c)]);
+        const owners: Record<string, string> = {};
+        for (const user of users) owners[user.id] = displayName(user);
+        return { rows: rows.sort((a, b) => (a.name ?? a.id).localeCompare(b.name ?? b.id)), owners };
+      },
+    });
 
-    async function readRegistrations(connection: AccountConnection): Promise<void> {
+    const blocklists = resourceList(home("blocklists"), {
+      many: "blocklists",
+      async list(c) {
+        const [rows, applied] = await Promise.all([api.blocklists(c), api.appliedBlocklists(c)]);
+        return { rows: rows.sort(byName), applied };
+      },
+    });
+    const blocklistDocs = resourceDocuments(blocklists, {
+      one: "blocklist",
+      read: (c, id) => api.blocklist(c, id),
+      prepare: (list) => (list.name.trim() === "" ? "Give the blocklist a name." : { ...list, name: list.name.trim() }),
+      save: (c, list) => api.saveBlocklist(c, list),
+      remove: (c, id) => api.deleteBlocklist(c, id),
+      // A deleted list is no longer in force either.
+      removed: (id) => blocklists.home.patch({ applied: get().blocklists.applied.filter((applied) => applied !== id) }),
+    });
+
+    const webhooks = resourceList(home("webhooks"), {
+      many: "webhooks",
+      async list(c) {
+        const [rows, kinds] = await Promise.all([api.webhooks(c), api.hookKinds(c)]);
+        return { rows: rows.sort(byName), kinds };
+      },
+    });
+    const webhookDocs = resourceDocuments(webhooks, {
+      one: "webhook",
+      read: (c, id) => api.webhook(c, id),
+      prepare(hook) {
+        if (hook.name.trim() === "") return "Give the webhook a name.";
+        if (hook.hook === "") return "Choose the event the webhook is for.";
+        if (!/^https?:\/\/\S+$/i.test(hook.uri.trim())) return "Enter the address to call as http://… or https://….";
+        if (hook.hook === "notifications" && (hook.custom_data?.type ?? "") === "") return "Choose the notification type.";
+        return { ...hook, name: hook.name.trim(), uri: hook.uri.trim() };
+      },
+      save: (c, hook) => api.saveWebhook(c, hook),
+      remove: (c, id) => api.deleteWebhook(c, id),
+    });
+
+    const attempts = resourceList(home("attempts"), {
+      many: "attempts",
+      list: async (c, state) => ({ rows: await api.webhookAttempts(c, state.hookId) }),
+      // The rows shown may be another hook's: none is better than those.
+      listFailed: (_error, words) => ({ rows: [], error: words }),
+    });
+
+    const membership = resourceList(home("membership"), {
+      many: "queue membership",
+      async list(c) {
+        const [queues, recipients, entries] = await Promise.all([api.queues(c), api.recipients(c), api.queueMembership(c)]);
+        const members: Record<string, string[]> = {};
+        for (const entry of entries) members[entry.queue_id] = [...entry.members];
+        return { queues: queues.sort(byName), recipients: recipients.sort(byName), members };
+      },
+      listFailed(error) {
+        const missing = error instanceof ApiRequestError && error.kind === "http" && (error.status === 404 || error.status === 405);
+        return {
+          error: missing ? "This server does not offer call queues (no /callq_queues)." : `Queue membership could not be read: ${apiErrorText(error)}`,
+        };
+      },
+    });
+
+    async function readRegistrations(): Promise<void> {
+      const c = connection();
+      if (c === null) return;
       try {
-        const registrations = await api.deviceRegistrations(connection);
+        const registrations = await api.deviceRegistrations(c);
         const registered: Record<string, boolean> = {};
         for (const entry of registrations) if (entry.registered) registered[entry.device_id] = true;
-        patchDevices({ registered, checkedAt: deps.clock.now(), error: null });
+        devices.home.patch({ registered, checkedAt: deps.clock.now(), error: null });
       } catch (error) {
-        patchDevices({ error: `Registrations could not be read: ${apiErrorText(error)}` });
+        devices.home.patch({ error: `Registrations could not be read: ${apiErrorText(error)}` });
       }
     }
 
+    const syncAs = (id: string, outcome: "sending" | "sent" | "failed") => devices.home.patch({ sync: { ...get().devices.sync, [id]: outcome } });
+
     return {
       privilegeCheck: { token: null, privilege: "unknown" },
-      devices: { ...idle, rows: [], registered: {}, owners: {}, checkedAt: null, sync: {} },
-      blocklists: { ...idle, rows: [], applied: [], notice: null },
-      webhooks: { ...idle, rows: [], kinds: [], notice: null },
-      attempts: { ...idle, hookId: null, rows: [] },
-      membership: { ...idle, queues: [], recipients: [], members: {}, pending: [] },
+      devices: { ...emptyResource<DeviceRow>(), registered: {}, owners: {}, checkedAt: null, sync: {} },
+      blocklists: { ...emptyResource<BlocklistRow>(), applied: [] },
+      webhooks: { ...emptyResource<WebhookRow>(), kinds: [] },
+      attempts: { ...emptyResource<WebhookAttempt>(), hookId: null },
+      membership: { ...emptyList(), queues: [], recipients: [], members: {} },
 
       async checkPrivilege(force = false) {
         const session = get().session;
-        const connection = connectionOf(get());
-        if (session === null || connection === null) return "unknown";
+        const c = connection();
+        if (session === null || c === null) return "unknown";
         const known = privilegeOf(get());
         if (!force && (known === "admin" || known === "user" || known === "checking")) return known;
         const token = session.token;
@@ -179,7 +234,7 @@ export function createAdminSlice(deps: AdminDeps): StateCreator<AppState, [], []
         // A late answer for an earlier session, or overtaken by a newer check, is dropped.
         const current = () => get().privilegeCheck.token === token && get().privilegeCheck.privilege === "checking";
         try {
-          const user = await api.user(connection, session.ownerId);
+          const user = await api.user(c, session.ownerId);
           const privilege: Privilege = user.priv_level === "admin" ? "admin" : "user";
           if (current()) set({ privilegeCheck: { token, privilege } });
           return privilege;
@@ -190,36 +245,19 @@ export function createAdminSlice(deps: AdminDeps): StateCreator<AppState, [], []
       },
 
       async loadDevices() {
-        await withConnection(async (connection) => {
-          patchDevices({ loading: true, error: null });
-          try {
-            const [rows, users] = await Promise.all([api.devices(connection), api.users(connection)]);
-            const owners: Record<string, string> = {};
-            for (const user of users) owners[user.id] = displayName(user);
-            rows.sort((a, b) => (a.name ?? a.id).localeCompare(b.name ?? b.id));
-            patchDevices({ rows, owners, loading: false });
-          } catch (error) {
-            patchDevices({ loading: false, error: `The devices could not be read: ${apiErrorText(error)}` });
-            return;
-          }
-          await readRegistrations(connection);
-        });
+        if (await devices.load()) await readRegistrations();
       },
 
       watchRegistrations(everyMs = 15_000) {
         let cancelTimer: (() => void) | null = null;
         let stopped = false;
-        const readNow = async () => {
-          const connection = connectionOf(get());
-          if (connection !== null) await readRegistrations(connection);
-        };
         const tick = async () => {
-          await readNow();
+          await readRegistrations();
           if (!stopped) cancelTimer = deps.clock.after(everyMs, () => void tick());
         };
         // A phone registering or leaving is an event: read at once rather than at the next tick.
         const stopListening = get().onPlatformEvent((event) => {
-          if (!stopped && /^notification\.(register|deregister)\./.test(event.routingKey)) void readNow();
+          if (!stopped && /^notification\.(register|deregister)\./.test(event.routingKey)) void readRegistrations();
         });
         void tick();
         return () => {
@@ -229,247 +267,81 @@ export function createAdminSlice(deps: AdminDeps): StateCreator<AppState, [], []
         };
       },
 
-      async syncDevice(id) {
-        return (
-          (await withConnection(async (connection) => {
-            patchDevices({ sync: { ...get().devices.sync, [id]: "sending" } });
-            try {
-              await api.syncDevice(connection, id);
-              patchDevices({ sync: { ...get().devices.sync, [id]: "sent" } });
-              return true;
-            } catch (error) {
-              patchDevices({ sync: { ...get().devices.sync, [id]: "failed" }, error: `Sync was not sent: ${apiErrorText(error)}` });
-              return false;
-            }
-          })) ?? false
-        );
-      },
+      syncDevice: (id) =>
+        devices.change({
+          failure: "Sync was not sent",
+          show: () => syncAs(id, "sending"),
+          work: async (c) => {
+            await api.syncDevice(c, id);
+            syncAs(id, "sent");
+          },
+          undo: () => syncAs(id, "failed"),
+        }),
 
       async loadBlocklists() {
-        await withConnection(async (connection) => {
-          patchBlocklists({ loading: true, error: null });
-          try {
-            const [rows, applied] = await Promise.all([api.blocklists(connection), api.appliedBlocklists(connection)]);
-            rows.sort((a, b) => (a.name ?? "").localeCompare(b.name ?? ""));
-            patchBlocklists({ rows, applied, loading: false });
-          } catch (error) {
-            patchBlocklists({ loading: false, error: `The blocklists could not be read: ${apiErrorText(error)}` });
-          }
+        await blocklists.load();
+      },
+      readBlocklist: blocklistDocs.read,
+      saveBlocklist: blocklistDocs.save,
+      deleteBlocklist: blocklistDocs.remove,
+
+      setBlocklistApplied(id, applied) {
+        const before = get().blocklists.applied;
+        const others = before.filter((other) => other !== id);
+        const wanted = applied ? [...others, id] : others;
+        // The box shows the choice at once; a refusal puts it back.
+        return blocklists.change({
+          failure: "The account was not changed",
+          show: () => blocklists.home.patch({ applied: wanted }),
+          work: async (c) => {
+            const now = await api.setAppliedBlocklists(c, wanted);
+            blocklists.home.patch({ applied: now, notice: applied ? "Blocklist now in force." : "Blocklist no longer in force." });
+          },
+          undo: () => blocklists.home.patch({ applied: before }),
         });
-      },
-
-      async readBlocklist(id) {
-        const outcome = await withConnection(async (connection) => {
-          try {
-            return await api.blocklist(connection, id);
-          } catch (error) {
-            return `The blocklist could not be read: ${apiErrorText(error)}`;
-          }
-        });
-        return outcome ?? "You are signed out.";
-      },
-
-      async saveBlocklist(list) {
-        if (list.name.trim() === "") return "Give the blocklist a name.";
-        const outcome = await withConnection(async (connection) => {
-          try {
-            const saved = await api.saveBlocklist(connection, { ...list, name: list.name.trim() });
-            patchBlocklists({ notice: `Blocklist “${saved.name}” saved.` });
-            await get().loadBlocklists();
-            return null;
-          } catch (error) {
-            return `The blocklist was not saved: ${apiErrorText(error)}`;
-          }
-        });
-        return outcome === undefined ? "You are signed out." : outcome;
-      },
-
-      async deleteBlocklist(id) {
-        return (
-          (await withConnection(async (connection) => {
-            try {
-              await api.deleteBlocklist(connection, id);
-              set((s) => ({
-                blocklists: {
-                  ...s.blocklists,
-                  rows: s.blocklists.rows.filter((row) => row.id !== id),
-                  applied: s.blocklists.applied.filter((applied) => applied !== id),
-                  notice: "Blocklist deleted.",
-                },
-              }));
-              return true;
-            } catch (error) {
-              patchBlocklists({ error: `The blocklist was not deleted: ${apiErrorText(error)}` });
-              return false;
-            }
-          })) ?? false
-        );
-      },
-
-      async setBlocklistApplied(id, applied) {
-        return (
-          (await withConnection(async (connection) => {
-            const before = get().blocklists.applied;
-            const others = before.filter((other) => other !== id);
-            const wanted = applied ? [...others, id] : others;
-            // The box shows the choice at once; a refusal puts it back.
-            patchBlocklists({ applied: wanted, error: null, notice: null });
-            try {
-              const now = await api.setAppliedBlocklists(connection, wanted);
-              patchBlocklists({ applied: now, notice: applied ? "Blocklist now in force." : "Blocklist no longer in force." });
-              return true;
-            } catch (error) {
-              patchBlocklists({ applied: before, error: `The account was not changed: ${apiErrorText(error)}` });
-              return false;
-            }
-          })) ?? false
-        );
       },
 
       async loadWebhooks() {
-        await withConnection(async (connection) => {
-          patchWebhooks({ loading: true, error: null });
-          try {
-            const [rows, kinds] = await Promise.all([api.webhooks(connection), api.hookKinds(connection)]);
-            rows.sort((a, b) => (a.name ?? "").localeCompare(b.name ?? ""));
-            patchWebhooks({ rows, kinds, loading: false });
-          } catch (error) {
-            patchWebhooks({ loading: false, error: `The webhooks could not be read: ${apiErrorText(error)}` });
-          }
-        });
+        await webhooks.load();
       },
+      readWebhook: webhookDocs.read,
+      saveWebhook: webhookDocs.save,
+      deleteWebhook: webhookDocs.remove,
 
-      async readWebhook(id) {
-        const outcome = await withConnection(async (connection) => {
-          try {
-            return await api.webhook(connection, id);
-          } catch (error) {
-            return `The webhook could not be read: ${apiErrorText(error)}`;
-          }
-        });
-        return outcome ?? "You are signed out.";
-      },
-
-      async saveWebhook(hook) {
-        if (hook.name.trim() === "") return "Give the webhook a name.";
-        if (hook.hook === "") return "Choose the event the webhook is for.";
-        if (!/^https?:\/\/\S+$/i.test(hook.uri.trim())) return "Enter the address to call as http://… or https://….";
-        if (hook.hook === "notifications" && (hook.custom_data?.type ?? "") === "") return "Choose the notification type.";
-        const outcome = await withConnection(async (connection) => {
-          try {
-            const saved = await api.saveWebhook(connection, { ...hook, name: hook.name.trim(), uri: hook.uri.trim() });
-            patchWebhooks({ notice: `Webhook “${saved.name}” saved.` });
-            await get().loadWebhooks();
-            return null;
-          } catch (error) {
-            return `The webhook was not saved: ${apiErrorText(error)}`;
-          }
-        });
-        return outcome === undefined ? "You are signed out." : outcome;
-      },
-
-      async deleteWebhook(id) {
-        return (
-          (await withConnection(async (connection) => {
-            try {
-              await api.deleteWebhook(connection, id);
-              set((s) => ({ webhooks: { ...s.webhooks, rows: s.webhooks.rows.filter((row) => row.id !== id), notice: "Webhook deleted." } }));
-              return true;
-            } catch (error) {
-              patchWebhooks({ error: `The webhook was not deleted: ${apiErrorText(error)}` });
-              return false;
-            }
-          })) ?? false
-        );
-      },
-
-      async reenableWebhooks() {
-        return (
-          (await withConnection(async (connection) => {
-            try {
-              const reenabled = await api.reenableWebhooks(connection);
-              const names = reenabled.map((row) => row.name ?? row.id);
-              patchWebhooks({
-                error: null,
-                notice: names.length === 0 ? "No webhook was disabled." : `Re-enabled: ${names.join(", ")}.`,
-              });
-              await get().loadWebhooks();
-              return true;
-            } catch (error) {
-              patchWebhooks({ error: `The webhooks were not re-enabled: ${apiErrorText(error)}` });
-              return false;
-            }
-          })) ?? false
-        );
-      },
+      reenableWebhooks: () =>
+        webhooks.change({
+          failure: "The webhooks were not re-enabled",
+          work: async (c) => {
+            const names = (await api.reenableWebhooks(c)).map((row) => row.name ?? row.id);
+            webhooks.home.patch({ notice: names.length === 0 ? "No webhook was disabled." : `Re-enabled: ${names.join(", ")}.` });
+            await webhooks.load();
+          },
+        }),
 
       async loadAttempts(hookId) {
-        await withConnection(async (connection) => {
-          patchAttempts({ hookId, loading: true, error: null });
-          try {
-            const rows = await api.webhookAttempts(connection, hookId);
-            // Only the answer for the hook still chosen lands.
-            if (get().attempts.hookId === hookId) patchAttempts({ rows, loading: false });
-          } catch (error) {
-            if (get().attempts.hookId === hookId) {
-              patchAttempts({ rows: [], loading: false, error: `The attempts could not be read: ${apiErrorText(error)}` });
-            }
-          }
-        });
+        if (connection() === null) return;
+        attempts.home.patch({ hookId });
+        await attempts.load();
       },
 
       async loadMembership() {
-        await withConnection(async (connection) => {
-          patchMembership({ loading: true, error: null });
-          try {
-            const [queues, recipients, membership] = await Promise.all([
-              api.queues(connection),
-              api.recipients(connection),
-              api.queueMembership(connection),
-            ]);
-            const members: Record<string, string[]> = {};
-            for (const entry of membership) members[entry.queue_id] = [...entry.members];
-            queues.sort((a, b) => (a.name ?? "").localeCompare(b.name ?? ""));
-            recipients.sort((a, b) => (a.name ?? "").localeCompare(b.name ?? ""));
-            patchMembership({ queues, recipients, members, loading: false });
-          } catch (error) {
-            const missing = error instanceof ApiRequestError && error.kind === "http" && (error.status === 404 || error.status === 405);
-            patchMembership({
-              loading: false,
-              error: missing
-                ? "This server does not offer call queues (no /callq_queues)."
-                : `Queue membership could not be read: ${apiErrorText(error)}`,
-            });
-          }
-        });
+        await membership.load();
       },
 
-      async setMembership(queueId, userId, member) {
-        const key = `${queueId}:${userId}`;
-        if (get().membership.pending.includes(key)) return false;
+      setMembership(queueId, userId, member) {
         // The box shows the choice at once; a refusal puts it back.
-        const place = (isMember: boolean) =>
-          set((s) => {
-            const others = (s.membership.members[queueId] ?? []).filter((id) => id !== userId);
-            return { membership: { ...s.membership, members: { ...s.membership.members, [queueId]: isMember ? [...others, userId] : others } } };
-          });
-        const settle = (changes: Partial<MembershipState>) =>
-          set((s) => ({ membership: { ...s.membership, ...changes, pending: s.membership.pending.filter((p) => p !== key) } }));
-        return (
-          (await withConnection(async (connection) => {
-            patchMembership({ pending: [...get().membership.pending, key], error: null });
-            place(member);
-            try {
-              await api.changeMembership(connection, queueId, member ? "add" : "remove", [userId]);
-              settle({});
-              return true;
-            } catch (error) {
-              place(!member);
-              settle({ error: `Membership was not changed: ${apiErrorText(error)}` });
-              return false;
-            }
-          })) ?? false
-        );
+        const place = (isMember: boolean) => {
+          const members = get().membership.members;
+          const others = (members[queueId] ?? []).filter((id) => id !== userId);
+          membership.home.patch({ members: { ...members, [queueId]: isMember ? [...others, userId] : others } });
+        };
+        return membership.change({
+          key: `${queueId}:${userId}`,
+          failure: "Membership was not changed",
+          show: () => place(member),
+          work: (c) => api.changeMembership(c, queueId, member ? "add" : "remove", [userId]),
+          undo: () => place(!member),
+        });
       },
     };
   };
