@@ -20,6 +20,8 @@ export interface Account {
 export class Accounts {
   readonly #loading = new Map<string, Promise<Account>>();
   readonly #loaded = new Map<string, Account>();
+  /** Changes that arrived while the account loaded, applied before anyone sees it. */
+  readonly #pending = new Map<string, ((account: Account) => void)[]>();
 
   constructor(
     private readonly directory: CallqDirectory,
@@ -34,7 +36,10 @@ export class Accounts {
     if (!loading) {
       loading = this.#load(accountId);
       this.#loading.set(accountId, loading);
-      loading.catch(() => this.#loading.delete(accountId));
+      loading.catch(() => {
+        this.#loading.delete(accountId);
+        this.#pending.delete(accountId);
+      });
     }
     return loading;
   }
@@ -49,14 +54,14 @@ export class Accounts {
   }
 
   /**
-   * Applies a change to a loaded account at once, to one being loaded once it is (the load may
-   * have read the change already: applying it again changes nothing), and not at all to one not
-   * yet asked for, whose load will read it.
+   * Applies a change to a loaded account at once; to one being loaded as soon as it is, before
+   * whoever waits for it sees it (the load may have read the change already: applying it again
+   * changes nothing); and not at all to one not yet asked for, whose load will read it.
    */
   whenLoaded(accountId: string, apply: (account: Account) => void): void {
     const loaded = this.#loaded.get(accountId);
     if (loaded) apply(loaded);
-    else this.#loading.get(accountId)?.then(apply, () => undefined);
+    else if (this.#loading.has(accountId)) this.#pending.set(accountId, [...(this.#pending.get(accountId) ?? []), apply]);
   }
 
   async #load(accountId: string): Promise<Account> {
@@ -78,6 +83,9 @@ export class Accounts {
       account.recipients.set(id, r);
     }
     this.#loaded.set(accountId, account);
+    const pending = this.#pending.get(accountId) ?? [];
+    this.#pending.delete(accountId);
+    for (const apply of pending) apply(account);
     return account;
   }
 }
