@@ -6,7 +6,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { CallqEngine } from "../server/callq/engine.js";
+import { startCallqHost } from "../server/callq-host/index.js";
 import type { OfferOutcome, QueuedCall } from "../server/callq/ports.js";
 import { Store } from "../server/store/index.js";
 import { percentile, report } from "./report.js";
@@ -54,7 +54,8 @@ async function run(talkMs: number): Promise<[string, string][]> {
     },
   };
   const silent = (): void => undefined;
-  const engine = await CallqEngine.start({ store, bus, logger: { info: silent, warn: silent, error: silent } });
+  const host = await startCallqHost({ store, bus, logger: { info: silent, warn: silent, error: silent } });
+  const engine = host.engine;
   const users = await store.account(ACCOUNT, "users");
   const ids: string[] = [];
   for (let i = 0; i < RECIPIENTS; i += 1) ids.push((await users.create({ username: `agent${i}`, callq: { enabled: true } })).id);
@@ -77,7 +78,7 @@ async function run(talkMs: number): Promise<[string, string][]> {
   await Promise.all(done);
   const elapsed = lastRouted - started;
   const used = process.cpuUsage(cpu);
-  await engine.close();
+  await host.close();
   await store.close();
   await rm(dir, { recursive: true, force: true });
   return [

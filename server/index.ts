@@ -22,9 +22,10 @@ import { SimCallers } from "./sim/callers.js";
 import { startTexting } from "./texting/index.js";
 import { TEXTING_API_PREFIX, TEXTING_PATH_FAILURES } from "./texting/routes.js";
 import { buildAsyncApi } from "./events/asyncapi.js";
-import { CallqEngine } from "./callq/engine.js";
-import { registerCallqModules } from "./callq/modules/index.js";
-import { followDevicePresence } from "./callq/presence.js";
+import type { CallqEngine } from "./callq/index.js";
+import { startCallqHost } from "./callq-host/index.js";
+import { registerCallqModules } from "./callq-host/modules/index.js";
+import { followDevicePresence } from "./callq-host/presence.js";
 
 export interface RunningServer {
   url: string;
@@ -99,7 +100,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
   // Recordings a crash cut short are stored before anyone can ask for the list.
   await calls.recordings.ready;
-  const callq = await CallqEngine.start({ store, bus: events.bus, logger, deviceGraceMs: config.deviceGraceMs });
+  const callqHost = await startCallqHost({ store, bus: events.bus, logger, deviceGraceMs: config.deviceGraceMs });
+  const callq = callqHost.engine;
   registerCallqModules(calls, callq);
   // Registrations tell the queue engine who can be rung: no device for the grace, no offer.
   const stopPresence = await followDevicePresence({ registrar: sip.registrar, store, engine: callq, logger });
@@ -107,7 +109,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     sim.close();
     stopPresence();
     await calls.close();
-    await callq.close();
+    await callqHost.close();
     await media.close();
   });
   // Texting: its API under /texting, the simulated carrier on the clock, the relay with the webhooks' retry rule.

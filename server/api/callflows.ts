@@ -7,7 +7,7 @@ import { isObject } from "../http/request.js";
 import type { FieldErrors, JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
-import { LINK_METHODS } from "../callq/modules/callq-recipient.js";
+import { LINK_METHODS } from "../callq-host/modules/callq-recipient.js";
 import { PHONE_ACTIONS } from "../callq/recipient-state.js";
 import { MediaReferenceError, parseMediaReference, resolveMediaReference } from "../media/reference.js";
 

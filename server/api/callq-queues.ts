@@ -2,7 +2,8 @@
 // bounds and old field names), their membership, status, multi-status, sessions and start-up.
 // The configuration lives in the store; everything live is asked of the queue engine.
 import type { FastifyInstance } from "fastify";
-import { CallqError, isRecipientUser, type CallqEngine } from "../callq/engine.js";
+import { CallqError, type CallqEngine } from "../callq/engine.js";
+import { isRecipientUser } from "../callq-host/index.js";
 import { QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, withoutAliases } from "../callq/queue-config.js";
 import { ROUTERS } from "../callq/queue-router.js";
 import { MediaReferenceError, resolveMediaReference } from "../media/reference.js";

@@ -2,9 +2,10 @@
 // callq.enabled), their live status, state changes (status and actions), enable/disable, and
 // supervision (monitor). A recipient changes their own state; an admin may change anyone's.
 import type { FastifyInstance } from "fastify";
-import type { MonitorMode, RecipientStatus } from "../callq/engine.js";
+import type { RecipientStatus } from "../callq/index.js";
 import { RECIPIENT_ACTIONS as ENGINE_ACTIONS, type RecipientAction } from "../callq/recipient-state.js";
-import { MonitorError, MONITOR_MODES, startMonitor, type Monitor } from "../callq/monitor.js";
+import { MonitorError, startMonitor, type Monitor } from "../callq-host/monitor.js";
+import { MONITOR_MODES, type MonitorMode } from "../monitor-mode.js";
 import { registerEndpoint, type AuthContext, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
 import { isObject } from "../http/request.js";

@@ -1,16 +1,21 @@
-// The call-queue engine's public face: the engine and the boundary types calls/ implements.
+// The call-queue engine's public face: the engine, its views and the ports callq-host/ implements.
+export { CallqEngine, CallqError, DEFAULT_DEVICE_GRACE_MS, type CallqEngineOptions, type CallqErrorCode } from "./engine.js";
 export {
-  CallqEngine,
-  CallqError,
-  RECIPIENT_STATES_COLLECTION,
-  type CallqEngineOptions,
-  type CallqErrorCode,
-  type MonitorMode,
-  type QueueStatus,
-  type RecipientStatus,
-  type SessionRow,
-} from "./engine.js";
-export { systemScheduler, type CallerId, type OfferOutcome, type OfferRequest, type QueuedCall, type Scheduler, type SessionEnd } from "./ports.js";
+  systemScheduler,
+  type CallerId,
+  type CallqAccount,
+  type CallqDirectory,
+  type CallqLogger,
+  type CallqUser,
+  type OfferOutcome,
+  type OfferRequest,
+  type QueuedCall,
+  type RecipientLedger,
+  type Scheduler,
+  type SessionEnd,
+} from "./ports.js";
 export { QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, queueConfigOf, withoutAliases, type QueueConfig } from "./queue-config.js";
 export { ROUTERS, type RouterName } from "./queue-router.js";
+export type { SavedRecipient } from "./recipient.js";
 export { RECIPIENT_ACTIONS, type AvailabilityState, type RecipientAction } from "./recipient-state.js";
+export type { QueueStatus, RecipientStatus, SessionRow, Wiretap, WiretapListener } from "./views.js";

@@ -1,5 +1,9 @@
 // The queue engine's boundary: what it needs from below (a scheduler, a place to publish, and
-// each waiting caller's call as calls/ presents it) and what it tells the call side back.
+// each waiting caller's call as calls/ presents it) and what it tells the call side back. The
+// accounts' queues and users come through a directory and recipient states go to a ledger, which
+// callq-host/ implements on the store.
+import type { QueueConfig } from "./queue-config.js";
+import type { SavedRecipient } from "./recipient.js";
 
 /** Time and timers, injected so tests and the simulator can run time by hand. */
 export interface Scheduler {
@@ -76,3 +80,39 @@ export type SessionEnd =
   | { kind: "removed" }
   /** The queue does not exist (or was deleted while the caller waited). */
   | { kind: "no_queue" };
+
+/** A user of an account as the engine knows them. */
+export interface CallqUser {
+  id: string;
+  /** Whether the user is a call-queue recipient (the host applies the spec's rule). */
+  recipient: boolean;
+  /** The name users see (first and last name, else the username): statuses name supervisors by it. */
+  name: string;
+}
+
+/** An account's queues and users as they are when the engine first needs the account. */
+export interface CallqAccount {
+  queues: QueueConfig[];
+  users: CallqUser[];
+}
+
+/**
+ * Where the engine reads an account from, once, when it first needs it; later changes reach it
+ * through applyQueue, removeQueue, applyUser and removeUser.
+ */
+export interface CallqDirectory {
+  load(accountId: string): Promise<CallqAccount>;
+}
+
+/** Where recipients' login, availability and stats are kept across restarts. */
+export interface RecipientLedger {
+  /** The account's saved recipient states, by user id. */
+  load(accountId: string): Promise<ReadonlyMap<string, SavedRecipient>>;
+  save(accountId: string, recipientId: string, state: SavedRecipient): Promise<void>;
+}
+
+export interface CallqLogger {
+  info(obj: object, msg: string): void;
+  warn(obj: object, msg: string): void;
+  error(obj: object, msg: string): void;
+}

@@ -2,14 +2,10 @@
 // (the other parties, plus supervisors as their monitor mode allows), and taps such as a recorder
 // see the same frames.
 
+import type { MonitorMode } from "../monitor-mode.js";
 import { FRAME_SAMPLES, silentFrame, type AudioSource } from "./audio-frame.js";
 
-/**
- * How a supervisor joins: everyone in the bridge is heard by the supervisor in every mode;
- * eavesdrop = nobody hears the supervisor, whisper = only the target (the agent) does,
- * barge = every party does.
- */
-export type MonitorMode = "eavesdrop" | "whisper" | "barge";
+export type { MonitorMode };
 
 export type MemberRole = { kind: "party" } | { kind: "monitor"; mode: MonitorMode; target?: string };
 

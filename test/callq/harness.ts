@@ -1,8 +1,9 @@
 // A call engine with the queue engine wired in as the server wires it: the demo account, fake
 // signalling with real werift phones, the callq modules registered, and helpers for queues.
-import { CallqEngine } from "../../server/callq/engine.js";
+import type { CallqEngine } from "../../server/callq/engine.js";
+import { startCallqHost } from "../../server/callq-host/index.js";
 import { FRAME_SAMPLES, levelDbfs, toneShare } from "../../server/media/index.js";
-import { registerCallqModules } from "../../server/callq/modules/index.js";
+import { registerCallqModules } from "../../server/callq-host/modules/index.js";
 import type { DocData } from "../../server/store/index.js";
 import { startTestEngine, type TestEngine } from "../helpers/call-engine.js";
 
@@ -22,11 +23,12 @@ export interface QueueLab extends TestEngine {
 
 export async function startQueueLab(): Promise<QueueLab> {
   const t = await startTestEngine();
-  const callq = await CallqEngine.start({
+  const host = await startCallqHost({
     store: t.store,
     bus: t.bus,
     logger: { info: () => undefined, warn: (_obj, msg) => t.warnings.push(`warn: ${msg}`), error: (_obj, msg) => t.warnings.push(`error: ${msg}`) },
   });
+  const callq = host.engine;
   registerCallqModules(t.engine, callq);
   const queues = await t.store.account(t.accountId, "callq_queues");
   const userId = async (username: string): Promise<string> => (await t.user(username)).id;
@@ -61,7 +63,7 @@ export async function startQueueLab(): Promise<QueueLab> {
       }
     },
     async close() {
-      await callq.close();
+      await host.close();
       await close();
     },
   });

@@ -3,8 +3,8 @@
 // whispers (heard by the agent only) and barges (heard by both), switching on the live call;
 // the wiretap status follows; the supervisor hanging up, or the call ending, ends it.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { MonitorError, monitorOf, startMonitor, type Monitor } from "../../server/callq/monitor.js";
-import type { MonitorMode } from "../../server/callq/engine.js";
+import { MonitorError, monitorOf, startMonitor, type Monitor } from "../../server/callq-host/monitor.js";
+import type { MonitorMode } from "../../server/monitor-mode.js";
 import { connected, sleep, until, type PhoneCall } from "../helpers/fake-signalling.js";
 import { startQueueLab, type QueueLab } from "./harness.js";
 

@@ -4,8 +4,8 @@
 // excluded devices, callers who leave, timeout redirects (capped) and the flow going on after.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { fromGregorianSeconds } from "../../server/clock.js";
-import { MAX_REDIRECTS } from "../../server/callq/modules/callq.js";
-import { QUEUE_HEADERS, queueHeaders } from "../../server/callq/queued-call.js";
+import { MAX_REDIRECTS } from "../../server/callq-host/modules/callq.js";
+import { QUEUE_HEADERS, queueHeaders } from "../../server/callq-host/queued-call.js";
 import { levelDbfs } from "../../server/media/index.js";
 import { connected, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { startQueueLab, type QueueLab } from "./harness.js";

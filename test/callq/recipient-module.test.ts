@@ -3,7 +3,7 @@
 // and SIP INFO digits, # or a pause ends the pin, a wrong pin is asked again); `both` falling back
 // to the pin; and the distinct success and failure beeps heard by the caller.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PIN_INTER_DIGIT_MS } from "../../server/callq/modules/callq-recipient.js";
+import { PIN_INTER_DIGIT_MS } from "../../server/callq-host/modules/callq-recipient.js";
 import { connected, type PhoneCall } from "../helpers/fake-signalling.js";
 import { startQueueLab, toneFrames, type QueueLab } from "./harness.js";
 

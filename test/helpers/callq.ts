@@ -1,9 +1,10 @@
-// The queue engine on a real store with time run by hand: a manual scheduler, queued calls whose
+// The queue engine hosted on a real store (callq-host/) with time run by hand: a manual scheduler, queued calls whose
 // offers the test answers, rejects or lets ring out, and the events the engine published.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { CallqEngine } from "../../server/callq/engine.js";
+import type { CallqEngine } from "../../server/callq/engine.js";
+import { startCallqHost } from "../../server/callq-host/index.js";
 import type { OfferOutcome, OfferRequest, QueuedCall, Scheduler } from "../../server/callq/ports.js";
 import { Store, type DocData } from "../../server/store/index.js";
 
@@ -136,12 +137,13 @@ export async function callqRig(dir?: string): Promise<CallqRig> {
   const scheduler = new ManualScheduler();
   const events: PublishedEvent[] = [];
   const log = (): void => undefined;
-  const engine = await CallqEngine.start({
+  const host = await startCallqHost({
     store,
     bus: { publish: (e) => events.push(structuredClone(e)) },
     scheduler,
     logger: { info: log, warn: log, error: log },
   });
+  const engine = host.engine;
   // Load the account now (its collections are opened from disk), so that later a join or a
   // recipient action needs no I/O and `settle` is enough for it, however slow the disk is.
   await engine.ensureStarted(ACCOUNT);
@@ -166,12 +168,12 @@ export async function callqRig(dir?: string): Promise<CallqRig> {
       return events.filter((e) => e.routing_key.startsWith(`callq.${kind}.${id ?? ""}`)).map((e) => e.name);
     },
     async restart() {
-      await engine.close();
+      await host.close();
       await store.close();
       return callqRig(dataDir);
     },
     async close() {
-      await engine.close();
+      await host.close();
       await store.close();
       if (!dir) await rm(dataDir, { recursive: true, force: true });
     },

@@ -166,7 +166,7 @@ describe("channel state machine", () => {
 
 describe("waiting for a caller's media (callq modules)", () => {
   it("stops listening to the leg once the media is up or the wait gave up, so a long call keeps no listener per queue call", async () => {
-    const { mediaUp } = await import("../../server/callq/modules/prompts.js");
+    const { mediaUp } = await import("../../server/callq-host/modules/prompts.js");
     const { channel, media } = inbound();
     const before = media.listenerCount("state");
     const up = mediaUp(channel);

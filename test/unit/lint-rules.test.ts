@@ -35,10 +35,22 @@ describe("lint rules", () => {
     expect(await ruleIds('import type { Channel } from "../../calls/index.js";\nexport type C = Channel;\n', "server/sip/deep/x.ts")).toContain("no-restricted-imports");
     expect(await ruleIds('import { CallqEngine } from "../callq/index.js";\nexport const c = CallqEngine;\n', "server/calls/x.ts")).toContain("no-restricted-imports");
     expect(await ruleIds('import { ApiError } from "../http/errors.js";\nexport const e = ApiError;\n', "server/api/x.ts")).toEqual([]);
-    expect(await ruleIds('import type { Channel } from "../calls/index.js";\nexport type C = Channel;\n', "server/callq/x.ts")).toEqual([]);
+    expect(await ruleIds('import type { Channel } from "../calls/index.js";\nexport type C = Channel;\n', "server/callq-host/x.ts")).toEqual([]);
     // The shared leaves at server/'s root, and the composition root, are free.
     expect(await ruleIds('import type { Clock } from "../clock.js";\nexport type C = Clock;\n', "server/store/x.ts")).toEqual([]);
     expect(await ruleIds('import { CallqEngine } from "./callq/index.js";\nexport const c = CallqEngine;\n', "server/index.ts")).toEqual([]);
+  });
+
+  it("keeps the queue engine pure: server/callq/ imports no other layer, type imports included", async () => {
+    for (const below of ["store/index.js", "calls/channel.js", "sip/registrar.js", "media/index.js", "auth/index.js", "http/errors.js"]) {
+      expect(await ruleIds(`import type { X } from "../${below}";\nexport type Y = X;\n`, "server/callq/x.ts")).toContain("no-restricted-imports");
+    }
+    expect(await ruleIds('import type { CallqEngine } from "../callq/engine.js";\nexport type E = CallqEngine;\n', "server/calls/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import type { CallqEngine } from "../callq-host/index.js";\nexport type E = CallqEngine;\n', "server/callq/x.ts")).toContain("no-restricted-imports");
+    // Its own files and the shared leaves at server/'s root are free; its host may import it and below.
+    expect(await ruleIds('import type { Queue } from "./queue.js";\nimport type { MonitorMode } from "../monitor-mode.js";\nexport type Q = [Queue, MonitorMode];\n', "server/callq/x.ts")).toEqual([]);
+    expect(await ruleIds('import type { CallqEngine } from "../callq/engine.js";\nimport type { Store } from "../store/index.js";\nexport type E = [CallqEngine, Store];\n', "server/callq-host/x.ts")).toEqual([]);
+    expect(await ruleIds('import { startCallqHost } from "../callq-host/index.js";\nexport const s = startCallqHost;\n', "server/events/x.ts")).toEqual([]);
   });
 
   it("keeps the console's api/ and phone/ below its store and views", async () => {

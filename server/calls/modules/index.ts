@@ -1,5 +1,5 @@
 // The callflow modules of calls/ itself; the queue modules `callq` and `callq_recipient` come from
-// callq/ (server/callq/modules) and are registered beside these by the server's wiring.
+// callq-host/ (server/callq-host/modules) and are registered beside these by the server's wiring.
 import { ModuleRegistry } from "../callflow-executor.js";
 import { deviceModule } from "./device.js";
 import { playModule } from "./play.js";

@@ -1,7 +1,7 @@
 // The queue's callflow modules, registered with the call engine by the server's wiring: `callq`
 // (a caller waits in a queue) and `callq_recipient` (an agent acts on their state from a phone).
 import type { CallEngine } from "../../calls/index.js";
-import type { CallqEngine } from "../engine.js";
+import type { CallqEngine } from "../../callq/engine.js";
 import { callqModule } from "./callq.js";
 import { callqRecipientModule } from "./callq-recipient.js";
 

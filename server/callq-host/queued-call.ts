@@ -4,7 +4,7 @@ import type { Channel, ChannelChange, ChannelParty } from "../calls/channel.js";
 import type { CallContext } from "../calls/context.js";
 import { dial, type DialTarget } from "../calls/dial.js";
 import { userTargets } from "../calls/targets.js";
-import type { CallerId, OfferOutcome, OfferRequest, QueuedCall } from "./ports.js";
+import type { CallerId, OfferOutcome, OfferRequest, QueuedCall } from "../callq/ports.js";
 
 /** Refusals by the device (busy, declined, busy everywhere, declined everywhere). */
 const REFUSALS = new Set([486, 600, 603]);

@@ -3,8 +3,8 @@
 // the wait times out (then the timeout_redirect queue, or the callflow's next step).
 import { silence, type AudioSource } from "../../media/index.js";
 import type { CallflowModule, ModuleOutcome, ModuleRun } from "../../calls/callflow-executor.js";
-import type { CallqEngine } from "../engine.js";
-import { queueConfigOf } from "../queue-config.js";
+import type { CallqEngine } from "../../callq/engine.js";
+import { queueConfigOf } from "../../callq/queue-config.js";
 import { ChannelQueuedCall } from "../queued-call.js";
 
 /** How many timeout_redirect hops one caller may take: queues redirecting in a circle end here. */

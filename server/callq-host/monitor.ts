@@ -7,9 +7,8 @@ import type { CallContext } from "../calls/context.js";
 import { dial, type DialTarget } from "../calls/dial.js";
 import { userParty } from "../calls/identity.js";
 import { userTargets } from "../calls/targets.js";
-import type { CallqEngine, MonitorMode } from "./engine.js";
-
-export const MONITOR_MODES: readonly MonitorMode[] = ["eavesdrop", "whisper", "barge"];
+import type { CallqEngine } from "../callq/engine.js";
+import type { MonitorMode } from "../monitor-mode.js";
 
 /** How long the supervisor's phones ring. */
 export const MONITOR_RING_TIMEOUT_MS = 30_000;

@@ -4,7 +4,7 @@
 // come back after a restart stops receiving offers after the grace period.
 import type { Binding, Registrar } from "../sip/registrar.js";
 import type { Store, StoredDoc } from "../store/index.js";
-import type { CallqEngine, CallqLogger } from "./engine.js";
+import type { CallqEngine, CallqLogger } from "../callq/index.js";
 
 export interface PresenceDeps {
   registrar: Registrar;

@@ -3,8 +3,9 @@
 // on the keypad, or both (device first); the action goes to the queue engine; a beep says how it went.
 import type { CallflowModule, ModuleRun } from "../../calls/callflow-executor.js";
 import type { StoredDoc } from "../../store/index.js";
-import { CallqError, isRecipientUser, type CallqEngine } from "../engine.js";
-import { PHONE_ACTIONS, type PhoneAction } from "../recipient-state.js";
+import { CallqError, type CallqEngine } from "../../callq/engine.js";
+import { PHONE_ACTIONS, type PhoneAction } from "../../callq/recipient-state.js";
+import { isRecipientUser } from "../store-binding.js";
 import { DEFAULT_FAILURE_MEDIA, DEFAULT_PIN_PROMPT, DEFAULT_SUCCESS_MEDIA, listenForDigits, mediaUp, playPrompt, type DigitCollection } from "./prompts.js";
 
 /** How the module finds the recipient: the calling device's owner, a pin, or both (device first). */
