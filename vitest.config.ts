@@ -12,6 +12,19 @@ const PARALLEL = [
   "test/texting/**/*.test.ts",
   "test/events/**/*.test.ts",
   "test/sip/**/*.test.ts",
+  // The hostile-input files that start no media and no browser: HTTP, store, texting, auth and
+  // SIP-signalling abuse, each against its own server. (The SIP flood counts answers per second of
+  // real time and the crash and CSP files run calls or Chromium: they stay in the serial tier.)
+  "test/hostile/auth.test.ts",
+  "test/hostile/demo-password.test.ts",
+  "test/hostile/device-secrets.test.ts",
+  "test/hostile/events-bindings.test.ts",
+  "test/hostile/events-tokens.test.ts",
+  "test/hostile/http-*.test.ts",
+  "test/hostile/sip-contacts.test.ts",
+  "test/hostile/sip-digest-replay.test.ts",
+  "test/hostile/store-damaged.test.ts",
+  "test/hostile/texting-fuzz.test.ts",
 ];
 
 // Files inside those directories that run alone in a group of their own, each for a real-time
