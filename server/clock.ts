@@ -1,18 +1,63 @@
-// The injectable clock and random source. Every layer takes time and randomness from here,
-// so tests and the training simulator can run time fast and ids can be reproduced.
+// The injectable clock and random source. Every layer that reads the time, waits or draws random
+// bytes takes them from here, so tests and the training simulator can run time by hand or fast
+// and ids can be reproduced. Audio is the one exception: media/frame-clock.ts keeps real time.
 import { randomBytes } from "node:crypto";
+
+/** Takes a timer back; a no-op once it ran. */
+export type Cancel = () => void;
 
 export interface Clock {
   /** Milliseconds since the Unix epoch. */
   now(): number;
+  /** Runs `fn` once, `ms` from now. */
+  after(ms: number, fn: () => void): Cancel;
+  /** Runs `fn` every `ms` from now on. */
+  every(ms: number, fn: () => void): Cancel;
 }
+
+/** What a part that only reads the time takes: it never waits. */
+export type TimeReader = Pick<Clock, "now">;
 
 export interface RandomSource {
   /** `n` random bytes. */
   bytes(n: number): Buffer;
 }
 
-export const systemClock: Clock = { now: () => Date.now() };
+/** Node's timers take at most this (about 24.8 days); a longer wait is chained. */
+const LONGEST_TIMER_MS = 2 ** 31 - 1;
+
+/**
+ * Real time. Timers are unref'd: the server's sockets keep the process up, and a pending timeout
+ * must never hold back an exit.
+ */
+export const systemClock: Clock = {
+  now: () => Date.now(),
+  after(ms, fn) {
+    let cancelled = false;
+    let timer: NodeJS.Timeout;
+    const wait = (left: number): void => {
+      const step = Math.min(Math.max(0, left), LONGEST_TIMER_MS);
+      timer = setTimeout(() => {
+        if (cancelled) return;
+        if (left > step) wait(left - step);
+        else fn();
+      }, step);
+      timer.unref();
+    };
+    wait(ms);
+    return () => {
+      cancelled = true;
+      clearTimeout(timer);
+    };
+  },
+  every(ms, fn) {
+    const timer = setInterval(fn, Math.min(Math.max(1, ms), LONGEST_TIMER_MS));
+    timer.unref();
+    return () => clearInterval(timer);
+  },
+};
+
+/** Crypto-strength bytes: API keys and passwords are drawn from it, so it must stay so. */
 export const systemRandom: RandomSource = { bytes: (n) => randomBytes(n) };
 
 /** Seconds between 0000-01-01 (Gregorian, as Kazoo counts) and 1970-01-01. */

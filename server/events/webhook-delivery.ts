@@ -2,7 +2,7 @@
 // persisted record, and the single HTTP attempt it makes while `sending`.
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 import type { HookRequest, Payload } from "./webhook-payload.js";
 
 /**
@@ -63,7 +63,7 @@ export class Delivery {
     readonly id: string,
     readonly accountId: string,
     record: DeliveryRecord,
-    private readonly clock: Clock,
+    private readonly clock: TimeReader,
     /** Told of every transition once it is made; the dispatcher keeps the disk in step with it. */
     private readonly onChange: (delivery: Delivery, change: DeliveryChange) => void,
   ) {

@@ -34,11 +34,11 @@ const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 describe("channel state machine", () => {
   it("publishes CHANNEL_CREATE, then one event per arrow, with the durations of the clock", async () => {
     const { channel, call, events, clock } = inbound();
-    clock.advance(1000);
+    await clock.advance(1000);
     channel.ring();
-    clock.advance(2000);
+    await clock.advance(2000);
     expect(await channel.answer()).toBe(true);
-    clock.advance(7500);
+    await clock.advance(7500);
     channel.hangup();
     expect(events.map((e) => e.routing_key)).toEqual([
       "call.CHANNEL_CREATE.inbound-1",
