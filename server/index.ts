@@ -99,7 +99,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
   // Recordings a crash cut short are stored before anyone can ask for the list.
   await calls.recordings.ready;
-  const callq = await CallqEngine.start({ store, bus: events.bus, logger, deviceGraceMs: config.deviceGraceMs });
+  const callq = await CallqEngine.start({ store, bus: events.bus, scheduler: clock, logger, deviceGraceMs: config.deviceGraceMs });
   registerCallqModules(calls, callq);
   // Registrations tell the queue engine who can be rung: no device for the grace, no offer.
   const stopPresence = await followDevicePresence({ registrar: sip.registrar, store, engine: callq, logger });

@@ -1,10 +1,9 @@
 // The call-queue engine: every account's queues, recipients and sessions. It decides who is
 // offered which caller and when; calls/ acts for it through each session's QueuedCall.
 // Every change is one state-machine step (recipient-state.ts, session-state.ts) and one event.
-import { fromGregorianSeconds, toGregorianSeconds } from "../clock.js";
+import { fromGregorianSeconds, systemClock, toGregorianSeconds } from "../clock.js";
 import { newId, type Collection, type Store, type StoreChange, type StoredDoc } from "../store/index.js";
 import type { CallqEventSink, OfferOutcome, OfferRequest, QueuedCall, Scheduler, SessionEnd } from "./ports.js";
-import { systemScheduler } from "./ports.js";
 import { queueConfigOf } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
@@ -167,7 +166,7 @@ export class CallqEngine {
   private constructor(options: CallqEngineOptions) {
     this.#store = options.store;
     this.#bus = options.bus;
-    this.#scheduler = options.scheduler ?? systemScheduler;
+    this.#scheduler = options.scheduler ?? systemClock;
     this.#logger = options.logger;
     this.#node = options.node ?? "switchboard@127.0.0.1";
     this.#deviceGraceMs = options.deviceGraceMs ?? DEFAULT_DEVICE_GRACE_MS;

@@ -10,7 +10,7 @@ export {
   type RecipientStatus,
   type SessionRow,
 } from "./engine.js";
-export { systemScheduler, type CallerId, type OfferOutcome, type OfferRequest, type QueuedCall, type Scheduler, type SessionEnd } from "./ports.js";
+export { type CallerId, type OfferOutcome, type OfferRequest, type QueuedCall, type Scheduler, type SessionEnd } from "./ports.js";
 export { QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, queueConfigOf, withoutAliases, type QueueConfig } from "./queue-config.js";
 export { ROUTERS, type RouterName } from "./queue-router.js";
 export { RECIPIENT_ACTIONS, type AvailabilityState, type RecipientAction } from "./recipient-state.js";

@@ -167,9 +167,9 @@ describe("channel state machine", () => {
 describe("waiting for a caller's media (callq modules)", () => {
   it("stops listening to the leg once the media is up or the wait gave up, so a long call keeps no listener per queue call", async () => {
     const { mediaUp } = await import("../../server/callq/modules/prompts.js");
-    const { channel, media } = inbound();
+    const { channel, media, clock } = inbound();
     const before = media.listenerCount("state");
-    const up = mediaUp(channel);
+    const up = mediaUp(clock, channel);
     expect(media.listenerCount("state")).toBe(before + 1);
     media.emit("state", { from: "negotiating", to: "connected", at: 0 });
     await up;
