@@ -57,8 +57,23 @@ export const systemClock: Clock = {
   },
 };
 
+/**
+ * Real elapsed time on a monotonic scale, for the guards against a peer (read and flood budgets):
+ * a peer's bandwidth is real, so a paused or fast server clock must neither starve nor loosen them.
+ */
+export const monotonic: TimeReader = { now: () => performance.now() };
+
 /** Crypto-strength bytes: API keys and passwords are drawn from it, so it must stay so. */
 export const systemRandom: RandomSource = { bytes: (n) => randomBytes(n) };
+
+/** A version 4 UUID (RFC 9562) drawn from `random`. */
+export function randomUuid(random: RandomSource): string {
+  const b = random.bytes(16);
+  b.writeUInt8(((b[6] ?? 0) & 0x0f) | 0x40, 6);
+  b.writeUInt8(((b[8] ?? 0) & 0x3f) | 0x80, 8);
+  const hex = b.toString("hex");
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
 
 /** Seconds between 0000-01-01 (Gregorian, as Kazoo counts) and 1970-01-01. */
 export const GREGORIAN_OFFSET_S = 62167219200;

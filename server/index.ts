@@ -63,7 +63,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     timeoutMs: config.webhookTimeoutMs,
   });
   if (config.demo) {
-    const password = config.demoPasswordFile === undefined ? undefined : await demoPassword(config.demoPasswordFile);
+    const password = config.demoPasswordFile === undefined ? undefined : await demoPassword(config.demoPasswordFile, random);
     await seedDemo(store, { assetsDir: config.assetsDir, logger, password });
   }
 
@@ -75,6 +75,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const app = buildApp({
     logger,
     clock,
+    random,
     hosts,
     allowOrigins: config.allowOrigins,
     port: () => listening,
