@@ -1,12 +1,15 @@
 // A call engine with the queue engine wired in as the server wires it: the demo account, fake
 // signalling with real werift phones, the callq modules registered, and helpers for queues.
 import { CallqEngine } from "../../server/callq/engine.js";
+import { ManualClock } from "../../server/clock-control.js";
 import { FRAME_SAMPLES, levelDbfs, toneShare } from "../../server/media/index.js";
 import { registerCallqModules } from "../../server/callq/modules/index.js";
 import type { DocData } from "../../server/store/index.js";
 import { startTestEngine, type TestEngine } from "../helpers/call-engine.js";
 
 export interface QueueLab extends TestEngine {
+  /** The server's time, moved on by the test: ring timeouts, wrap-ups and digit pauses come when it says. */
+  clock: ManualClock;
   callq: CallqEngine;
   /** The demo queue's id by name (Sales = 5001, Support = 5002). */
   queueId(name: string): Promise<string>;
@@ -21,10 +24,12 @@ export interface QueueLab extends TestEngine {
 }
 
 export async function startQueueLab(): Promise<QueueLab> {
-  const t = await startTestEngine();
+  const clock = new ManualClock(Date.now());
+  const t = await startTestEngine({ clock });
   const callq = await CallqEngine.start({
     store: t.store,
     bus: t.bus,
+    scheduler: clock,
     logger: { info: () => undefined, warn: (_obj, msg) => t.warnings.push(`warn: ${msg}`), error: (_obj, msg) => t.warnings.push(`error: ${msg}`) },
   });
   registerCallqModules(t.engine, callq);
@@ -32,6 +37,7 @@ export async function startQueueLab(): Promise<QueueLab> {
   const userId = async (username: string): Promise<string> => (await t.user(username)).id;
   const close = t.close;
   return Object.assign(t, {
+    clock,
     callq,
     async queueId(name: string) {
       const doc = queues.all().find((q) => q.data.name === name);
