@@ -136,6 +136,11 @@ export class ManualClock implements Clock {
   pending(): number {
     return this.#timers.size;
   }
+
+  /** When the next timer is due; undefined when none waits. */
+  nextDue(): number | undefined {
+    return this.#timers.next;
+  }
 }
 
 export interface ControllableClockOptions {

@@ -19,6 +19,11 @@ export interface QueueLab extends TestEngine {
   userId(username: string): Promise<string>;
   /** The names of the events on one routing key, in order. */
   eventNames(routingKey: string): string[];
+  /**
+   * Until `done()` holds: the server's clock jumps from timer to timer (a digit pause, a ring
+   * timeout) while real time passes for what it does not keep (audio, signalling).
+   */
+  serverTimeRunsUntil(done: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Waits until the recipient's availability_state is `state`. */
   recipientIs(username: string, state: string, timeoutMs?: number): Promise<void>;
 }
@@ -56,6 +61,15 @@ export async function startQueueLab(): Promise<QueueLab> {
     },
     userId,
     eventNames: (routingKey: string) => t.events.filter((e) => e.routing_key === routingKey).map((e) => e.name),
+    async serverTimeRunsUntil(done: () => boolean, what: string, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        const next = clock.nextDue();
+        if (next === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+        else await clock.advanceTo(next);
+      }
+    },
     async recipientIs(username: string, wanted: string, timeoutMs = 10_000) {
       const id = await userId(username);
       const deadline = Date.now() + timeoutMs;
