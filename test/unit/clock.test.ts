@@ -62,6 +62,16 @@ describe("ManualClock", () => {
     expect(ran).toEqual(["first's promise", "second"]);
   });
 
+  it("tells when its next timer is due", async () => {
+    const clock = new ManualClock(0);
+    expect(clock.nextDue()).toBeUndefined();
+    const cancel = clock.after(70, () => undefined);
+    clock.after(90, () => undefined);
+    expect(clock.nextDue()).toBe(70);
+    cancel();
+    expect(clock.nextDue()).toBe(90);
+  });
+
   it("runUntil steps from due time to due time until the condition holds", async () => {
     const clock = new ManualClock(0);
     let rings = 0;
