@@ -63,8 +63,28 @@ export const systemClock: Clock = {
  */
 export const monotonic: TimeReader = { now: () => performance.now() };
 
-/** Crypto-strength bytes: API keys and passwords are drawn from it, so it must stay so. */
-export const systemRandom: RandomSource = { bytes: (n) => randomBytes(n) };
+/** Bytes fetched from the system's generator at once, as randomUUID pools them: one call per many ids. */
+const POOL_BYTES = 4096;
+let pool = Buffer.alloc(0);
+let pooled = 0;
+
+/**
+ * Crypto-strength bytes: API keys and passwords are drawn from it, so it must stay so. Small
+ * draws come out of a pool (each byte handed out once, copied), as a request id per request
+ * would otherwise cost a call into the generator each.
+ */
+export const systemRandom: RandomSource = {
+  bytes(n) {
+    if (n > POOL_BYTES / 8) return randomBytes(n);
+    if (pooled + n > pool.length) {
+      pool = randomBytes(POOL_BYTES);
+      pooled = 0;
+    }
+    const out = Buffer.from(pool.subarray(pooled, pooled + n));
+    pooled += n;
+    return out;
+  },
+};
 
 /** A version 4 UUID (RFC 9562) drawn from `random`. */
 export function randomUuid(random: RandomSource): string {

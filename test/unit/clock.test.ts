@@ -2,7 +2,7 @@
 // run paused, fast or jumped ahead (here on a manual clock standing for real time).
 import { describe, expect, it } from "vitest";
 import { ControllableClock, ManualClock } from "../../server/clock-control.js";
-import { systemClock } from "../../server/clock.js";
+import { randomUuid, systemClock, systemRandom } from "../../server/clock.js";
 
 describe("ManualClock", () => {
   it("runs due timers in time order, ties in the order set, each at its own time", async () => {
@@ -190,5 +190,22 @@ describe("systemClock", () => {
     cancel();
     await new Promise<void>((resolve) => systemClock.after(5, resolve));
     expect(ran).toEqual([]);
+  });
+});
+
+describe("systemRandom", () => {
+  it("hands out each pooled byte once, as copies, and large draws whole", () => {
+    const draws = Array.from({ length: 600 }, () => systemRandom.bytes(16));
+    expect(new Set(draws.map((b) => b.toString("hex"))).size).toBe(600);
+    const first = systemRandom.bytes(8);
+    const copy = Buffer.from(first);
+    first.fill(0);
+    expect(systemRandom.bytes(8).equals(copy)).toBe(false);
+    expect(systemRandom.bytes(10_000)).toHaveLength(10_000);
+  });
+
+  it("makes version 4 UUIDs", () => {
+    expect(randomUuid(systemRandom)).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    expect(randomUuid({ bytes: (n) => Buffer.alloc(n, 0xff) })).toBe("ffffffff-ffff-4fff-bfff-ffffffffffff");
   });
 });
