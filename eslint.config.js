@@ -71,6 +71,43 @@ export default tseslint.config(
       ],
     },
   })),
+  // One clock (issue 16): the server reads the time, waits and draws randomness only through the
+  // injected Clock and RandomSource (server/clock.ts), so tests and the training mode can run its
+  // time. The clocks themselves and the media frame clock (audio keeps real time) are exempt.
+  // setImmediate stays allowed: it yields a turn, it does not wait for a time.
+  {
+    files: ["server/**/*.ts"],
+    ignores: ["server/clock.ts", "server/clock-*.ts", "server/media/frame-clock.ts"],
+    rules: {
+      "no-restricted-globals": [
+        "error",
+        ...["setTimeout", "setInterval", "clearTimeout", "clearInterval"].map((name) => ({
+          name,
+          message: "wait on the injected clock (Clock.after / Clock.every, server/clock.ts).",
+        })),
+      ],
+      "no-restricted-properties": [
+        "error",
+        { object: "Date", property: "now", message: "read the time from the injected clock (Clock.now)." },
+        { object: "performance", property: "now", message: "read the injected clock, or `monotonic` (server/clock.ts) for a guard against a peer." },
+        { object: "Math", property: "random", message: "draw from the injected RandomSource (server/clock.ts)." },
+        { object: "crypto", property: "randomUUID", message: "draw from the injected RandomSource (randomUuid in server/clock.ts)." },
+        { object: "crypto", property: "getRandomValues", message: "draw from the injected RandomSource (server/clock.ts)." },
+      ],
+      "no-restricted-syntax": [
+        "error",
+        { selector: "NewExpression[callee.name='Date'][arguments.length=0]", message: "read the time from the injected clock: new Date(clock.now())." },
+        {
+          selector: "ImportDeclaration[source.value=/^(node:)?crypto$/] > ImportSpecifier[imported.name=/^(randomBytes|randomUUID|randomInt|randomFill|randomFillSync|getRandomValues)$/]",
+          message: "draw from the injected RandomSource (server/clock.ts).",
+        },
+        {
+          selector: "ImportDeclaration[source.value=/^(node:)?timers(\\/promises)?$/]",
+          message: "wait on the injected clock (Clock.after / Clock.every, server/clock.ts).",
+        },
+      ],
+    },
+  },
   {
     files: ["renderer/**/*.ts", "renderer/**/*.tsx"],
     languageOptions: { globals: globals.browser },

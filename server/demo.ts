@@ -1,11 +1,11 @@
 // The demo account seeded on first run, so the console works at once: users, their softphones,
 // two queues, callflows, feature codes and hold music. Idempotent: each piece is found by its
 // natural key (username, device name, queue name, number, media name) and made only if missing.
-import { randomBytes } from "node:crypto";
 import { createReadStream, existsSync } from "node:fs";
 import { chmod, mkdir, readFile, writeFile } from "node:fs/promises";
 import { dirname, join } from "node:path";
 import type { Logger } from "pino";
+import type { RandomSource } from "./clock.js";
 import type { DocData, Store } from "./store/index.js";
 import { credentialHashes } from "./auth/credentials.js";
 import { deviceDefaults } from "./api/devices.js";
@@ -26,7 +26,7 @@ const STORED_PASSWORD = /^[\x21-\x7e]{12,128}$/;
  * written there readable by its owner only. Nobody else on the machine can read it, so the demo
  * users on 127.0.0.1 are not open to every local account as the documented password would be.
  */
-export async function demoPassword(file: string): Promise<string> {
+export async function demoPassword(file: string, random: RandomSource): Promise<string> {
   const stored = await readStoredPassword(file);
   if (stored !== null) {
     // A file made by hand or copied with looser bits is tightened, not trusted as it is.
@@ -34,7 +34,7 @@ export async function demoPassword(file: string): Promise<string> {
     return stored;
   }
   await mkdir(dirname(file), { recursive: true, mode: PRIVATE_DIR });
-  const password = randomBytes(12).toString("base64url");
+  const password = random.bytes(12).toString("base64url");
   try {
     await writeFile(file, `${password}\n`, { mode: PRIVATE_FILE, flag: "wx" });
   } catch (err) {
@@ -110,7 +110,7 @@ export async function seedDemo(store: Store, options: DemoOptions): Promise<stri
       timezone: "UTC",
       enabled: true,
       blacklists: [],
-      pvt_api_key: randomBytes(32).toString("hex"),
+      pvt_api_key: store.random.bytes(32).toString("hex"),
     });
     options.logger.info({ account_id: account.id }, "seeding the demo account");
   }
@@ -176,7 +176,7 @@ export async function seedDemo(store: Store, options: DemoOptions): Promise<stri
   for (const login of DEMO_LOGINS) {
     const name = `${login.username} softphone`;
     if (devices.all().some((d) => d.data.name === name)) continue;
-    await devices.create(demoDevice(name, userIds.get(login.username) ?? "", login.username));
+    await devices.create(demoDevice(store.random, name, userIds.get(login.username) ?? "", login.username));
   }
 
   const queues = await store.account(accountId, "callq_queues");
@@ -238,8 +238,8 @@ export async function seedDemo(store: Store, options: DemoOptions): Promise<stri
   return accountId;
 }
 
-function demoDevice(name: string, ownerId: string, username: string): DocData {
-  const hex = (bytes: number) => randomBytes(bytes).toString("hex");
+function demoDevice(random: RandomSource, name: string, ownerId: string, username: string): DocData {
+  const hex = (bytes: number) => random.bytes(bytes).toString("hex");
   return deviceDefaults(
     { name, owner_id: ownerId, device_type: "softphone", media: { audio: { codecs: ["PCMU", "PCMA"] } }, sip: { username } },
     hex,

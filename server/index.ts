@@ -64,7 +64,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     timeoutMs: config.webhookTimeoutMs,
   });
   if (config.demo) {
-    const password = config.demoPasswordFile === undefined ? undefined : await demoPassword(config.demoPasswordFile);
+    const password = config.demoPasswordFile === undefined ? undefined : await demoPassword(config.demoPasswordFile, random);
     await seedDemo(store, { assetsDir: config.assetsDir, logger, password });
   }
 
@@ -76,6 +76,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const app = buildApp({
     logger,
     clock,
+    random,
     hosts,
     allowOrigins: config.allowOrigins,
     port: () => listening,
@@ -100,7 +101,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
   // Recordings a crash cut short are stored before anyone can ask for the list.
   await calls.recordings.ready;
-  const callqHost = await startCallqHost({ store, bus: events.bus, logger, deviceGraceMs: config.deviceGraceMs });
+  const callqHost = await startCallqHost({ store, bus: events.bus, scheduler: clock, logger, deviceGraceMs: config.deviceGraceMs });
   const callq = callqHost.engine;
   registerCallqModules(calls, callq);
   // Registrations tell the queue engine who can be rung: no device for the grace, no offer.

@@ -1,6 +1,5 @@
 // Authentication endpoints: PUT /v2/user_auth (credentials hash), PUT /v2/api_auth (account API
 // key), GET and DELETE /v2/token_auth (describe, revoke), GET /v2/accounts/{id}/api_key.
-import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { toGregorianSeconds } from "../clock.js";
 import { ApiError } from "../http/errors.js";
@@ -192,7 +191,8 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
           const accounts = await deps.global("accounts");
           const account = accounts.get(ctx.params.account_id ?? "");
           if (!account) throw new ApiError("bad_identifier", { cause: ctx.params.account_id });
-          const apiKey = randomBytes(32).toString("hex");
+          // The store's random source is crypto-strength (systemRandom): an API key must be unguessable.
+          const apiKey = deps.store.random.bytes(32).toString("hex");
           try {
             await accounts.update(account.id, { ...account.data, pvt_api_key: apiKey }, { rev: ifMatch(ctx.request) });
           } catch (err) {

@@ -1,6 +1,5 @@
 // /v2/accounts/{account_id}/users: the people of an account (logins, admins, queue agents) and
 // the devices each one owns. A password arrives in clear and is kept only as Kazoo's md5/sha1.
-import { randomBytes } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import { credentialHashes } from "../auth/index.js";
 import type { ApiError } from "../http/errors.js";
@@ -9,6 +8,7 @@ import { isObject } from "../http/request.js";
 import { listOutcome, notFound, registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
 import type { Collection, StoredDoc } from "../store/index.js";
+import type { RandomSource } from "../clock.js";
 import type { ApiDeps } from "./deps.js";
 import { deviceRow } from "./devices.js";
 
@@ -136,19 +136,19 @@ function enabledText(enabled: unknown): Data {
 }
 
 /** Kazoo's generated username for a user given a password but no username: `user_` and 8 characters. */
-function generatedUsername(): string {
-  return `user_${randomBytes(6).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 8)}`;
+function generatedUsername(random: RandomSource): string {
+  return `user_${random.bytes(6).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 8)}`;
 }
 
 /**
  * The username as Kazoo's defaults settle it: kept when sent; on a write with a password but no
  * username, the stored one, else a generated one; with neither, none (the user cannot log in).
  */
-function withUsername(data: Data, ctx: WriteCtx): Data {
+function withUsername(data: Data, ctx: WriteCtx, random: RandomSource): Data {
   if (data.username !== undefined) return data;
   const stored = ctx.existing?.data.username;
   if (typeof stored === "string") return { ...data, username: stored };
-  return passwordOf(ctx.input) === undefined ? data : { ...data, username: generatedUsername() };
+  return passwordOf(ctx.input) === undefined ? data : { ...data, username: generatedUsername(random) };
 }
 
 /** Whether `value` is an object whose `key` is true. */
@@ -276,7 +276,7 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
       schema: userSchema,
       verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
       adminWrites: true,
-      prepare: (data, ctx) => withUsername(userDefaults(data), ctx),
+      prepare: (data, ctx) => withUsername(userDefaults(data), ctx, deps.store.random),
       check,
       privateFields: (data, ctx) => {
         const password = passwordOf(ctx.input);

@@ -12,7 +12,7 @@
 // once it has failed FREE_FAILURES times on an identity, its attempts on that identity are
 // refused before the credentials are looked at, until its back-off is over. That caps how fast a
 // remote client guesses without touching anyone else's logins.
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 
 const FREE_FAILURES = 5;
 const FIRST_WAIT_MS = 1_000;
@@ -37,7 +37,7 @@ export interface LoginAttempt {
 export class LoginThrottle {
   readonly #entries = new Map<string, Entry>();
 
-  constructor(private readonly clock: Clock) {}
+  constructor(private readonly clock: TimeReader) {}
 
   /**
    * Milliseconds a distinguishable source must still wait before its attempt on this identity is

@@ -2,12 +2,11 @@
 // offered which caller and when; calls/ acts for it through each session's QueuedCall, and
 // callq-host/ feeds it the accounts' queues and users and keeps its ledger (ports.ts).
 // Every change is one state-machine step (recipient-state.ts, session-state.ts) and one event.
-import { fromGregorianSeconds, systemRandom, toGregorianSeconds, type RandomSource } from "../clock.js";
+import { fromGregorianSeconds, systemClock, systemRandom, toGregorianSeconds, type RandomSource } from "../clock.js";
 import { Accounts, type Account } from "./accounts.js";
 import { LedgerWriter } from "./ledger-writer.js";
 import { CallqPublisher } from "./publisher.js";
 import type { CallqDirectory, CallqEventSink, CallqLogger, CallqUser, OfferOutcome, OfferRequest, QueuedCall, RecipientLedger, Scheduler, SessionEnd } from "./ports.js";
-import { systemScheduler } from "./ports.js";
 import type { QueueConfig } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
@@ -68,7 +67,7 @@ export class CallqEngine {
   #closed = false;
 
   constructor(options: CallqEngineOptions) {
-    this.#scheduler = options.scheduler ?? systemScheduler;
+    this.#scheduler = options.scheduler ?? systemClock;
     this.#random = options.random ?? systemRandom;
     this.#logger = options.logger;
     this.#accounts = new Accounts(options.directory, options.ledger, () => this.#scheduler.now());

@@ -1,7 +1,6 @@
 // The call-queue engine's public face: the engine, its views and the ports callq-host/ implements.
 export { CallqEngine, CallqError, DEFAULT_DEVICE_GRACE_MS, type CallqEngineOptions, type CallqErrorCode } from "./engine.js";
 export {
-  systemScheduler,
   type CallerId,
   type CallqAccount,
   type CallqDirectory,

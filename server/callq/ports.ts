@@ -2,25 +2,12 @@
 // each waiting caller's call as calls/ presents it) and what it tells the call side back. The
 // accounts' queues and users come through a directory and recipient states go to a ledger, which
 // callq-host/ implements on the store.
+import type { Clock } from "../clock.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { SavedRecipient } from "./recipient.js";
 
-/** Time and timers, injected so tests and the simulator can run time by hand. */
-export interface Scheduler {
-  /** Milliseconds since the Unix epoch. */
-  now(): number;
-  /** Runs `fn` after `ms`; the returned function cancels it (a no-op once it ran). */
-  after(ms: number, fn: () => void): () => void;
-}
-
-export const systemScheduler: Scheduler = {
-  now: () => Date.now(),
-  after(ms, fn) {
-    const timer = setTimeout(fn, Math.max(0, ms));
-    timer.unref?.();
-    return () => clearTimeout(timer);
-  },
-};
+/** Time and one-shot timers: the server's clock, which tests and the simulator run by hand. */
+export type Scheduler = Pick<Clock, "now" | "after">;
 
 /** Where the engine's events go (the bus of events/, seen from below). */
 export interface CallqEventSink {

@@ -1,7 +1,7 @@
 // A channel: one call leg as the engine sees it (an INVITE a device sent, or one the server sent
 // to a device), with its SIP side, its media leg, who it speaks for, its times and its states.
 import { EventEmitter } from "node:events";
-import { toGregorianSeconds, type Clock } from "../clock.js";
+import { toGregorianSeconds, type TimeReader } from "../clock.js";
 import type { EventSink } from "./event-sink.js";
 import { SdpError, type AudioSource, type DtmfDigit, type LegStateChange } from "../media/index.js";
 import type { AuthorizingType, InboundCall, InfoDtmf, OutboundCall } from "../sip/call-signalling.js";
@@ -121,7 +121,7 @@ export interface ChannelOptions {
   sip: ChannelSip;
   media: ChannelMedia;
   identity: ChannelIdentity;
-  clock: Clock;
+  clock: TimeReader;
   bus: EventSink;
   /** For a leg the server rings: the channel it rings for. */
   originId?: string;
@@ -140,7 +140,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
   readonly originId: string | undefined;
   readonly createdAt: number;
   readonly #identity: ChannelIdentity;
-  readonly #clock: Clock;
+  readonly #clock: TimeReader;
   readonly #bus: EventSink;
   readonly #onError: (err: unknown, what: string) => void;
   #state: ChannelState = "new";

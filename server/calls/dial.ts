@@ -41,11 +41,11 @@ export async function dial(ctx: CallContext, request: DialRequest): Promise<Dial
   }
   // Nobody to ring: every target is unregistered (the hosted service's SUBSCRIBER_ABSENT).
   if (legs.length === 0) return { kind: "failed", code: 480, cause: "SUBSCRIBER_ABSENT" };
-  return race(request, legs);
+  return race(ctx, request, legs);
 }
 
 /** Waits for the first answer among `legs`, or the end of them all. */
-function race(request: DialRequest, legs: readonly Channel[]): Promise<DialResult> {
+function race(ctx: CallContext, request: DialRequest, legs: readonly Channel[]): Promise<DialResult> {
   return new Promise((resolve) => {
     const pending = new Set(legs);
     const codes: number[] = [];
@@ -55,7 +55,7 @@ function race(request: DialRequest, legs: readonly Channel[]): Promise<DialResul
     const settle = (result: DialResult): void => {
       if (settled) return;
       settled = true;
-      clearTimeout(timer);
+      cancelNoAnswer();
       request.signal.removeEventListener("abort", onAbort);
       for (const off of unlisten) off();
       resolve(result);
@@ -68,10 +68,10 @@ function race(request: DialRequest, legs: readonly Channel[]): Promise<DialResul
       settle({ kind: "aborted" });
       endAll("ORIGINATOR_CANCEL");
     };
-    const timer = setTimeout(() => {
+    const cancelNoAnswer = ctx.clock.after(request.timeoutMs, () => {
       settle({ kind: "failed", code: 480, cause: "NO_ANSWER" });
       endAll("NO_ANSWER");
-    }, request.timeoutMs);
+    });
 
     for (const leg of legs) {
       const onState = (change: ChannelChange): void => {

@@ -20,7 +20,7 @@
 import { createReadStream } from "node:fs";
 import { mkdir, readFile, readdir, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { toGregorianSeconds } from "../clock.js";
+import { toGregorianSeconds, type Cancel, type Clock } from "../clock.js";
 import { sealRecording } from "../media/index.js";
 import { newId } from "../store/index.js";
 import type { Bridge } from "./bridge.js";
@@ -125,7 +125,7 @@ export class CallRecordings {
       this.#ctx.onError(err, `noting the recording of ${caller.id} for crash recovery`),
     );
     try {
-      await endOf(bridge, decision.limits.maxMs);
+      await endOf(this.#ctx.clock, bridge, decision.limits.maxMs);
       this.#announce("RECORD_STOP", caller, callee);
       const result = await recorder.finish();
       if (result.durationMs === 0 || result.durationMs < decision.limits.minMs) return;
@@ -228,17 +228,17 @@ function networkOf(channel: Channel): RecordingNetwork {
 }
 
 /** Resolves when the bridge is over, or after `maxMs` if that comes first. */
-async function endOf(bridge: Bridge, maxMs: number | undefined): Promise<void> {
+async function endOf(clock: Clock, bridge: Bridge, maxMs: number | undefined): Promise<void> {
   if (maxMs === undefined) {
     await bridge.ended;
     return;
   }
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, maxMs)));
+  let cancel: Cancel | undefined;
+  const limit = new Promise<void>((resolve) => (cancel = clock.after(maxMs, resolve)));
   try {
     await Promise.race([bridge.ended, limit]);
   } finally {
-    clearTimeout(timer);
+    cancel?.();
   }
 }
 

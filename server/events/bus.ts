@@ -1,6 +1,6 @@
 // The one event bus: every state change is published here once, stamped with a sequence number
 // and a time; the event websocket, the webhooks and the event log all listen to it.
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 
 export interface BusEvent {
   /** Monotonic across restarts (the event log remembers the last one). */
@@ -23,7 +23,7 @@ export class EventBus {
   #seq: number;
 
   constructor(
-    private readonly clock: Clock,
+    private readonly clock: TimeReader,
     lastSeq = 0,
   ) {
     this.#seq = lastSeq;

@@ -2,7 +2,7 @@
 // persisted record, and the single HTTP attempt it makes while `sending`.
 import { Agent as HttpAgent, request as httpRequest } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import type { Clock } from "../clock.js";
+import type { Clock, TimeReader } from "../clock.js";
 import type { HookRequest, Payload } from "./webhook-payload.js";
 
 /**
@@ -63,7 +63,7 @@ export class Delivery {
     readonly id: string,
     readonly accountId: string,
     record: DeliveryRecord,
-    private readonly clock: Clock,
+    private readonly clock: TimeReader,
     /** Told of every transition once it is made; the dispatcher keeps the disk in step with it. */
     private readonly onChange: (delivery: Delivery, change: DeliveryChange) => void,
   ) {
@@ -137,7 +137,7 @@ export type AttemptResult =
  * only; redirects are not followed, so a 3xx fails. The whole exchange, answer included, must
  * end within `timeoutMs`.
  */
-export function attempt(request: HookRequest, timeoutMs: number, stop: AbortSignal): Promise<AttemptResult> {
+export function attempt(clock: Clock, request: HookRequest, timeoutMs: number, stop: AbortSignal): Promise<AttemptResult> {
   return new Promise((resolve) => {
     let url: URL;
     try {
@@ -150,7 +150,7 @@ export function attempt(request: HookRequest, timeoutMs: number, stop: AbortSign
     const req = (https ? httpsRequest : httpRequest)(url, { method: request.method, headers: request.headers, agent: https ? httpsAgent : httpAgent });
     // Resolving twice changes nothing, so a late event after a timeout or a stop is harmless.
     const finish = (result: AttemptResult): void => {
-      clearTimeout(timer);
+      cancelTimeout();
       stop.removeEventListener("abort", onStop);
       resolve(result);
     };
@@ -160,7 +160,7 @@ export function attempt(request: HookRequest, timeoutMs: number, stop: AbortSign
       req.destroy();
     };
     const onStop = (): void => abandon({ result: "stopped" });
-    const timer = setTimeout(() => abandon({ result: "failure", reason: CLIENT_ERROR, clientError: `timeout after ${timeoutMs} ms` }), timeoutMs);
+    const cancelTimeout = clock.after(timeoutMs, () => abandon({ result: "failure", reason: CLIENT_ERROR, clientError: `timeout after ${timeoutMs} ms` }));
     stop.addEventListener("abort", onStop, { once: true });
     req.on("response", (res) => {
       const status = res.statusCode ?? 0;

@@ -1,7 +1,7 @@
 // The webhook dispatcher: hears every bus event, picks the account's enabled hooks it fires,
 // persists one delivery per hook and sends them outside the request path, one lane per hook.
 import { setMaxListeners } from "node:events";
-import type { Clock } from "../clock.js";
+import type { Cancel, Clock } from "../clock.js";
 import { newId, type Collection, type StoredDoc, type Store } from "../store/index.js";
 import type { BusEvent, EventBus } from "./bus.js";
 import { AttemptLog } from "./webhook-attempt-log.js";
@@ -66,7 +66,7 @@ export class WebhookDispatcher {
   readonly #ready: Lane[] = [];
   /** Failure times per hook (`account/hook`), within the window. */
   readonly #failures = new Map<string, number[]>();
-  readonly #timers = new Set<NodeJS.Timeout>();
+  readonly #timers = new Set<Cancel>();
   /** Sends and store writes still running; stop() waits for them. */
   readonly #running = new Set<Promise<unknown>>();
   readonly #stopping = new AbortController();
@@ -101,7 +101,7 @@ export class WebhookDispatcher {
     this.#stopped ??= (async () => {
       this.#unsubscribe();
       this.#stopping.abort();
-      for (const timer of this.#timers) clearTimeout(timer);
+      for (const cancel of this.#timers) cancel();
       this.#timers.clear();
       while (this.#running.size > 0) await Promise.allSettled([...this.#running]);
     })();
@@ -161,11 +161,11 @@ export class WebhookDispatcher {
       this.#enqueue(delivery, persisted, true);
       return;
     }
-    const timer = setTimeout(() => {
-      this.#timers.delete(timer);
+    const cancel = this.#clock.after(wait, () => {
+      this.#timers.delete(cancel);
       this.#enqueue(delivery, persisted, true);
-    }, wait);
-    this.#timers.add(timer);
+    });
+    this.#timers.add(cancel);
   }
 
   #enqueue(delivery: Delivery, persisted: Promise<unknown>, first: boolean): void {
@@ -231,7 +231,7 @@ export class WebhookDispatcher {
       },
       delivery.record.payload,
     );
-    const result = await attempt(request, this.#tuning.timeoutMs, this.#stopping.signal);
+    const result = await attempt(this.#clock, request, this.#tuning.timeoutMs, this.#stopping.signal);
     if (result.result === "stopped") return;
     const retries = retriesOf(hook);
     const retriesLeft = Math.max(0, retries + 1 - delivery.try);

@@ -5,10 +5,9 @@
 // cut, and one whose token ends (revoked, expired, its user or account disabled or deleted) is
 // told why and closed.
 import { readFileSync } from "node:fs";
-import { performance } from "node:perf_hooks";
 import type { FastifyBaseLogger, FastifyInstance, FastifyPluginAsync, FastifyReply, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
-import type { Clock } from "../clock.js";
+import { monotonic, systemClock, type Cancel, type Clock } from "../clock.js";
 import type { TokenEnd, TokenService } from "../auth/tokens.js";
 import { tokenId } from "../auth/tokens.js";
 import { ApiError } from "../http/errors.js";
@@ -144,7 +143,7 @@ interface Grant {
   ownerId: string | null;
   /** When the token expires unless it was used since (clock ms), as last looked at. */
   expiresAt: number;
-  timer: NodeJS.Timeout | null;
+  timer: Cancel | null;
 }
 
 interface Hub {
@@ -188,7 +187,7 @@ export class EventSockets {
   readonly #idle = new Set<Connection>();
   readonly #hub: Hub;
   readonly #stop: (() => void)[];
-  readonly #sweep: NodeJS.Timeout;
+  readonly #stopSweep: Cancel;
 
   constructor(deps: EventSocketsDeps) {
     const connections = this.#connections;
@@ -253,8 +252,7 @@ export class EventSockets {
       deps.auth.tokens.onEnd((id, why) => this.#tokenEnded(id, why)),
       deps.store.onChange((change) => this.#storeChanged(change)),
     ];
-    this.#sweep = setInterval(() => this.#sweepAll(), limits.idleMs);
-    this.#sweep.unref();
+    this.#stopSweep = deps.clock.every(limits.idleMs, () => this.#sweepAll());
   }
 
   /**
@@ -279,7 +277,7 @@ export class EventSockets {
     // Upgrades admitted together may overshoot: the latest ones are turned away here.
     const refusal = this.admit();
     if (refusal !== null) {
-      refuse(socket, refusal);
+      refuse(this.#hub.clock, socket, refusal);
       return;
     }
     this.#connections.add(new Connection(socket, this.#hub));
@@ -302,7 +300,7 @@ export class EventSockets {
 
   close(): void {
     for (const stop of this.#stop) stop();
-    clearInterval(this.#sweep);
+    this.#stopSweep();
     for (const connection of [...this.#connections]) connection.shutdown();
   }
 
@@ -343,18 +341,17 @@ export class EventSockets {
 
   /** Once per idle window: idle sockets closed, silent ones cut, the others pinged, tokens looked at. */
   #sweepAll(): void {
-    const now = performance.now();
+    const now = this.#hub.clock.now();
     for (const connection of [...this.#connections]) connection.sweep(now);
   }
 }
 
 /** Turns a socket away: one error message in the protocol's shape, then the close, and a short grace. */
-function refuse(socket: WebSocket, error: string): void {
+function refuse(clock: Clock, socket: WebSocket, error: string): void {
   socket.send(JSON.stringify({ action: "error", data: { errors: [error] } }));
   socket.close(TRY_AGAIN_LATER, "too many sockets");
-  const timer = setTimeout(() => socket.terminate(), 1_000);
-  timer.unref();
-  socket.once("close", () => clearTimeout(timer));
+  const cancel = clock.after(1_000, () => socket.terminate());
+  socket.once("close", cancel);
 }
 
 /** The event message; `seq` and `account_id` sit beside the hosted service's keys so a client can resume. */
@@ -386,18 +383,21 @@ class Connection {
   /** The highest sequence sent. */
   #lastSeq = 0;
   #open = true;
-  /** performance.now() when the connection last came to hold no binding. */
+  /** The clock's time when the connection last came to hold no binding. */
   #idleSince: number;
   /** A ping went out and neither a pong nor a message came back since. */
   #awaitingPong = false;
-  /** The read budget's current second: when it began (performance.now()) and the bytes charged to it. */
+  /**
+   * The read budget's current second: when it began (monotonic real time, as a peer's bandwidth
+   * is real whatever the server's clock does) and the bytes charged to it.
+   */
   #budget = { since: 0, used: 0, paused: false };
 
   constructor(
     private readonly socket: WebSocket,
     private readonly hub: Hub,
   ) {
-    this.#idleSince = performance.now();
+    this.#idleSince = hub.clock.now();
     hub.idle(this, true);
     socket.on("message", (data) => this.#receive(data));
     socket.on("pong", () => {
@@ -494,7 +494,7 @@ class Connection {
   }
 
   #endGrants(): void {
-    for (const grant of this.#grants.values()) if (grant.timer) clearTimeout(grant.timer);
+    for (const grant of this.#grants.values()) grant.timer?.();
   }
 
   /** Bounded: a client whose unsent bytes pass the limit is told once and disconnected. */
@@ -534,9 +534,8 @@ class Connection {
 
   /** A peer that never reads never answers the close either; its buffers are freed after a grace. */
   #cutAfter(ms: number): void {
-    const timer = setTimeout(() => this.socket.terminate(), ms);
-    timer.unref();
-    this.socket.once("close", () => clearTimeout(timer));
+    const cancel = this.hub.clock.after(ms, () => this.socket.terminate());
+    this.socket.once("close", cancel);
   }
 
   #receive(data: RawData): void {
@@ -565,7 +564,7 @@ class Connection {
   /** Counts a message against the read budget; over it, the socket is not read until the excess is paid off. */
   #charge(bytes: number): void {
     const budget = this.#budget;
-    const now = performance.now();
+    const now = monotonic.now();
     if (!budget.paused && now - budget.since >= 1_000) {
       budget.since = now;
       budget.used = 0;
@@ -575,13 +574,12 @@ class Connection {
     budget.paused = true;
     this.socket.pause();
     const waitMs = (budget.used / LIMITS.readBytesPerSecond) * 1_000 - (now - budget.since);
-    const timer = setTimeout(() => {
+    systemClock.after(waitMs, () => {
       budget.paused = false;
-      budget.since = performance.now();
+      budget.since = monotonic.now();
       budget.used = 0;
       if (this.#open) this.socket.resume();
-    }, waitMs);
-    timer.unref();
+    });
   }
 
   async #handle(text: string): Promise<void> {
@@ -737,7 +735,7 @@ class Connection {
       this.#dropGrant(account);
     }
     if (this.#subscriptions.size === 0 && touched.size > 0) {
-      this.#idleSince = performance.now();
+      this.#idleSince = this.hub.clock.now();
       this.hub.idle(this, true);
     }
     const subscribed = accountId === undefined ? [...this.#subscriptions.all()].map((s) => s.binding) : this.#subscriptions.bindingsOf(accountId);
@@ -787,23 +785,21 @@ class Connection {
   #dropGrant(accountId: string): void {
     const grant = this.#grants.get(accountId);
     if (!grant) return;
-    if (grant.timer) clearTimeout(grant.timer);
+    grant.timer?.();
     this.#grants.delete(accountId);
     this.hub.ungrant(this, grant);
   }
 
   /** Ends the socket if the token has expired, else looks again when it would (use slides it). */
   #checkExpiry(grant: Grant): void {
-    if (grant.timer) clearTimeout(grant.timer);
+    grant.timer?.();
     grant.timer = null;
     const expiresAt = this.hub.auth.tokens.expiresAt(grant.token);
     if (expiresAt === null) return this.authorityEnded("revoked");
     grant.expiresAt = expiresAt;
     const left = expiresAt - this.hub.clock.now();
     if (left <= 0) return this.authorityEnded("expired");
-    // Timers cannot wait past ~24.8 days; the sweep looks too, so a later look is never missed.
-    grant.timer = setTimeout(() => this.#checkExpiry(grant), Math.min(left + 1, 2 ** 31 - 1));
-    grant.timer.unref();
+    grant.timer = this.hub.clock.after(left + 1, () => this.#checkExpiry(grant));
   }
 
   #reply(reply: Message): void {

@@ -1,13 +1,12 @@
 // Builds the Fastify app without listening: request ids, the root guard, the error envelope and
 // the static renderer. Resource routes are registered on top of it by server/index.ts.
-import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import { Readable } from "node:stream";
 import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyReply } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
-import type { Clock } from "../clock.js";
+import { systemRandom, type Clock, type RandomSource } from "../clock.js";
 import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
 import { tokenOutsideBody, type Authenticator } from "./endpoint.js";
@@ -19,6 +18,8 @@ import { registerSecurityHeaders } from "./csp.js";
 export interface AppOptions {
   logger: FastifyBaseLogger;
   clock: Clock;
+  /** Where request ids come from; the system's by default. */
+  random?: RandomSource;
   hosts: string[];
   allowOrigins: string[];
   port: () => number;
@@ -83,13 +84,13 @@ export function jsonShapeRefusal(text: string, maxDepth: number, maxEntries: num
 }
 
 export function buildApp(options: AppOptions): FastifyInstance {
+  const random = options.random ?? systemRandom;
   const app = Fastify({
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
-      // randomUUID draws from a buffered pool: a fresh 32-hex id without a syscall per request.
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : randomUUID().replace(/-/g, "");
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : requestId(random);
     },
     bodyLimit: JSON_BODY_BYTES,
     // A client that stopped reading a download must not hold shutdown hostage.
@@ -115,7 +116,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Bytes that are not HTTP never reach a route; they still get the error envelope.
     clientErrorHandler: (err, socket) => {
       if ((err as NodeJS.ErrnoException).code === "ECONNRESET" || socket.destroyed) return;
-      if (socket.writable) socket.write(clientErrorAnswer(err, new Date(options.clock.now())));
+      if (socket.writable) socket.write(clientErrorAnswer(err, new Date(options.clock.now()), requestId(random)));
       socket.destroy();
     },
   });
@@ -223,7 +224,7 @@ export function buildApp(options: AppOptions): FastifyInstance {
 }
 
 /** The whole HTTP answer to a request Node could not parse: 408, 431 or 400, with the envelope. */
-export function clientErrorAnswer(err: Error, now: Date): string {
+export function clientErrorAnswer(err: Error, now: Date, id: string): string {
   const code = (err as NodeJS.ErrnoException).code;
   const apiError =
     code === "ERR_HTTP_REQUEST_TIMEOUT"
@@ -231,8 +232,13 @@ export function clientErrorAnswer(err: Error, now: Date): string {
       : code === "HPE_HEADER_OVERFLOW"
         ? new ApiError("header_fields_too_large")
         : new ApiError("validation_error", { http: { invalid: { message: "the request is not valid HTTP/1.1" } } });
-  const body = JSON.stringify(errorEnvelope(apiError, randomUUID().replace(/-/g, ""), now));
+  const body = JSON.stringify(errorEnvelope(apiError, id, now));
   return `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
+}
+
+/** A fresh request id: 32 hex digits. */
+function requestId(random: RandomSource): string {
+  return random.bytes(16).toString("hex");
 }
 
 function toApiError(error: unknown): ApiError {

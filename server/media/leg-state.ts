@@ -1,7 +1,7 @@
 // The life of a media leg as an explicit state machine: every change goes through one function
 // that checks it, stamps the time from the injected clock and reports it once.
 
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 
 /**
  * ```
@@ -35,10 +35,10 @@ export class IllegalLegTransition extends Error {
 
 export class LegStateMachine {
   #state: LegState = "new";
-  readonly #clock: Clock;
+  readonly #clock: TimeReader;
   readonly #onChange: (change: LegStateChange) => void;
 
-  constructor(clock: Clock, onChange: (change: LegStateChange) => void) {
+  constructor(clock: TimeReader, onChange: (change: LegStateChange) => void) {
     this.#clock = clock;
     this.#onChange = onChange;
   }

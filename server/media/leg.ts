@@ -3,9 +3,8 @@
 // into a jitter FIFO (or, inside a media worker, into the ring to the main thread's FIFO).
 
 import { EventEmitter } from "node:events";
-import { randomUUID } from "node:crypto";
 import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, type MediaStreamTrack, type RtpPacket, type RTCRtpTransceiver } from "werift";
-import { systemClock, systemRandom, type Clock, type RandomSource } from "../clock.js";
+import { randomUuid, systemClock, systemRandom, type Cancel, type Clock, type RandomSource } from "../clock.js";
 import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
 import { DirectRtpPath, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
 import { DtmfDetector, DtmfSender, type DtmfSendOptions } from "./dtmf.js";
@@ -87,7 +86,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #direct: DirectRtpPath | undefined;
   #source: AudioSource = silence;
   #unsubscribeTick: (() => void) | undefined;
-  #connectTimer: NodeJS.Timeout | undefined;
+  #cancelConnectTimeout: Cancel | undefined;
+  readonly #wallClock: Clock;
   #closing: Promise<void> | undefined;
   #closeReason: string | undefined;
   // Sending.
@@ -104,15 +104,17 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
 
   constructor(options: WebRtcLegOptions) {
     super();
-    this.id = options.id ?? randomUUID();
+    const random = options.random ?? systemRandom;
+    this.id = options.id ?? randomUuid(random);
     this.#clock = options.clock;
     this.#host = options.host ?? "127.0.0.1";
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.#maxSendLatenessMs = options.maxSendLatenessMs ?? DEFAULT_MAX_SEND_LATENESS_MS;
     this.#buffer = options.received ? undefined : new ReceiveBuffer(options.fifo);
     this.#received = options.received ?? (this.#buffer as ReceiveBuffer);
-    this.#state = new LegStateMachine(options.wallClock ?? systemClock, (change) => this.emit("state", change));
-    const seed = (options.random ?? systemRandom).bytes(6);
+    this.#wallClock = options.wallClock ?? systemClock;
+    this.#state = new LegStateMachine(this.#wallClock, (change) => this.emit("state", change));
+    const seed = random.bytes(6);
     this.#sequence = seed.readUInt16BE(0);
     this.#timestampBase = seed.readUInt32BE(2);
 
@@ -275,7 +277,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     if (this.state !== "closed") this.#state.transition("closed", reason);
     this.#unsubscribeTick?.();
     this.#unsubscribeTick = undefined;
-    clearTimeout(this.#connectTimer);
+    this.#cancelConnectTimeout?.();
     this.#dtmfOut.cancel();
     this.#direct?.close();
     this.#direct = undefined;
@@ -309,15 +311,15 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const local = this.#pc.localDescription?.sdp ?? "";
     const remote = this.#pc.remoteDescription?.sdp ?? "";
     this.#receiveTypes = new Set([telephoneEventPayloadType(local), telephoneEventPayloadType(remote)].filter((pt) => pt !== undefined));
-    if (this.state === "negotiating" && this.#connectTimer === undefined) {
-      this.#connectTimer = setTimeout(() => void this.close("connect timeout"), this.#connectTimeoutMs);
+    if (this.state === "negotiating" && this.#cancelConnectTimeout === undefined) {
+      this.#cancelConnectTimeout = this.#wallClock.after(this.#connectTimeoutMs, () => void this.close("connect timeout"));
     }
     if (this.state === "negotiating" && this.#pc.connectionState === "connected") this.#connected();
   }
 
   #connected(): void {
     if (this.state !== "negotiating") return;
-    clearTimeout(this.#connectTimer);
+    this.#cancelConnectTimeout?.();
     this.#state.transition("connected");
     this.#openDirectPath();
     this.#unsubscribeTick = this.#clock.subscribe((tick) => this.#tick(tick));

@@ -1,6 +1,6 @@
 // The call layer's timers (ACK wait, no answer, CANCEL answered late) as deadlines on the injected
 // clock, run by the SIP housekeeping sweep, so tests and the simulator can move time on.
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 
 /** Called to take a deadline back before it is due. */
 export type CancelDeadline = () => void;
@@ -11,11 +11,11 @@ interface Deadline {
 }
 
 export class Deadlines {
-  readonly #clock: Clock;
+  readonly #clock: TimeReader;
   readonly #onError: (err: unknown) => void;
   readonly #pending = new Set<Deadline>();
 
-  constructor(clock: Clock, onError: (err: unknown) => void) {
+  constructor(clock: TimeReader, onError: (err: unknown) => void) {
     this.#clock = clock;
     this.#onError = onError;
   }

@@ -1,6 +1,6 @@
 // The life of a SIP dialog (RFC 3261 §12) as an explicit state machine: every change goes through
 // one function that checks it, stamps the time from the injected clock and reports it once.
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 
 /**
  * ```
@@ -35,10 +35,10 @@ export class IllegalDialogTransition extends Error {
 
 export class DialogStateMachine {
   #state: DialogState = "early";
-  readonly #clock: Clock;
+  readonly #clock: TimeReader;
   readonly #onChange: (change: DialogStateChange) => void;
 
-  constructor(clock: Clock, onChange: (change: DialogStateChange) => void) {
+  constructor(clock: TimeReader, onChange: (change: DialogStateChange) => void) {
     this.#clock = clock;
     this.#onChange = onChange;
   }

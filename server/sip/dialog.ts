@@ -1,6 +1,6 @@
 // One SIP dialog (RFC 3261 §12): its id (Call-ID and both tags), the parties and the far end's
 // target, both CSeq sequences and its state; it writes the requests this server sends inside it.
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 import { DialogStateMachine, type DialogState, type DialogStateChange } from "./dialog-state.js";
 import { serverContact, viaOf, type Flow } from "./flows.js";
 import { buildRequest } from "./message.js";
@@ -49,7 +49,7 @@ export class Dialog {
   #remoteCseq: number | null;
   readonly #machine: DialogStateMachine;
 
-  constructor(init: DialogInit, clock: Clock, onChange: (change: DialogStateChange) => void = () => undefined) {
+  constructor(init: DialogInit, clock: TimeReader, onChange: (change: DialogStateChange) => void = () => undefined) {
     this.id = dialogId(init.callId, init.localTag, init.remoteTag);
     this.callId = init.callId;
     this.localTag = init.localTag;

@@ -1,7 +1,7 @@
 // Digest authentication of SIP requests (RFC 2617 as RFC 3261 §22 uses it: MD5, qop "auth" or
 // none): the challenge, the Authorization header's parameters, the expected response, nonces.
 import { createHash, timingSafeEqual } from "node:crypto";
-import type { Clock, RandomSource } from "../clock.js";
+import type { TimeReader, RandomSource } from "../clock.js";
 
 export interface DigestCredentials {
   username: string;
@@ -119,7 +119,7 @@ function quote(text: string): string {
 export type NonceState = "fresh" | "stale";
 
 export interface NonceOptions {
-  clock: Clock;
+  clock: TimeReader;
   random: RandomSource;
   /** How long a nonce may be used. */
   ttlMs?: number;
@@ -137,7 +137,7 @@ const DEFAULT_MAX_NONCES = 10_000;
  * request: such a nonce is good for one request only (RFC 2617 §4.5's one-time nonce).
  */
 export class NonceBook {
-  readonly #clock: Clock;
+  readonly #clock: TimeReader;
   readonly #random: RandomSource;
   readonly #ttlMs: number;
   readonly #max: number;

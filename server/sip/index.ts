@@ -69,14 +69,13 @@ export async function registerSip(app: FastifyInstance, deps: SipDeps): Promise<
     }),
   );
 
-  const housekeeping = setInterval(() => {
+  const stopHousekeeping = deps.clock.every(HOUSEKEEPING_MS, () => {
     registrar.sweep();
     nonces.prune();
     transactions.prune();
     calls.sweep();
-  }, HOUSEKEEPING_MS);
-  housekeeping.unref();
-  app.addHook("onClose", async () => clearInterval(housekeeping));
+  });
+  app.addHook("onClose", async () => stopHousekeeping());
 
   return {
     registrar,

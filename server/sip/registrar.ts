@@ -1,7 +1,7 @@
 // The location service: where each device is registered (its contacts), over which flow, until
 // when. A binding ends by un-REGISTER, by expiring on the injected clock, or when its flow closes.
 import { EventEmitter } from "node:events";
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 
 export interface Binding {
   readonly accountId: string;
@@ -49,13 +49,13 @@ interface RegistrarEvents {
 }
 
 export interface RegistrarOptions {
-  clock: Clock;
+  clock: TimeReader;
   /** A listener that throws must not undo a registration already answered; it is reported here. */
   onListenerError?(err: unknown): void;
 }
 
 export class Registrar extends EventEmitter<RegistrarEvents> {
-  readonly #clock: Clock;
+  readonly #clock: TimeReader;
   readonly #onListenerError: (err: unknown) => void;
   /** Keyed by `accountId/deviceId`, then by contact URI. */
   readonly #byDevice = new Map<string, Map<string, Binding>>();

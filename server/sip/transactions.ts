@@ -1,6 +1,6 @@
 // Requests this server sent (NOTIFY, INVITE, CANCEL, BYE) waiting for their final response:
 // matched by top Via branch + CSeq (RFC 3261 §17.1.3), timed out on the clock.
-import type { Clock } from "../clock.js";
+import type { TimeReader } from "../clock.js";
 import type { SipResponse } from "./message.js";
 
 export interface ClientTransactionSpec {
@@ -31,14 +31,14 @@ const TIMER_F_MS = 32_000;
 const TIMER_M_MS = 32_000;
 
 export interface ClientTransactionsOptions {
-  clock: Clock;
+  clock: TimeReader;
   timeoutMs?: number;
   /** A callback that throws (an engine's listener behind it) is reported here; the others still run. */
   onError?(err: unknown): void;
 }
 
 export class ClientTransactions {
-  readonly #clock: Clock;
+  readonly #clock: TimeReader;
   readonly #timeoutMs: number;
   readonly #onError: (err: unknown) => void;
   readonly #pending = new Map<string, Pending>();

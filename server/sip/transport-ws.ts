@@ -3,7 +3,7 @@
 // budget (budget.ts); junk is dropped, a persistent flooder disconnected.
 import type { FastifyInstance, FastifyRequest } from "fastify";
 import type { RawData, WebSocket } from "ws";
-import type { RandomSource } from "../clock.js";
+import { monotonic, type RandomSource } from "../clock.js";
 import { ApiError } from "../http/errors.js";
 import { DEFAULT_BUDGET, MessageBudget, type BudgetOptions } from "./budget.js";
 import type { SipDispatcher, SipLog } from "./dispatcher.js";
@@ -60,7 +60,7 @@ interface OpenSocket {
 }
 
 export function registerWsTransport(app: FastifyInstance, options: WsTransportOptions): void {
-  const budget = options.budget ?? { ...DEFAULT_BUDGET, now: () => performance.now() };
+  const budget = options.budget ?? { ...DEFAULT_BUDGET, now: monotonic.now };
   const maxSockets = options.maxSockets ?? MAX_SIP_SOCKETS;
   const inUse = options.inUse ?? (() => true);
   const open = new Map<string, OpenSocket>();
@@ -72,7 +72,7 @@ export function registerWsTransport(app: FastifyInstance, options: WsTransportOp
    * without credentials cannot lock the agents' phones out.
    */
   const makeRoom = (): boolean => {
-    const now = performance.now();
+    const now = monotonic.now();
     let idlest: [string, OpenSocket] | null = null;
     for (const entry of open) {
       const [flowId, held] = entry;
@@ -102,7 +102,7 @@ export function registerWsTransport(app: FastifyInstance, options: WsTransportOp
   app.get(SIP_PATH, { websocket: true, onRequest: admit }, (socket, request) => {
     const flow = wsFlow(randomHex(options.random), socket, request.headers.host ?? FALLBACK_HOST);
     options.flows.add(flow);
-    const opened = performance.now();
+    const opened = monotonic.now();
     const held: OpenSocket = { socket, openedAt: opened, heardAt: opened };
     open.set(flow.id, held);
     const wary = opened - floodClosedAt < WARY_MS;
@@ -111,10 +111,10 @@ export function registerWsTransport(app: FastifyInstance, options: WsTransportOp
     let queued = 0;
 
     socket.on("message", (data, isBinary) => {
-      held.heardAt = performance.now();
+      held.heardAt = monotonic.now();
       const admission = allowance.admit();
       if (admission === "close") {
-        floodClosedAt = performance.now();
+        floodClosedAt = monotonic.now();
         options.log.warn({ flow: flow.id }, "sip: connection closed, it kept sending over its budget");
         socket.close(CLOSE_POLICY_VIOLATION, "SIP message rate exceeded");
         return;

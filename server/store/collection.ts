@@ -8,7 +8,7 @@ import { basename, dirname, join } from "node:path";
 import { pipeline } from "node:stream/promises";
 import { Readable } from "node:stream";
 import { Low } from "lowdb";
-import { type Clock, type RandomSource, toGregorianSeconds } from "../clock.js";
+import { type Cancel, type Clock, type RandomSource, toGregorianSeconds } from "../clock.js";
 import { newId, newModbId, nextRevision } from "./ids.js";
 import { StoreConflictError, StoreNotFoundError } from "./errors.js";
 import { Journal } from "./journal.js";
@@ -95,7 +95,7 @@ export class Collection<T extends DocData = DocData> {
   #changesSinceSnapshot = 0;
   #snapshotting: Promise<void> | null = null;
   #snapshotAgain = false;
-  #idleTimer: NodeJS.Timeout | null = null;
+  #cancelIdleSnapshot: Cancel | null = null;
   /**
    * Durable creates whose journal line is not synced yet: in memory (a snapshot must hold them,
    * and ids stay taken) but not shown, since nobody may see a row that a power cut could undo.
@@ -391,8 +391,8 @@ export class Collection<T extends DocData = DocData> {
 
   /** Resolves once every change made so far is folded into the collection file. */
   async flush(): Promise<void> {
-    if (this.#idleTimer) clearTimeout(this.#idleTimer);
-    this.#idleTimer = null;
+    this.#cancelIdleSnapshot?.();
+    this.#cancelIdleSnapshot = null;
     if (this.#changesSinceSnapshot > 0 || this.#snapshotting) await this.#snapshot();
   }
 
@@ -419,12 +419,11 @@ export class Collection<T extends DocData = DocData> {
     if (this.#changesSinceSnapshot >= SNAPSHOT_EVERY) {
       this.#snapshot().catch(() => undefined);
     } else {
-      if (this.#idleTimer) clearTimeout(this.#idleTimer);
-      this.#idleTimer = setTimeout(() => {
-        this.#idleTimer = null;
+      this.#cancelIdleSnapshot?.();
+      this.#cancelIdleSnapshot = this.#deps.clock.after(SNAPSHOT_AFTER_IDLE_MS, () => {
+        this.#cancelIdleSnapshot = null;
         this.#snapshot().catch(() => undefined);
-      }, SNAPSHOT_AFTER_IDLE_MS);
-      this.#idleTimer.unref();
+      });
     }
   }
 

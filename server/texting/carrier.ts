@@ -1,8 +1,7 @@
 // The simulated carrier of the local server: an outbound message is accepted (queued -> sent)
 // and then delivered to the handset, or fails for a number a trainer marked unreachable. Each
-// step is a deadline on the injected clock, so tests and the simulator can run time fast.
+// step is a timer on the injected clock, so tests and the simulator can run time fast.
 import type { Clock } from "../clock.js";
-import { Deadlines } from "../sip/deadlines.js";
 import type { Store } from "../store/index.js";
 import { BackgroundWork } from "./background.js";
 import type { MessageStatus } from "./message-status.js";
@@ -19,28 +18,20 @@ export interface CarrierDelays {
 
 export const DEFAULT_CARRIER_DELAYS: CarrierDelays = { acceptMs: 250, deliverMs: 750 };
 
-/** How often due steps are looked for; well under the delays, so a step is late by at most this. */
-const SWEEP_MS = 25;
-
 export type StatusReport = (accountId: string, messageId: string, status: MessageStatus, error?: string) => Promise<void>;
 
 export class SimulatedCarrier {
-  readonly #deadlines: Deadlines;
-  readonly #sweep: NodeJS.Timeout;
   readonly #pending = new Set<() => void>();
   readonly #background: BackgroundWork;
 
   constructor(
     private readonly store: Store,
-    clock: Clock,
+    private readonly clock: Clock,
     private readonly report: StatusReport,
     private readonly delays: CarrierDelays = DEFAULT_CARRIER_DELAYS,
-    private readonly logger?: { warn(obj: object, msg: string): void },
+    logger?: { warn(obj: object, msg: string): void },
   ) {
     this.#background = new BackgroundWork("texting carrier", logger);
-    this.#deadlines = new Deadlines(clock, (err) => this.logger?.warn({ err }, "texting carrier: a step failed"));
-    this.#sweep = setInterval(() => this.#deadlines.sweep(), SWEEP_MS);
-    this.#sweep.unref();
   }
 
   /** Takes a queued message; `from` says where a message resumed after a restart stands. */
@@ -76,14 +67,13 @@ export class SimulatedCarrier {
 
   /** Drops the steps not yet due (a restart resumes them from the messages) and waits for those running. */
   async stop(): Promise<void> {
-    clearInterval(this.#sweep);
     for (const cancel of this.#pending) cancel();
     this.#pending.clear();
     await this.#background.settled();
   }
 
   #after(ms: number, step: () => Promise<void>): void {
-    const cancel = this.#deadlines.after(ms, () => {
+    const cancel = this.clock.after(ms, () => {
       this.#pending.delete(cancel);
       this.#background.track(step());
     });

@@ -6,7 +6,6 @@
 import { setMaxListeners } from "node:events";
 import { toGregorianSeconds, type Clock } from "../clock.js";
 import { attempt, Delivery, type DeliveryChange, type DeliveryRecord } from "../events/webhook-delivery.js";
-import { Deadlines } from "../sip/deadlines.js";
 import { newId, type Collection, type Store, type StoredDoc } from "../store/index.js";
 import { BackgroundWork } from "./background.js";
 import { relayUrlOf, SETTINGS_COLLECTION } from "./settings.js";
@@ -47,8 +46,6 @@ export interface RelayOptions {
 const DEFAULTS = { retryDelayMs: 2_000, timeoutMs: 10_000, retries: 2 };
 /** Requests in flight over all users; each user's relay gets one at a time, in message order. */
 const MAX_IN_FLIGHT = 64;
-/** How often retries that are due are looked for (they wait on the injected clock). */
-const SWEEP_MS = 25;
 
 /** A delivery waiting in its lane, with the write of its record its first try must wait for. */
 interface Queued {
@@ -71,8 +68,6 @@ export class TextingRelay {
   readonly #clock: Clock;
   readonly #tuning: typeof DEFAULTS;
   readonly #lanes = new Map<string, Lane>();
-  readonly #deadlines: Deadlines;
-  readonly #sweep: NodeJS.Timeout;
   readonly #waiting = new Set<() => void>();
   readonly #background: BackgroundWork;
   readonly #stopping = new AbortController();
@@ -89,9 +84,6 @@ export class TextingRelay {
       retries: options.retries ?? DEFAULTS.retries,
     };
     setMaxListeners(MAX_IN_FLIGHT + 1, this.#stopping.signal);
-    this.#deadlines = new Deadlines(options.clock, (err) => options.logger?.warn({ err }, "texting relay: a retry failed to start"));
-    this.#sweep = setInterval(() => this.#deadlines.sweep(), SWEEP_MS);
-    this.#sweep.unref();
   }
 
   /** Resumes what a previous run left on disk, oldest first. */
@@ -124,7 +116,6 @@ export class TextingRelay {
 
   stop(): Promise<void> {
     this.#stopping.abort();
-    clearInterval(this.#sweep);
     for (const cancel of this.#waiting) cancel();
     this.#waiting.clear();
     return this.#background.settled();
@@ -149,7 +140,7 @@ export class TextingRelay {
     };
     const wait = delivery.record.due - this.#clock.now();
     if (wait <= 0) return run();
-    const cancel = this.#deadlines.after(wait, () => {
+    const cancel = this.#clock.after(wait, () => {
       this.#waiting.delete(cancel);
       run();
     });
@@ -187,6 +178,7 @@ export class TextingRelay {
     }
     delivery.send();
     const result = await attempt(
+      this.#clock,
       {
         url: uri,
         method: "POST",

@@ -2,12 +2,15 @@
 // signalling with real werift phones, the callq modules registered, and helpers for queues.
 import type { CallqEngine } from "../../server/callq/engine.js";
 import { startCallqHost } from "../../server/callq-host/index.js";
+import { ManualClock } from "../../server/clock-control.js";
 import { FRAME_SAMPLES, levelDbfs, toneShare } from "../../server/media/index.js";
 import { registerCallqModules } from "../../server/callq-host/modules/index.js";
 import type { DocData } from "../../server/store/index.js";
 import { startTestEngine, type TestEngine } from "../helpers/call-engine.js";
 
 export interface QueueLab extends TestEngine {
+  /** The server's time, moved on by the test: ring timeouts, wrap-ups and digit pauses come when it says. */
+  clock: ManualClock;
   callq: CallqEngine;
   /** The demo queue's id by name (Sales = 5001, Support = 5002). */
   queueId(name: string): Promise<string>;
@@ -17,15 +20,22 @@ export interface QueueLab extends TestEngine {
   userId(username: string): Promise<string>;
   /** The names of the events on one routing key, in order. */
   eventNames(routingKey: string): string[];
+  /**
+   * Until `done()` holds: the server's clock jumps from timer to timer (a digit pause, a ring
+   * timeout) while real time passes for what it does not keep (audio, signalling).
+   */
+  serverTimeRunsUntil(done: () => boolean, what: string, timeoutMs?: number): Promise<void>;
   /** Waits until the recipient's availability_state is `state`. */
   recipientIs(username: string, state: string, timeoutMs?: number): Promise<void>;
 }
 
 export async function startQueueLab(): Promise<QueueLab> {
-  const t = await startTestEngine();
+  const clock = new ManualClock(Date.now());
+  const t = await startTestEngine({ clock });
   const host = await startCallqHost({
     store: t.store,
     bus: t.bus,
+    scheduler: clock,
     logger: { info: () => undefined, warn: (_obj, msg) => t.warnings.push(`warn: ${msg}`), error: (_obj, msg) => t.warnings.push(`error: ${msg}`) },
   });
   const callq = host.engine;
@@ -34,6 +44,7 @@ export async function startQueueLab(): Promise<QueueLab> {
   const userId = async (username: string): Promise<string> => (await t.user(username)).id;
   const close = t.close;
   return Object.assign(t, {
+    clock,
     callq,
     async queueId(name: string) {
       const doc = queues.all().find((q) => q.data.name === name);
@@ -52,6 +63,15 @@ export async function startQueueLab(): Promise<QueueLab> {
     },
     userId,
     eventNames: (routingKey: string) => t.events.filter((e) => e.routing_key === routingKey).map((e) => e.name),
+    async serverTimeRunsUntil(done: () => boolean, what: string, timeoutMs = 20_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!done()) {
+        if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+        const next = clock.nextDue();
+        if (next === undefined) await new Promise((resolve) => setTimeout(resolve, 20));
+        else await clock.advanceTo(next);
+      }
+    },
     async recipientIs(username: string, wanted: string, timeoutMs = 10_000) {
       const id = await userId(username);
       const deadline = Date.now() + timeoutMs;

@@ -3,7 +3,7 @@
 // up once their leg leaves it; the caller and the other party then keep talking.
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Channel } from "../../server/calls/index.js";
-import { connected, sleep, until, type PhoneCall } from "../helpers/fake-signalling.js";
+import { connected, until, type PhoneCall } from "../helpers/fake-signalling.js";
 import { startQueueLab, type QueueLab } from "./harness.js";
 
 let t: QueueLab;
@@ -53,8 +53,8 @@ describe("a merged queue call", () => {
     t.engine.commands.merge(channel(queueLine), channel(directLine));
     await directLine.reaches("ended");
     await queueLine.unhold();
-    // Longer than the wrap-up: the queue still counts the call as going on.
-    await sleep(1500);
+    // Longer than the wrap-up (on the server's clock): the queue still counts the call as going on.
+    await t.clock.advance(1500);
     expect((await t.callq.recipientStatus(t.accountId, agent1)).availability_state).toBe("On-A-Call");
 
     queueLine.hangup();
@@ -64,7 +64,8 @@ describe("a merged queue call", () => {
     const [callerHears, colleagueHears] = await Promise.all([caller.hears([2000]), colleague.hears([500])]);
     expect(callerHears[2000]).toBeGreaterThan(0.8);
     expect(colleagueHears[500]).toBeGreaterThan(0.8);
-    await t.recipientIs("agent1", "Ready", 3000);
+    await t.clock.advance(1000);
+    await t.recipientIs("agent1", "Ready");
     caller.hangup();
     await until(() => colleague.state === "ended", "the colleague's call to end");
   });

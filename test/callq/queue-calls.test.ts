@@ -92,7 +92,11 @@ describe("a caller in a queue", () => {
     await caller.reaches("ended");
     expect(caller.endedBy).toBe("remote-bye");
     await t.recipientIs("agent1", "Wrapup-Time");
-    await t.recipientIs("agent1", "Ready", 3000);
+    // Sales' wrap-up is 1 s of the server's clock.
+    await t.clock.advance(999);
+    expect((await t.callq.recipientStatus(t.accountId, agent1)).availability_state).toBe("Wrapup-Time");
+    await t.clock.advance(1);
+    await t.recipientIs("agent1", "Ready");
     const status = await t.callq.recipientStatus(t.accountId, agent1);
     expect(status.stats).toMatchObject({ total_calls: 1, missed_calls: 0 });
     const sid = session?.session_id ?? "";
@@ -137,9 +141,12 @@ describe("a caller in a queue", () => {
     first.call.reject(486);
     const second = await nextOffer(phones, seen);
     expect(second.phone).not.toBe(first.phone);
-    // Nobody picks up: after the ring timeout (3 s) the offer is over and the next one comes.
+    // Nobody picks up: after the ring timeout (3 s of the server's clock) the offer is over and the next one comes.
     seen = t.signalling.invites.length;
-    await second.call.reaches("ended", 6000);
+    await t.clock.advance(2999);
+    expect(second.call.state).not.toBe("ended");
+    await t.clock.advance(1);
+    await second.call.reaches("ended");
     expect(second.call.endedBy).toBe("cancelled");
     const third = await nextOffer(phones, seen);
     await third.call.answer();
@@ -297,15 +304,16 @@ describe("transfers of a queue call", () => {
     await t.engine.commands.transfer(channelOf(agent), { target: "1003", type: "attended", leg: "self" });
     const { call: second } = await nextOffer([await t.phone("agent2")], seen);
     // Longer than Sales' wrap-up (1 s): the old engine had the agent Ready by now.
-    await sleep(1500);
+    await t.clock.advance(1500);
     expect((await t.callq.recipientStatus(t.accountId, await t.userId("agent1"))).availability_state).toBe("On-A-Call");
     await second.answer();
     await connected(second);
-    await sleep(1500);
+    await t.clock.advance(1500);
     expect((await t.callq.recipientStatus(t.accountId, await t.userId("agent1"))).availability_state).toBe("On-A-Call");
     agent.hangup();
     await t.recipientIs("agent1", "Wrapup-Time");
-    await t.recipientIs("agent1", "Ready", 3000);
+    await t.clock.advance(1000);
+    await t.recipientIs("agent1", "Ready");
     expect(channelOf(caller).otherLeg).toBe(second.callId);
     caller.hangup();
     await second.reaches("ended");
@@ -320,7 +328,7 @@ describe("transfers of a queue call", () => {
     await connected(second);
     await agent.leg.sendDtmf("*1");
     await second.reaches("ended");
-    await sleep(1500);
+    await t.clock.advance(1500);
     expect((await t.callq.recipientStatus(t.accountId, await t.userId("agent1"))).availability_state).toBe("On-A-Call");
     expect(channelOf(caller).otherLeg).toBe(agent.callId);
     caller.hangup();

@@ -48,6 +48,13 @@ function channel(of: PhoneCall | string | undefined): Channel {
   return found;
 }
 
+/** The queue call of `username` is over: wrap-up, the queue's 1 s on the server's clock, then Ready. */
+async function wrapsUp(username: string): Promise<void> {
+  await t.recipientIs(username, "Wrapup-Time");
+  await t.clock.advance(1000);
+  await t.recipientIs(username, "Ready");
+}
+
 /** admin (1001) calls agent1 (1002), who answers; each says its tone. */
 async function call(): Promise<{ party: PhoneCall; transferor: PhoneCall }> {
   const party = await (await t.phone("admin")).dial("1002");
@@ -138,7 +145,7 @@ describe("blind transfer", () => {
     agent.hangup();
     await party.reaches("ended");
     await t.idle();
-    await t.recipientIs("agent2", "Ready");
+    await wrapsUp("agent2");
   });
 });
 
@@ -244,7 +251,7 @@ describe("attended transfer", () => {
     await party.reaches("ended");
     await t.idle();
     // Only now is the queue's call over: wrap-up, then Ready.
-    await t.recipientIs("agent2", "Ready");
+    await wrapsUp("agent2");
     expect(t.eventNames(`callq.recipient.${(await t.user("agent2")).id}`)).toContain("wrapup");
   });
 
@@ -350,7 +357,7 @@ describe("attended transfer: after completion the target's leg names the party, 
     const { party, answered } = await completed("5001", "agent2", "Sales: Alex Agent");
     expect(channel(answered).otherLeg).not.toBe(party.callId);
     await namesParty(party, answered);
-    await t.recipientIs("agent2", "Ready");
+    await wrapsUp("agent2");
   });
 });
 

@@ -5,6 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Clock } from "../../server/clock.js";
+import { ControllableClock } from "../../server/clock-control.js";
 import { startServer, type RunningServer } from "../../server/index.js";
 import type { ServerConfig } from "../../server/config.js";
 
@@ -145,11 +146,21 @@ export async function createAccount(api: TestApi, name: string, username = "boss
   return { accountId: account.id, token: res.body.auth_token ?? "" };
 }
 
-/** A clock tests can move forward (token expiry, created/modified filters). */
-export class TestClock {
-  offsetMs = 0;
-  now = (): number => Date.now() + this.offsetMs;
+/**
+ * A clock tests can move forward (token expiry, created/modified filters, SIP and texting
+ * timers): real time plus the jumps made, with the server's timers due in its time.
+ */
+export class TestClock extends ControllableClock {
   advance(ms: number): void {
-    this.offsetMs += ms;
+    this.jump(ms);
+  }
+
+  /** How far ahead of real time it runs; setting it jumps there. */
+  get offsetMs(): number {
+    return this.now() - Date.now();
+  }
+
+  set offsetMs(ms: number) {
+    this.jumpTo(Date.now() + ms);
   }
 }

@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
 import { startCalls, type CallEngine } from "../../server/calls/index.js";
-import { systemClock } from "../../server/clock.js";
+import { systemClock, type Clock } from "../../server/clock.js";
 import { seedDemo } from "../../server/demo.js";
 import { EventBus, type BusEvent } from "../../server/events/bus.js";
 import { deviceDefaults } from "../../server/api/devices.js";
@@ -15,6 +15,8 @@ import { ASSETS_DIR } from "./api.js";
 import { FakeSignalling, until, type FakePhone } from "./fake-signalling.js";
 
 export interface TestEngine {
+  /** The server's clock: its timers (ring timeouts, digit pauses, the store's idle snapshot). */
+  clock: Clock;
   store: Store;
   bus: EventBus;
   /** Every event published, in order. */
@@ -41,11 +43,16 @@ export interface TestEngine {
   close(): Promise<void>;
 }
 
-export async function startTestEngine(): Promise<TestEngine> {
+/**
+ * `clock` runs the server's time (a ManualClock lets a test move it on instead of waiting); the
+ * audio stays on the media engine's real frame clock either way.
+ */
+export async function startTestEngine(options: { clock?: Clock } = {}): Promise<TestEngine> {
+  const clock = options.clock ?? systemClock;
   const dir = await mkdtemp(join(tmpdir(), "sb-calls-"));
-  const store = await Store.open({ dir });
+  const store = await Store.open({ dir, clock });
   const accountId = await seedDemo(store, { assetsDir: ASSETS_DIR, logger: pino({ level: "silent" }) });
-  const bus = new EventBus(systemClock);
+  const bus = new EventBus(clock);
   const events: BusEvent[] = [];
   bus.subscribe((e) => events.push(e));
   const warnings: string[] = [];
@@ -63,7 +70,7 @@ export async function startTestEngine(): Promise<TestEngine> {
     bus,
     media,
     signalling,
-    clock: systemClock,
+    clock,
     logger: { info: () => undefined, warn: record("warn"), error: record("error") },
   });
   const users = await store.account(accountId, "users");
@@ -91,6 +98,7 @@ export async function startTestEngine(): Promise<TestEngine> {
   };
 
   return {
+    clock,
     store,
     bus,
     events,

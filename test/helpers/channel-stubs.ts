@@ -104,10 +104,4 @@ export function identity(overrides: Partial<ChannelIdentity> = {}): ChannelIdent
 }
 
 /** A clock the test moves by hand. */
-export class ManualClock {
-  constructor(public ms = 1_700_000_000_000) {}
-  now = (): number => this.ms;
-  advance(ms: number): void {
-    this.ms += ms;
-  }
-}
+export { ManualClock } from "../../server/clock-control.js";

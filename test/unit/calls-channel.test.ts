@@ -34,11 +34,11 @@ const flush = () => new Promise((resolve) => setTimeout(resolve, 0));
 describe("channel state machine", () => {
   it("publishes CHANNEL_CREATE, then one event per arrow, with the durations of the clock", async () => {
     const { channel, call, events, clock } = inbound();
-    clock.advance(1000);
+    await clock.advance(1000);
     channel.ring();
-    clock.advance(2000);
+    await clock.advance(2000);
     expect(await channel.answer()).toBe(true);
-    clock.advance(7500);
+    await clock.advance(7500);
     channel.hangup();
     expect(events.map((e) => e.routing_key)).toEqual([
       "call.CHANNEL_CREATE.inbound-1",
@@ -167,9 +167,9 @@ describe("channel state machine", () => {
 describe("waiting for a caller's media (callq modules)", () => {
   it("stops listening to the leg once the media is up or the wait gave up, so a long call keeps no listener per queue call", async () => {
     const { mediaUp } = await import("../../server/callq-host/modules/prompts.js");
-    const { channel, media } = inbound();
+    const { channel, media, clock } = inbound();
     const before = media.listenerCount("state");
-    const up = mediaUp(channel);
+    const up = mediaUp(clock, channel);
     expect(media.listenerCount("state")).toBe(before + 1);
     media.emit("state", { from: "negotiating", to: "connected", at: 0 });
     await up;

@@ -53,6 +53,31 @@ describe("lint rules", () => {
     expect(await ruleIds('import { startCallqHost } from "../callq-host/index.js";\nexport const s = startCallqHost;\n', "server/events/x.ts")).toEqual([]);
   });
 
+  it("keeps the server on one clock and one random source", async () => {
+    const banned: [string, string][] = [
+      ["export const t = setTimeout(() => undefined, 10);\n", "no-restricted-globals"],
+      ["export const t = setInterval(() => undefined, 10);\n", "no-restricted-globals"],
+      ["export const n = Date.now();\n", "no-restricted-properties"],
+      ["export const n = performance.now();\n", "no-restricted-properties"],
+      ["export const r = Math.random();\n", "no-restricted-properties"],
+      ["export const d = new Date();\n", "no-restricted-syntax"],
+      ['import { randomBytes } from "node:crypto";\nexport const b = randomBytes(4);\n', "no-restricted-syntax"],
+      ['import { randomUUID as id } from "crypto";\nexport const u = id();\n', "no-restricted-syntax"],
+      ['import { setTimeout as sleep } from "node:timers/promises";\nexport const s = sleep(5);\n', "no-restricted-syntax"],
+    ];
+    for (const [code, rule] of banned) {
+      expect(await ruleIds(code, "server/calls/x.ts"), code).toContain(rule);
+    }
+    // The layer rules still hold beside the clock rule.
+    expect(await ruleIds('import { CallqEngine } from "../callq/index.js";\nexport const t = setTimeout(() => CallqEngine, 1);\n', "server/calls/x.ts")).toEqual(
+      expect.arrayContaining(["no-restricted-imports", "no-restricted-globals"]),
+    );
+    // Allowed: a date from a given time, a turn of the event loop, and the clocks themselves.
+    expect(await ruleIds("export const d = new Date(0);\nexport const y = new Promise((r) => setImmediate(r));\n", "server/calls/x.ts")).toEqual([]);
+    expect(await ruleIds("export const n = Date.now();\nexport const t = setTimeout(() => undefined, 1);\n", "server/clock-control.ts")).toEqual([]);
+    expect(await ruleIds("export const n = performance.now();\n", "server/media/frame-clock.ts")).toEqual([]);
+  });
+
   it("keeps the console's api/ and phone/ below its store and views", async () => {
     expect(await ruleIds('import type { AppState } from "../state/store.js";\nexport type S = AppState;\n', "renderer/api/x.ts")).toContain("no-restricted-imports");
     expect(await ruleIds('import { Console } from "../views/Console.js";\nexport const c = Console;\n', "renderer/phone/x.ts")).toContain("no-restricted-imports");

@@ -34,12 +34,12 @@ function callqOf(user: StoredDoc): Record<string, unknown> {
 
 export function callqRecipientModule(engine: CallqEngine): CallflowModule {
   return async (run) => {
-    const { channel, data, signal } = run;
+    const { channel, ctx, data, signal } = run;
     const action = actionOf(data.action);
     const method = linkMethodOf(data.link_method);
     // Listening starts before the answer: a caller who types the pin at once loses no digit to
     // the answer, the media coming up or the device lookup.
-    const digits = method === "device" ? undefined : listenForDigits(channel, signal);
+    const digits = method === "device" ? undefined : listenForDigits(ctx.clock, channel, signal);
     try {
       return await act(run, engine, action, method, digits);
     } finally {
@@ -56,7 +56,7 @@ async function act(
   digits: DigitCollection | undefined,
 ): Promise<{ kind: "handled" }> {
   const { channel, ctx, data, signal } = run;
-  const up = mediaUp(channel);
+  const up = mediaUp(ctx.clock, channel);
   if (!(await channel.answer()) || signal.aborted) return { kind: "handled" };
   await up;
   const fail = async (reason: string, extra: object = {}): Promise<{ kind: "handled" }> => {

@@ -3,6 +3,7 @@
 import { silence, type AudioSource, type LegStateChange } from "../../media/index.js";
 import type { Channel, ChannelDtmf } from "../../calls/channel.js";
 import type { CallContext } from "../../calls/context.js";
+import type { Clock } from "../../clock.js";
 
 /** Default prompts, distinct to the ear: two mid beeps ask, a rising pair agrees, a low pair refuses. */
 export const DEFAULT_PIN_PROMPT = "tone_stream://%(150,100,660);loops=2";
@@ -50,18 +51,18 @@ const MEDIA_UP_MS = 2000;
  * played right after the answer is not lost while WebRTC connects; at once for a call already
  * answered, and after MEDIA_UP_MS at worst.
  */
-export function mediaUp(channel: Channel): Promise<void> {
+export function mediaUp(clock: Clock, channel: Channel): Promise<void> {
   if (channel.answered) return Promise.resolve();
   return new Promise((resolve) => {
     const done = (): void => {
-      clearTimeout(timer);
+      cancel();
       channel.media.off("state", onState);
       resolve();
     };
     const onState = (change: LegStateChange): void => {
       if (change.to === "connected" || change.to === "closed") done();
     };
-    const timer = setTimeout(done, MEDIA_UP_MS);
+    const cancel = clock.after(MEDIA_UP_MS, done);
     channel.media.on("state", onState);
   });
 }
@@ -73,7 +74,7 @@ export interface DigitCollection {
 }
 
 /** Starts listening for DTMF on the channel now, so digits typed over a prompt are kept. */
-export function listenForDigits(channel: Channel, signal: AbortSignal): DigitCollection {
+export function listenForDigits(clock: Clock, channel: Channel, signal: AbortSignal): DigitCollection {
   const buffered: string[] = [];
   let wake: (() => void) | undefined;
   const onDtmf = (dtmf: ChannelDtmf): void => {
@@ -101,13 +102,13 @@ export function listenForDigits(channel: Channel, signal: AbortSignal): DigitCol
         }
         const arrived = await new Promise<boolean>((resolve) => {
           const finish = (value: boolean): void => {
-            clearTimeout(timer);
+            cancel();
             signal.removeEventListener("abort", onAbort);
             wake = undefined;
             resolve(value);
           };
           const onAbort = (): void => finish(false);
-          const timer = setTimeout(() => finish(false), waitMs);
+          const cancel = clock.after(waitMs, () => finish(false));
           wake = () => finish(true);
           signal.addEventListener("abort", onAbort, { once: true });
         });

@@ -6,6 +6,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
+import { performanceTime } from "../frame-clock.js";
 import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
 
 /** What a worker tells the main-thread half of one of its legs. */
@@ -117,7 +118,7 @@ export class MediaWorker {
   ticked(tick: number, lateMs: number): void {
     if (tick === this.#queuedTick || !this.#alive) return;
     this.#queuedTick = tick;
-    const due = performance.timeOrigin + performance.now() - lateMs;
+    const due = performance.timeOrigin + performanceTime.now() - lateMs;
     queueMicrotask(() => this.#post({ type: "tick", tick, due }));
   }
 

@@ -3,8 +3,7 @@
 // source stay here on the frame clock, and 20 ms frames cross in shared memory (leg-memory.ts).
 
 import { EventEmitter } from "node:events";
-import { randomUUID } from "node:crypto";
-import { systemClock, systemRandom, type Clock, type RandomSource } from "../../clock.js";
+import { randomUuid, systemClock, systemRandom, type Clock, type RandomSource } from "../../clock.js";
 import { silence, type AudioSource } from "../audio-frame.js";
 import type { DtmfSendOptions } from "../dtmf.js";
 import type { FrameClock } from "../frame-clock.js";
@@ -49,12 +48,13 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
 
   constructor(options: RemoteLegOptions) {
     super();
-    this.id = options.id ?? randomUUID();
+    const random = options.random ?? systemRandom;
+    this.id = options.id ?? randomUuid(random);
     this.#clock = options.clock;
     this.#worker = options.worker;
     this.#buffer = new ReceiveBuffer(options.fifo);
     this.#state = new LegStateMachine(options.wallClock ?? systemClock, (change) => this.emit("state", change));
-    const seed = (options.random ?? systemRandom).bytes(6);
+    const seed = random.bytes(6);
     this.#worker.create(this.id, this, this.#memory.buffer, {
       codecs: options.codecs,
       telephoneEventPayloadType: options.telephoneEventPayloadType,

@@ -4,7 +4,7 @@
 
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
-import type { TickListener, TickSource } from "../frame-clock.js";
+import { performanceTime, type TickListener, type TickSource } from "../frame-clock.js";
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
 import { LegMemory } from "./leg-memory.js";
@@ -30,7 +30,7 @@ class RelayedClock implements TickSource {
   }
 
   deliver(tick: number, due: number): void {
-    this.#lateMs = Math.max(0, performance.timeOrigin + performance.now() - due);
+    this.#lateMs = Math.max(0, performance.timeOrigin + performanceTime.now() - due);
     this.lateness.push(this.#lateMs);
     for (const listener of this.#listeners) {
       try {

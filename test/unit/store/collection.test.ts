@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { Readable } from "node:stream";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GREGORIAN_OFFSET_S } from "../../../server/clock.js";
+import { ManualClock } from "../../../server/clock-control.js";
 import { MODB_ID_PATTERN, REVISION_PATTERN, Store, StoreConflictError, StoreNotFoundError } from "../../../server/store/index.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
@@ -29,7 +30,7 @@ async function reopen() {
 
 describe("collection", () => {
   it("stamps ids, Gregorian times and a revision that changes on every write", async () => {
-    const clock = { now: () => Date.UTC(2026, 10, 21, 12, 0, 0) };
+    const clock = new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
     const store = await Store.open({ dir, clock });
     const devices = await store.account(ACCOUNT, "devices");
     const doc = await devices.create({ name: "desk" });

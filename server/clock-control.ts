@@ -1,0 +1,278 @@
+// Clocks whose time is not the wall's: a manual one that moves only when told (tests), and a
+// controllable one that follows real time paused, faster or jumped ahead (the training mode).
+// Both keep their timers in virtual time and run them in due order, ties in the order set.
+import { systemClock, type Cancel, type Clock } from "./clock.js";
+
+interface Timer {
+  at: number;
+  seq: number;
+  /** Set for a repeating timer: its period. */
+  periodMs?: number;
+  fn: () => void;
+}
+
+/** Timers ordered by due time, then by when they were set. */
+class TimerQueue {
+  readonly #timers: Timer[] = [];
+  #seq = 0;
+
+  add(at: number, fn: () => void, periodMs?: number): Timer {
+    const timer: Timer = { at, seq: this.#seq++, fn, ...(periodMs === undefined ? {} : { periodMs }) };
+    this.#insert(timer);
+    return timer;
+  }
+
+  remove(timer: Timer): void {
+    const index = this.#timers.indexOf(timer);
+    if (index >= 0) this.#timers.splice(index, 1);
+  }
+
+  /** The first timer due at or before `at` and its due time; a repeating one is set again. */
+  takeDue(at: number, now: number): { dueAt: number; fn: () => void } | undefined {
+    const first = this.#timers[0];
+    if (first === undefined || first.at > at) return undefined;
+    this.#timers.shift();
+    const dueAt = first.at;
+    if (first.periodMs !== undefined) {
+      // Periods missed by a jump are not made up: the next run is one period after this one,
+      // or after now when that is already past.
+      const next = first.at + first.periodMs;
+      first.at = next > now ? next : now + first.periodMs;
+      first.seq = this.#seq++;
+      this.#insert(first);
+    }
+    return { dueAt, fn: first.fn };
+  }
+
+  get next(): number | undefined {
+    return this.#timers[0]?.at;
+  }
+
+  get size(): number {
+    return this.#timers.length;
+  }
+
+  #insert(timer: Timer): void {
+    let low = 0;
+    let high = this.#timers.length;
+    while (low < high) {
+      const mid = (low + high) >> 1;
+      const other = this.#timers[mid];
+      if (other !== undefined && (other.at < timer.at || (other.at === timer.at && other.seq < timer.seq))) low = mid + 1;
+      else high = mid;
+    }
+    this.#timers.splice(low, 0, timer);
+  }
+}
+
+/** Lets the promises and I/O callbacks a timer started run before the next timer does. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setImmediate(resolve));
+}
+
+/** 2025-05-14 12:00 UTC: a fixed start, so runs repeat. */
+const DEFAULT_START_MS = Date.UTC(2025, 4, 14, 12, 0, 0);
+
+/** Time that moves only on `advance`, `advanceTo` or `runUntil`, running due timers in order. */
+export class ManualClock implements Clock {
+  #now: number;
+  readonly #timers = new TimerQueue();
+
+  constructor(startMs = DEFAULT_START_MS) {
+    this.#now = startMs;
+  }
+
+  now(): number {
+    return this.#now;
+  }
+
+  after(ms: number, fn: () => void): Cancel {
+    const timer = this.#timers.add(this.#now + Math.max(0, ms), fn);
+    return () => this.#timers.remove(timer);
+  }
+
+  every(ms: number, fn: () => void): Cancel {
+    const period = Math.max(1, ms);
+    const timer = this.#timers.add(this.#now + period, fn, period);
+    return () => this.#timers.remove(timer);
+  }
+
+  /** Moves time on by `ms`; each timer falling due runs at its own time, its work settling before the next. */
+  advance(ms: number): Promise<void> {
+    return this.advanceTo(this.#now + Math.max(0, ms));
+  }
+
+  async advanceTo(at: number): Promise<void> {
+    for (;;) {
+      const timer = this.#timers.takeDue(at, this.#now);
+      if (timer === undefined) break;
+      this.#now = Math.max(this.#now, timer.dueAt);
+      timer.fn();
+      await settle();
+    }
+    this.#now = Math.max(this.#now, at);
+    await settle();
+  }
+
+  /**
+   * Runs timers one due time at a time until `done()` holds, at most `limitMs` on; answers
+   * whether it held. Work outside the clock (sockets, files) gets a turn between steps.
+   */
+  async runUntil(done: () => boolean, limitMs: number): Promise<boolean> {
+    const limit = this.#now + limitMs;
+    for (;;) {
+      await settle();
+      if (done()) return true;
+      const next = this.#timers.next;
+      if (next === undefined || next > limit) {
+        await this.advanceTo(limit);
+        return done();
+      }
+      await this.advanceTo(next);
+    }
+  }
+
+  /** Timers still waiting. */
+  pending(): number {
+    return this.#timers.size;
+  }
+
+  /** When the next timer is due; undefined when none waits. */
+  nextDue(): number | undefined {
+    return this.#timers.next;
+  }
+}
+
+export interface ControllableClockOptions {
+  /** Virtual time to start at; the real time by default. */
+  startMs?: number;
+  /** Virtual milliseconds per real one: 1 by default. */
+  rate?: number;
+  /** The real time it follows; the system's by default (a test gives a manual one). */
+  base?: Clock;
+}
+
+/**
+ * Virtual time that follows a real clock at a rate, and can be paused, resumed, sped up, slowed
+ * down and jumped ahead. Its timers are due in virtual time: each runs at the real moment its
+ * virtual time comes, and every change of rate or jump sets the real wait again.
+ */
+export class ControllableClock implements Clock {
+  readonly #base: Clock;
+  readonly #timers = new TimerQueue();
+  /** Virtual time at `#anchorReal`. */
+  #anchorVirtual: number;
+  #anchorReal: number;
+  #rate: number;
+  #paused = false;
+  #wake: Cancel | undefined;
+
+  constructor(options: ControllableClockOptions = {}) {
+    this.#base = options.base ?? systemClock;
+    this.#anchorReal = this.#base.now();
+    this.#anchorVirtual = options.startMs ?? this.#anchorReal;
+    this.#rate = checkedRate(options.rate ?? 1);
+  }
+
+  now(): number {
+    return this.#paused ? this.#anchorVirtual : this.#anchorVirtual + (this.#base.now() - this.#anchorReal) * this.#rate;
+  }
+
+  get rate(): number {
+    return this.#rate;
+  }
+
+  get paused(): boolean {
+    return this.#paused;
+  }
+
+  after(ms: number, fn: () => void): Cancel {
+    const timer = this.#timers.add(this.now() + Math.max(0, ms), fn);
+    this.#rearm();
+    return () => {
+      this.#timers.remove(timer);
+      this.#rearm();
+    };
+  }
+
+  every(ms: number, fn: () => void): Cancel {
+    const period = Math.max(1, ms);
+    const timer = this.#timers.add(this.now() + period, fn, period);
+    this.#rearm();
+    return () => {
+      this.#timers.remove(timer);
+      this.#rearm();
+    };
+  }
+
+  /** Holds virtual time, and with it every timer. */
+  pause(): void {
+    this.#reanchor();
+    this.#paused = true;
+    this.#rearm();
+  }
+
+  resume(): void {
+    this.#reanchor();
+    this.#paused = false;
+    this.#rearm();
+  }
+
+  /** Runs virtual time `rate` times as fast as real time from now on. */
+  setRate(rate: number): void {
+    const checked = checkedRate(rate);
+    this.#reanchor();
+    this.#rate = checked;
+    this.#rearm();
+  }
+
+  /** Moves virtual time to `at` (never back); what fell due runs at once, in order. */
+  jumpTo(at: number): void {
+    this.#reanchor();
+    if (!Number.isFinite(at) || at < this.#anchorVirtual) throw new RangeError(`cannot jump back in time (to ${at}, now ${this.#anchorVirtual})`);
+    this.#anchorVirtual = at;
+    this.#rearm();
+  }
+
+  /** Moves virtual time on by `ms`. */
+  jump(ms: number): void {
+    this.jumpTo(this.now() + ms);
+  }
+
+  /** Timers still waiting. */
+  pending(): number {
+    return this.#timers.size;
+  }
+
+  #reanchor(): void {
+    this.#anchorVirtual = this.now();
+    this.#anchorReal = this.#base.now();
+  }
+
+  #rearm(): void {
+    this.#wake?.();
+    this.#wake = undefined;
+    const next = this.#timers.next;
+    if (next === undefined || this.#paused) return;
+    this.#wake = this.#base.after(Math.max(0, (next - this.now()) / this.#rate), () => this.#fire());
+  }
+
+  #fire(): void {
+    this.#wake = undefined;
+    try {
+      for (;;) {
+        const now = this.now();
+        const timer = this.#timers.takeDue(now, now);
+        if (timer === undefined) break;
+        timer.fn();
+      }
+    } finally {
+      this.#rearm();
+    }
+  }
+}
+
+function checkedRate(rate: number): number {
+  if (!Number.isFinite(rate) || rate <= 0) throw new RangeError(`a clock rate must be a positive number, not ${rate}`);
+  return rate;
+}
