@@ -1,6 +1,6 @@
 // Media workers warmed after listen (serve mode, the built server): a simulated call placed the
-// moment the server says it is serving is answered by the queue (its legs on workers that may still be warming), whether or not its
-// workers have finished loading werift; a server stopped while its workers warm exits cleanly.
+// moment the server says it is serving is answered, whether or not its workers have finished
+// loading werift; a server stopped while its workers warm exits cleanly.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
