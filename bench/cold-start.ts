@@ -7,7 +7,8 @@
 //   simulated call to the Sales queue (5001); timed from the POST to its 201 (the caller's leg has
 //   its offer, made in a media worker) and to the queue answering it (the server's leg made too).
 //   Reference: a second call on the same server, every worker warm.
-// BENCH_RUNS sets the runs of each (default 15).
+// BENCH_RUNS sets the runs of each (default 15); BENCH_SERVER_JS another build's server.js (a
+// before/after comparison).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -18,7 +19,7 @@ import { percentile, report } from "./report.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const root = join(import.meta.dirname, "..");
-const serverJs = join(root, "out/main/server.js");
+const serverJs = process.env.BENCH_SERVER_JS ?? join(root, "out/main/server.js");
 const URL_LINE = /(?:Switchboard is serving|bare fastify at) (http:\/\/127\.0\.0\.1:\d+)/;
 
 // The bare reference: Fastify from the same node_modules, one route, listening on port 0.
@@ -172,7 +173,7 @@ try {
   await rm(bareDir, { recursive: true, force: true });
 }
 
-report(`cold start (serve mode, fresh data dir, to first HTTP 200), ${RUNS} runs alternating, load ${loadavg()[0].toFixed(1)}`, [
+report(`cold start of ${serverJs} (serve mode, fresh data dir, to first HTTP 200), ${RUNS} runs alternating, load ${loadavg()[0].toFixed(1)}`, [
   ["switchboard, median / p90", `${ms(median(ours))} / ${ms(percentile(ours, 90))}`],
   ["bare Fastify 5, median / p90", `${ms(median(bare))} / ${ms(percentile(bare, 90))}`],
   ["node -e 0, median", ms(median(nothing))],
