@@ -1,12 +1,15 @@
-// Media workers warmed after listen (serve mode, the built server): a simulated call placed the
-// moment the server says it is serving is answered, whether or not its workers have finished
-// loading werift; a server stopped while its workers warm exits cleanly.
+// Media workers warmed after listen. In this process: warm() starts the workers one after another,
+// each once the one before has loaded werift, legs go to ready workers, and an engine closed while
+// warming stops cleanly. In serve mode (the built server): a simulated call placed the moment the
+// server says it is serving is answered, whether or not its workers have finished loading werift;
+// a server stopped while its workers warm exits cleanly.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
 import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
+import { MediaEngine, RemoteLeg } from "../../server/media/index.js";
 import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
 import { poll } from "../helpers/poll.js";
 import { SERVER_ENTRY, serve, type Served } from "../helpers/serve.js";
@@ -40,6 +43,51 @@ async function login(url: string): Promise<{ token: string; accountId: string }>
   const body = JSON.parse(res.text) as { auth_token: string; data: { account_id: string } };
   return { token: body.auth_token, accountId: body.data.account_id };
 }
+
+describe("MediaEngine.warm()", () => {
+  it("starts the workers one after another, each once the one before is ready; legs go to ready ones", async () => {
+    const failures: string[] = [];
+    const engine = new MediaEngine({ workers: 2, onWorkerFailure: (reason) => failures.push(reason) });
+    try {
+      expect(engine.workers).toHaveLength(0);
+      engine.warm();
+      // The second waits for the first to load werift: one core stays with the main thread.
+      expect(engine.workers).toHaveLength(1);
+      expect(engine.workers[0]?.ready).toBe(false);
+      await poll("both workers ready", async () => (engine.workers.length === 2 && engine.workers.every((w) => w.ready) ? true : undefined));
+      const legs = [engine.createLeg(), engine.createLeg()];
+      const threads = new Set(legs.map((leg) => (leg instanceof RemoteLeg ? leg.threadId : undefined)));
+      expect(threads).toEqual(new Set(engine.workers.map((w) => w.threadId)));
+      await Promise.all(legs.map((leg) => leg.close("done")));
+    } finally {
+      await engine.close();
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("a leg made while no worker is ready yet waits on the one warming, and no second worker starts for it", async () => {
+    const engine = new MediaEngine({ workers: 2 });
+    try {
+      engine.warm();
+      const leg = engine.createLeg();
+      expect(engine.workers).toHaveLength(1);
+      expect(leg instanceof RemoteLeg ? leg.threadId : undefined).toBe(engine.workers[0]?.threadId);
+      expect(await leg.createOffer()).toMatch(/^v=0/);
+      await leg.close("done");
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("an engine closed while its workers warm stops them, reporting no failure", async () => {
+    const failures: string[] = [];
+    const engine = new MediaEngine({ workers: 2, onWorkerFailure: (reason) => failures.push(reason) });
+    engine.warm();
+    await engine.close();
+    expect(engine.workers).toHaveLength(0);
+    expect(failures).toEqual([]);
+  });
+});
 
 describe("media workers warmed after listen", () => {
   it("a simulated call placed as soon as the server is serving is answered by the queue (its legs on workers that may still be warming)", async () => {
