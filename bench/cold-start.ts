@@ -1,50 +1,191 @@
-// Cold start of serve mode: spawn `node out/main/server.js --port 0` on a fresh data directory
-// (so the demo account is seeded too) and time until the first HTTP 200 on `/`.
-import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+// Cold start and first call of serve mode (issue 17, "Start"), each beside a reference in the same
+// run, the runs alternating so load falls on both alike:
+// - cold start: spawn `node out/main/server.js --port 0` on a fresh data directory (so the demo
+//   account is seeded too) to the first HTTP 200 on `/`; references: a bare Fastify 5 process
+//   answering `/` (the framework's own floor) and `node -e 0` (the runtime's).
+// - first call: spawn the server and, the moment it says it is serving, sign in and place a
+//   simulated call to the Sales queue (5001); timed from the POST to its 201 (the caller's leg has
+//   its offer, made in a media worker) and to the queue answering it (the server's leg made too).
+//   Reference: a second call on the same server, every worker warm.
+// BENCH_RUNS sets the runs of each (default 15); BENCH_SERVER_JS another build's server.js (a
+// before/after comparison).
+import { spawn, type ChildProcess } from "node:child_process";
+import { createHash } from "node:crypto";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import { percentile, report } from "./report.js";
 
-const RUNS = 15;
-const serverJs = join(import.meta.dirname, "../out/main/server.js");
+const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+const root = join(import.meta.dirname, "..");
+const serverJs = process.env.BENCH_SERVER_JS ?? join(root, "out/main/server.js");
+const URL_LINE = /(?:Switchboard is serving|bare fastify at) (http:\/\/127\.0\.0\.1:\d+)/;
 
-async function once(): Promise<number> {
-  const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-cold-"));
+// The bare reference: Fastify from the same node_modules, one route, listening on port 0.
+const BARE = `import Fastify from ${JSON.stringify(import.meta.resolve("fastify"))};
+const app = Fastify();
+app.get("/", async () => "ok");
+await app.listen({ host: "127.0.0.1", port: 0 });
+process.stdout.write("bare fastify at http://127.0.0.1:" + app.server.address().port + "\\n");
+process.on("SIGTERM", () => app.close().then(() => process.exit(0)));
+`;
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  t0: number;
+  stop(): Promise<void>;
+}
+
+async function start(args: string[]): Promise<Started> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, [serverJs, "--port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
-    stdio: ["ignore", "pipe", "inherit"],
-  });
-  try {
-    const url = await new Promise<string>((resolve, reject) => {
-      let out = "";
-      child.stdout.on("data", (c: Buffer) => {
-        out += c.toString();
-        const m = /Switchboard is serving (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
-        if (m?.[1]) resolve(m[1]);
-      });
-      child.on("exit", (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const exited = new Promise((resolve) => child.once("exit", resolve));
+  const url = await new Promise<string>((resolve, reject) => {
+    let out = "";
+    child.stdout?.on("data", (c: Buffer) => {
+      out += c.toString();
+      const m = URL_LINE.exec(out);
+      if (m?.[1]) resolve(m[1]);
     });
-    for (;;) {
-      const res = await fetch(`${url}/`).catch(() => null);
-      if (res?.status === 200) {
-        await res.arrayBuffer();
-        return performance.now() - t0;
-      }
-    }
-  } finally {
-    child.kill("SIGTERM");
-    await new Promise((resolve) => child.once("exit", resolve));
-    await rm(dataDir, { recursive: true, force: true });
+    child.once("exit", (code) => reject(new Error(`${args.join(" ")} exited with ${code}: ${out}`)));
+  });
+  return {
+    child,
+    url,
+    t0,
+    async stop() {
+      child.kill("SIGTERM");
+      await exited;
+    },
+  };
+}
+
+async function firstOk(url: string): Promise<void> {
+  for (;;) {
+    const res = await fetch(`${url}/`).catch(() => null);
+    if (res) await res.arrayBuffer();
+    if (res?.status === 200) return;
   }
 }
 
-const times: number[] = [];
-for (let i = 0; i < RUNS; i++) times.push(await once());
-report("cold start (serve mode, fresh data dir, to first HTTP 200)", [
-  ["runs", String(RUNS)],
-  ["median", `${percentile(times, 50).toFixed(0)} ms`],
-  ["p90", `${percentile(times, 90).toFixed(0)} ms`],
-  ["min / max", `${Math.min(...times).toFixed(0)} / ${Math.max(...times).toFixed(0)} ms`],
+async function withDataDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(join(tmpdir(), "sb-bench-cold-"));
+  try {
+    return await run(dir);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const serveArgs = (dir: string) => [serverJs, "--port", "0", "--events-port", "0", "--data-dir", dir, "--log-level", "warn"];
+
+function serverColdStart(): Promise<number> {
+  return withDataDir(async (dir) => {
+    const s = await start(serveArgs(dir));
+    try {
+      await firstOk(s.url);
+      return performance.now() - s.t0;
+    } finally {
+      await s.stop();
+    }
+  });
+}
+
+async function bareColdStart(script: string): Promise<number> {
+  const s = await start([script]);
+  try {
+    await firstOk(s.url);
+    return performance.now() - s.t0;
+  } finally {
+    await s.stop();
+  }
+}
+
+async function nodeNothing(): Promise<number> {
+  const t0 = performance.now();
+  const child = spawn(process.execPath, ["-e", "0"], { stdio: "ignore" });
+  await new Promise((resolve) => child.once("exit", resolve));
+  return performance.now() - t0;
+}
+
+async function api<T>(url: string, method: string, path: string, data?: unknown, token?: string): Promise<{ status: number; body: T }> {
+  const res = await fetch(`${url}${path}`, {
+    method,
+    headers: { "Content-Type": "application/json", ...(token ? { "X-Auth-Token": token } : {}) },
+    body: data === undefined ? undefined : JSON.stringify({ data }),
+  });
+  return { status: res.status, body: (await res.json()) as T };
+}
+
+/** ms from a sim call's POST to its 201, and to the queue answering it. */
+async function simCall(url: string, token: string, accountId: string): Promise<{ created: number; answered: number }> {
+  const t0 = performance.now();
+  const call = { to: "5001", caller_id_name: "Bench", caller_id_number: "+14155550100", audio: "tone_stream://1200" };
+  const posted = await api<{ data: { id: string } }>(url, "POST", `/v2/accounts/${accountId}/sim/calls`, call, token);
+  if (posted.status !== 201) throw new Error(`sim call refused: ${JSON.stringify(posted.body)}`);
+  const created = performance.now() - t0;
+  const path = `/v2/accounts/${accountId}/sim/calls/${posted.body.data.id}`;
+  for (;;) {
+    const row = await api<{ data: { state: string } }>(url, "GET", path, undefined, token);
+    if (row.body.data.state === "answered") break;
+    if (row.body.data.state === "ended") throw new Error("the sim call ended unanswered");
+  }
+  const answered = performance.now() - t0;
+  await api(url, "POST", path, { action: "hangup" }, token);
+  return { created, answered };
+}
+
+async function firstCalls(): Promise<{ first: { created: number; answered: number }; second: { created: number; answered: number } }> {
+  return withDataDir(async (dir) => {
+    const s = await start(serveArgs(dir));
+    try {
+      const credentials = createHash("md5").update("admin:switchboard").digest("hex");
+      const login = await api<{ auth_token: string; data: { account_id: string } }>(s.url, "PUT", "/v2/user_auth", { credentials, account_name: "demo" });
+      const first = await simCall(s.url, login.body.auth_token, login.body.data.account_id);
+      const second = await simCall(s.url, login.body.auth_token, login.body.data.account_id);
+      return { first, second };
+    } finally {
+      await s.stop();
+    }
+  });
+}
+
+const ms = (v: number) => `${v.toFixed(0)} ms`;
+const median = (v: number[]) => percentile(v, 50);
+
+const bareDir = await mkdtemp(join(tmpdir(), "sb-bench-bare-"));
+const bareScript = join(bareDir, "bare-fastify.mjs");
+await writeFile(bareScript, BARE);
+const ours: number[] = [];
+const bare: number[] = [];
+const nothing: number[] = [];
+const calls: Awaited<ReturnType<typeof firstCalls>>[] = [];
+try {
+  for (let i = 0; i < RUNS; i++) {
+    ours.push(await serverColdStart());
+    bare.push(await bareColdStart(bareScript));
+    nothing.push(await nodeNothing());
+    calls.push(await firstCalls());
+  }
+} finally {
+  await rm(bareDir, { recursive: true, force: true });
+}
+
+report(`cold start of ${serverJs} (serve mode, fresh data dir, to first HTTP 200), ${RUNS} runs alternating, load ${loadavg()[0].toFixed(1)}`, [
+  ["switchboard, median / p90", `${ms(median(ours))} / ${ms(percentile(ours, 90))}`],
+  ["bare Fastify 5, median / p90", `${ms(median(bare))} / ${ms(percentile(bare, 90))}`],
+  ["node -e 0, median", ms(median(nothing))],
+  ["switchboard / bare Fastify", `${(median(ours) / median(bare)).toFixed(2)}x`],
+  ["target", `< 500 ms: ${median(ours) < 500 ? "met" : "not met"}`],
+]);
+const first = calls.map((c) => c.first);
+const second = calls.map((c) => c.second);
+report(`first call after start (sim call to queue 5001, POSTed once the server says it is serving), ${RUNS} runs`, [
+  ["first call: POST → 201, median / max", `${ms(median(first.map((c) => c.created)))} / ${ms(Math.max(...first.map((c) => c.created)))}`],
+  ["first call: POST → answered, median / max", `${ms(median(first.map((c) => c.answered)))} / ${ms(Math.max(...first.map((c) => c.answered)))}`],
+  ["second call (warm): POST → answered, median", ms(median(second.map((c) => c.answered)))],
+  ["first / second", `${(median(first.map((c) => c.answered)) / median(second.map((c) => c.answered))).toFixed(2)}x`],
+  ["target", `< 150 ms: ${median(first.map((c) => c.answered)) < 150 ? "met" : "not met"}`],
 ]);

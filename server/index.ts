@@ -152,6 +152,8 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     );
   }
   await app.listen({ host: config.host, port });
+  // Listening first: the workers load werift in the background while the first requests are served.
+  media.warm();
   const address = app.server.address();
   listening = typeof address === "object" && address ? address.port : port;
   const urlHost = isWildcard(config.host) ? LOOPBACK : config.host.includes(":") ? `[${config.host}]` : config.host;

@@ -7,7 +7,8 @@
 // still goes to werift.
 
 import type { Socket } from "node:dgram";
-import { StunProtocol, type RTCDtlsTransport } from "werift";
+import type { RTCDtlsTransport, StunProtocol } from "werift";
+import { werift } from "./werift.js";
 import { rtpHeaderLength, SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80, srtpPair, type RtpFields, type RtpOutFields, type SrtpPair } from "./srtp.js";
 
 export type { RtpFields, RtpOutFields } from "./srtp.js";
@@ -108,7 +109,7 @@ export class DirectRtpPath {
   static open(dtls: RTCDtlsTransport, handlers: DirectRtpHandlers): DirectRtpPath | undefined {
     const pair = dtls.iceTransport.connection.nominated;
     const protocol = pair?.protocol;
-    if (!pair || !(protocol instanceof StunProtocol) || !dtls.srtpStarted) return undefined;
+    if (!pair || !(protocol instanceof werift().StunProtocol) || !dtls.srtpStarted) return undefined;
     const srtp = contextsFor(dtls.srtp);
     if (!srtp) return undefined;
     return new DirectRtpPath(dtls, srtp, pair, protocol, pair.remoteAddr, handlers);

@@ -85,6 +85,15 @@ export class MediaEngine {
     return this.#pool?.workers ?? [];
   }
 
+  /**
+   * Starts the media workers in the background (the server calls it once listening), so the
+   * first call does not wait for a worker to load werift. Without workers, nothing: the first
+   * leg in this thread loads it.
+   */
+  warm(): void {
+    this.#pool?.warm();
+  }
+
   /** Each started worker's load since the last call: event-loop delay and utilisation. */
   workerStats(): Promise<(WorkerStats & { threadId: number })[]> {
     return this.#pool?.stats() ?? Promise.resolve([]);

@@ -3,7 +3,7 @@
 // into a jitter FIFO (or, inside a media worker, into the ring to the main thread's FIFO).
 
 import { EventEmitter } from "node:events";
-import { RTCPeerConnection, RTCRtpCodecParameters, RtpHeader, type MediaStreamTrack, type RtpPacket, type RTCRtpTransceiver } from "werift";
+import type { MediaStreamTrack, RTCPeerConnection, RtpPacket, RTCRtpTransceiver } from "werift";
 import { randomUuid, systemClock, systemRandom, type Cancel, type Clock, type RandomSource } from "../clock.js";
 import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
 import { DirectRtpPath, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
@@ -13,6 +13,7 @@ import type { FrameFifoOptions } from "./frame-fifo.js";
 import { decodeG711, encodeG711, G711_PAYLOAD_TYPE, type G711Codec } from "./g711.js";
 import { LegStateError, type LegCounters, type LegDirection, type LegEvents, type LegStats, type WebRtcLeg } from "./leg-api.js";
 import { LegStateMachine, type LegState } from "./leg-state.js";
+import { werift } from "./werift.js";
 import { ReceiveBuffer, type ReceivedAudioSink } from "./receive-buffer.js";
 import { filterCandidates, isLoopbackAddress, restrictToG711, telephoneEventPayloadType } from "./sdp.js";
 
@@ -118,6 +119,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#sequence = seed.readUInt16BE(0);
     this.#timestampBase = seed.readUInt32BE(2);
 
+    const { RTCPeerConnection, RTCRtpCodecParameters } = werift();
     const codecs = (options.codecs ?? ["PCMU", "PCMA"]).map(
       (name) => new RTCRtpCodecParameters({ mimeType: `audio/${name}`, clockRate: 8000, channels: 1, payloadType: G711_PAYLOAD_TYPE[name] }),
     );
@@ -347,7 +349,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       return;
     }
     if (this.state === "connected") this.#openDirectPath();
-    transceiver.dtlsTransport.sendRtp(payload, new RtpHeader(header)).catch(() => this.#stats.sendErrors++);
+    transceiver.dtlsTransport.sendRtp(payload, new (werift().RtpHeader)(header)).catch(() => this.#stats.sendErrors++);
   }
 
   #canSend(): boolean {

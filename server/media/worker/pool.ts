@@ -1,5 +1,5 @@
-// The media workers of an engine, seen from the main thread: worker threads started on first use,
-// each leg placed on the one with the fewest legs, requests matched to replies, one tick message
+// The media workers of an engine, seen from the main thread: worker threads started on first use or
+// warmed one after another once the server listens, each leg placed on the one with the fewest legs, requests matched to replies, one tick message
 // per worker per 20 ms, and a worker that dies ending its legs (a replacement starts on demand).
 
 import { existsSync } from "node:fs";
@@ -60,10 +60,15 @@ export class MediaWorker {
   #nextId = 1;
   #queuedTick = -1;
   #alive = true;
+  #ready = false;
+  #readied: (loaded: boolean) => void = () => undefined;
   #exited: Promise<void>;
+  /** true once werift is loaded in the thread, false if the thread stopped first. */
+  readonly loaded: Promise<boolean>;
 
   constructor(config: WorkerConfig, onGone: (worker: MediaWorker) => void) {
     this.#onGone = onGone;
+    this.loaded = new Promise((resolve) => (this.#readied = resolve));
     const { script, eval: isEval, execArgv } = workerScript();
     this.#worker = new Worker(script, { workerData: config, execArgv, ...(isEval ? { eval: true } : {}) });
     // A server with no call left is not kept up by an idle media thread.
@@ -84,6 +89,11 @@ export class MediaWorker {
 
   get alive(): boolean {
     return this.#alive;
+  }
+
+  /** werift is loaded in the thread: a leg placed here starts at once. */
+  get ready(): boolean {
+    return this.#ready;
   }
 
   /** Legs on this worker, not yet closed. */
@@ -143,6 +153,10 @@ export class MediaWorker {
 
   #receive(message: FromWorker): void {
     switch (message.type) {
+      case "ready":
+        this.#ready = true;
+        this.#readied(true);
+        break;
       case "reply": {
         const pending = this.#pending.get(message.id);
         this.#pending.delete(message.id);
@@ -167,6 +181,7 @@ export class MediaWorker {
   #gone(reason: string): void {
     if (!this.#alive) return;
     this.#alive = false;
+    this.#readied(false);
     this.#onGone(this);
     for (const pending of this.#pending.values()) pending.reject(new MediaWorkerError(reason));
     this.#pending.clear();
@@ -185,6 +200,7 @@ export class MediaWorkerPool {
   readonly #workers: MediaWorker[] = [];
   readonly #onWorkerGone: (reason: string) => void;
   #closing = false;
+  #warming = false;
 
   constructor(size: number, config: WorkerConfig, onWorkerGone: (reason: string) => void = () => undefined) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`a media worker pool needs 1 or more workers, not ${size}`);
@@ -198,14 +214,39 @@ export class MediaWorkerPool {
     return this.#workers;
   }
 
-  /** The worker for a new leg: a new one while the pool is not full, else the least loaded. */
+  /**
+   * Starts the workers one after another, each once the one before has loaded werift, so the
+   * first call finds one ready and the main thread keeps a core while they load. Not awaited:
+   * the server is ready before its workers are.
+   */
+  warm(): void {
+    if (this.#warming) return;
+    this.#warming = true;
+    const next = (): void => {
+      if (this.#closing || this.#workers.length >= this.size) return;
+      void this.#start().loaded.then((loaded) => {
+        if (loaded) next();
+      });
+    };
+    next();
+  }
+
+  /**
+   * The worker for a new leg. Unwarmed: a new one while the pool is not full, else the least
+   * loaded. Warming: the least loaded of those ready, so no leg waits on a worker still loading
+   * werift unless none is ready yet.
+   */
   assign(): MediaWorker {
-    if (this.#workers.length < this.size) {
-      const worker = new MediaWorker(this.#config, (gone) => this.#forget(gone));
-      this.#workers.push(worker);
-      return worker;
-    }
-    return this.#workers.reduce((best, w) => (w.legCount < best.legCount ? w : best));
+    if (this.#workers.length === 0 || (!this.#warming && this.#workers.length < this.size)) return this.#start();
+    const ready = this.#workers.filter((w) => w.ready);
+    const candidates = ready.length > 0 ? ready : this.#workers;
+    return candidates.reduce((best, w) => (w.legCount < best.legCount ? w : best));
+  }
+
+  #start(): MediaWorker {
+    const worker = new MediaWorker(this.#config, (gone) => this.#forget(gone));
+    this.#workers.push(worker);
+    return worker;
   }
 
   stats(): Promise<(WorkerStats & { threadId: number })[]> {

@@ -56,6 +56,8 @@ export interface WorkerStats {
 }
 
 export type FromWorker =
+  /** werift is loaded: the worker's first leg pays nothing to start. */
+  | { type: "ready" }
   | { type: "reply"; id: number; ok: true; value?: string; info: LegInfo }
   | { type: "reply"; id: number; ok: false; error: { name: string; message: string }; info?: LegInfo }
   | { type: "state"; leg: string; to: LegState; reason?: string; info: LegInfo }

@@ -8,6 +8,7 @@ import { performanceTime, type TickListener, type TickSource } from "../frame-cl
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
 import { LegMemory } from "./leg-memory.js";
+import { werift } from "../werift.js";
 
 const port = parentPort;
 if (!port) throw new Error("the media worker runs only as a worker thread");
@@ -153,3 +154,8 @@ port.on("message", (message: ToWorker) => {
       break;
   }
 });
+
+// A worker loads werift as it starts, off the main thread, so no call waits for it; messages sent
+// meanwhile wait in the port's queue.
+werift();
+post({ type: "ready" });

@@ -1,0 +1,131 @@
+// Media workers warmed after listen. In this process: warm() starts the workers one after another,
+// each once the one before has loaded werift, legs go to ready workers, and an engine closed while
+// warming stops cleanly. In serve mode (the built server): a simulated call placed the moment the
+// server says it is serving is answered, whether or not its workers have finished loading werift;
+// a server stopped while its workers warm exits cleanly.
+import { spawn } from "node:child_process";
+import { mkdtemp, rm } from "node:fs/promises";
+import { request as httpRequest } from "node:http";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterEach, describe, expect, it } from "vitest";
+import { MediaEngine, RemoteLeg } from "../../server/media/index.js";
+import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
+import { poll } from "../helpers/poll.js";
+import { SERVER_ENTRY, serve, type Served } from "../helpers/serve.js";
+
+let served: Served | undefined;
+
+afterEach(async () => {
+  await served?.stop();
+  served = undefined;
+});
+
+/** One request on a connection of its own; the body wrapped in the API's `data` envelope. */
+function request(url: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; text: string }> {
+  return new Promise((resolve, reject) => {
+    const payload = body === undefined ? undefined : JSON.stringify({ data: body });
+    const headers: Record<string, string> = { "Content-Type": "application/json", ...(token ? { "X-Auth-Token": token } : {}) };
+    const req = httpRequest(new URL(path, url), { method, agent: false, headers }, (res) => {
+      let text = "";
+      res.setEncoding("utf8");
+      res.on("data", (chunk: string) => (text += chunk));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
+    });
+    req.on("error", reject);
+    req.end(payload);
+  });
+}
+
+async function login(url: string): Promise<{ token: string; accountId: string }> {
+  const res = await request(url, "PUT", "/v2/user_auth", { credentials: credentials("admin", DEMO_PASSWORD), account_name: "demo" });
+  expect(res.status, res.text).toBe(201);
+  const body = JSON.parse(res.text) as { auth_token: string; data: { account_id: string } };
+  return { token: body.auth_token, accountId: body.data.account_id };
+}
+
+describe("MediaEngine.warm()", () => {
+  it("starts the workers one after another, each once the one before is ready; legs go to ready ones", async () => {
+    const failures: string[] = [];
+    const engine = new MediaEngine({ workers: 2, onWorkerFailure: (reason) => failures.push(reason) });
+    try {
+      expect(engine.workers).toHaveLength(0);
+      engine.warm();
+      // The second waits for the first to load werift: one core stays with the main thread.
+      expect(engine.workers).toHaveLength(1);
+      expect(engine.workers[0]?.ready).toBe(false);
+      await poll("both workers ready", async () => (engine.workers.length === 2 && engine.workers.every((w) => w.ready) ? true : undefined));
+      const legs = [engine.createLeg(), engine.createLeg()];
+      const threads = new Set(legs.map((leg) => (leg instanceof RemoteLeg ? leg.threadId : undefined)));
+      expect(threads).toEqual(new Set(engine.workers.map((w) => w.threadId)));
+      await Promise.all(legs.map((leg) => leg.close("done")));
+    } finally {
+      await engine.close();
+    }
+    expect(failures).toEqual([]);
+  });
+
+  it("a leg made while no worker is ready yet waits on the one warming, and no second worker starts for it", async () => {
+    const engine = new MediaEngine({ workers: 2 });
+    try {
+      engine.warm();
+      const leg = engine.createLeg();
+      expect(engine.workers).toHaveLength(1);
+      expect(leg instanceof RemoteLeg ? leg.threadId : undefined).toBe(engine.workers[0]?.threadId);
+      expect(await leg.createOffer()).toMatch(/^v=0/);
+      await leg.close("done");
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("an engine closed while its workers warm stops them, reporting no failure", async () => {
+    const failures: string[] = [];
+    const engine = new MediaEngine({ workers: 2, onWorkerFailure: (reason) => failures.push(reason) });
+    engine.warm();
+    await engine.close();
+    expect(engine.workers).toHaveLength(0);
+    expect(failures).toEqual([]);
+  });
+});
+
+describe("media workers warmed after listen", () => {
+  it("a simulated call placed as soon as the server is serving is answered by the queue (its legs on workers that may still be warming)", async () => {
+    served = await serve();
+    const { url } = served;
+    const { token, accountId } = await login(url);
+    const started = await request(url, "POST", `/v2/accounts/${accountId}/sim/calls`, { to: "5001", caller_id_name: "Casey Customer", caller_id_number: "+14155550100", audio: "tone_stream://1200" }, token);
+    expect(started.status, `${started.text}\n${served.output()}`).toBe(201);
+    const id = (JSON.parse(started.text) as { data: { id: string } }).data.id;
+    await poll("the queue to answer the simulated caller", async () => {
+      const row = await request(url, "GET", `/v2/accounts/${accountId}/sim/calls/${id}`, undefined, token);
+      return (JSON.parse(row.text) as { data: { state: string } }).data.state === "answered" ? true : undefined;
+    });
+    const channel = await request(url, "GET", `/v2/accounts/${accountId}/channels/${id}`, undefined, token);
+    expect(channel.status, channel.text).toBe(200);
+    const hangup = await request(url, "POST", `/v2/accounts/${accountId}/sim/calls/${id}`, { action: "hangup" }, token);
+    expect(hangup.status, hangup.text).toBe(202);
+    expect(served.output()).not.toMatch(/media worker|error/i);
+  });
+
+  it("a server stopped while its workers are still warming exits with 0 and says nothing wrong", async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), "switchboard-test-"));
+    try {
+      const child = spawn(process.execPath, [SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir], { stdio: ["ignore", "pipe", "pipe"] });
+      let output = "";
+      const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+      child.stderr.on("data", (chunk: Buffer) => (output += chunk.toString("utf8")));
+      await new Promise<void>((resolve) =>
+        child.stdout.on("data", (chunk: Buffer) => {
+          output += chunk.toString("utf8");
+          if (output.includes("Switchboard is serving")) resolve();
+        }),
+      );
+      child.kill("SIGTERM");
+      expect(await exited, output).toBe(0);
+      expect(output).not.toMatch(/media worker|error|shutdown failed/i);
+    } finally {
+      await rm(dataDir, { recursive: true, force: true });
+    }
+  });
+});
