@@ -2,7 +2,8 @@
 // from a Map (bench/lib/bare-fastify.ts), both child processes loaded over loopback by autocannon
 // from this process, in alternating rounds so a load that comes and goes hits both alike. The
 // difference is what Switchboard spends per request: the guard, the token, the envelope.
-// BENCH_CPU_PROF=<dir> writes a CPU profile of the Switchboard child there.
+// BENCH_CPU_PROF=<dir> writes a CPU profile of the Switchboard child there; BENCH_SERVER=<path>
+// runs another build's out/main/server.js (to compare two commits on one machine at one load).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -17,6 +18,7 @@ const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1_000);
 const CONNECTIONS = 10;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/main/server.js");
 
 interface Load {
   rps: number;
@@ -55,7 +57,7 @@ function device(i: number): Record<string, unknown> {
 
 const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-"));
 const profileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR];
-const sb = spawn(process.execPath, [...profileArgs, join(import.meta.dirname, "../out/main/server.js"), "--port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
+const sb = spawn(process.execPath, [...profileArgs, SERVER, "--port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
   stdio: ["ignore", "pipe", "pipe"],
 });
 let bare: ChildProcess | undefined;
