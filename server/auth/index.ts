@@ -3,14 +3,31 @@
 import type { Clock } from "../clock.js";
 import type { Collection, DocData, Store, StoredDoc } from "../store/index.js";
 import { LoginThrottle, phoneDigits } from "./throttle.js";
-import { TokenService, type VerifiedToken } from "./tokens.js";
+import { TokenCache } from "./token-cache.js";
+import { TokenService, tokenId, type VerifiedToken } from "./tokens.js";
 
+/** Tokens whose caller is kept resolved: far more than the sessions one server holds at once. */
+export const DEFAULT_TOKEN_CACHE_SIZE = 10_000;
+
+/** Read-only: one resolved caller is shared by every request that brings the same token. */
 export interface Identity {
-  token: string;
-  accountId: string;
-  ownerId: string | null;
-  isAdmin: boolean;
-  method: "user_auth" | "api_auth";
+  readonly token: string;
+  readonly accountId: string;
+  readonly ownerId: string | null;
+  readonly isAdmin: boolean;
+  readonly method: "user_auth" | "api_auth";
+}
+
+/**
+ * A caller as resolved, with the very documents it was read from: it is served again only while
+ * the store still holds those same objects (a write replaces a document, never changes it), so a
+ * disabled, deleted or demoted user, or a disabled or deleted account, counts at once.
+ */
+interface ResolvedCaller {
+  identity: Identity;
+  account: StoredDoc;
+  /** The user and the collection holding it; null for an API-key token. */
+  user: { doc: StoredDoc; users: Collection } | null;
 }
 
 export interface UserLogin {
@@ -30,25 +47,43 @@ export interface LoginResult {
 
 export class AuthService {
   readonly throttle: LoginThrottle;
+  readonly #resolved: TokenCache<ResolvedCaller>;
 
   private constructor(
     private readonly store: Store,
     readonly tokens: TokenService,
     private readonly accounts: Collection,
     clock: Clock,
+    cacheSize: number,
   ) {
     this.throttle = new LoginThrottle(clock);
+    this.#resolved = new TokenCache(cacheSize);
+    // A revoked or expired token leaves at once; its document is gone, so it could not be served anyway.
+    tokens.onEnd((id) => this.#resolved.dropId(id));
   }
 
-  static async open(store: Store, options: { tokenTtlS: number }): Promise<AuthService> {
+  static async open(store: Store, options: { tokenTtlS: number; tokenCacheSize?: number }): Promise<AuthService> {
     const tokens = await TokenService.open(store, { ttlS: options.tokenTtlS });
-    return new AuthService(store, tokens, await store.global("accounts"), store.clock);
+    return new AuthService(store, tokens, await store.global("accounts"), store.clock, options.tokenCacheSize ?? DEFAULT_TOKEN_CACHE_SIZE);
   }
 
+  /** How many tokens have their caller kept resolved. */
+  get resolvedTokens(): number {
+    return this.#resolved.size;
+  }
+
+  /** Who the token speaks for, or null: resolved once, then served while its documents stand. */
   async authenticate(token: string): Promise<Identity | null> {
+    const hit = this.#resolved.get(token);
+    if (hit !== undefined && this.#stands(hit.value) && (await this.tokens.use(hit.tokenId))) return hit.value.identity;
     const verified = await this.tokens.verify(token);
-    if (!verified) return null;
-    return this.#identity(verified);
+    const caller = verified === null ? null : await this.#resolve(verified);
+    if (caller === null) {
+      this.#resolved.drop(token);
+      return null;
+    }
+    this.#resolved.set(token, { tokenId: tokenId(token), value: caller });
+    return caller.identity;
   }
 
   async describe(token: string): Promise<VerifiedToken | null> {
@@ -74,15 +109,25 @@ export class AuthService {
     return { token, account, user: null };
   }
 
-  async #identity(t: VerifiedToken): Promise<Identity | null> {
+  #stands(caller: ResolvedCaller): boolean {
+    if (this.accounts.get(caller.identity.accountId) !== caller.account) return false;
+    return caller.user === null || caller.user.users.get(caller.user.doc.id) === caller.user.doc;
+  }
+
+  async #resolve(t: VerifiedToken): Promise<ResolvedCaller | null> {
     const account = this.accounts.get(t.account_id);
     if (!account || account.data.enabled === false) return null;
     if (t.method === "api_auth" || t.owner_id === null) {
-      return { token: t.token, accountId: t.account_id, ownerId: null, isAdmin: true, method: "api_auth" };
+      return { identity: { token: t.token, accountId: t.account_id, ownerId: null, isAdmin: true, method: "api_auth" }, account, user: null };
     }
-    const user = (await this.store.account(t.account_id, "users")).get(t.owner_id);
+    const users = await this.store.account(t.account_id, "users");
+    const user = users.get(t.owner_id);
     if (!user || user.data.enabled === false) return null;
-    return { token: t.token, accountId: t.account_id, ownerId: user.id, isAdmin: user.data.priv_level === "admin", method: "user_auth" };
+    return {
+      identity: { token: t.token, accountId: t.account_id, ownerId: user.id, isAdmin: user.data.priv_level === "admin", method: "user_auth" },
+      account,
+      user: { doc: user, users },
+    };
   }
 
   /** The enabled account a user login names, by name, realm or one of its numbers. */

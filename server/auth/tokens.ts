@@ -4,7 +4,7 @@
 // clients do not turn every request into a write). Tokens survive a server restart.
 import { createHash } from "node:crypto";
 import type { Clock, RandomSource } from "../clock.js";
-import type { Collection, Store } from "../store/index.js";
+import type { Collection, Store, StoredDoc } from "../store/index.js";
 
 /** A token is this many random bytes, written as lowercase hex; anything else is never looked up. */
 const TOKEN_BYTES = 32;
@@ -61,7 +61,20 @@ export class TokenService {
   /** The token's record if it is live (and slides its window), else null. */
   async verify(token: string): Promise<VerifiedToken | null> {
     if (!TOKEN_PATTERN.test(token)) return null;
-    const id = tokenId(token);
+    const doc = await this.#use(tokenId(token));
+    if (!doc) return null;
+    return { ...doc.data, token, expires_in: this.ttlS, created: doc.created };
+  }
+
+  /**
+   * Uses a token already verified, by its id (tokenId), as verify() does: true while it is live
+   * (its window slides), false once it is gone or has expired (then it is deleted and heard of).
+   */
+  async use(id: string): Promise<boolean> {
+    return (await this.#use(id)) !== null;
+  }
+
+  async #use(id: string): Promise<StoredDoc<TokenRecord> | null> {
     const doc = this.tokens.get(id);
     if (!doc) return null;
     const now = this.clock.now();
@@ -76,7 +89,7 @@ export class TokenService {
     if (now - doc.data.last_used > (this.ttlS * 1000) / 10) {
       await this.tokens.update(id, { ...doc.data, last_used: now }).catch(() => undefined);
     }
-    return { ...doc.data, token, expires_in: this.ttlS, created: doc.created };
+    return doc;
   }
 
   /** When the token expires unless it is used again (Unix ms), without using it; null when it is gone. */

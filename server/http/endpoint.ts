@@ -13,13 +13,14 @@ import { toCsv } from "./csv.js";
 import { contentDisposition } from "./binary.js";
 import type { JsonSchema } from "./validation.js";
 
+/** Read-only: one resolved caller is shared by every request that brings the same token. */
 export interface AuthContext {
-  token: string;
-  accountId: string;
+  readonly token: string;
+  readonly accountId: string;
   /** The user behind the token; null for an API-key token. */
-  ownerId: string | null;
-  isAdmin: boolean;
-  method: "user_auth" | "api_auth";
+  readonly ownerId: string | null;
+  readonly isAdmin: boolean;
+  readonly method: "user_auth" | "api_auth";
 }
 
 export interface Authenticator {

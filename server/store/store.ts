@@ -34,6 +34,7 @@ export class Store {
   readonly dir: string;
   readonly clock: Clock;
   readonly random: RandomSource;
+  /** Collections opened, by `name` (global) or `accountId/name`: found without building a path. */
   readonly #open = new Map<string, Promise<Collection>>();
   readonly #listeners = new Set<ChangeListener>();
   readonly #warn: WarningListener;
@@ -74,15 +75,21 @@ export class Store {
 
   /** A collection shared by all accounts, such as `accounts`. */
   global<T extends DocData = DocData>(name: string): Promise<Collection<T>> {
+    const opened = this.#open.get(name);
+    if (opened) return opened as Promise<Collection<T>>;
     checkName(name);
-    return this.#collection<T>(join(this.dir, `${name}.json`), null, name);
+    return this.#collection<T>(name, join(this.dir, `${name}.json`), null, name);
   }
 
   /** One of an account's collections, such as `devices`. */
   account<T extends DocData = DocData>(accountId: string, name: string): Promise<Collection<T>> {
+    // Asked on most requests: an open collection is found by its key alone (checked when opened).
+    const key = `${accountId}/${name}`;
+    const opened = this.#open.get(key);
+    if (opened) return opened as Promise<Collection<T>>;
     if (!ID_PATTERN.test(accountId)) throw new Error(`store: bad account id ${JSON.stringify(accountId)}`);
     checkName(name);
-    return this.#collection<T>(join(this.dir, "accounts", accountId, `${name}.json`), accountId, name);
+    return this.#collection<T>(key, join(this.dir, "accounts", accountId, `${name}.json`), accountId, name);
   }
 
   /** Resolves once every change made so far, in every open collection, is on disk. */
@@ -91,15 +98,15 @@ export class Store {
     await Promise.all(collections.map((c) => c.flush()));
   }
 
-  #collection<T extends DocData>(file: string, accountId: string | null, collection: string): Promise<Collection<T>> {
-    let opening = this.#open.get(file);
+  #collection<T extends DocData>(key: string, file: string, accountId: string | null, collection: string): Promise<Collection<T>> {
+    let opening = this.#open.get(key);
     if (!opening) {
       const onChange = (kind: ChangeKind, doc: StoredDoc): void => {
         for (const listener of this.#listeners) listener({ kind, accountId, collection, doc });
       };
       opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange, onWarning: this.#warn });
-      this.#open.set(file, opening);
-      opening.catch(() => this.#open.delete(file));
+      this.#open.set(key, opening);
+      opening.catch(() => this.#open.delete(key));
     }
     return opening as Promise<Collection<T>>;
   }
