@@ -10,7 +10,8 @@ import { Readable } from "node:stream";
 import { Low } from "lowdb";
 import { type Cancel, type Clock, type RandomSource, toGregorianSeconds } from "../clock.js";
 import { newId, newModbId, nextRevision } from "./ids.js";
-import { StoreConflictError, StoreNotFoundError } from "./errors.js";
+import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "./errors.js";
+import { UniqueIndex, type UniqueIndexSpec } from "./unique-index.js";
 import { Journal } from "./journal.js";
 import { CollectionFile, readCopy, type FileShape } from "./collection-file.js";
 import { FILE_MODE, makeDir } from "./permissions.js";
@@ -105,6 +106,8 @@ export class Collection<T extends DocData = DocData> {
   #fileGen = 0;
   /** Bumped on every change, so derived indexes know when they are stale. */
   #version = 0;
+  /** Unique indexes by field, kept in step with #docs by #put and #remove. */
+  readonly #indexes = new Map<string, UniqueIndex>();
   readonly #sorted = new Map<(doc: StoredDoc<T>) => string, { version: number; rows: { row: StoredDoc<T>; key: string }[] }>();
 
   private constructor(readonly file: string, deps: CollectionDeps) {
@@ -229,6 +232,21 @@ export class Collection<T extends DocData = DocData> {
   }
 
   /**
+   * The collection's unique index on `spec.field`, built from the documents now held (the file
+   * and its replayed journal) on first use; later calls with the same field return it. From then
+   * on every create and update refuses, with StoreUniqueError, a key another document holds: the
+   * test and the change happen in one synchronous step, so concurrent writes cannot both pass.
+   */
+  uniqueIndex(spec: UniqueIndexSpec): UniqueIndex {
+    const known = this.#indexes.get(spec.field);
+    if (known) return known;
+    const index = new UniqueIndex(spec);
+    for (const doc of this.#docs.values()) index.add(doc.id, doc.data);
+    this.#indexes.set(spec.field, index);
+    return index;
+  }
+
+  /**
    * Every document with its sort key, ascending, cached until the next change: list requests
    * filter and page this instead of sorting the collection each time.
    */
@@ -249,13 +267,19 @@ export class Collection<T extends DocData = DocData> {
     const attachments = options.attachment ? await this.#writeAttachment(id, options.attachment) : undefined;
     if (this.#docs.has(id)) throw new StoreConflictError(id, "a document with this id exists");
     const doc: StoredDoc<T> = { id, rev: nextRevision(this.#deps.random), created: now, modified: now, data: clone(data), ...(attachments ? { attachments } : {}) };
-    this.#docs.set(id, doc);
+    try {
+      this.#checkUnique(id, doc.data);
+    } catch (err) {
+      if (attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
+      throw err;
+    }
+    this.#put(doc);
     if (options.durable) this.#unsynced.add(id);
     try {
       await this.#persist(
         { put: doc },
         () => {
-          if (this.#docs.get(id) === doc) this.#docs.delete(id);
+          if (this.#docs.get(id) === doc) this.#remove(id);
         },
         options.durable,
       );
@@ -278,9 +302,10 @@ export class Collection<T extends DocData = DocData> {
       modified: toGregorianSeconds(this.#deps.clock.now()),
       data: clone(data),
     };
-    this.#docs.set(id, doc);
+    this.#checkUnique(id, doc.data);
+    this.#put(doc);
     await this.#persist({ put: doc }, () => {
-      if (this.#docs.get(id) === doc) this.#docs.set(id, current);
+      if (this.#docs.get(id) === doc) this.#put(current);
     });
     this.#deps.onChange?.("edited", doc);
     return doc;
@@ -288,9 +313,9 @@ export class Collection<T extends DocData = DocData> {
 
   async delete(id: string, options: WriteOptions = {}): Promise<StoredDoc<T>> {
     const current = this.#current(id, options);
-    this.#docs.delete(id);
+    this.#remove(id);
     await this.#persist({ del: id }, () => {
-      if (!this.#docs.has(id)) this.#docs.set(id, current);
+      if (!this.#docs.has(id)) this.#put(current);
     });
     this.#deps.onChange?.("deleted", current);
     if (current.attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
@@ -332,9 +357,9 @@ export class Collection<T extends DocData = DocData> {
         modified: toGregorianSeconds(this.#deps.clock.now()),
         attachments: { ...current.attachments, [name]: { content_type: contentType, length: size } },
       };
-      this.#docs.set(id, doc);
+      this.#put(doc);
       await this.#persist({ put: doc }, () => {
-        if (this.#docs.get(id) === doc) this.#docs.set(id, current);
+        if (this.#docs.get(id) === doc) this.#put(current);
       });
       this.#deps.onChange?.("edited", doc);
       return doc;
@@ -380,9 +405,9 @@ export class Collection<T extends DocData = DocData> {
       modified: toGregorianSeconds(this.#deps.clock.now()),
       attachments: rest,
     };
-    this.#docs.set(id, doc);
+    this.#put(doc);
     await this.#persist({ put: doc }, () => {
-      if (this.#docs.get(id) === doc) this.#docs.set(id, current);
+      if (this.#docs.get(id) === doc) this.#put(current);
     });
     this.#deps.onChange?.("edited", doc);
     await rm(join(this.#attachmentsDir, id, name), { force: true });
@@ -403,6 +428,30 @@ export class Collection<T extends DocData = DocData> {
       throw new StoreConflictError(id, `revision ${options.rev} is stale (current ${current.rev})`);
     }
     return current;
+  }
+
+  #checkUnique(id: string, data: T): void {
+    for (const index of this.#indexes.values()) {
+      const clash = index.clash(id, data);
+      if (clash) throw new StoreUniqueError(index.spec.field, index.spec.description, clash.key, clash.holder);
+    }
+  }
+
+  /** Every in-memory change of a document goes through here or #remove, so the indexes follow. */
+  #put(doc: StoredDoc<T>): void {
+    const previous = this.#docs.get(doc.id);
+    for (const index of this.#indexes.values()) {
+      if (previous) index.remove(previous.id, previous.data);
+      index.add(doc.id, doc.data);
+    }
+    this.#docs.set(doc.id, doc);
+  }
+
+  #remove(id: string): void {
+    const previous = this.#docs.get(id);
+    if (!previous) return;
+    for (const index of this.#indexes.values()) index.remove(id, previous.data);
+    this.#docs.delete(id);
   }
 
   /** Journal the change just made in memory; undo it there if the journal write fails. */
