@@ -67,4 +67,21 @@ describe("unique writes", () => {
     }
     expect(new Set(usernames).size).toBe(usernames.length);
   });
+
+  it("never generates a user's login name already taken, even from a random source that repeats", async () => {
+    api = await startApi({ config: { random: repeatingRandom() } });
+    const { token, accountId } = await api.login("admin");
+    const base = `/v2/accounts/${accountId}/users`;
+    // Six zero bytes make the first generated name `user_aaaaaaaa`; a client holds it in capitals.
+    const chosen = await api.call<{ username: string }>("PUT", base, { token, data: { first_name: "Chosen", last_name: "Person", username: "USER_AAAAAAAA", password: "pw-chosen" } });
+    expect(chosen.status, chosen.text).toBe(201);
+    const usernames = ["user_aaaaaaaa"];
+    for (let n = 0; n < 3; n++) {
+      const res = await api.call<{ username: string }>("PUT", base, { token, data: { first_name: `Generated ${n}`, last_name: "Person", password: `pw-${n}` } });
+      expect(res.status, res.text).toBe(201);
+      expect(res.body.data.username).toMatch(/^user_[a-z0-9]{8}$/);
+      usernames.push(res.body.data.username);
+    }
+    expect(new Set(usernames).size).toBe(usernames.length);
+  });
 });
