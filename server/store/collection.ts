@@ -1,7 +1,9 @@
 // One collection of documents, held in memory, kept in one lowdb JSON file plus a journal.
 // A change is acknowledged once its journal line is on disk; the JSON file is rewritten whole
-// and atomically (temp file + rename, the previous file kept as `.bak`) every SNAPSHOT_EVERY
-// changes or after a quiet second, so a burst of writes costs one rewrite, not one each.
+// and atomically (temp file + rename, the previous file kept as `.bak`) after as many changes as
+// the file held documents (SNAPSHOT_EVERY at least) or after a quiet second, so a burst of writes
+// costs one rewrite, not one each, and a write's share of the rewrites does not grow with the
+// collection: the journal to replay on open stays no longer than the file.
 import { createReadStream, createWriteStream } from "node:fs";
 import { readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -94,6 +96,8 @@ export class Collection<T extends DocData = DocData> {
   readonly #deps: CollectionDeps;
   readonly #journal: Journal;
   #changesSinceSnapshot = 0;
+  /** How many documents the last rewrite of the file held (or opening found). */
+  #snapshotSize = 0;
   #snapshotting: Promise<void> | null = null;
   #snapshotAgain = false;
   #cancelIdleSnapshot: Cancel | null = null;
@@ -128,6 +132,7 @@ export class Collection<T extends DocData = DocData> {
     }
     for (const doc of base.docs) c.#docs.set(doc.id, doc as StoredDoc<T>);
     c.#fileGen = base.from;
+    c.#snapshotSize = base.docs.length;
     const replayed = await c.#journal.open(base.from, base.keepFrom);
     let unreadable = replayed.unreadable;
     for (const line of replayed.lines) {
@@ -465,7 +470,7 @@ export class Collection<T extends DocData = DocData> {
       throw err;
     }
     this.#changesSinceSnapshot++;
-    if (this.#changesSinceSnapshot >= SNAPSHOT_EVERY) {
+    if (this.#changesSinceSnapshot >= Math.max(SNAPSHOT_EVERY, this.#snapshotSize)) {
       this.#snapshot().catch(() => undefined);
     } else {
       this.#cancelIdleSnapshot?.();
@@ -493,6 +498,7 @@ export class Collection<T extends DocData = DocData> {
     const kept = this.#fileGen;
     // CollectionFile serialises synchronously inside write(), so the snapshot can be dropped at once.
     this.#db.data = { docs: Array.from(this.#docs.values()), journal_gen: generation, kept_gen: kept };
+    this.#snapshotSize = this.#db.data.docs.length;
     const write = this.#db.write();
     this.#db.data = { docs: [] };
     this.#snapshotting = (async () => {
