@@ -2,6 +2,8 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { ApiError } from "../../../server/http/errors.js";
+import { storeError } from "../../../server/http/resource.js";
 import { Store, StoreUniqueError, type UniqueIndexSpec } from "../../../server/store/index.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
@@ -123,5 +125,14 @@ describe("unique index", () => {
     await expect(devices.create(device("shared"))).rejects.toBeInstanceOf(StoreUniqueError);
     await devices.delete(b.id);
     await devices.create(device("shared"));
+  });
+
+  it("reaches an API client as the field's unique error, as the resource's own check words it", async () => {
+    const { devices } = await devicesOf(await Store.open({ dir }));
+    await devices.create(device("taken"));
+    const refused = await devices.create(device("Taken")).catch((err: unknown) => err);
+    const mapped = storeError(refused);
+    expect(mapped).toBeInstanceOf(ApiError);
+    expect(mapped).toMatchObject({ status: 400, data: { "sip.username": { unique: { message: "SIP username already in use", value: "taken" } } } });
   });
 });
