@@ -5,7 +5,7 @@ import { ApiError } from "../http/errors.js";
 import { registerDocResource, view, type Data, type WriteCtx } from "../http/resource.js";
 import { isObject } from "../http/request.js";
 import type { FieldErrors, JsonSchema } from "../http/validation.js";
-import type { StoredDoc } from "../store/index.js";
+import type { StoredDoc, UniqueIndexSpec } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 import { LINK_METHODS } from "../callq-host/modules/callq-recipient.js";
 import { PHONE_ACTIONS } from "../callq/recipient-state.js";
@@ -223,7 +223,15 @@ async function flowMetadata(deps: ApiDeps, accountId: string, flow: unknown): Pr
   return Object.fromEntries(metadata);
 }
 
+/** A dialled number runs one callflow: two holding it would make routing a guess. */
+export const CALLFLOW_NUMBERS: UniqueIndexSpec = {
+  field: "numbers",
+  description: "A number may route to only one callflow",
+  keys: (data) => (Array.isArray(data.numbers) ? data.numbers.filter((n): n is string => typeof n === "string") : []),
+};
+
 export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
+  deps.store.unique("callflows", CALLFLOW_NUMBERS);
   registerDocResource(app, deps, {
     name: "callflows",
     collection: "callflows",
@@ -245,14 +253,15 @@ export function registerCallflows(app: FastifyInstance, deps: ApiDeps): void {
           problems.add(`patterns.${index}`, "pattern", `Value is not a valid regular expression: ${(err as Error).message}`, pattern);
         }
       });
-      const owner = new Map<string, string>();
-      for (const doc of ctx.collection.all()) {
-        if (doc.id === ctx.existing?.id || !Array.isArray(doc.data.numbers)) continue;
-        for (const n of doc.data.numbers) if (typeof n === "string") owner.set(n, doc.id);
-      }
-      const clashes = numbers.filter((n) => owner.has(n));
+      // The collection enforces the index on the write itself; these lookups only refuse early.
+      const routed = ctx.collection.uniqueIndex(CALLFLOW_NUMBERS);
+      const owner = (n: string): string | undefined => {
+        const holder = routed.holder(n);
+        return holder === ctx.existing?.id ? undefined : holder;
+      };
+      const clashes = numbers.filter((n) => owner(n) !== undefined);
       if (clashes.length > 0) {
-        const which = clashes.map((n) => `${n} (callflow ${owner.get(n) ?? ""})`).join(", ");
+        const which = clashes.map((n) => `${n} (callflow ${owner(n) ?? ""})`).join(", ");
         problems.add("numbers", "unique", `A number may route to only one callflow: already used: ${which}`, clashes[0]);
       }
       const references = data.flow === undefined ? [] : checkFlow(data.flow, problems);

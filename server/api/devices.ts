@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { fieldError, type JsonSchema } from "../http/validation.js";
 import type { AuthContext } from "../http/endpoint.js";
 import { registerDocResource, view, type Data, type WriteCtx } from "../http/resource.js";
-import { ID_PATTERN, type StoredDoc } from "../store/index.js";
+import { ID_PATTERN, type StoredDoc, type UniqueIndexSpec } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 import { syncOnWrite } from "./device-status.js";
 
@@ -65,7 +65,37 @@ export const deviceSchema: JsonSchema = {
   },
 };
 
-export function deviceDefaults(data: Data, hex: (bytes: number) => string): Data {
+/** SIP usernames are compared lower-case: registrars match them without regard to case. */
+export const DEVICE_USERNAMES: UniqueIndexSpec = {
+  field: "sip.username",
+  description: "SIP username already in use",
+  keys: (data) => {
+    const username = (data.sip as Data | undefined)?.username;
+    return typeof username === "string" ? [username.toLowerCase()] : [];
+  },
+};
+
+/**
+ * Random bytes in a generated SIP username: 64 bits, so that a clash is unlikely at any size an
+ * account reaches; the draw is also checked against the taken names and made again on a clash.
+ */
+const USERNAME_BYTES = 8;
+/** Draws before giving up: only a random source that repeats itself can use them all. */
+const USERNAME_DRAWS = 16;
+
+function generatedUsername(hex: (bytes: number) => string, taken: (username: string) => boolean): string {
+  for (let draw = 0; draw < USERNAME_DRAWS; draw++) {
+    const username = `user_${hex(USERNAME_BYTES)}`;
+    if (!taken(username)) return username;
+  }
+  throw new Error(`devices: ${USERNAME_DRAWS} generated SIP usernames in a row were taken: the random source repeats itself`);
+}
+
+/**
+ * The device as stored: defaults filled in and SIP credentials generated when absent. `taken`
+ * says whether a SIP username (lower-case) is held by another device, so a drawn one never is.
+ */
+export function deviceDefaults(data: Data, hex: (bytes: number) => string, taken: (username: string) => boolean = () => false): Data {
   const media = (data.media ?? {}) as Data;
   const sip = (data.sip ?? {}) as Data;
   // The hosted service's misspelt key is accepted on input; the stored key is the correct one.
@@ -95,7 +125,7 @@ export function deviceDefaults(data: Data, hex: (bytes: number) => string): Data
       invite_format: "contact",
       registration_expiration: 300,
       ...sip,
-      username: sip.username ?? `user_${hex(4)}`,
+      username: sip.username ?? generatedUsername(hex, taken),
       password: sip.password ?? hex(12),
     },
   };
@@ -136,6 +166,7 @@ export function withoutSecrets(shown: Data): Data {
 }
 
 export function registerDevices(app: FastifyInstance, deps: ApiDeps): void {
+  deps.store.unique("devices", DEVICE_USERNAMES);
   const hex = (bytes: number) => deps.store.random.bytes(bytes).toString("hex");
   registerDocResource(app, deps, {
     name: "devices",
@@ -143,13 +174,15 @@ export function registerDevices(app: FastifyInstance, deps: ApiDeps): void {
     schema: deviceSchema,
     verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
     adminWrites: true,
-    prepare: (data) => deviceDefaults(data, hex),
+    prepare: (data, ctx) => {
+      const usernames = ctx.collection.uniqueIndex(DEVICE_USERNAMES);
+      return deviceDefaults(data, hex, (username) => usernames.holder(username) !== undefined);
+    },
+    // The collection enforces the index on the write itself; this check only refuses early.
     check: async (data: Data, ctx: WriteCtx) => {
-      const username = String((data.sip as Data).username).toLowerCase();
-      const clash = ctx.collection
-        .all()
-        .find((d) => d.id !== ctx.existing?.id && String((d.data.sip as Data | undefined)?.username ?? "").toLowerCase() === username);
-      if (clash) throw fieldError("sip.username", "unique", "SIP username already in use", (data.sip as Data).username);
+      if (ctx.collection.uniqueIndex(DEVICE_USERNAMES).clash(ctx.existing?.id, data)) {
+        throw fieldError("sip.username", "unique", DEVICE_USERNAMES.description, (data.sip as Data).username);
+      }
       if (typeof data.owner_id === "string") {
         const users = await deps.collection(ctx.accountId, "users");
         if (!users.has(data.owner_id)) throw fieldError("owner_id", "not_found", "no user with this id", data.owner_id);

@@ -7,7 +7,7 @@ import { registerEndpoint } from "../http/endpoint.js";
 import { isObject } from "../http/request.js";
 import { listOutcome, notFound, registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
-import type { Collection, StoredDoc } from "../store/index.js";
+import type { Collection, StoredDoc, UniqueIndex, UniqueIndexSpec } from "../store/index.js";
 import type { RandomSource } from "../clock.js";
 import type { ApiDeps } from "./deps.js";
 import { deviceRow } from "./devices.js";
@@ -135,9 +135,33 @@ function enabledText(enabled: unknown): Data {
   return enabled === "true" || enabled === "false" ? { enabled: enabled === "true" } : {};
 }
 
-/** Kazoo's generated username for a user given a password but no username: `user_` and 8 characters. */
-function generatedUsername(random: RandomSource): string {
-  return `user_${random.bytes(6).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 8)}`;
+/** Logins match usernames without regard to case. */
+export const USERNAMES: UniqueIndexSpec = {
+  field: "username",
+  description: "username already in use",
+  keys: (data) => (typeof data.username === "string" ? [data.username.toLowerCase()] : []),
+};
+
+/** A caller identifies with the pin alone (callq_recipient link_method pin), so it must be unambiguous. */
+export const PINS: UniqueIndexSpec = {
+  field: "callq.pin",
+  description: "pin already in use by another user",
+  keys: (data) => (isObject(data.callq) && typeof data.callq.pin === "string" ? [data.callq.pin] : []),
+};
+
+/** Draws before giving up: only a random source that repeats itself can use them all. */
+const USERNAME_DRAWS = 16;
+
+/**
+ * Kazoo's generated username for a user given a password but no username: `user_` and 8
+ * characters (about 41 bits), kept in that shape and drawn again while another user holds it.
+ */
+function generatedUsername(random: RandomSource, usernames: UniqueIndex): string {
+  for (let draw = 0; draw < USERNAME_DRAWS; draw++) {
+    const username = `user_${random.bytes(6).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 8)}`;
+    if (usernames.holder(username) === undefined) return username;
+  }
+  throw new Error(`users: ${USERNAME_DRAWS} generated usernames in a row were taken: the random source repeats itself`);
 }
 
 /**
@@ -148,7 +172,7 @@ function withUsername(data: Data, ctx: WriteCtx, random: RandomSource): Data {
   if (data.username !== undefined) return data;
   const stored = ctx.existing?.data.username;
   if (typeof stored === "string") return { ...data, username: stored };
-  return passwordOf(ctx.input) === undefined ? data : { ...data, username: generatedUsername(random) };
+  return passwordOf(ctx.input) === undefined ? data : { ...data, username: generatedUsername(random, ctx.collection.uniqueIndex(USERNAMES)) };
 }
 
 /** Whether `value` is an object whose `key` is true. */
@@ -217,16 +241,14 @@ function lastAdminError(field: string): ApiError {
 }
 
 export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
+  deps.store.unique("users", USERNAMES);
+  deps.store.unique("users", PINS);
   const check = (data: Data, ctx: WriteCtx): void => {
     const username = typeof data.username === "string" ? data.username.toLowerCase() : undefined;
-    const others = ctx.collection.all().filter((u) => u.id !== ctx.existing?.id);
-    if (username !== undefined && others.some((u) => String(u.data.username ?? "").toLowerCase() === username)) {
-      throw fieldError("username", "unique", "username already in use", data.username);
-    }
-    const pin = isObject(data.callq) ? data.callq.pin : undefined;
-    // A caller identifies with the pin alone (callq_recipient link_method pin), so it must be unambiguous.
-    if (pin !== undefined && others.some((u) => isObject(u.data.callq) && u.data.callq.pin === pin)) {
-      throw fieldError("callq.pin", "unique", "pin already in use by another user", pin);
+    // The collection enforces both indexes on the write itself; these lookups only refuse early.
+    if (ctx.collection.uniqueIndex(USERNAMES).clash(ctx.existing?.id, data)) throw fieldError("username", "unique", USERNAMES.description, data.username);
+    if (ctx.collection.uniqueIndex(PINS).clash(ctx.existing?.id, data)) {
+      throw fieldError("callq.pin", "unique", PINS.description, isObject(data.callq) ? data.callq.pin : undefined);
     }
     const password = passwordOf(ctx.input);
     if (password === undefined && username !== undefined) {

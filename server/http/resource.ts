@@ -4,7 +4,7 @@
 // paging. Each api/ file describes its resource with a DocResourceSpec and hooks.
 import type { FastifyInstance } from "fastify";
 import type { Collection, StoredDoc } from "../store/index.js";
-import { StoreConflictError, StoreNotFoundError } from "../store/index.js";
+import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
 import { ApiError } from "./errors.js";
 import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
 import { contentRevision } from "./envelope.js";
@@ -12,7 +12,7 @@ import { filterFromQuery } from "./filters.js";
 import { paginateSorted } from "./paging.js";
 import { mergePatch } from "./patch.js";
 import { isObject, type Verb } from "./request.js";
-import { validate, type JsonSchema } from "./validation.js";
+import { fieldError, validate, type JsonSchema } from "./validation.js";
 
 export type Data = Record<string, unknown>;
 
@@ -278,6 +278,8 @@ export function created(_ctx: Ctx, doc: StoredDoc, location: string): Outcome {
 export function storeError(err: unknown): unknown {
   if (err instanceof StoreConflictError) return new ApiError("datastore_conflict", { cause: err.docId, reason: err.message });
   if (err instanceof StoreNotFoundError) return notFound(err.docId);
+  // A concurrent write took the value between the resource's check and its own write.
+  if (err instanceof StoreUniqueError) return fieldError(err.field, "unique", err.description, err.key);
   return err;
 }
 

@@ -1,7 +1,9 @@
 // One collection of documents, held in memory, kept in one lowdb JSON file plus a journal.
 // A change is acknowledged once its journal line is on disk; the JSON file is rewritten whole
-// and atomically (temp file + rename, the previous file kept as `.bak`) every SNAPSHOT_EVERY
-// changes or after a quiet second, so a burst of writes costs one rewrite, not one each.
+// and atomically (temp file + rename, the previous file kept as `.bak`) after as many changes as
+// the file held documents (SNAPSHOT_EVERY at least) or after a quiet second, so a burst of writes
+// costs one rewrite, not one each, and a write's share of the rewrites does not grow with the
+// collection: the journal to replay on open stays no longer than the file.
 import { createReadStream, createWriteStream } from "node:fs";
 import { readFile, rename, rm, stat } from "node:fs/promises";
 import { basename, dirname, join } from "node:path";
@@ -10,7 +12,8 @@ import { Readable } from "node:stream";
 import { Low } from "lowdb";
 import { type Cancel, type Clock, type RandomSource, toGregorianSeconds } from "../clock.js";
 import { newId, newModbId, nextRevision } from "./ids.js";
-import { StoreConflictError, StoreNotFoundError } from "./errors.js";
+import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "./errors.js";
+import { UniqueIndex, type UniqueIndexSpec } from "./unique-index.js";
 import { Journal } from "./journal.js";
 import { CollectionFile, readCopy, type FileShape } from "./collection-file.js";
 import { FILE_MODE, makeDir } from "./permissions.js";
@@ -93,6 +96,8 @@ export class Collection<T extends DocData = DocData> {
   readonly #deps: CollectionDeps;
   readonly #journal: Journal;
   #changesSinceSnapshot = 0;
+  /** How many documents the last rewrite of the file held (or opening found). */
+  #snapshotSize = 0;
   #snapshotting: Promise<void> | null = null;
   #snapshotAgain = false;
   #cancelIdleSnapshot: Cancel | null = null;
@@ -105,6 +110,8 @@ export class Collection<T extends DocData = DocData> {
   #fileGen = 0;
   /** Bumped on every change, so derived indexes know when they are stale. */
   #version = 0;
+  /** Unique indexes by field, kept in step with #docs by #put and #remove. */
+  readonly #indexes = new Map<string, UniqueIndex>();
   readonly #sorted = new Map<(doc: StoredDoc<T>) => string, { version: number; rows: { row: StoredDoc<T>; key: string }[] }>();
 
   private constructor(readonly file: string, deps: CollectionDeps) {
@@ -125,6 +132,7 @@ export class Collection<T extends DocData = DocData> {
     }
     for (const doc of base.docs) c.#docs.set(doc.id, doc as StoredDoc<T>);
     c.#fileGen = base.from;
+    c.#snapshotSize = base.docs.length;
     const replayed = await c.#journal.open(base.from, base.keepFrom);
     let unreadable = replayed.unreadable;
     for (const line of replayed.lines) {
@@ -229,6 +237,21 @@ export class Collection<T extends DocData = DocData> {
   }
 
   /**
+   * The collection's unique index on `spec.field`, built from the documents now held (the file
+   * and its replayed journal) on first use; later calls with the same field return it. From then
+   * on every create and update refuses, with StoreUniqueError, a key another document holds: the
+   * test and the change happen in one synchronous step, so concurrent writes cannot both pass.
+   */
+  uniqueIndex(spec: UniqueIndexSpec): UniqueIndex {
+    const known = this.#indexes.get(spec.field);
+    if (known) return known;
+    const index = new UniqueIndex(spec);
+    for (const doc of this.#docs.values()) index.add(doc.id, doc.data);
+    this.#indexes.set(spec.field, index);
+    return index;
+  }
+
+  /**
    * Every document with its sort key, ascending, cached until the next change: list requests
    * filter and page this instead of sorting the collection each time.
    */
@@ -249,13 +272,19 @@ export class Collection<T extends DocData = DocData> {
     const attachments = options.attachment ? await this.#writeAttachment(id, options.attachment) : undefined;
     if (this.#docs.has(id)) throw new StoreConflictError(id, "a document with this id exists");
     const doc: StoredDoc<T> = { id, rev: nextRevision(this.#deps.random), created: now, modified: now, data: clone(data), ...(attachments ? { attachments } : {}) };
-    this.#docs.set(id, doc);
+    try {
+      this.#checkUnique(id, doc.data);
+    } catch (err) {
+      if (attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
+      throw err;
+    }
+    this.#put(doc);
     if (options.durable) this.#unsynced.add(id);
     try {
       await this.#persist(
         { put: doc },
         () => {
-          if (this.#docs.get(id) === doc) this.#docs.delete(id);
+          if (this.#docs.get(id) === doc) this.#remove(id);
         },
         options.durable,
       );
@@ -278,9 +307,10 @@ export class Collection<T extends DocData = DocData> {
       modified: toGregorianSeconds(this.#deps.clock.now()),
       data: clone(data),
     };
-    this.#docs.set(id, doc);
+    this.#checkUnique(id, doc.data);
+    this.#put(doc);
     await this.#persist({ put: doc }, () => {
-      if (this.#docs.get(id) === doc) this.#docs.set(id, current);
+      if (this.#docs.get(id) === doc) this.#put(current);
     });
     this.#deps.onChange?.("edited", doc);
     return doc;
@@ -288,9 +318,9 @@ export class Collection<T extends DocData = DocData> {
 
   async delete(id: string, options: WriteOptions = {}): Promise<StoredDoc<T>> {
     const current = this.#current(id, options);
-    this.#docs.delete(id);
+    this.#remove(id);
     await this.#persist({ del: id }, () => {
-      if (!this.#docs.has(id)) this.#docs.set(id, current);
+      if (!this.#docs.has(id)) this.#put(current);
     });
     this.#deps.onChange?.("deleted", current);
     if (current.attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
@@ -332,9 +362,9 @@ export class Collection<T extends DocData = DocData> {
         modified: toGregorianSeconds(this.#deps.clock.now()),
         attachments: { ...current.attachments, [name]: { content_type: contentType, length: size } },
       };
-      this.#docs.set(id, doc);
+      this.#put(doc);
       await this.#persist({ put: doc }, () => {
-        if (this.#docs.get(id) === doc) this.#docs.set(id, current);
+        if (this.#docs.get(id) === doc) this.#put(current);
       });
       this.#deps.onChange?.("edited", doc);
       return doc;
@@ -380,9 +410,9 @@ export class Collection<T extends DocData = DocData> {
       modified: toGregorianSeconds(this.#deps.clock.now()),
       attachments: rest,
     };
-    this.#docs.set(id, doc);
+    this.#put(doc);
     await this.#persist({ put: doc }, () => {
-      if (this.#docs.get(id) === doc) this.#docs.set(id, current);
+      if (this.#docs.get(id) === doc) this.#put(current);
     });
     this.#deps.onChange?.("edited", doc);
     await rm(join(this.#attachmentsDir, id, name), { force: true });
@@ -405,6 +435,30 @@ export class Collection<T extends DocData = DocData> {
     return current;
   }
 
+  #checkUnique(id: string, data: T): void {
+    for (const index of this.#indexes.values()) {
+      const clash = index.clash(id, data);
+      if (clash) throw new StoreUniqueError(index.spec.field, index.spec.description, clash.key, clash.holder);
+    }
+  }
+
+  /** Every in-memory change of a document goes through here or #remove, so the indexes follow. */
+  #put(doc: StoredDoc<T>): void {
+    const previous = this.#docs.get(doc.id);
+    for (const index of this.#indexes.values()) {
+      if (previous) index.remove(previous.id, previous.data);
+      index.add(doc.id, doc.data);
+    }
+    this.#docs.set(doc.id, doc);
+  }
+
+  #remove(id: string): void {
+    const previous = this.#docs.get(id);
+    if (!previous) return;
+    for (const index of this.#indexes.values()) index.remove(id, previous.data);
+    this.#docs.delete(id);
+  }
+
   /** Journal the change just made in memory; undo it there if the journal write fails. */
   async #persist(line: JournalLine, undo: () => void, durable = false): Promise<void> {
     this.#version++;
@@ -416,7 +470,7 @@ export class Collection<T extends DocData = DocData> {
       throw err;
     }
     this.#changesSinceSnapshot++;
-    if (this.#changesSinceSnapshot >= SNAPSHOT_EVERY) {
+    if (this.#changesSinceSnapshot >= Math.max(SNAPSHOT_EVERY, this.#snapshotSize)) {
       this.#snapshot().catch(() => undefined);
     } else {
       this.#cancelIdleSnapshot?.();
@@ -444,6 +498,7 @@ export class Collection<T extends DocData = DocData> {
     const kept = this.#fileGen;
     // CollectionFile serialises synchronously inside write(), so the snapshot can be dropped at once.
     this.#db.data = { docs: Array.from(this.#docs.values()), journal_gen: generation, kept_gen: kept };
+    this.#snapshotSize = this.#db.data.docs.length;
     const write = this.#db.write();
     this.#db.data = { docs: [] };
     this.#snapshotting = (async () => {

@@ -16,3 +16,16 @@ export class StoreConflictError extends Error {
     this.name = "StoreConflictError";
   }
 }
+
+/** A write would give a document a key of a unique index that another document holds. */
+export class StoreUniqueError extends Error {
+  constructor(
+    readonly field: string,
+    readonly description: string,
+    readonly key: string,
+    readonly holder: string,
+  ) {
+    super(`${field} ${JSON.stringify(key)} is held by ${holder}`);
+    this.name = "StoreUniqueError";
+  }
+}

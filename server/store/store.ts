@@ -5,6 +5,7 @@ import { link, readFile, rename, rm, writeFile } from "node:fs/promises";
 import { type Clock, type RandomSource, systemClock, systemRandom } from "../clock.js";
 import { Collection, type ChangeKind, type DocData, type StoredDoc } from "./collection.js";
 import { ID_PATTERN } from "./ids.js";
+import type { UniqueIndexSpec } from "./unique-index.js";
 import { DataDirInUseError, describeLock, judgeLock, newLock, parseLock } from "./lock.js";
 import { FILE_MODE, makeDir, tightenTree } from "./permissions.js";
 
@@ -35,7 +36,9 @@ export class Store {
   readonly clock: Clock;
   readonly random: RandomSource;
   /** Collections opened, by `name` (global) or `accountId/name`: found without building a path. */
-  readonly #open = new Map<string, Promise<Collection>>();
+  readonly #open = new Map<string, { name: string; opening: Promise<Collection> }>();
+  /** Unique indexes by collection name, given to every collection of that name as it opens. */
+  readonly #unique = new Map<string, UniqueIndexSpec[]>();
   readonly #listeners = new Set<ChangeListener>();
   readonly #warn: WarningListener;
 
@@ -76,7 +79,7 @@ export class Store {
   /** A collection shared by all accounts, such as `accounts`. */
   global<T extends DocData = DocData>(name: string): Promise<Collection<T>> {
     const opened = this.#open.get(name);
-    if (opened) return opened as Promise<Collection<T>>;
+    if (opened) return opened.opening as Promise<Collection<T>>;
     checkName(name);
     return this.#collection<T>(name, join(this.dir, `${name}.json`), null, name);
   }
@@ -86,26 +89,45 @@ export class Store {
     // Asked on most requests: an open collection is found by its key alone (checked when opened).
     const key = `${accountId}/${name}`;
     const opened = this.#open.get(key);
-    if (opened) return opened as Promise<Collection<T>>;
+    if (opened) return opened.opening as Promise<Collection<T>>;
     if (!ID_PATTERN.test(accountId)) throw new Error(`store: bad account id ${JSON.stringify(accountId)}`);
     checkName(name);
     return this.#collection<T>(key, join(this.dir, "accounts", accountId, `${name}.json`), accountId, name);
   }
 
+  /**
+   * Declare a unique index for every collection called `name` (each account's `devices`, say):
+   * the ones already open get it now, the others as they open, so no write misses the check.
+   */
+  unique(name: string, spec: UniqueIndexSpec): void {
+    checkName(name);
+    const specs = this.#unique.get(name) ?? [];
+    if (!specs.some((s) => s.field === spec.field)) specs.push(spec);
+    this.#unique.set(name, specs);
+    for (const open of this.#open.values()) {
+      // A collection still opening gets the index from the list above when it is ready.
+      if (open.name === name) void open.opening.then((c) => c.uniqueIndex(spec), () => undefined);
+    }
+  }
+
   /** Resolves once every change made so far, in every open collection, is on disk. */
   async flush(): Promise<void> {
-    const collections = await Promise.all(this.#open.values());
+    const collections = await Promise.all(Array.from(this.#open.values(), (o) => o.opening));
     await Promise.all(collections.map((c) => c.flush()));
   }
 
   #collection<T extends DocData>(key: string, file: string, accountId: string | null, collection: string): Promise<Collection<T>> {
-    let opening = this.#open.get(key);
+    let opening = this.#open.get(key)?.opening;
     if (!opening) {
       const onChange = (kind: ChangeKind, doc: StoredDoc): void => {
         for (const listener of this.#listeners) listener({ kind, accountId, collection, doc });
       };
-      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange, onWarning: this.#warn });
-      this.#open.set(key, opening);
+      opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange, onWarning: this.#warn }).then((c) => {
+        // Read at open's end, not its start: a declaration made while the file loaded counts too.
+        for (const spec of this.#unique.get(collection) ?? []) c.uniqueIndex(spec);
+        return c;
+      });
+      this.#open.set(key, { name: collection, opening });
       opening.catch(() => this.#open.delete(key));
     }
     return opening as Promise<Collection<T>>;

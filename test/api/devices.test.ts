@@ -56,7 +56,7 @@ describe("devices: the hosted service's shapes", () => {
       ringtones: {},
     });
     const sip = res.body.data.sip as { username: string; password: string };
-    expect(sip.username).toMatch(/^user_[0-9a-f]{8}$/);
+    expect(sip.username).toMatch(/^user_[0-9a-f]{16}$/);
     expect(sip.password).toMatch(/^[0-9a-f]{24}$/);
   });
 
