@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { percentile, report } from "./report.js";
-import { cpuMs, waitForLine } from "./lib/process.js";
+import { benchDevice, cpuMs, stop, waitForLine } from "./lib/process.js";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -41,19 +41,7 @@ async function load(child: ChildProcess, url: string, headers: Record<string, st
   };
 }
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill("SIGTERM");
-  await new Promise((resolve) => child.once("exit", resolve));
-}
 
-function device(i: number): Record<string, unknown> {
-  return {
-    name: `bench device ${i}`,
-    device_type: i % 2 === 0 ? "softphone" : "sip_device",
-    sip: { username: `bench${i}`, password: "0123456789abcdef01234567" },
-  };
-}
 
 const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-"));
 const profileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR];
@@ -75,7 +63,7 @@ try {
   for (let i = 0; i < DEVICES; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, DEVICES - i) }, (_, j) =>
-        fetch(`${url}${path}`, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ data: device(i + j) }) }),
+        fetch(`${url}${path}`, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ data: benchDevice(i + j) }) }),
       ),
     );
     for (const res of batch) ids.push(((await res.json()) as { data: { id: string } }).data.id);

@@ -1,7 +1,7 @@
 // REST throughput: Switchboard's serve mode against json-server 0.17 (the lowdb-based REST mock),
 // both as child processes loaded over loopback by autocannon from this process. Workloads: GET a
 // device by id, and a filtered, paginated list over 1,000 devices. Then p99 at a fixed 1,000 req/s.
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { report } from "./report.js";
-import { waitForLine } from "./lib/process.js";
+import { benchDevice, stop, waitForLine } from "./lib/process.js";
 
 const require = createRequire(import.meta.url);
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 10);
@@ -34,19 +34,7 @@ async function load(url: string, headers: Record<string, string>, rate?: number)
 }
 
 
-async function stop(child: ChildProcess): Promise<void> {
-  if (child.exitCode !== null) return;
-  child.kill("SIGTERM");
-  await new Promise((resolve) => child.once("exit", resolve));
-}
 
-function device(i: number): Record<string, unknown> {
-  return {
-    name: `bench device ${i}`,
-    device_type: i % 2 === 0 ? "softphone" : "sip_device",
-    sip: { username: `bench${i}`, password: "0123456789abcdef01234567" },
-  };
-}
 
 async function switchboard(): Promise<{ byId: Load; list: Load; fixed: Load; listFixed: Load }> {
   const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-api-"));
@@ -67,7 +55,7 @@ async function switchboard(): Promise<{ byId: Load; list: Load; fixed: Load; lis
     for (let i = 0; i < DEVICES; i += 50) {
       const batch = await Promise.all(
         Array.from({ length: 50 }, (_, j) =>
-          fetch(base, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ data: device(i + j) }) }),
+          fetch(base, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ data: benchDevice(i + j) }) }),
         ),
       );
       const body = (await batch[25]?.json()) as { data: { id: string } };
@@ -91,7 +79,7 @@ async function switchboard(): Promise<{ byId: Load; list: Load; fixed: Load; lis
 
 async function jsonServer(): Promise<{ byId: Load; list: Load; fixed: Load }> {
   const dir = await mkdtemp(join(tmpdir(), "sb-bench-jsonserver-"));
-  const devices = Array.from({ length: DEVICES }, (_, i) => ({ id: String(i + 1), ...device(i) }));
+  const devices = Array.from({ length: DEVICES }, (_, i) => ({ id: String(i + 1), ...benchDevice(i) }));
   await writeFile(join(dir, "db.json"), JSON.stringify({ devices }));
   const bin = require.resolve("json-server/lib/cli/bin.js");
   const port = 30_000 + Math.floor(Math.random() * 20_000);

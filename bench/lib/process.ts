@@ -25,3 +25,19 @@ export function cpuMs(pid: number): number {
   const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
+
+/** Stops a server the bench started and waits for it to exit. */
+export async function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return;
+  child.kill("SIGTERM");
+  await new Promise((resolve) => child.once("exit", resolve));
+}
+
+/** The body of the i-th device the API benchmarks create (half softphones, half SIP devices). */
+export function benchDevice(i: number): Record<string, unknown> {
+  return {
+    name: `bench device ${i}`,
+    device_type: i % 2 === 0 ? "softphone" : "sip_device",
+    sip: { username: `bench${i}`, password: "0123456789abcdef01234567" },
+  };
+}

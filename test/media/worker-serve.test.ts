@@ -1,13 +1,13 @@
 // Media workers in the built server: serve mode (out/main/server.js) starts its media worker from
 // out/main/media-worker.js (one per core by default), and a real call goes through it: a simulated
 // caller's tone reaches a sip.js softphone in Chromium, through legs whose RTP runs in the workers.
-import { request as httpRequest } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { ConfigError, parseArgs, type ServerConfig } from "../../server/config.js";
 import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { MEASURING_AUDIO, openPhoneLab, phoneLabDir, type LabWindow } from "../helpers/phone-page.js";
+import { freshRequest, type FreshAnswer } from "../helpers/fresh-request.js";
 import { poll } from "../helpers/poll.js";
 import { serve, type Served } from "../helpers/serve.js";
 
@@ -21,18 +21,8 @@ let token = "";
 let accountId = "";
 
 /** One request on a connection of its own (a kept-alive one may be closed by the server meanwhile). */
-function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify({ data: body });
-    const req = httpRequest(new URL(path, served.url), { method, agent: false, headers: { "Content-Type": "application/json", ...headers } }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
+function request(method: string, path: string, body?: unknown, headers: Record<string, string> = {}): Promise<FreshAnswer> {
+  return freshRequest(served.url, method, path, body, headers);
 }
 
 async function call<T>(method: string, path: string, data?: unknown): Promise<{ status: number; data: T; text: string }> {

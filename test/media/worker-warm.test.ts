@@ -5,12 +5,12 @@
 // a server stopped while its workers warm exits cleanly.
 import { spawn } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
-import { request as httpRequest } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MediaEngine, RemoteLeg } from "../../server/media/index.js";
 import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
+import { freshRequest, type FreshAnswer } from "../helpers/fresh-request.js";
 import { poll } from "../helpers/poll.js";
 import { SERVER_ENTRY, serve, type Served } from "../helpers/serve.js";
 
@@ -22,19 +22,8 @@ afterEach(async () => {
 });
 
 /** One request on a connection of its own; the body wrapped in the API's `data` envelope. */
-function request(url: string, method: string, path: string, body?: unknown, token?: string): Promise<{ status: number; text: string }> {
-  return new Promise((resolve, reject) => {
-    const payload = body === undefined ? undefined : JSON.stringify({ data: body });
-    const headers: Record<string, string> = { "Content-Type": "application/json", ...(token ? { "X-Auth-Token": token } : {}) };
-    const req = httpRequest(new URL(path, url), { method, agent: false, headers }, (res) => {
-      let text = "";
-      res.setEncoding("utf8");
-      res.on("data", (chunk: string) => (text += chunk));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, text }));
-    });
-    req.on("error", reject);
-    req.end(payload);
-  });
+function request(url: string, method: string, path: string, body?: unknown, token?: string): Promise<FreshAnswer> {
+  return freshRequest(url, method, path, body, token ? { "X-Auth-Token": token } : {});
 }
 
 async function login(url: string): Promise<{ token: string; accountId: string }> {
