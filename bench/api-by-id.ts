@@ -5,12 +5,12 @@
 // BENCH_CPU_PROF=<dir> writes a CPU profile of the Switchboard child there; BENCH_SERVER=<path>
 // runs another build's out/main/server.js (to compare two commits on one machine at one load).
 import { spawn, type ChildProcess } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { percentile, report } from "./report.js";
+import { benchLogin } from "./lib/login.js";
 import { benchDevice, cpuMs, stop, waitForLine } from "./lib/process.js";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
@@ -51,14 +51,9 @@ const sb = spawn(process.execPath, [...profileArgs, SERVER, "--port", "0", "--da
 let bare: ChildProcess | undefined;
 try {
   const url = (await waitForLine(sb, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/)).replace("Switchboard is serving ", "");
-  const login = await fetch(`${url}/v2/user_auth`, {
-    method: "PUT",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
-  });
-  const auth = (await login.json()) as { auth_token: string; data: { account_id: string } };
-  const headers = { "X-Auth-Token": auth.auth_token };
-  const path = `/v2/accounts/${auth.data.account_id}/devices`;
+  const auth = await benchLogin(url);
+  const headers = { "X-Auth-Token": auth.token };
+  const path = `/v2/accounts/${auth.accountId}/devices`;
   const ids: string[] = [];
   for (let i = 0; i < DEVICES; i += 50) {
     const batch = await Promise.all(

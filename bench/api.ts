@@ -2,13 +2,13 @@
 // both as child processes loaded over loopback by autocannon from this process. Workloads: GET a
 // device by id, and a filtered, paginated list over 1,000 devices. Then p99 at a fixed 1,000 req/s.
 import { spawn } from "node:child_process";
-import { createHash } from "node:crypto";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import autocannon from "autocannon";
 import { report } from "./report.js";
+import { benchLogin } from "./lib/login.js";
 import { benchDevice, stop, waitForLine } from "./lib/process.js";
 
 const require = createRequire(import.meta.url);
@@ -43,14 +43,9 @@ async function switchboard(): Promise<{ byId: Load; list: Load; fixed: Load; lis
   });
   try {
     const url = (await waitForLine(child, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/)).replace("Switchboard is serving ", "");
-    const login = await fetch(`${url}/v2/user_auth`, {
-      method: "PUT",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ data: { credentials: createHash("md5").update("admin:switchboard").digest("hex"), account_name: "demo" } }),
-    });
-    const auth = (await login.json()) as { auth_token: string; data: { account_id: string } };
-    const headers = { "X-Auth-Token": auth.auth_token };
-    const base = `${url}/v2/accounts/${auth.data.account_id}/devices`;
+    const auth = await benchLogin(url);
+    const headers = { "X-Auth-Token": auth.token };
+    const base = `${url}/v2/accounts/${auth.accountId}/devices`;
     let someId = "";
     for (let i = 0; i < DEVICES; i += 50) {
       const batch = await Promise.all(
