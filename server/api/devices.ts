@@ -4,7 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { fieldError, type JsonSchema } from "../http/validation.js";
 import type { AuthContext } from "../http/endpoint.js";
 import { registerDocResource, view, type Data, type WriteCtx } from "../http/resource.js";
-import { ID_PATTERN, type StoredDoc, type UniqueIndexSpec } from "../store/index.js";
+import { drawFree, ID_PATTERN, type StoredDoc, type UniqueIndexSpec } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
 import { syncOnWrite } from "./device-status.js";
 
@@ -80,16 +80,6 @@ export const DEVICE_USERNAMES: UniqueIndexSpec = {
  * account reaches; the draw is also checked against the taken names and made again on a clash.
  */
 const USERNAME_BYTES = 8;
-/** Draws before giving up: only a random source that repeats itself can use them all. */
-const USERNAME_DRAWS = 16;
-
-function generatedUsername(hex: (bytes: number) => string, taken: (username: string) => boolean): string {
-  for (let draw = 0; draw < USERNAME_DRAWS; draw++) {
-    const username = `user_${hex(USERNAME_BYTES)}`;
-    if (!taken(username)) return username;
-  }
-  throw new Error(`devices: ${USERNAME_DRAWS} generated SIP usernames in a row were taken: the random source repeats itself`);
-}
 
 /**
  * The device as stored: defaults filled in and SIP credentials generated when absent. `taken`
@@ -125,7 +115,7 @@ export function deviceDefaults(data: Data, hex: (bytes: number) => string, taken
       invite_format: "contact",
       registration_expiration: 300,
       ...sip,
-      username: sip.username ?? generatedUsername(hex, taken),
+      username: sip.username ?? drawFree(() => `user_${hex(USERNAME_BYTES)}`, taken, "SIP usernames"),
       password: sip.password ?? hex(12),
     },
   };

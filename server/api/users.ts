@@ -7,7 +7,7 @@ import { registerEndpoint } from "../http/endpoint.js";
 import { isObject } from "../http/request.js";
 import { listOutcome, notFound, registerDocResource, type Data, type WriteCtx } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
-import type { Collection, StoredDoc, UniqueIndex, UniqueIndexSpec } from "../store/index.js";
+import { drawFree, type Collection, type StoredDoc, type UniqueIndex, type UniqueIndexSpec } from "../store/index.js";
 import type { RandomSource } from "../clock.js";
 import type { ApiDeps } from "./deps.js";
 import { deviceRow } from "./devices.js";
@@ -149,19 +149,13 @@ export const PINS: UniqueIndexSpec = {
   keys: (data) => (isObject(data.callq) && typeof data.callq.pin === "string" ? [data.callq.pin] : []),
 };
 
-/** Draws before giving up: only a random source that repeats itself can use them all. */
-const USERNAME_DRAWS = 16;
-
 /**
  * Kazoo's generated username for a user given a password but no username: `user_` and 8
  * characters (about 41 bits), kept in that shape and drawn again while another user holds it.
  */
 function generatedUsername(random: RandomSource, usernames: UniqueIndex): string {
-  for (let draw = 0; draw < USERNAME_DRAWS; draw++) {
-    const username = `user_${random.bytes(6).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 8)}`;
-    if (usernames.holder(username) === undefined) return username;
-  }
-  throw new Error(`users: ${USERNAME_DRAWS} generated usernames in a row were taken: the random source repeats itself`);
+  const draw = (): string => `user_${random.bytes(6).toString("base64url").toLowerCase().replace(/[^a-z0-9]/g, "0").slice(0, 8)}`;
+  return drawFree(draw, (username) => usernames.holder(username) !== undefined, "usernames");
 }
 
 /**

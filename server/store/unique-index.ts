@@ -72,3 +72,18 @@ export class UniqueIndex {
     }
   }
 }
+
+/** Draws before giving up: only a random source that repeats itself can use them all. */
+export const FREE_VALUE_DRAWS = 16;
+
+/**
+ * A generated value no document holds: the first of up to FREE_VALUE_DRAWS calls of `draw` that
+ * `taken` says is free. `what` names the values for the error when every draw was taken.
+ */
+export function drawFree(draw: () => string, taken: (value: string) => boolean, what: string): string {
+  for (let n = 0; n < FREE_VALUE_DRAWS; n++) {
+    const value = draw();
+    if (!taken(value)) return value;
+  }
+  throw new Error(`${FREE_VALUE_DRAWS} generated ${what} in a row were taken: the random source repeats itself`);
+}
