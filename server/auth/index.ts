@@ -4,7 +4,7 @@ import type { Clock } from "../clock.js";
 import type { Collection, DocData, Store, StoredDoc } from "../store/index.js";
 import { LoginThrottle, phoneDigits } from "./throttle.js";
 import { TokenCache } from "./token-cache.js";
-import { TokenService, tokenId, type VerifiedToken } from "./tokens.js";
+import { TokenService, type VerifiedToken } from "./tokens.js";
 
 /** Tokens whose caller is kept resolved: far more than the sessions one server holds at once. */
 export const DEFAULT_TOKEN_CACHE_SIZE = 10_000;
@@ -78,11 +78,11 @@ export class AuthService {
     if (hit !== undefined && this.#stands(hit.value) && (await this.tokens.use(hit.tokenId))) return hit.value.identity;
     const verified = await this.tokens.verify(token);
     const caller = verified === null ? null : await this.#resolve(verified);
-    if (caller === null) {
+    if (verified === null || caller === null) {
       this.#resolved.drop(token);
       return null;
     }
-    this.#resolved.set(token, { tokenId: tokenId(token), value: caller });
+    this.#resolved.set(token, { tokenId: verified.id, value: caller });
     return caller.identity;
   }
 

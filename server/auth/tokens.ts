@@ -24,6 +24,8 @@ export type NewToken = Pick<TokenRecord, "account_id" | "owner_id" | "method">;
 
 export interface VerifiedToken extends TokenRecord {
   token: string;
+  /** Its stored id (tokenId), by which the token service names it when it ends. */
+  id: string;
   /** Seconds left before the token expires if not used again. */
   expires_in: number;
   /** Gregorian seconds. */
@@ -63,7 +65,7 @@ export class TokenService {
     if (!TOKEN_PATTERN.test(token)) return null;
     const doc = await this.#use(tokenId(token));
     if (!doc) return null;
-    return { ...doc.data, token, expires_in: this.ttlS, created: doc.created };
+    return { ...doc.data, token, id: doc.id, expires_in: this.ttlS, created: doc.created };
   }
 
   /**
