@@ -1,6 +1,7 @@
-// The media workers of an engine, seen from the main thread: worker threads started on first use or
-// warmed one after another once the server listens, each leg placed on the one with the fewest legs, requests matched to replies, one tick message
-// per worker per 20 ms, and a worker that dies ending its legs (a replacement starts on demand).
+// The media workers of an engine, seen from the main thread: worker threads started on first use
+// or warmed one after another once the server listens, each leg placed on the one with the fewest
+// legs, requests matched to replies, one tick message per worker per 20 ms, and a worker that dies
+// ending its legs (a replacement starts on demand).
 
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
