@@ -229,14 +229,13 @@ export class ControllableClock implements Clock {
   /** Moves virtual time to `at` (never back); what fell due runs at once, in order. */
   jumpTo(at: number): void {
     this.#reanchor();
-    if (!Number.isFinite(at) || at < this.#anchorVirtual) throw new RangeError(`cannot jump back in time (to ${at}, now ${this.#anchorVirtual})`);
-    this.#anchorVirtual = at;
-    this.#rearm();
+    this.#moveTo(at);
   }
 
-  /** Moves virtual time on by `ms`. */
+  /** Moves virtual time on by `ms`, from the time it reads as it moves (one reading of real time). */
   jump(ms: number): void {
-    this.jumpTo(this.now() + ms);
+    this.#reanchor();
+    this.#moveTo(this.#anchorVirtual + ms);
   }
 
   /** Timers still waiting. */
@@ -244,9 +243,17 @@ export class ControllableClock implements Clock {
     return this.#timers.size;
   }
 
+  /** Anchors at the present: one reading of real time, so no virtual time is lost between two. */
   #reanchor(): void {
-    this.#anchorVirtual = this.now();
-    this.#anchorReal = this.#base.now();
+    const real = this.#base.now();
+    if (!this.#paused) this.#anchorVirtual += (real - this.#anchorReal) * this.#rate;
+    this.#anchorReal = real;
+  }
+
+  #moveTo(at: number): void {
+    if (!Number.isFinite(at) || at < this.#anchorVirtual) throw new RangeError(`cannot jump back in time (to ${at}, now ${this.#anchorVirtual})`);
+    this.#anchorVirtual = at;
+    this.#rearm();
   }
 
   #rearm(): void {
