@@ -194,7 +194,7 @@ export const scenarioSchema: Record<string, unknown> = {
         additionalProperties: false,
         properties: {
           name: { type: "string", minLength: 1, maxLength: 128 },
-          weight: { type: "number", exclusiveMinimum: 0, maximum: 1_000_000 },
+          weight: { type: "number", minimum: 0, maximum: 1_000_000, description: "the persona's share of callers against the others' weights; 0 leaves it out" },
           number: { type: "string", pattern: "^\\+?[0-9#]{2,20}$", description: "each # is a random digit" },
           language: { type: "string", pattern: "^[a-z]{2,3}(-[A-Za-z0-9]{2,8})*$" },
           lines: {
@@ -303,6 +303,7 @@ export function scenarioProblems(s: Scenario): Problem[] {
       if (b.at_s >= s.duration_s) problems.push({ field: `queues.${i}.bursts.${j}.at_s`, rule: "maximum", message: "a burst starts within duration_s", value: b.at_s });
     });
   });
+  if (!s.personas.some((p) => p.weight > 0)) problems.push({ field: "personas", rule: "weight", message: "at least one persona has a weight above 0" });
   s.personas.forEach((p, i) => {
     problems.push(...distributionProblems(p.patience, `personas.${i}.patience`));
     if (p.talk_time) problems.push(...distributionProblems(p.talk_time, `personas.${i}.talk_time`));

@@ -3,6 +3,7 @@
 // what: admins and trainers (training.trainer in the user's document); other users get 403.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, startApi, type TestApi } from "../helpers/api.js";
+import { OpenApiChecker } from "../contracts/openapi-check.js";
 
 let api: TestApi;
 let admin: string;
@@ -67,7 +68,7 @@ describe("training scenarios: the document", () => {
       [{ ...minimal(), queues: [{ number: "+1415", rate_per_hour: 10, profile: [{ from_s: 0, to_s: 600, multiplier: 1 }, { from_s: 300, to_s: 900, multiplier: 2 }] }] }, "queues.0.profile.1.from_s", "overlap"],
       [{ ...minimal(), queues: [{ number: "+1415", rate_per_hour: 10, profile: [{ from_s: 0, to_s: 3600, multiplier: 1 }] }] }, "queues.0.profile.0.to_s", "maximum"],
       [{ ...minimal(), personas: [{ name: "P", weight: 1, number: "+1###", patience: { distribution: "normal", mean_s: 30 } }] }, "personas.0.patience.sd_s", "required"],
-      [{ ...minimal(), personas: [{ name: "P", weight: 0, number: "+1###", patience: { distribution: "fixed", mean_s: 30 } }] }, "personas.0.weight", "exclusiveMinimum"],
+      [{ ...minimal(), personas: [{ name: "P", weight: 0, number: "+1###", patience: { distribution: "fixed", mean_s: 30 } }] }, "personas", "weight"],
       [{ ...minimal(), faults: [{ at_s: 60, kind: "burst", target: "+1999", count: 3 }] }, "faults.0.target", "enum"],
       [{ ...minimal(), faults: [{ at_s: 60, kind: "earthquake" }] }, "faults.0.kind", "enum"],
       [{ ...minimal(), agents: { count: 201 } }, "agents.count", "maximum"],
@@ -199,5 +200,34 @@ describe("training scenarios: the headless preview", () => {
     expect(res.body.data.scenario?.too_big).toMatchObject({ target: 20_000 });
     const missing = await api.call("POST", `${base}/${"0".repeat(32)}/preview`, { token: admin });
     expect(missing.status).toBe(404);
+  });
+});
+
+describe("training scenarios: the OpenAPI document", () => {
+  it("documents every answer of the resource, its import, its preview and their refusals", async () => {
+    const checker = await OpenApiChecker.load(`${api.url}/v2/openapi.json`);
+    const { token: agent } = await api.login("agent1");
+    const T = "/v2/accounts/{account_id}/training_scenarios";
+    const problems: string[] = [];
+    const send = async (method: string, template: string, id: string, options: { token?: string; data?: unknown; body?: string } = {}) => {
+      const res = await api.call(method, template.replace("{account_id}", accountId).replace("{id}", id), { token: options.token ?? admin, data: options.data, ...(options.body === undefined ? {} : { body: options.body }) });
+      problems.push(...checker.check(method, template, res.status, res.headers.get("content-type"), res.body));
+      return res;
+    };
+    const made = await send("PUT", T, "", { data: minimal("Documented") });
+    const id = String((made.body.data as Doc).id);
+    await send("GET", T, "");
+    await send("GET", `${T}/{id}`, id);
+    await send("PATCH", `${T}/{id}`, id, { data: { seed: 3 } });
+    await send("POST", `${T}/{id}`, id, { data: minimal("Documented again") });
+    await send("POST", T, "", { body: JSON.stringify({ format: "switchboard.training_scenario.v1", ...minimal("Imported") }) });
+    await send("POST", `${T}/{id}/preview`, id);
+    await send("PUT", T, "", { data: { name: "" } });
+    await send("GET", T, "", { token: agent });
+    await send("POST", `${T}/{id}/preview`, id, { token: agent });
+    await send("GET", `${T}/{id}`, "0".repeat(32));
+    await send("DELETE", `${T}/{id}`, id);
+    expect(problems).toEqual([]);
+    expect(checker.checked).toHaveLength(12);
   });
 });
