@@ -287,26 +287,39 @@ export async function runHeadless(scenario: Scenario, options: HeadlessOptions =
     for (const id of agents.keys()) await engine.recipientAction(ACCOUNT, id, "login_ready");
     const records: (CallerRecord | undefined)[] = new Array<CallerRecord | undefined>(planned.length);
     let left = 0;
+    const calling: PlannedCaller[] = [];
     for (const p of planned) {
       if (p.texts_instead) {
         records[p.index] = recordOf(p, "texted", null, undefined);
         left += 1;
-        continue;
-      }
-      clock.after(p.arrival_s * 1000, () => {
-        const call = new SimulatedCall(p, clock, agents);
-        const enteredAt = clock.now();
-        call.waiting();
-        void engine.join(ACCOUNT, p.queue, call).then((end) => {
-          const outcome: CallerOutcome = end.kind === "handled" ? "answered" : end.kind === "abandoned" ? "abandoned" : end.kind === "no_queue" ? "no_queue" : "timeout";
-          const wrapup = outcome === "answered" ? (wrapupMs.get(p.queue) ?? 0) : 0;
-          if (call.agent) call.agent.wrapupMs += wrapup;
-          const waitedUntil = call.answeredAt ?? call.goneAt ?? clock.now();
-          records[p.index] = recordOf(p, outcome, (waitedUntil - enteredAt) / 1000, call, wrapup / 1000);
-          left += 1;
-        });
-      });
+      } else calling.push(p);
     }
+    const arrive = (p: PlannedCaller): void => {
+      const call = new SimulatedCall(p, clock, agents);
+      const enteredAt = clock.now();
+      call.waiting();
+      void engine.join(ACCOUNT, p.queue, call).then((end) => {
+        const outcome: CallerOutcome = end.kind === "handled" ? "answered" : end.kind === "abandoned" ? "abandoned" : end.kind === "no_queue" ? "no_queue" : "timeout";
+        const wrapup = outcome === "answered" ? (wrapupMs.get(p.queue) ?? 0) : 0;
+        if (call.agent) call.agent.wrapupMs += wrapup;
+        const waitedUntil = call.answeredAt ?? call.goneAt ?? clock.now();
+        records[p.index] = recordOf(p, outcome, (waitedUntil - enteredAt) / 1000, call, wrapup / 1000);
+        left += 1;
+      });
+    };
+    // One arrival timer at a time, each setting the next: the clock's queue holds the run's live
+    // timers, not every caller still to come (its inserts cost what it holds).
+    let next = 0;
+    const arriveNext = (): void => {
+      const p = calling[next];
+      if (p === undefined) return;
+      next += 1;
+      arrive(p);
+      const following = calling[next];
+      if (following !== undefined) clock.after(START_MS + following.arrival_s * 1000 - clock.now(), arriveNext);
+    };
+    const first = calling[0];
+    if (first !== undefined) clock.after(first.arrival_s * 1000, arriveNext);
     let steps = 0;
     const lastArrivalMs = (planned.at(-1)?.arrival_s ?? 0) * 1000;
     const done = await clock.runUntil(() => {
