@@ -44,6 +44,14 @@ export class Prng {
     if ((this.#s0 | this.#s1 | this.#s2 | this.#s3) === 0) this.#s0 = 1;
   }
 
+  /** A generator at the given state (the algorithm's reference vectors start from one). */
+  static fromState(state: readonly [number, number, number, number]): Prng {
+    const rng = new Prng(0);
+    [rng.#s0, rng.#s1, rng.#s2, rng.#s3] = state.map((x) => x >>> 0) as [number, number, number, number];
+    if ((rng.#s0 | rng.#s1 | rng.#s2 | rng.#s3) === 0) throw new RangeError("xoshiro128** cannot start from the all-zero state");
+    return rng;
+  }
+
   /** The next 32 random bits as an unsigned integer. */
   nextUint32(): number {
     const result = Math.imul(rotl(Math.imul(this.#s1, 5) >>> 0, 7), 9) >>> 0;
