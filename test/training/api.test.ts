@@ -192,6 +192,14 @@ describe("training scenarios: the headless preview", () => {
     expect(res.body.data.longest_wait_s).toBe(45);
   });
 
+  it("checks a hand-edited document again before it runs: 400 naming the field", async () => {
+    const scenarios = await api.server.store.account(accountId, "training_scenarios");
+    const edited = await scenarios.create({ ...minimal("Hand-edited"), personas: [{ name: "P", weight: 1, number: "+1###", patience: { distribution: "lognormal", mean_s: 30 } }] });
+    const res = await api.call<Record<string, Record<string, unknown>>>("POST", `${base}/${edited.id}/preview`, { token: admin });
+    expect(res.status, res.text).toBe(400);
+    expect(res.body.data["personas.0.patience.sd_s"]?.required).toBeDefined();
+  });
+
   it("refuses a scenario too big to preview with 400, and an unknown one with 404", async () => {
     const doc = await create({ ...minimal("Huge"), duration_s: 86_400, queues: [{ number: "+14155550100", rate_per_hour: 5000 }] });
     const res = await api.call<Record<string, Record<string, unknown>>>("POST", `${base}/${doc.id}/preview`, { token: admin });
