@@ -130,6 +130,7 @@ export function registerTrainingScenarios(app: FastifyInstance, deps: ApiDeps): 
     verbs: {
       GET: {
         summary: "The scenario as a shareable file, sent as an attachment (local addition); POST it on the collection to import it",
+        answersFile: { type: "application/json", schema: fileSchema },
         handler: async (ctx) => {
           const doc = await existing(ctx);
           ctx.reply
