@@ -88,8 +88,9 @@ export function registerTrainingScenarios(app: FastifyInstance, deps: ApiDeps): 
     const file = clientFields(given);
     // An envelope's own keys travel beside a bare file; they are not the scenario's.
     for (const key of ["auth_token", "verb", "accept", "id"]) delete file[key];
-    validate(fileSchema, withDefaults(file));
-    const { format: _format, ...fields } = withDefaults(file);
+    const complete = withDefaults(file);
+    validate(fileSchema, complete);
+    const { format: _format, ...fields } = complete;
     checkScenario(fields);
     let doc: StoredDoc;
     try {
