@@ -16,7 +16,7 @@ const RENDERER_PATHS = [
 const RENDERER_UPPER = ["state", "views", "components"];
 const SERVER_NO_ELECTRON = { name: "electron", message: "server/ runs without Electron (serve mode)." };
 /** The server's layers, highest first: each may import only those after it. */
-const SERVER_LAYERS = ["api", "sim", "texting", "events", "callq-host", "callq", "calls", "sip", "media", "auth", "http", "store"];
+const SERVER_LAYERS = ["api", "training", "sim", "texting", "events", "callq-host", "callq", "calls", "sip", "media", "auth", "http", "store"];
 /**
  * Layers that stand alone: they import no other layer, only their own files and the shared leaves
  * at server/'s root. The queue engine decides; callq-host/ and calls/ act (docs/architecture.md).

@@ -12,6 +12,7 @@ const PARALLEL = [
   "test/texting/**/*.test.ts",
   "test/events/**/*.test.ts",
   "test/sip/**/*.test.ts",
+  "test/training/**/*.test.ts",
   // The hostile-input files that start no media and no browser: HTTP, store, texting, auth and
   // SIP-signalling abuse, each against its own server. (The SIP flood counts answers per second of
   // real time and the crash and CSP files run calls or Chromium: they stay in the serial tier.)

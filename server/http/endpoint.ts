@@ -70,6 +70,8 @@ export interface VerbSpec {
   rawTypes?: readonly string[];
   /** The success statuses when not the verb's usual one (201 for PUT, 200 otherwise), for the OpenAPI document. */
   answers?: readonly number[];
+  /** The handler answers a file of this type and schema instead of the envelope, for the OpenAPI document. */
+  answersFile?: { type: string; schema: JsonSchema };
 }
 
 export interface EndpointSpec {

@@ -121,7 +121,9 @@ export function buildOpenApi(catalogue: readonly EndpointSpec[], version: string
           ...Object.fromEntries(
             (v.answers ?? [verb === "PUT" ? 201 : 200]).map((status) => [
               String(status),
-              { description: status === 202 ? "accepted" : "success", content: { "application/json": { schema: successWith(data) }, "text/csv": { schema: { type: "string" } } } },
+              v.answersFile
+                ? { description: "the file", content: { [v.answersFile.type]: { schema: toOpenApi30(v.answersFile.schema) } } }
+                : { description: status === 202 ? "accepted" : "success", content: { "application/json": { schema: successWith(data) }, "text/csv": { schema: { type: "string" } } } },
             ]),
           ),
           "400": { description: "validation error", content: { "application/json": { schema: ref("Failure") } } },

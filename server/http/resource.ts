@@ -36,6 +36,11 @@ export interface DocResourceSpec {
   verbs: { list?: boolean; create?: boolean; read?: boolean; update?: boolean; patch?: boolean; delete?: boolean };
   /** Writes (create, update, patch, delete) need an admin. */
   adminWrites?: boolean;
+  /**
+   * Refuses a caller before anything is read or written, for a permission beyond adminWrites
+   * (training scenarios: admins and trainers only, reads included); throw an ApiError to refuse.
+   */
+  allow?(ctx: Ctx, auth: AuthContext): void | Promise<void>;
   /** Turn the client's data into the document to validate: defaults on create, aliases. */
   prepare?(data: Data, ctx: WriteCtx): Data | Promise<Data>;
   /** Checks a schema cannot express (uniqueness ...); throw an ApiError to refuse. */
@@ -135,6 +140,21 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     if (!ctx.auth) throw new ApiError("invalid_credentials");
     return ctx.auth;
   };
+  const allowed = (verbs: Partial<Record<Verb, VerbSpec>>): Partial<Record<Verb, VerbSpec>> => {
+    const check = spec.allow;
+    if (!check) return verbs;
+    const out: Partial<Record<Verb, VerbSpec>> = {};
+    for (const [verb, v] of Object.entries(verbs) as [Verb, VerbSpec][]) {
+      out[verb] = {
+        ...v,
+        handler: async (ctx) => {
+          await check(ctx, authOf(ctx));
+          return v.handler(ctx);
+        },
+      };
+    }
+    return out;
+  };
 
   const write = async (ctx: Ctx, verb: WriteCtx["verb"], existing?: StoredDoc): Promise<StoredDoc> => {
     const collection = await collectionOf(ctx);
@@ -192,7 +212,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
       },
     };
   }
-  if (Object.keys(listVerbs).length) registerEndpoint(app, deps, { path: base, access: "account", tag, verbs: listVerbs });
+  if (Object.keys(listVerbs).length) registerEndpoint(app, deps, { path: base, access: "account", tag, verbs: allowed(listVerbs) });
 
   const itemVerbs: Partial<Record<Verb, VerbSpec>> = {};
   if (spec.verbs.read) {
@@ -239,7 +259,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
       },
     };
   }
-  if (Object.keys(itemVerbs).length) registerEndpoint(app, deps, { path: `${base}/:id`, access: "account", tag, verbs: itemVerbs });
+  if (Object.keys(itemVerbs).length) registerEndpoint(app, deps, { path: `${base}/:id`, access: "account", tag, verbs: allowed(itemVerbs) });
 }
 
 export function byId(doc: StoredDoc): string {
