@@ -21,6 +21,7 @@ import { registerSimMessages } from "./sim-messages.js";
 import { registerCallqQueues } from "./callq-queues.js";
 import { registerCallqRecipients } from "./callq-recipients.js";
 import { registerVersions } from "./versions.js";
+import { registerWallboards } from "./wallboards.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -42,6 +43,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerSimMessages(app, deps);
   registerCallqQueues(app, deps);
   registerCallqRecipients(app, deps);
+  registerWallboards(app, deps);
   registerVersions(app);
 }
 
