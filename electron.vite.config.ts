@@ -58,7 +58,8 @@ export default defineConfig({
     build: {
       outDir: "out/renderer",
       minify: true,
-      rollupOptions: { input: resolve(import.meta.dirname, "renderer/index.html") },
+      // The console, and the wallboard: a page of its own that loads none of the console's code.
+      rollupOptions: { input: { index: resolve(import.meta.dirname, "renderer/index.html"), wallboard: resolve(import.meta.dirname, "renderer/wallboard.html") } },
     },
   },
 });

@@ -13,7 +13,7 @@ const RENDERER_PATHS = [
   ...nodeBuiltins.map((name) => ({ name, message: "the renderer runs without Node." })),
 ];
 /** The console's parts that build on renderer/api/ and renderer/phone/. */
-const RENDERER_UPPER = ["state", "views", "components"];
+const RENDERER_UPPER = ["state", "views", "components", "wallboard"];
 const SERVER_NO_ELECTRON = { name: "electron", message: "server/ runs without Electron (serve mode)." };
 /** The server's layers, highest first: each may import only those after it. */
 const SERVER_LAYERS = ["api", "training", "sim", "texting", "events", "callq-host", "callq", "calls", "sip", "media", "auth", "http", "store"];

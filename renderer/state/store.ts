@@ -25,8 +25,10 @@ import type { KeyValueStorage } from "./storage.js";
 import { createAdminSlice, type AdminSlice } from "./admin.js";
 import { createAudioSlice, type AudioHardware, type AudioSlice } from "./audio.js";
 import { createRecordingsSlice, type RecordingsSlice } from "./recordings.js";
+import { createWallboardsSlice, type WallboardsSlice } from "./wallboards.js";
+import type { WallboardsApi } from "../api/wallboards.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -37,6 +39,7 @@ export interface StoreDeps {
   /** Fakes for the recordings, admin and audio slices' server and hardware; the real ones when absent. */
   recordingsApi?: RecordingsApi;
   adminApi?: AdminApi;
+  wallboardsApi?: WallboardsApi;
   audioHardware?: AudioHardware;
   random?: () => number;
   /** The /v2 client for a session; the HTTP one when absent. */
@@ -69,6 +72,7 @@ export function createAppStore(options: StoreDeps) {
     ...createQueuesSlice(deps)(...args),
     ...createSupervisorSlice(deps)(...args),
     ...createTextingSlice(deps)(...args),
+    ...createWallboardsSlice(deps)(...args),
   }));
 }
 

@@ -9,6 +9,7 @@ import type { MonitorMode, QueueEntry } from "../api/callq.js";
 import { StateName, stateReasonShort, useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { QueueDayChart } from "../components/QueueDayChart.js";
+import { WallboardsPanel } from "../components/WallboardsPanel.js";
 import { formatDuration } from "../components/useNow.js";
 import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
@@ -41,6 +42,7 @@ export function Supervisor() {
       <MonitorBar />
       <QueueBoard />
       <RecipientBoard />
+      <WallboardsPanel />
     </div>
   );
 }

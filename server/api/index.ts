@@ -22,6 +22,7 @@ import { registerCallqQueues } from "./callq-queues.js";
 import { registerCallqRecipients } from "./callq-recipients.js";
 import { registerVersions } from "./versions.js";
 import { registerTrainingScenarios } from "./training-scenarios.js";
+import { registerWallboards } from "./wallboards.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -44,6 +45,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerCallqQueues(app, deps);
   registerCallqRecipients(app, deps);
   registerTrainingScenarios(app, deps);
+  registerWallboards(app, deps);
   registerVersions(app);
 }
 

@@ -4,7 +4,7 @@ import type { Clock } from "../clock.js";
 import type { Collection, DocData, Store, StoredDoc } from "../store/index.js";
 import { LoginThrottle, phoneDigits } from "./throttle.js";
 import { TokenCache } from "./token-cache.js";
-import { TokenService, type VerifiedToken } from "./tokens.js";
+import { TokenService, tokenId, type VerifiedToken } from "./tokens.js";
 
 /** Tokens whose caller is kept resolved: far more than the sessions one server holds at once. */
 export const DEFAULT_TOKEN_CACHE_SIZE = 10_000;
@@ -16,6 +16,8 @@ export interface Identity {
   readonly ownerId: string | null;
   readonly isAdmin: boolean;
   readonly method: "user_auth" | "api_auth";
+  /** Set for a wallboard's key: it may read that board and nothing else (http/endpoint.ts refuses the rest). */
+  readonly wallboardId?: string;
 }
 
 /**
@@ -109,6 +111,12 @@ export class AuthService {
     return { token, account, user: null };
   }
 
+  /** A key that reads one wallboard until `expiresAt` (Unix ms); answers it and its stored id. */
+  async issueWallboardKey(accountId: string, wallboardId: string, expiresAt: number): Promise<{ key: string; id: string }> {
+    const key = await this.tokens.issue({ account_id: accountId, owner_id: null, method: "api_auth", wallboard_id: wallboardId, expires_at: expiresAt });
+    return { key, id: tokenId(key) };
+  }
+
   #stands(caller: ResolvedCaller): boolean {
     if (this.accounts.get(caller.identity.accountId) !== caller.account) return false;
     return caller.user === null || caller.user.users.get(caller.user.doc.id) === caller.user.doc;
@@ -117,6 +125,9 @@ export class AuthService {
   async #resolve(t: VerifiedToken): Promise<ResolvedCaller | null> {
     const account = this.accounts.get(t.account_id);
     if (!account || account.data.enabled === false) return null;
+    if (t.wallboard_id !== undefined) {
+      return { identity: { token: t.token, accountId: t.account_id, ownerId: null, isAdmin: false, method: "api_auth", wallboardId: t.wallboard_id }, account, user: null };
+    }
     if (t.method === "api_auth" || t.owner_id === null) {
       return { identity: { token: t.token, accountId: t.account_id, ownerId: null, isAdmin: true, method: "api_auth" }, account, user: null };
     }

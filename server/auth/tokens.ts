@@ -18,9 +18,16 @@ export type TokenRecord = {
   method: AuthMethod;
   /** Unix ms of the last use. */
   last_used: number;
+  /**
+   * A wallboard's key (local addition): it reads that one board and nothing else, and it ends at
+   * `expires_at` (Unix ms) rather than after a spell unused, since a screen on a wall may sit dark
+   * overnight and must still show the board in the morning.
+   */
+  wallboard_id?: string;
+  expires_at?: number;
 };
 
-export type NewToken = Pick<TokenRecord, "account_id" | "owner_id" | "method">;
+export type NewToken = Pick<TokenRecord, "account_id" | "owner_id" | "method" | "wallboard_id" | "expires_at">;
 
 export interface VerifiedToken extends TokenRecord {
   token: string;
@@ -65,7 +72,8 @@ export class TokenService {
     if (!TOKEN_PATTERN.test(token)) return null;
     const doc = await this.#use(tokenId(token));
     if (!doc) return null;
-    return { ...doc.data, token, id: doc.id, expires_in: this.ttlS, created: doc.created };
+    const expiresIn = doc.data.expires_at === undefined ? this.ttlS : Math.max(0, Math.floor((doc.data.expires_at - this.clock.now()) / 1000));
+    return { ...doc.data, token, id: doc.id, expires_in: expiresIn, created: doc.created };
   }
 
   /**
@@ -80,13 +88,13 @@ export class TokenService {
     const doc = this.tokens.get(id);
     if (!doc) return null;
     const now = this.clock.now();
-    const last = this.#lastUsed.get(id) ?? doc.data.last_used;
-    if (now - last > this.ttlS * 1000) {
+    if (this.#expired(doc, now)) {
       this.#lastUsed.delete(id);
       await this.tokens.delete(id).catch(() => undefined);
       this.#ended(id, "expired");
       return null;
     }
+    if (doc.data.expires_at !== undefined) return doc;
     this.#lastUsed.set(id, now);
     if (now - doc.data.last_used > (this.ttlS * 1000) / 10) {
       await this.tokens.update(id, { ...doc.data, last_used: now }).catch(() => undefined);
@@ -99,7 +107,16 @@ export class TokenService {
     const id = tokenId(token);
     const doc = this.tokens.get(id);
     if (!doc) return null;
-    return (this.#lastUsed.get(id) ?? doc.data.last_used) + this.ttlS * 1000;
+    return this.#expiry(doc);
+  }
+
+  /** When the token ends (Unix ms): its fixed end, else its last use plus the window. */
+  #expiry(doc: StoredDoc<TokenRecord>): number {
+    return doc.data.expires_at ?? (this.#lastUsed.get(doc.id) ?? doc.data.last_used) + this.ttlS * 1000;
+  }
+
+  #expired(doc: StoredDoc<TokenRecord>, now: number): boolean {
+    return doc.data.expires_at !== undefined ? now >= doc.data.expires_at : now > this.#expiry(doc);
   }
 
   /** Hear of every token that ends, by its id (tokenId); answers the way to stop hearing. */
@@ -109,17 +126,24 @@ export class TokenService {
   }
 
   async revoke(token: string): Promise<void> {
-    const id = tokenId(token);
+    await this.revokeId(tokenId(token));
+  }
+
+  /** Revoke the token stored under `id` (tokenId): a wallboard's key when the wallboard goes. */
+  async revokeId(id: string): Promise<void> {
     this.#lastUsed.delete(id);
     if (!this.tokens.has(id)) return;
     await this.tokens.delete(id);
     this.#ended(id, "revoked");
   }
 
-  /** Revoke every token of one user (password change, user deleted), or with null of the API key. */
+  /**
+   * Revoke every token of one user (password change, user deleted), or with null of the API key.
+   * A wallboard's key is not the API key's: it ends with its wallboard.
+   */
   async revokeOwner(accountId: string, ownerId: string | null): Promise<void> {
     for (const doc of this.tokens.all()) {
-      if (doc.data.account_id === accountId && doc.data.owner_id === ownerId) {
+      if (doc.data.account_id === accountId && doc.data.owner_id === ownerId && doc.data.wallboard_id === undefined) {
         this.#lastUsed.delete(doc.id);
         await this.tokens.delete(doc.id);
         this.#ended(doc.id, "revoked");
@@ -130,7 +154,7 @@ export class TokenService {
   async purgeExpired(): Promise<void> {
     const now = this.clock.now();
     for (const doc of this.tokens.all()) {
-      if (now - (this.#lastUsed.get(doc.id) ?? doc.data.last_used) > this.ttlS * 1000) {
+      if (this.#expired(doc, now)) {
         this.#lastUsed.delete(doc.id);
         await this.tokens.delete(doc.id);
         this.#ended(doc.id, "expired");

@@ -22,7 +22,7 @@ const EVENTS_PATH = "/events";
 
 /** Who a token speaks for, and how long it lives; the AuthService is one. */
 export interface TokenCheck {
-  authenticate(token: string): Promise<{ accountId: string; ownerId: string | null } | null>;
+  authenticate(token: string): Promise<{ accountId: string; ownerId: string | null; wallboardId?: string } | null>;
   readonly tokens: Pick<TokenService, "expiresAt" | "onEnd">;
 }
 
@@ -759,6 +759,10 @@ class Connection {
     if (!this.#open) return null;
     if (!identity) {
       this.#reply(failure(requestId, ["failed to authenticate token"]));
+      return null;
+    }
+    if (identity.wallboardId !== undefined) {
+      this.#reply(failure(requestId, ["a wallboard key reads its wallboard over HTTP and binds no events"]));
       return null;
     }
     this.#token = token;

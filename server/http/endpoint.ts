@@ -21,6 +21,8 @@ export interface AuthContext {
   readonly ownerId: string | null;
   readonly isAdmin: boolean;
   readonly method: "user_auth" | "api_auth";
+  /** A wallboard's key: only verbs marked `board` take it. */
+  readonly wallboardId?: string;
 }
 
 export interface Authenticator {
@@ -62,6 +64,11 @@ export interface VerbSpec {
   summary: string;
   /** Only admins (and API-key tokens) may use this verb. */
   admin?: boolean;
+  /**
+   * A wallboard's key may use this verb (it reads a board). Every other verb of every endpoint
+   * refuses such a key with 403, so a new endpoint is closed to it unless it says otherwise.
+   */
+  board?: boolean;
   /** JSON schema of the envelope's `data`, for the OpenAPI document. */
   body?: JsonSchema;
   /** The handler reads a body that is not JSON itself (an upload); other verbs answer it 415. */
@@ -122,6 +129,7 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
       const verb = request.method === "POST" ? undefined : VERBS.find((v) => v === request.method);
       const verbSpec = verb === undefined ? undefined : spec.verbs[verb];
       if (verbSpec?.admin && !auth.isAdmin) throw notAdmin();
+      if (verbSpec !== undefined && auth.wallboardId !== undefined && !verbSpec.board) throw boardOnly();
       authenticatedEarly.set(request, { token, auth });
     },
     preParsing: async (request, _reply, payload) => {
@@ -148,6 +156,7 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
         if (!token) throw tokenRequired();
         auth = early?.auth ?? (await authenticate(deps, spec, request, token));
         if (verbSpec.admin && !auth.isAdmin) throw notAdmin();
+        if (auth.wallboardId !== undefined && !verbSpec.board) throw boardOnly();
       }
       const now = new Date(deps.clock.now());
       const outcome = await verbSpec.handler({ request, reply, req, params, auth, now });
@@ -196,11 +205,16 @@ async function authenticate(deps: EndpointDeps, spec: EndpointSpec, request: Fas
   if (spec.access === "account" && params.account_id !== auth.accountId) {
     throw new ApiError("forbidden", { account_id: { forbidden: { message: "the token does not reach this account" } } });
   }
+  if (auth.wallboardId !== undefined && !Object.values(spec.verbs).some((v) => v?.board)) throw boardOnly();
   return auth;
 }
 
 function tokenRequired(): ApiError {
   return new ApiError("invalid_credentials", { token: { required: { message: "an auth token is needed" } } });
+}
+
+function boardOnly(): ApiError {
+  return new ApiError("forbidden", { token: { wallboard: { message: "a wallboard key reads its wallboard and nothing else" } } });
 }
 
 function notAdmin(): ApiError {

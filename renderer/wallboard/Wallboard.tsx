@@ -1,0 +1,87 @@
+// The wallboard: large type for a screen across the room, read-only, nothing to click. Each queue
+// is a tile (callers waiting and the longest wait first: what a floor acts on), then the day's
+// answered and abandoned calls; the floor's agents by state at the foot.
+import { useEffect, useState } from "react";
+import { formatDuration, useNow } from "../components/useNow.js";
+import type { Board, BoardQueue, FeedState } from "./board-feed.js";
+
+const STATE_ORDER = ["Ready", "Call-Offer", "On-A-Call", "Wrapup-Time", "Away"];
+const STATE_LABEL: Record<string, string> = {
+  Ready: "Ready",
+  "Call-Offer": "Ringing",
+  "On-A-Call": "On a call",
+  "Wrapup-Time": "Wrap-up",
+  Away: "Away",
+};
+
+export function Wallboard({ subscribe }: { subscribe: (onState: (state: FeedState) => void) => () => void }) {
+  const [state, setState] = useState<FeedState>({ kind: "loading" });
+  useEffect(() => subscribe(setState), [subscribe]);
+  const now = useNow(1000);
+
+  if (state.kind === "loading") return <main className="wb-message">Opening the wallboard…</main>;
+  if (state.kind === "refused") return <main className="wb-message" role="alert">{state.reason}</main>;
+  const board = state.board;
+  if (board === null) return <main className="wb-message" role="alert">The board cannot be read: {state.kind === "stale" ? state.reason : ""}</main>;
+  const readAt = state.readAt ?? now;
+  return (
+    <main className={state.kind === "stale" ? "wb stale" : "wb"} aria-label={`Wallboard ${board.name}`}>
+      <header className="wb-head">
+        <h1>{board.name}</h1>
+        {state.kind === "stale" ? (
+          <p className="wb-stale" role="status">
+            Not updated for {formatDuration(now - readAt)}
+          </p>
+        ) : null}
+      </header>
+      <section className="wb-queues">
+        {board.queues.map((q) => (
+          <QueueTile key={q.id} queue={q} secondsSinceRead={Math.max(0, (now - readAt) / 1000)} />
+        ))}
+        {board.queues.length === 0 ? <p className="wb-empty">No queues on this board.</p> : null}
+      </section>
+      <Agents board={board} />
+    </main>
+  );
+}
+
+function QueueTile({ queue, secondsSinceRead }: { queue: BoardQueue; secondsSinceRead: number }) {
+  // The longest wait keeps counting between readings while somebody waits.
+  const longest = queue.waiting > 0 ? queue.longest_wait + secondsSinceRead : 0;
+  return (
+    <article className={queue.waiting > 0 ? "wb-queue busy" : "wb-queue"} aria-label={queue.name} data-queue={queue.id}>
+      <h2>{queue.name}</h2>
+      <dl>
+        <Figure label="Waiting" value={String(queue.waiting)} big />
+        <Figure label="Longest wait" value={formatDuration(longest * 1000)} big />
+        <Figure label="Available" value={`${queue.available} of ${queue.logged_in}`} />
+        <Figure label="Answered" value={String(queue.stats.answered_sessions)} />
+        <Figure label="Abandoned" value={String(queue.stats.abandoned_sessions)} />
+        <Figure label="Average wait" value={formatDuration(queue.stats.average_wait * 1000)} />
+      </dl>
+    </article>
+  );
+}
+
+function Figure({ label, value, big = false }: { label: string; value: string; big?: boolean }) {
+  return (
+    <div className={big ? "wb-figure big" : "wb-figure"} data-figure={label}>
+      <dt>{label}</dt>
+      <dd>{value}</dd>
+    </div>
+  );
+}
+
+function Agents({ board }: { board: Board }) {
+  const states = [...STATE_ORDER, ...Object.keys(board.recipients_by_state).filter((s) => !STATE_ORDER.includes(s))];
+  return (
+    <footer className="wb-agents" aria-label="Agents by state">
+      {states.map((s) => (
+        <div key={s} className="wb-figure" data-state={s}>
+          <dt>{STATE_LABEL[s] ?? s}</dt>
+          <dd>{board.recipients_by_state[s] ?? 0}</dd>
+        </div>
+      ))}
+    </footer>
+  );
+}
