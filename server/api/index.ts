@@ -20,6 +20,7 @@ import { registerTextingSettings } from "./texting-settings.js";
 import { registerSimMessages } from "./sim-messages.js";
 import { registerCallqQueues } from "./callq-queues.js";
 import { registerCallqRecipients } from "./callq-recipients.js";
+import { registerCallqStats } from "./callq-stats.js";
 import { registerVersions } from "./versions.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
@@ -42,6 +43,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerSimMessages(app, deps);
   registerCallqQueues(app, deps);
   registerCallqRecipients(app, deps);
+  registerCallqStats(app, deps);
   registerVersions(app);
 }
 
