@@ -4,7 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import { CallqError, type CallqEngine } from "../callq/engine.js";
 import { isRecipientUser } from "../callq-host/index.js";
-import { QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, withoutAliases } from "../callq/queue-config.js";
+import { QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, SERVICE_LEVEL_BOUNDS, SERVICE_LEVEL_DEFAULTS, withoutAliases } from "../callq/queue-config.js";
 import { ROUTERS } from "../callq/queue-router.js";
 import { MediaReferenceError, resolveMediaReference } from "../media/reference.js";
 import { ifMatch, registerEndpoint, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
@@ -46,6 +46,15 @@ export const queueSchema: JsonSchema = {
     timeout_if_size_exceeds: { type: "integer", minimum: 0 },
     timeout_immediately_if_empty: { type: "boolean" },
     timeout_redirect: { type: "string", description: "the id of another queue of the account" },
+    service_level: {
+      type: "object",
+      additionalProperties: false,
+      description: `local addition: the queue's service-level goal, target_percent of callers answered within answered_within_s seconds (default ${SERVICE_LEVEL_DEFAULTS.target_percent}% within ${SERVICE_LEVEL_DEFAULTS.answered_within_s} s); the status's stats.service_level measures it`,
+      properties: {
+        answered_within_s: { type: "integer", minimum: SERVICE_LEVEL_BOUNDS.answered_within_s.min, maximum: SERVICE_LEVEL_BOUNDS.answered_within_s.max },
+        target_percent: { type: "number", minimum: SERVICE_LEVEL_BOUNDS.target_percent.min, maximum: SERVICE_LEVEL_BOUNDS.target_percent.max },
+      },
+    },
     members: { type: "object", readOnly: true, additionalProperties: { const: "" }, description: "read-only: recipient ids; change with /recipients" },
   },
 };

@@ -20,6 +20,7 @@ import { registerTextingSettings } from "./texting-settings.js";
 import { registerSimMessages } from "./sim-messages.js";
 import { registerCallqQueues } from "./callq-queues.js";
 import { registerCallqRecipients } from "./callq-recipients.js";
+import { registerCallqStats } from "./callq-stats.js";
 import { registerVersions } from "./versions.js";
 import { registerTrainingScenarios } from "./training-scenarios.js";
 import { registerWallboards } from "./wallboards.js";
@@ -46,6 +47,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerCallqRecipients(app, deps);
   registerTrainingScenarios(app, deps);
   registerWallboards(app, deps);
+  registerCallqStats(app, deps);
   registerVersions(app);
 }
 

@@ -4,9 +4,10 @@
 // (monitor.ts) and device presence (presence.ts).
 import { CallqEngine, type CallqEngineOptions } from "../callq/index.js";
 import type { Store } from "../store/index.js";
+import { storeIntervals } from "./intervals.js";
 import { followStore, storeDirectory, storeLedger } from "./store-binding.js";
 
-export interface CallqHostOptions extends Omit<CallqEngineOptions, "directory" | "ledger"> {
+export interface CallqHostOptions extends Omit<CallqEngineOptions, "directory" | "ledger" | "intervals"> {
   store: Store;
 }
 
@@ -19,7 +20,7 @@ export interface CallqHost {
 /** Starts the engine on the store: every account loaded, queue and user changes followed. */
 export async function startCallqHost(options: CallqHostOptions): Promise<CallqHost> {
   const { store, ...engineOptions } = options;
-  const engine = new CallqEngine({ random: store.random, ...engineOptions, directory: storeDirectory(store), ledger: storeLedger(store) });
+  const engine = new CallqEngine({ random: store.random, ...engineOptions, directory: storeDirectory(store), ledger: storeLedger(store), intervals: storeIntervals(store) });
   // Followed before the accounts load: a change made meanwhile reaches the account once loaded.
   const unfollow = followStore(store, engine);
   const accounts = await store.global("accounts");
@@ -34,3 +35,4 @@ export async function startCallqHost(options: CallqHostOptions): Promise<CallqHo
 }
 
 export { callqUserOf, isRecipientUser, RECIPIENT_STATES_COLLECTION } from "./store-binding.js";
+export { INTERVALS_COLLECTION, intervalOf } from "./intervals.js";

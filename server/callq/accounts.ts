@@ -1,6 +1,7 @@
 // The engine's accounts: each read once, when the engine first needs it, from the directory (its
 // queues and users) and the ledger (its recipients' saved states); changes arrive afterwards.
-import type { CallqDirectory, CallqUser, RecipientLedger } from "./ports.js";
+import { dayBounds, dayOf } from "./intervals.js";
+import type { CallqDirectory, CallqUser, IntervalLedger, RecipientLedger } from "./ports.js";
 import { Queue } from "./queue.js";
 import { Recipient } from "./recipient.js";
 import type { Wiretap } from "./views.js";
@@ -28,6 +29,8 @@ export class Accounts {
     private readonly ledger: RecipientLedger,
     /** Unix ms, for the restored recipients' timers. */
     private readonly now: () => number,
+    /** The queues' stored intervals: yesterday's and today's seed their figures. */
+    private readonly intervals: IntervalLedger,
   ) {}
 
   /** The account, loading it on first use; a failed load is tried again next time. */
@@ -65,7 +68,11 @@ export class Accounts {
   }
 
   async #load(accountId: string): Promise<Account> {
-    const [{ queues, users }, saved] = await Promise.all([this.directory.load(accountId), this.ledger.load(accountId)]);
+    const [{ queues, users }, saved, intervals] = await Promise.all([
+      this.directory.load(accountId),
+      this.ledger.load(accountId),
+      this.intervals.load(accountId, yesterdayStart(this.now())),
+    ]);
     const account: Account = {
       id: accountId,
       queues: new Map(queues.map((config) => [config.id, new Queue(accountId, config)])),
@@ -75,6 +82,7 @@ export class Accounts {
       wiretaps: new Map(),
       wrapupS: new Map(),
     };
+    for (const queue of account.queues.values()) queue.stats.seed(intervals);
     const now = this.now();
     for (const [id, state] of saved) {
       if (account.users.get(id)?.recipient !== true) continue;
@@ -88,4 +96,10 @@ export class Accounts {
     for (const apply of pending) apply(account);
     return account;
   }
+}
+
+/** Local midnight starting the day before `now`'s (the staffing estimate may look back past midnight). */
+function yesterdayStart(now: number): number {
+  const today = dayBounds(dayOf(now));
+  return today === undefined ? now : (dayBounds(dayOf(today.start - 1))?.start ?? today.start);
 }

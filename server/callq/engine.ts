@@ -6,7 +6,9 @@ import { fromGregorianSeconds, systemClock, systemRandom, toGregorianSeconds, ty
 import { Accounts, type Account } from "./accounts.js";
 import { LedgerWriter } from "./ledger-writer.js";
 import { CallqPublisher } from "./publisher.js";
-import type { CallqDirectory, CallqEventSink, CallqLogger, CallqUser, OfferOutcome, OfferRequest, QueuedCall, RecipientLedger, Scheduler, SessionEnd } from "./ports.js";
+import { IntervalWriter } from "./interval-writer.js";
+import { intervalStart } from "./intervals.js";
+import { NO_INTERVAL_LEDGER, type CallqDirectory, type CallqEventSink, type CallqLogger, type CallqUser, type IntervalLedger, type OfferOutcome, type OfferRequest, type QueuedCall, type RecipientLedger, type Scheduler, type SessionEnd } from "./ports.js";
 import type { QueueConfig } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
@@ -14,7 +16,8 @@ import { Recipient, type CallInfo } from "./recipient.js";
 import type { RecipientAction, RecipientTrigger, Step, StepContext } from "./recipient-state.js";
 import { Session } from "./session.js";
 import type { SessionTrigger } from "./session-state.js";
-import { callInfo, loggedInMembers, queueStatus, recipientData, recipientStatus, sessionRow, type QueueStatus, type RecipientStatus, type SessionRow, type Wiretap } from "./views.js";
+import { staffingEstimate, type StaffingEstimate, type WhatIf } from "./staffing.js";
+import { accountFloor, callInfo, loggedInMembers, queueStatus, recipientData, recipientStatus, sessionRow, type AccountFloor, type QueueStatus, type RecipientStatus, type SessionRow, type Wiretap } from "./views.js";
 
 export type CallqErrorCode = "no_recipient" | "no_queue" | "no_session" | "illegal";
 
@@ -35,6 +38,8 @@ export interface CallqEngineOptions {
   directory: CallqDirectory;
   /** Recipient states across restarts. */
   ledger: RecipientLedger;
+  /** Queue figures per 15-minute interval across restarts (none kept without it). */
+  intervals?: IntervalLedger;
   bus: CallqEventSink;
   scheduler?: Scheduler;
   /** Session ids. */
@@ -58,6 +63,7 @@ const DEFAULT_WRAPUP_EXTEND_S = 30;
 export class CallqEngine {
   readonly #accounts: Accounts;
   readonly #ledger: LedgerWriter;
+  readonly #intervals: IntervalWriter;
   readonly #events: CallqPublisher;
   readonly #scheduler: Scheduler;
   readonly #random: RandomSource;
@@ -70,8 +76,10 @@ export class CallqEngine {
     this.#scheduler = options.scheduler ?? systemClock;
     this.#random = options.random ?? systemRandom;
     this.#logger = options.logger;
-    this.#accounts = new Accounts(options.directory, options.ledger, () => this.#scheduler.now());
+    const intervals = options.intervals ?? NO_INTERVAL_LEDGER;
+    this.#accounts = new Accounts(options.directory, options.ledger, () => this.#scheduler.now(), intervals);
     this.#ledger = new LedgerWriter(options.ledger, options.logger);
+    this.#intervals = new IntervalWriter(intervals, options.logger);
     this.#events = new CallqPublisher(options.bus, options.logger, () => this.#scheduler.now());
     this.#node = options.node ?? "switchboard@127.0.0.1";
     this.#deviceGraceMs = options.deviceGraceMs ?? DEFAULT_DEVICE_GRACE_MS;
@@ -90,7 +98,12 @@ export class CallqEngine {
         recipient.cancelDeviceGrace?.();
       }
     }
-    await this.#ledger.flushed();
+    await Promise.all([this.#ledger.flushed(), this.#intervals.flushed()]);
+  }
+
+  /** Resolves once every interval counted so far is in the interval ledger. */
+  async intervalsWritten(): Promise<void> {
+    await this.#intervals.flushed();
   }
 
   // ---- queues ----------------------------------------------------------------------------
@@ -98,6 +111,36 @@ export class CallqEngine {
   async queueStatus(accountId: string, queueId: string): Promise<QueueStatus> {
     const account = await this.#accounts.get(accountId);
     return queueStatus(this.#queue(account, queueId), account.recipients, this.#scheduler.now(), this.#node);
+  }
+
+  /** The account's floor: every queue's figures of the day together, and every recipient. */
+  async accountFloor(accountId: string): Promise<AccountFloor> {
+    const account = await this.#accounts.get(accountId);
+    return accountFloor(account.queues.values(), account.recipients, this.#scheduler.now());
+  }
+
+  /**
+   * An estimate of the agents the queue needs, from the arrivals and handle times of the
+   * intervals since `minutes` ago (from the start of the interval that moment falls in), with
+   * `whatIf` replacing any of the inputs.
+   */
+  async staffing(accountId: string, queueId: string, minutes: number, whatIf: WhatIf = {}): Promise<StaffingEstimate> {
+    const account = await this.#accounts.get(accountId);
+    const queue = this.#queue(account, queueId);
+    const now = this.#scheduler.now();
+    const from = intervalStart(now - minutes * 60_000);
+    let ready = 0;
+    for (const id of queue.config.members) if (account.recipients.get(id)?.availableFor(queue.id, now)) ready += 1;
+    return staffingEstimate({
+      window: queue.stats.since(from),
+      day: queue.stats.today(now),
+      windowS: Math.max(1, (now - from) / 1000),
+      minutes,
+      config: queue.config,
+      loggedIn: loggedInMembers(queue, account.recipients),
+      ready,
+      whatIf,
+    });
   }
 
   async queueSessions(accountId: string, queueId: string): Promise<SessionRow[]> {
@@ -131,7 +174,8 @@ export class CallqEngine {
     const session = new Session(this.#random.bytes(16).toString("hex"), accountId, queueId, call, now);
     const ahead = queue.queuedCount;
     queue.sessions.push(session);
-    queue.stats.joined(now);
+    queue.stats.joined(session.enteredAt);
+    this.#intervalsChanged(queue);
     this.#events.publish(account.id, "session", session.id, "create", { ...sessionRow(session), queue_name: queue.config.name });
     this.#events.queue(account.id, queue, "join", session);
     const { config } = queue;
@@ -354,7 +398,8 @@ export class CallqEngine {
         session.cancelTimeout?.();
         session.cancelTimeout = undefined;
         session.leftWaitingAt = now;
-        queue.stats.left(now, now - session.enteredAt, "answered");
+        queue.stats.left(session.enteredAt, now, "answered", queue.config.serviceLevelS);
+        this.#intervalsChanged(queue);
         this.#sessionStep(account, queue, session, "answered");
         this.#events.queue(account.id, queue, "answered", session);
       }
@@ -366,7 +411,8 @@ export class CallqEngine {
       if (outcome.kind === "cancelled") this.#step(account, recipient, "withdrawn");
       else {
         recipient.stats.missed_calls += 1;
-        queue.stats.offerMissed(now);
+        queue.stats.offerMissed(session.enteredAt);
+        this.#intervalsChanged(queue);
         if (outcome.kind === "unreachable") recipient.unreachableUntil = now + queue.config.tickMs;
         // A device that cannot be rung is no decision of the agent's: only refusals and ring
         // timeouts count towards max_missed_offers.
@@ -410,6 +456,8 @@ export class CallqEngine {
       this.#save(recipient);
     }
     if (session.state === "answered") {
+      queue.stats.handled(session.enteredAt, (now - answeredAt) / 1000);
+      this.#intervalsChanged(queue);
       this.#sessionStep(account, queue, session, "handled");
       this.#end(account, queue, session, { kind: "handled" });
     }
@@ -419,7 +467,8 @@ export class CallqEngine {
     if (!session.queued) return;
     const now = this.#scheduler.now();
     session.leftWaitingAt = now;
-    queue.stats.left(now, now - session.enteredAt, "timeout");
+    queue.stats.left(session.enteredAt, now, "timeout", queue.config.serviceLevelS);
+    this.#intervalsChanged(queue);
     this.#sessionStep(account, queue, session, "timeout");
     this.#events.queue(account.id, queue, "timeout", session);
     this.#withdraw(session);
@@ -432,7 +481,8 @@ export class CallqEngine {
     if (!session.queued) return;
     const now = this.#scheduler.now();
     session.leftWaitingAt = now;
-    queue.stats.left(now, now - session.enteredAt, "abandoned");
+    queue.stats.left(session.enteredAt, now, "abandoned", queue.config.serviceLevelS);
+    this.#intervalsChanged(queue);
     this.#sessionStep(account, queue, session, "abandoned");
     this.#events.queue(account.id, queue, "abandoned", session);
     this.#withdraw(session);
@@ -569,6 +619,10 @@ export class CallqEngine {
 
   #status(account: Account, r: Recipient): RecipientStatus {
     return recipientStatus(r, account.wiretaps, (userId) => account.users.get(userId)?.name ?? "", this.#scheduler.now(), this.#node);
+  }
+
+  #intervalsChanged(queue: Queue): void {
+    this.#intervals.save(queue);
   }
 
   #sessionStep(account: Account, queue: Queue, session: Session, trigger: SessionTrigger, detail?: Record<string, unknown>): void {

@@ -6,6 +6,7 @@ export {
   type CallqDirectory,
   type CallqLogger,
   type CallqUser,
+  type IntervalLedger,
   type OfferOutcome,
   type OfferRequest,
   type QueuedCall,
@@ -18,3 +19,7 @@ export { ROUTERS, type RouterName } from "./queue-router.js";
 export type { SavedRecipient } from "./recipient.js";
 export { RECIPIENT_ACTIONS, type AvailabilityState, type RecipientAction } from "./recipient-state.js";
 export type { QueueStatus, RecipientStatus, SessionRow, Wiretap, WiretapListener } from "./views.js";
+export { FIGURE_NAMES, INTERVAL_MS, dayBounds, dayIntervals, dayOf, emptyFigures, intervalStart, timeOf, type IntervalFigures, type QueueInterval } from "./intervals.js";
+export type { StaffingEstimate, WhatIf } from "./staffing.js";
+export type { AccountFloor, FloorFigures } from "./views.js";
+export { SERVICE_LEVEL_BOUNDS, SERVICE_LEVEL_DEFAULTS } from "./queue-config.js";

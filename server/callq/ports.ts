@@ -3,6 +3,7 @@
 // accounts' queues and users come through a directory and recipient states go to a ledger, which
 // callq-host/ implements on the store.
 import type { Clock } from "../clock.js";
+import type { QueueInterval } from "./intervals.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { SavedRecipient } from "./recipient.js";
 
@@ -97,6 +98,23 @@ export interface RecipientLedger {
   load(accountId: string): Promise<ReadonlyMap<string, SavedRecipient>>;
   save(accountId: string, recipientId: string, state: SavedRecipient): Promise<void>;
 }
+
+/**
+ * Where queues' figures per 15-minute interval are kept as they happen (intervals.ts), so a
+ * restart loses none of the day's figures.
+ */
+export interface IntervalLedger {
+  /** The account's stored intervals that start at or after `since` (Unix ms). */
+  load(accountId: string, since: number): Promise<readonly QueueInterval[]>;
+  /** Stores one queue's interval as it is now (replacing what was stored for it). */
+  save(accountId: string, interval: QueueInterval): Promise<void>;
+}
+
+/** An interval ledger that keeps nothing: figures last as long as the engine. */
+export const NO_INTERVAL_LEDGER: IntervalLedger = {
+  load: async () => [],
+  save: async () => undefined,
+};
 
 export interface CallqLogger {
   info(obj: object, msg: string): void;

@@ -20,7 +20,15 @@ export interface QueueConfig {
   timeoutRedirect: string | undefined;
   /** Recipient (user) ids in the order offers go round. */
   members: string[];
+  /** Service level (local addition): seconds within which an answer counts as in time. */
+  serviceLevelS: number;
+  /** Service level (local addition): the percent of callers to answer in time. */
+  serviceLevelTarget: number;
 }
+
+/** The service level a queue without one of its own aims at: 80% answered within 20 s. */
+export const SERVICE_LEVEL_DEFAULTS = { answered_within_s: 20, target_percent: 80 } as const;
+export const SERVICE_LEVEL_BOUNDS = { answered_within_s: { min: 1, max: 3600 }, target_percent: { min: 1, max: 100 } } as const;
 
 export const QUEUE_DEFAULTS = {
   queue_type: "queue_basic",
@@ -84,5 +92,13 @@ export function queueConfigOf(id: string, stored: Record<string, unknown>): Queu
     timeoutImmediatelyIfEmpty: data.timeout_immediately_if_empty === true,
     timeoutRedirect: text(data.timeout_redirect),
     members,
+    ...serviceLevelOf(data.service_level),
   };
+}
+
+function serviceLevelOf(value: unknown): Pick<QueueConfig, "serviceLevelS" | "serviceLevelTarget"> {
+  const given = typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
+  const within = num(given.answered_within_s, SERVICE_LEVEL_DEFAULTS.answered_within_s, SERVICE_LEVEL_BOUNDS.answered_within_s.min);
+  const target = num(given.target_percent, SERVICE_LEVEL_DEFAULTS.target_percent, SERVICE_LEVEL_BOUNDS.target_percent.min);
+  return { serviceLevelS: within, serviceLevelTarget: Math.min(target, SERVICE_LEVEL_BOUNDS.target_percent.max) };
 }

@@ -1,66 +1,98 @@
-// A queue's totals for the current day (reset at local midnight) and the waits behind
-// average_wait and estimated_wait, in seconds. Two kinds of "missed": the spec's missed_sessions
-// are callers who timed out unhandled; missedOffers (a local addition, Qubicle's "missed") counts
-// each offer a recipient let go (rejected, not answered in ring_timeout, no device to ring), the
-// same events that add to the recipient's missed_calls.
+// A queue's figures per 15-minute interval (intervals.ts), from which the day's totals (the local
+// day of the server's clock: they start again at midnight) and the waits behind average_wait and
+// estimated_wait come, in seconds. Each change marks its interval for the engine to hand to the
+// interval ledger; on start the stored intervals seed them, so a restart keeps the day so far.
+// Two kinds of "missed": the spec's missed_sessions are callers who timed out unhandled;
+// missed_offers (a local addition, Qubicle's "missed") counts each offer a recipient let go
+// (rejected, not answered in ring_timeout, no device to ring), the same events that add to the
+// recipient's missed_calls.
+import { addFigures, dayOf, emptyFigures, intervalStart, round, type IntervalFigures, type QueueInterval } from "./intervals.js";
+
+/** Intervals older than this before the newest are dropped from memory (the ledger keeps them). */
+const KEEP_MS = 48 * 3600_000;
 
 export class QueueStats {
-  #day = "";
-  totalSessions = 0;
-  missedSessions = 0;
-  abandonedSessions = 0;
-  answeredSessions = 0;
-  missedOffers = 0;
-  #waitSum = 0;
-  #waitCount = 0;
-  #answeredWaitSum = 0;
-  #answeredCount = 0;
+  readonly #queueId: string;
+  /** Interval start (Unix ms) -> figures; today's, yesterday's and any a late event touched. */
+  readonly #intervals = new Map<number, IntervalFigures>();
+  readonly #dirty = new Set<number>();
 
-  /** Starts a new day's totals when `now` is on another local date than the last count. */
-  roll(now: number): void {
-    const day = new Date(now).toDateString();
-    if (day === this.#day) return;
-    this.#day = day;
-    this.totalSessions = 0;
-    this.missedSessions = 0;
-    this.abandonedSessions = 0;
-    this.answeredSessions = 0;
-    this.missedOffers = 0;
-    this.#waitSum = 0;
-    this.#waitCount = 0;
-    this.#answeredWaitSum = 0;
-    this.#answeredCount = 0;
+  constructor(queueId: string) {
+    this.#queueId = queueId;
   }
 
-  joined(now: number): void {
-    this.roll(now);
-    this.totalSessions += 1;
+  /** Stored intervals read back at start; a figure already counted in memory is not counted twice. */
+  seed(intervals: readonly QueueInterval[]): void {
+    for (const stored of intervals) {
+      if (stored.queue_id !== this.#queueId || this.#intervals.has(stored.start)) continue;
+      const figures = emptyFigures();
+      addFigures(figures, stored);
+      this.#intervals.set(stored.start, figures);
+    }
   }
 
-  /** An offer of one of the queue's sessions ended unanswered by the recipient's doing. */
-  offerMissed(now: number): void {
-    this.roll(now);
-    this.missedOffers += 1;
+  joined(enteredAt: number): void {
+    this.#count(enteredAt, (f) => (f.offered += 1));
   }
 
-  /** A session stopped waiting after `waitMs`: answered, abandoned or timed out. */
-  left(now: number, waitMs: number, how: "answered" | "abandoned" | "timeout"): void {
-    this.roll(now);
-    const wait = waitMs / 1000;
-    this.#waitSum += wait;
-    this.#waitCount += 1;
-    if (how === "answered") {
-      this.answeredSessions += 1;
-      this.#answeredWaitSum += wait;
-      this.#answeredCount += 1;
-    } else if (how === "abandoned") this.abandonedSessions += 1;
-    else this.missedSessions += 1;
+  /** An offer of a session that entered at `enteredAt` ended unanswered by the recipient's doing. */
+  offerMissed(enteredAt: number): void {
+    this.#count(enteredAt, (f) => (f.missed_offers += 1));
   }
 
-  /** Average wait of the day's sessions that stopped waiting, seconds. */
-  averageWait(now: number): number {
-    this.roll(now);
-    return this.#waitCount === 0 ? 0 : round(this.#waitSum / this.#waitCount);
+  /** A session stopped waiting at `now`: answered, abandoned or timed out; `thresholdS` is its queue's service-level threshold. */
+  left(enteredAt: number, now: number, how: "answered" | "abandoned" | "timeout", thresholdS: number): void {
+    const wait = (now - enteredAt) / 1000;
+    const within = wait <= thresholdS;
+    this.#count(enteredAt, (f) => {
+      f.wait_sum += wait;
+      if (how === "answered") {
+        f.answered += 1;
+        f.answered_wait_sum += wait;
+        if (within) f.answered_within += 1;
+      } else if (how === "abandoned") {
+        f.abandoned += 1;
+        if (within) f.abandoned_within += 1;
+      } else f.timed_out += 1;
+    });
+  }
+
+  /** An answered call of a session that entered at `enteredAt` ended after `handleS` seconds. */
+  handled(enteredAt: number, handleS: number): void {
+    this.#count(enteredAt, (f) => {
+      f.handled += 1;
+      f.handle_sum += handleS;
+    });
+  }
+
+  /** The figures of the local day `now` falls in. */
+  today(now: number): IntervalFigures {
+    const day = dayOf(now);
+    const sum = emptyFigures();
+    for (const [start, figures] of this.#intervals) if (dayOf(start) === day) addFigures(sum, figures);
+    return sum;
+  }
+
+  /** The figures of the intervals starting at or after `from` (Unix ms). */
+  since(from: number): IntervalFigures {
+    const sum = emptyFigures();
+    for (const [start, figures] of this.#intervals) if (start >= from) addFigures(sum, figures);
+    return sum;
+  }
+
+  /** The intervals changed since the last call, for the ledger. */
+  takeChanged(): QueueInterval[] {
+    const out: QueueInterval[] = [];
+    for (const start of this.#dirty) {
+      const figures = this.#intervals.get(start);
+      if (figures) out.push({ queue_id: this.#queueId, start, ...figures });
+    }
+    this.#dirty.clear();
+    return out;
+  }
+
+  get changed(): boolean {
+    return this.#dirty.size > 0;
   }
 
   /**
@@ -68,13 +100,25 @@ export class QueueStats {
    * by how many are ahead per available recipient; 0 with nobody ahead and somebody available.
    */
   estimatedWait(now: number, ahead: number, available: number): number {
-    this.roll(now);
-    const perCall = this.#answeredCount === 0 ? 0 : this.#answeredWaitSum / this.#answeredCount;
+    const day = this.today(now);
+    const perCall = day.answered === 0 ? 0 : day.answered_wait_sum / day.answered;
     if (available > 0 && ahead < available) return 0;
     return round(perCall * Math.max(1, Math.ceil((ahead + 1) / Math.max(1, available))));
   }
-}
 
-function round(n: number): number {
-  return Math.round(n * 10) / 10;
+  #count(enteredAt: number, change: (f: IntervalFigures) => void): void {
+    const start = intervalStart(enteredAt);
+    let figures = this.#intervals.get(start);
+    if (!figures) {
+      figures = emptyFigures();
+      this.#intervals.set(start, figures);
+      this.#forgetBefore(start - KEEP_MS);
+    }
+    change(figures);
+    this.#dirty.add(start);
+  }
+
+  #forgetBefore(limit: number): void {
+    for (const start of this.#intervals.keys()) if (start < limit && !this.#dirty.has(start)) this.#intervals.delete(start);
+  }
 }

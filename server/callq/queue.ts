@@ -13,7 +13,7 @@ export class Queue {
   /** Sessions in the queue, oldest first: waiting, being offered, or answered and still talking. */
   readonly sessions: Session[] = [];
   readonly round = new RoundMemory();
-  readonly stats = new QueueStats();
+  readonly stats: QueueStats;
   /** The tick timer's cancel while somebody waits. */
   cancelTick: (() => void) | undefined;
   /** Set once the queue's document is deleted. */
@@ -23,6 +23,7 @@ export class Queue {
     this.accountId = accountId;
     this.#config = config;
     this.config = config;
+    this.stats = new QueueStats(config.id);
   }
 
   get config(): QueueConfig {

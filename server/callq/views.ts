@@ -2,17 +2,44 @@
 // carry, each a pure function of the engine's state at one moment.
 import { toGregorianSeconds } from "../clock.js";
 import type { MonitorMode } from "../monitor-mode.js";
+import { abandonmentRate, addFigures, averageHandleTime, averageSpeedOfAnswer, averageWait, emptyFigures, finished, round, serviceLevel, type IntervalFigures } from "./intervals.js";
 import type { Queue } from "./queue.js";
 import type { AwayReason, CallInfo, Recipient, UnavailableReason } from "./recipient.js";
 import type { AvailabilityState } from "./recipient-state.js";
 import type { Session } from "./session.js";
 import { listedState, type ListedSessionState } from "./session-state.js";
 
-export interface QueueStatus {
+/** The floor's live figures of the day, beyond the spec (local additions). */
+export interface FloorFigures {
+  /** Percent of the sessions that stopped waiting today answered within the threshold; null before any. */
+  service_level: number | null;
+  /** Answered within the threshold. */
+  answered_within: number;
+  /** Abandoned within the threshold (counted as not answered in time). */
+  abandoned_within: number;
+  /** Average speed of answer, seconds. */
+  average_speed_of_answer: number;
+  /** Percent of the sessions that stopped waiting today whose caller hung up; null before any. */
+  abandonment_rate: number | null;
+  /** Average handle time (answer to hang-up) of today's ended calls, seconds. */
+  average_handle_time: number;
+  /** The longest current wait of a caller still waiting or being offered, seconds. */
+  longest_wait: number;
+}
+
+/** Recipients by availability state, and the Away ones by the reason the engine set them Away. */
+export interface RecipientCounts {
+  recipients_by_state: Partial<Record<AvailabilityState, number>>;
+  away_reasons: Partial<Record<AwayReason, number>>;
+}
+
+export interface QueueStatus extends RecipientCounts {
   active_recipient_count: number;
   available_recipient_count: number;
   node: string;
-  stats: {
+  /** The queue's service-level goal (local addition): percent within seconds. */
+  service_level: { answered_within_s: number; target_percent: number };
+  stats: FloorFigures & {
     estimated_wait: number;
     average_wait: number;
     recipient_count: number;
@@ -91,22 +118,111 @@ export function queueStatus(queue: Queue, recipients: ReadonlyMap<string, Recipi
   let available = 0;
   for (const id of queue.config.members) if (recipients.get(id)?.availableFor(queue.id, now)) available += 1;
   const queued = queue.queuedCount;
+  const day = queue.stats.today(now);
+  const members: Recipient[] = [];
+  for (const id of queue.config.members) {
+    const r = recipients.get(id);
+    if (r) members.push(r);
+  }
   return {
     active_recipient_count: loggedInMembers(queue, recipients),
     available_recipient_count: available,
     node,
+    service_level: { answered_within_s: queue.config.serviceLevelS, target_percent: queue.config.serviceLevelTarget },
+    ...recipientCounts(members),
     stats: {
       estimated_wait: queue.stats.estimatedWait(now, queued, available),
-      average_wait: queue.stats.averageWait(now),
+      average_wait: averageWait(day),
       recipient_count: queue.config.members.length,
       active_session_count: queued,
-      total_sessions: queue.stats.totalSessions,
-      missed_sessions: queue.stats.missedSessions,
-      abandoned_sessions: queue.stats.abandonedSessions,
-      answered_sessions: queue.stats.answeredSessions,
-      missed_offers: queue.stats.missedOffers,
+      total_sessions: day.offered,
+      missed_sessions: day.timed_out,
+      abandoned_sessions: day.abandoned,
+      answered_sessions: day.answered,
+      missed_offers: day.missed_offers,
+      ...floorFigures(day, longestWait(queue, now)),
     },
   };
+}
+
+/** The whole account's floor (local addition): every queue's day summed, and every recipient. */
+export interface AccountFloor extends RecipientCounts {
+  queue_count: number;
+  logged_in_recipient_count: number;
+  available_recipient_count: number;
+  stats: FloorFigures & {
+    /** Callers waiting or being offered, in every queue. */
+    active_session_count: number;
+    total_sessions: number;
+    answered_sessions: number;
+    abandoned_sessions: number;
+    missed_sessions: number;
+    missed_offers: number;
+  };
+}
+
+/**
+ * The account's floor at `now`. Its service level is every queue's answers in time (each by its
+ * own threshold) over every queue's sessions that stopped waiting.
+ */
+export function accountFloor(queues: Iterable<Queue>, recipients: ReadonlyMap<string, Recipient>, now: number): AccountFloor {
+  const day = emptyFigures();
+  let count = 0;
+  let queued = 0;
+  let longest = 0;
+  for (const queue of queues) {
+    if (queue.removed) continue;
+    count += 1;
+    addFigures(day, queue.stats.today(now));
+    queued += queue.queuedCount;
+    longest = Math.max(longest, longestWait(queue, now));
+  }
+  const all = [...recipients.values()];
+  return {
+    queue_count: count,
+    logged_in_recipient_count: all.filter((r) => r.loggedIn).length,
+    available_recipient_count: all.filter((r) => r.available).length,
+    ...recipientCounts(all),
+    stats: {
+      active_session_count: queued,
+      total_sessions: day.offered,
+      answered_sessions: day.answered,
+      abandoned_sessions: day.abandoned,
+      missed_sessions: day.timed_out,
+      missed_offers: day.missed_offers,
+      ...floorFigures(day, longest),
+    },
+  };
+}
+
+function floorFigures(day: IntervalFigures, longest: number): FloorFigures {
+  return {
+    service_level: serviceLevel(day),
+    answered_within: day.answered_within,
+    abandoned_within: day.abandoned_within,
+    average_speed_of_answer: averageSpeedOfAnswer(day),
+    abandonment_rate: finished(day) === 0 ? null : abandonmentRate(day),
+    average_handle_time: averageHandleTime(day),
+    longest_wait: longest,
+  };
+}
+
+/** Seconds the longest-waiting caller still in line (waiting or being offered) has waited. */
+function longestWait(queue: Queue, now: number): number {
+  let oldest: number | undefined;
+  for (const s of queue.sessions) if (s.queued && (oldest === undefined || s.enteredAt < oldest)) oldest = s.enteredAt;
+  return oldest === undefined ? 0 : round(Math.max(0, now - oldest) / 1000);
+}
+
+/** Logged-in recipients by state (Not-Logged-In ones too, so the counts add up to the members). */
+function recipientCounts(recipients: readonly Recipient[]): RecipientCounts {
+  const byState: Partial<Record<AvailabilityState, number>> = {};
+  const reasons: Partial<Record<AwayReason, number>> = {};
+  for (const r of recipients) {
+    byState[r.state] = (byState[r.state] ?? 0) + 1;
+    if (r.state === "Away" && r.awayReason !== undefined) reasons[r.awayReason] = (reasons[r.awayReason] ?? 0) + 1;
+  }
+  return { recipients_by_state: byState, away_reasons: reasons };
 }
 
 export function loggedInMembers(queue: Queue, recipients: ReadonlyMap<string, Recipient>): number {
