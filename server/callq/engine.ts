@@ -290,7 +290,10 @@ export class CallqEngine {
     last.disposition = disposition;
     const call = { ...last.info };
     this.#events.publish(account.id, "recipient", r.id, "disposition", { ...recipientData(r), ...call, disposition });
-    this.#events.publish(account.id, "session", call.session_id, "disposition", { ...call, recipient_id: r.id, disposition });
+    const session = account.queues.get(call.queue_id)?.sessions.find((s) => s.id === call.session_id);
+    // The caller may have hung up already: the session has ended then.
+    const state = session?.state ?? "ended";
+    this.#events.publish(account.id, "session", call.session_id, "disposition", { ...call, state, recipient_id: r.id, disposition });
     if (r.state === "Wrapup-Time" && r.heldForDisposition) this.#step(account, r, "wrapup_done");
     return { status: this.#status(account, r), call, disposition };
   }
