@@ -97,6 +97,10 @@ export function AgentState() {
                 </button>
               </div>
             </div>
+          ) : state === "Wrapup-Time" ? (
+            <p className="wrapup-box" data-testid="wrapup-open">
+              {status?.dispositionPending === true ? "Wrap-up lasts until you give the call its disposition." : "Wrap-up lasts until you choose Ready or Away."}
+            </p>
           ) : null}
           <div className="button-row" role="group" aria-label="Change your queue state" aria-busy={busy}>
             {loggedIn ? (

@@ -61,19 +61,23 @@ function DispositionFields({ codes, given, saving, save }: { codes: readonly Dis
         if (code !== "" && !saving) save(code, note.trim());
       }}
     >
-      <label htmlFor={codeId}>How did the call end?</label>
-      <select id={codeId} value={code} required onChange={(event) => setCode(event.target.value)}>
-        <option value="" disabled>
-          Choose…
-        </option>
-        {codes.map((d) => (
-          <option key={d.code} value={d.code}>
-            {d.label}
+      <div className="field">
+        <label htmlFor={codeId}>How did the call end?</label>
+        <select id={codeId} value={code} required onChange={(event) => setCode(event.target.value)}>
+          <option value="" disabled>
+            Choose…
           </option>
-        ))}
-      </select>
-      <label htmlFor={noteId}>Note</label>
-      <textarea id={noteId} value={note} rows={3} maxLength={2000} onChange={(event) => setNote(event.target.value)} />
+          {codes.map((d) => (
+            <option key={d.code} value={d.code}>
+              {d.label}
+            </option>
+          ))}
+        </select>
+      </div>
+      <div className="field">
+        <label htmlFor={noteId}>Note</label>
+        <textarea id={noteId} value={note} rows={3} maxLength={2000} onChange={(event) => setNote(event.target.value)} />
+      </div>
       <div className="button-row">
         <button type="submit" className="button button-primary" aria-disabled={saving || code === ""}>
           {saving ? "Saving…" : "Save disposition"}

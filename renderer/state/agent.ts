@@ -83,7 +83,8 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
           status,
           isRecipient: true,
           since: status.lastActionAt > 0 ? status.lastActionAt : s.agent.since,
-          wrapupEndsAt: status.state === "Wrapup-Time" ? now + status.wrapupSeconds * 1000 : null,
+          // A wrap-up with no time left has no end of its own: it waits for the agent (or their disposition).
+          wrapupEndsAt: status.state === "Wrapup-Time" && status.wrapupSeconds > 0 ? now + status.wrapupSeconds * 1000 : null,
           readError: null,
         },
       }));
@@ -117,7 +118,8 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
               ...s.agent,
               status,
               since: changed ? now : s.agent.since,
-              wrapupEndsAt: state !== "Wrapup-Time" ? null : change.wrapupSeconds !== null ? now + change.wrapupSeconds * 1000 : s.agent.wrapupEndsAt,
+              wrapupEndsAt:
+                state !== "Wrapup-Time" ? null : change.wrapupSeconds === null ? s.agent.wrapupEndsAt : change.wrapupSeconds > 0 ? now + change.wrapupSeconds * 1000 : null,
             },
           };
         });

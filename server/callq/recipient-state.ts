@@ -85,9 +85,9 @@ export class IllegalRecipientTransition extends Error {
   ) {
     super(
       heldBack === "disposition_required"
-        ? `a recipient in ${from} cannot ${trigger} before setting the disposition their queue requires for the last call`
+        ? `the queue needs a disposition for the last call before Ready: give one first (${trigger} refused in ${from})`
         : heldBack === "wrapup_locked"
-          ? `a recipient in ${from} cannot ${trigger} before the wrap-up time is over: the queue allows no early exit`
+          ? `the queue's wrap-up allows no early exit: wait until its time is over (${trigger} refused)`
           : `a recipient in ${from} cannot ${trigger}`,
     );
     this.name = "IllegalRecipientTransition";
