@@ -9,6 +9,7 @@ import type { TestApi } from "../helpers/api.js";
 import { startCallApi, type CallApi } from "../helpers/call-api.js";
 import { connected, until } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
+import { HookReceiver } from "../helpers/webhook-receiver.js";
 
 let t: CallApi;
 let api: TestApi;
@@ -108,13 +109,22 @@ describe("Away reasons", () => {
     expect((await api.call<{ reasons: unknown[] }>("GET", path(), { token: token("agent2") })).body.data.reasons).toEqual(reasons);
   });
 
-  it("Away takes one of them: in the status with since when; unknown, the engine's, or with ready or a queue_id is 400 and changes nothing", async () => {
+  it("Away takes one of them: in the status with since when, in the event and the away webhook; unknown, the engine's, or with ready or a queue_id is 400 and changes nothing", async () => {
+    const receiver = await HookReceiver.start();
+    const hook = await api.call<{ id: string }>("PUT", `${base}/webhooks`, { token: admin, data: { name: "away", hook: "callq_recipient_away", uri: `${receiver.url}/away` } });
+    expect(hook.status, hook.text).toBe(201);
     const statusPath = `${base}/callq_recipients/${id("agent2")}/status`;
     const as = { token: token("agent2") };
     expect((await api.call("POST", statusPath, { ...as, data: { status: "login" } })).status).toBe(200);
     const away = await api.call<Record<string, unknown>>("POST", statusPath, { ...as, data: { status: "away", reason: "coaching" } });
     expect(away.status, away.text).toBe(200);
     expect(away.body.data).toMatchObject({ availability_state: "Away", away_reason: "coaching", away_since: expect.any(Number) });
+    const event = events.filter((e) => e.routing_key === `callq.recipient.${id("agent2")}` && e.name === "away").at(-1);
+    expect(event?.data).toMatchObject({ away_reason: "coaching", away_since: away.body.data.away_since });
+    const delivered = await poll("the away webhook with its reason", async () => receiver.at("/away").find((b) => b.away_reason === "coaching"));
+    expect(delivered).toMatchObject({ hook_event: "callq_recipient_away", recipient_id: id("agent2"), away_since: String(away.body.data.away_since) });
+    await api.call("DELETE", `${base}/webhooks/${hook.body.data.id}`, { token: admin });
+    await receiver.close();
     const sales = await queueByName("Sales");
     for (const [data, rule] of [
       [{ status: "away", reason: "nap" }, "enum"],
