@@ -5,7 +5,7 @@
 // on both legs' CDRs, and who may read it.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../server/events/index.js";
-import type { TestApi } from "../helpers/api.js";
+import { createAccount, type TestApi } from "../helpers/api.js";
 import { startCallApi, type CallApi } from "../helpers/call-api.js";
 import { connected, until } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
@@ -222,5 +222,18 @@ describe("the disposition of a queue call", () => {
     expect(ready.status, ready.text).toBe(200);
     expect(ready.body.data.availability_state).toBe("Ready");
     await api.call("POST", agentPath, { token: token("agent1"), data: { action: "logout" } });
+  });
+});
+
+describe("who may call the new endpoints at all", () => {
+  it("no token is 401; another account's admin is refused for this account's reasons and dispositions", async () => {
+    const paths = [`${base}/callq_away_reasons`, `${base}/callq_recipients/${id("agent1")}/disposition`];
+    for (const path of paths) expect((await api.call("POST", path, { data: { reasons: [], code: "sale" } })).status, path).toBe(401);
+    expect((await api.call("GET", paths[0] ?? "")).status).toBe(401);
+    const other = await createAccount(api, "elsewhere");
+    for (const path of paths) expect((await api.call("POST", path, { token: other.token, data: { reasons: [], code: "sale" } })).status, path).toBe(403);
+    expect((await api.call("GET", paths[0] ?? "", { token: other.token })).status).toBe(403);
+    const own = await api.call<{ reasons: unknown[] }>("GET", `/v2/accounts/${other.accountId}/callq_away_reasons`, { token: other.token });
+    expect(own.body.data.reasons, "an account's reasons are its own: the new one has the defaults").toHaveLength(4);
   });
 });
