@@ -184,3 +184,14 @@ describe("policy timeboxed_no_exit", () => {
     expect((await status(agent)).availability_state).toBe("Ready");
   });
 });
+
+describe("a queue document edited by hand", () => {
+  it("a required disposition with no code to give requires nothing; an unknown policy is the default", async () => {
+    const { agent, hangup } = await onACall({ agent_wrapup_time: 5, disposition_required: true, dispositions: "sale", wrapup_policy: "sometimes" });
+    expect((await status(agent)).last_call).toMatchObject({ dispositions: [], disposition_required: false, wrapup_policy: "timeboxed" });
+    hangup();
+    await settle();
+    await rig.scheduler.advance(5000);
+    expect((await status(agent)).availability_state).toBe("Ready");
+  });
+});
