@@ -179,7 +179,7 @@ export function stateReasonText(status: ReasonedStatus, labels: readonly Disposi
 
 /**
  * Away with a reason: a menu of the account's reasons (the plain Away button beside it gives
- * none). Escape or a click elsewhere closes it; focus goes to the first reason on opening.
+ * none). Focus goes to the first reason on opening; arrows move, Escape or a click elsewhere closes.
  */
 function ReasonMenu({ reasons, current, choose }: { reasons: readonly DispositionCode[]; current: string | null; choose: (reason: string) => void }) {
   const [open, setOpen] = useState(false);
@@ -223,7 +223,18 @@ function ReasonMenu({ reasons, current, choose }: { reasons: readonly Dispositio
           aria-label="Go Away for"
           className="reason-menu-list card"
           onKeyDown={(event) => {
-            if (event.key === "Escape") close();
+            if (event.key === "Escape") {
+              close();
+              return;
+            }
+            // Arrow keys, Home and End move between the reasons, as in any menu.
+            const items = [...(menuRef.current?.querySelectorAll<HTMLButtonElement>("[role=menuitemradio]") ?? [])];
+            const at = items.findIndex((item) => item === document.activeElement);
+            const to =
+              event.key === "ArrowDown" ? (at + 1) % items.length : event.key === "ArrowUp" ? (at - 1 + items.length) % items.length : event.key === "Home" ? 0 : event.key === "End" ? items.length - 1 : -1;
+            if (to < 0) return;
+            event.preventDefault();
+            items[to]?.focus();
           }}
         >
           {reasons.map((reason) => (

@@ -1,8 +1,8 @@
 // Dispositions and Away reasons in Chromium against serve mode: Sales requires a disposition and
 // a wrap-up the agent ends themself; agent1 takes a simulated caller, hangs up, is refused Ready
 // until they choose a disposition and write a note, then goes Ready; then Away for lunch from the
-// reasons menu, which the supervisor's board (a second page) shows beside the state. The CDRs read
-// through the API carry the code and the note on both legs of the call.
+// reasons menu (by keyboard), which the supervisor's board (a second page) shows beside the
+// state. The CDRs read through the API carry the code and the note on both legs of the call.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -92,9 +92,15 @@ describe("a required disposition and an Away reason", () => {
     await expectState(f, agent, "Ready");
     expect(await p.getByTestId("disposition").count(), "the form goes with the wrap-up").toBe(0);
 
-    // Away for lunch, from the reasons menu.
+    // Away for lunch, from the reasons menu, by keyboard: the first reason has focus, one down is Lunch.
     await panelOf(p).getByRole("button", { name: "Reason…" }).click();
-    await p.getByRole("menu", { name: "Go Away for" }).getByRole("menuitemradio", { name: "Lunch" }).click();
+    const menu = p.getByRole("menu", { name: "Go Away for" });
+    await menu.getByRole("menuitemradio", { name: "Break" }).waitFor();
+    expect(await seriousAxeViolations(p)).toEqual([]);
+    await p.keyboard.press("ArrowDown");
+    expect(await menu.getByRole("menuitemradio", { name: "Lunch" }).evaluate((el) => el.matches(":focus"))).toBe(true);
+    await p.keyboard.press("Enter");
+    await menu.waitFor({ state: "detached" });
     const away = await expectState(f, agent, "Away");
     expect(away).toMatchObject({ away_reason: "lunch" });
     await p.getByTestId("agent-state-reason").filter({ hasText: "Away: Lunch" }).waitFor();
