@@ -47,12 +47,44 @@ export interface RecipientStatus {
   lastActionAt: number;
   totalCalls: number;
   missedCalls: number;
-  /** Why the server set the recipient Away (missed_offers); null when they chose it or are not Away. */
-  awayReason: "missed_offers" | null;
+  /**
+   * Why the recipient is Away: a reason of the account they chose (lunch...), or the server's
+   * missed_offers; null when they gave none or are not Away.
+   */
+  awayReason: string | null;
+  /** Epoch ms since when they are Away for this reason; 0 when not Away or not told. */
+  awaySince: number;
   /** With awayReason missed_offers: how many offers in a row were missed. */
   missedOffers: number;
   /** Why a recipient receives no offer whatever their state (no_device: no phone registered). */
   unavailableReason: "no_device" | null;
+  /** The last queue call needs a disposition before the recipient may be Ready. */
+  dispositionPending: boolean;
+  /** The queue call handled now or last, with what its queue asks of its disposition (where the server says). */
+  lastCall: LastQueueCall | null;
+}
+
+export interface DispositionCode {
+  code: string;
+  label: string;
+}
+
+export interface Disposition extends DispositionCode {
+  note: string;
+}
+
+export interface LastQueueCall extends QueueCall {
+  dispositions: DispositionCode[];
+  dispositionRequired: boolean;
+  /** optional, required, timeboxed or timeboxed_no_exit (the queue's wrap-up policy). */
+  wrapupPolicy: string;
+  disposition: Disposition | null;
+}
+
+/** The account's Away reasons to choose from, and the labels of the server's own. */
+export interface AwayReasons {
+  reasons: DispositionCode[];
+  engineReasons: DispositionCode[];
 }
 
 export interface WiretapListener {
@@ -125,7 +157,10 @@ export interface CallqApi {
   recipientStatus(userId: string): Promise<RecipientStatus>;
   recipientStatuses(userIds: readonly string[]): Promise<Record<string, RecipientStatusEntry>>;
   /** Login, logout, ready, away; ready/away with a queue id set that queue alone. Answers the new status. */
-  setRecipientStatus(userId: string, status: RecipientStatusChange, queueId?: string): Promise<RecipientStatus>;
+  setRecipientStatus(userId: string, status: RecipientStatusChange, queueId?: string, reason?: string): Promise<RecipientStatus>;
+  /** The recipient's disposition of the queue call they handle or handled last. Answers the new status. */
+  setDisposition(userId: string, disposition: { code: string; note: string; sessionId: string }): Promise<RecipientStatus>;
+  awayReasons(): Promise<AwayReasons>;
   wrapup(userId: string, action: WrapupAction): Promise<RecipientStatus>;
   /** Rings the supervisor's phones to listen to `target` (or changes the mode of a supervision under way). */
   monitor(supervisorId: string, target: string, mode: MonitorMode): Promise<void>;
@@ -197,10 +232,21 @@ export function createCallqApi(options: CallqApiOptions): CallqApi {
       return out;
     },
 
-    async setRecipientStatus(userId, status, queueId) {
+    async setRecipientStatus(userId, status, queueId, reason) {
       const body: Record<string, string> = { status };
       if (queueId !== undefined) body["queue_id"] = queueId;
+      if (reason !== undefined) body["reason"] = reason;
       return recipientStatusOf(record(await post(`${recipient(userId)}/status`, body), "recipient status"));
+    },
+
+    async setDisposition(userId, disposition) {
+      const body = { code: disposition.code, note: disposition.note, session_id: disposition.sessionId };
+      return recipientStatusOf(record(await post(`${recipient(userId)}/disposition`, body), "recipient status"));
+    },
+
+    async awayReasons() {
+      const data = record(await get("/callq_away_reasons"), "away reasons");
+      return { reasons: codesOf(data["reasons"]), engineReasons: codesOf(data["engine_reasons"]) };
     },
 
     async wrapup(userId, action) {
@@ -234,15 +280,37 @@ export function recipientStatusOf(data: Record<string, unknown>): RecipientStatu
     totalCalls: numberOf(stats["total_calls"]),
     missedCalls: numberOf(stats["missed_calls"]),
     ...reasonsOf(data),
+    lastCall: isRecord(data["last_call"]) ? lastCallOf(data["last_call"]) : null,
   };
 }
 
+export type StatusReasons = Pick<RecipientStatus, "awayReason" | "awaySince" | "missedOffers" | "unavailableReason" | "dispositionPending">;
+
 /** The reason fields of a recipient status or event (absent: null). */
-export function reasonsOf(data: Record<string, unknown>): Pick<RecipientStatus, "awayReason" | "missedOffers" | "unavailableReason"> {
+export function reasonsOf(data: Record<string, unknown>): StatusReasons {
+  const away = text(data, "away_reason");
   return {
-    awayReason: data["away_reason"] === "missed_offers" ? "missed_offers" : null,
+    awayReason: away === "" ? null : away,
+    awaySince: gregorianToMs(numberOf(data["away_since"])),
     missedOffers: numberOf(data["missed_offers"]),
     unavailableReason: data["unavailable_reason"] === "no_device" ? "no_device" : null,
+    dispositionPending: data["disposition_pending"] === true,
+  };
+}
+
+function codesOf(value: unknown): DispositionCode[] {
+  if (!Array.isArray(value)) return [];
+  return value.filter(isRecord).map((c) => ({ code: text(c, "code"), label: text(c, "label") || text(c, "code") })).filter((c) => c.code !== "");
+}
+
+function lastCallOf(data: Record<string, unknown>): LastQueueCall {
+  const given = isRecord(data["disposition"]) ? data["disposition"] : null;
+  return {
+    ...queueCallOf(data),
+    dispositions: codesOf(data["dispositions"]),
+    dispositionRequired: data["disposition_required"] === true,
+    wrapupPolicy: text(data, "wrapup_policy"),
+    disposition: given === null ? null : { code: text(given, "code"), label: text(given, "label"), note: text(given, "note") },
   };
 }
 
@@ -320,7 +388,7 @@ export interface RecipientEvent {
   /** monitor events: the supervision now (null when it ended). */
   wiretap: { target: string; mode: MonitorMode } | null;
   /** The reasons the event states (every event but monitor carries them). */
-  reasons: Pick<RecipientStatus, "awayReason" | "missedOffers" | "unavailableReason">;
+  reasons: StatusReasons;
 }
 
 export type CallqEventKind = "queue" | "recipient" | "session";

@@ -97,15 +97,21 @@ export function requestErrorText(kind: AgentRequest, error: unknown): string {
   return `Could not ${what}: ${errorMessage(error)}`;
 }
 
-/** The engine's own words for an illegal step: data.action.illegal.message. */
+/**
+ * The engine's own words for a refused step: data.action.<why>.message (illegal, or what holds the
+ * agent back: disposition_required, wrapup_locked), or a refused field's (an unknown Away reason).
+ */
 function illegalMessage(data: unknown): string | null {
   if (typeof data !== "object" || data === null) return null;
-  const action = (data as Record<string, unknown>)["action"];
-  if (typeof action !== "object" || action === null) return null;
-  const illegal = (action as Record<string, unknown>)["illegal"];
-  if (typeof illegal !== "object" || illegal === null) return null;
-  const message = (illegal as Record<string, unknown>)["message"];
-  return typeof message === "string" ? message : null;
+  for (const field of ["action", "reason"]) {
+    const errors = (data as Record<string, unknown>)[field];
+    if (typeof errors !== "object" || errors === null) continue;
+    for (const rule of Object.values(errors)) {
+      const message = typeof rule === "object" && rule !== null ? (rule as Record<string, unknown>)["message"] : undefined;
+      if (typeof message === "string") return message;
+    }
+  }
+  return null;
 }
 
 /** The server's refusal (data.{field}.{code}) in words for the supervisor. */

@@ -1,9 +1,9 @@
 // The agent's call-queue state as the server has it: the state and how long it has lasted,
 // one-click Login / Ready / Away / Logout, the wrap-up countdown with Extend and Cancel, and
 // whether the agent takes each of their queues' calls.
-import { useId, useMemo } from "react";
+import { useEffect, useId, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
-import type { AvailabilityState } from "../api/callq.js";
+import type { AvailabilityState, DispositionCode } from "../api/callq.js";
 import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
 import { keysOf } from "./shortcuts.js";
@@ -97,6 +97,10 @@ export function AgentState() {
                 </button>
               </div>
             </div>
+          ) : state === "Wrapup-Time" ? (
+            <p className="wrapup-box" data-testid="wrapup-open">
+              {status?.dispositionPending === true ? "Wrap-up lasts until you give the call its disposition." : "Wrap-up lasts until you choose Ready or Away."}
+            </p>
           ) : null}
           <div className="button-row" role="group" aria-label="Change your queue state" aria-busy={busy}>
             {loggedIn ? (
@@ -119,6 +123,7 @@ export function AgentState() {
                 >
                   Away
                 </button>
+                <ReasonMenu reasons={agent.awayReasons.reasons} current={state === "Away" ? (status?.awayReason ?? null) : null} choose={(reason) => void setStatus("away", reason)} />
                 <button type="button" className="button" onClick={() => void setStatus("logout")}>
                   Logout
                 </button>
@@ -141,32 +146,120 @@ export function AgentState() {
   );
 }
 
-type ReasonedStatus = { state: AvailabilityState; awayReason: "missed_offers" | null; missedOffers: number; unavailableReason: "no_device" | null };
+type ReasonedStatus = { state: AvailabilityState; awayReason: string | null; missedOffers: number; unavailableReason: "no_device" | null };
+
+/** A chosen Away reason's label: the account's, else its code as sent. */
+export function reasonLabel(code: string, labels: readonly DispositionCode[]): string {
+  return labels.find((r) => r.code === code)?.label ?? code;
+}
 
 /** The same reasons as stateReasonText, in the few words the supervisor's board has room for beside the state's name. */
-export function stateReasonShort(status: ReasonedStatus): string | null {
+export function stateReasonShort(status: ReasonedStatus, labels: readonly DispositionCode[] = []): string | null {
   if (status.state === "Not-Logged-In") return null;
   if (status.state === "Away" && status.awayReason === "missed_offers") {
     const n = status.missedOffers;
     return n > 0 ? `${n} missed offer${n === 1 ? "" : "s"} in a row` : "missed offers in a row";
   }
+  if (status.state === "Away" && status.awayReason !== null) return reasonLabel(status.awayReason, labels);
   if (status.unavailableReason === "no_device") return "No phone registered";
   return null;
 }
 
-/** Why the agent gets no queue calls when the server decided it (not their own Away). */
-export function stateReasonText(status: ReasonedStatus): string | null {
+/** Why the agent gets no queue calls: the server's reasons, or the one they chose for Away. */
+export function stateReasonText(status: ReasonedStatus, labels: readonly DispositionCode[] = []): string | null {
   if (status.state === "Not-Logged-In") return null;
   if (status.state === "Away" && status.awayReason === "missed_offers") {
     const n = status.missedOffers;
     return `Set Away after ${n > 0 ? n : "several"} missed offer${n === 1 ? "" : "s"} in a row. Choose Ready when you can take calls again.`;
   }
+  if (status.state === "Away" && status.awayReason !== null) return `Away: ${reasonLabel(status.awayReason, labels)}`;
   if (status.unavailableReason === "no_device") return "No phone of yours is registered: you get no queue calls until it is back.";
   return null;
 }
 
+/**
+ * Away with a reason: a menu of the account's reasons (the plain Away button beside it gives
+ * none). Focus goes to the first reason on opening; arrows move, Escape or a click elsewhere closes.
+ */
+function ReasonMenu({ reasons, current, choose }: { reasons: readonly DispositionCode[]; current: string | null; choose: (reason: string) => void }) {
+  const [open, setOpen] = useState(false);
+  const menuId = useId();
+  const buttonRef = useRef<HTMLButtonElement>(null);
+  const menuRef = useRef<HTMLUListElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    menuRef.current?.querySelector<HTMLButtonElement>("[role=menuitemradio]")?.focus();
+    const away = (event: MouseEvent): void => {
+      const target = event.target;
+      if (target instanceof Node && (menuRef.current?.contains(target) === true || buttonRef.current?.contains(target) === true)) return;
+      setOpen(false);
+    };
+    document.addEventListener("mousedown", away);
+    return () => document.removeEventListener("mousedown", away);
+  }, [open]);
+  if (reasons.length === 0) return null;
+  const close = (): void => {
+    setOpen(false);
+    buttonRef.current?.focus();
+  };
+  return (
+    <span className="reason-menu">
+      <button
+        type="button"
+        className="button"
+        ref={buttonRef}
+        aria-haspopup="menu"
+        aria-expanded={open}
+        aria-controls={open ? menuId : undefined}
+        onClick={() => setOpen((was) => !was)}
+      >
+        Reason…
+      </button>
+      {open ? (
+        <ul
+          id={menuId}
+          ref={menuRef}
+          role="menu"
+          aria-label="Go Away for"
+          className="reason-menu-list card"
+          onKeyDown={(event) => {
+            if (event.key === "Escape") {
+              close();
+              return;
+            }
+            // Arrow keys, Home and End move between the reasons, as in any menu.
+            const items = [...(menuRef.current?.querySelectorAll<HTMLButtonElement>("[role=menuitemradio]") ?? [])];
+            const at = items.findIndex((item) => item === document.activeElement);
+            const to =
+              event.key === "ArrowDown" ? (at + 1) % items.length : event.key === "ArrowUp" ? (at - 1 + items.length) % items.length : event.key === "Home" ? 0 : event.key === "End" ? items.length - 1 : -1;
+            if (to < 0) return;
+            event.preventDefault();
+            items[to]?.focus();
+          }}
+        >
+          {reasons.map((reason) => (
+            <li key={reason.code} role="none">
+              <button
+                type="button"
+                role="menuitemradio"
+                aria-checked={reason.code === current}
+                onClick={() => {
+                  close();
+                  choose(reason.code);
+                }}
+              >
+                {reason.label}
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+    </span>
+  );
+}
+
 function StateReason() {
-  const text = useAppStore((state) => (state.agent.status === null ? null : stateReasonText(state.agent.status)));
+  const text = useAppStore((state) => (state.agent.status === null ? null : stateReasonText(state.agent.status, state.agent.awayReasons.reasons)));
   if (text === null) return null;
   return (
     <p className="state-reason" role="status" data-testid="agent-state-reason">

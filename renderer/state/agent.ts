@@ -5,7 +5,7 @@
 // it answers; nothing is changed on the agent's side before the server says so.
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
-import { callqEventKind, recipientEventOf, type AgentRequest, type RecipientStatus, type RecipientStatusChange } from "../api/callq.js";
+import { callqEventKind, recipientEventOf, type AgentRequest, type AwayReasons, type RecipientStatus, type RecipientStatusChange } from "../api/callq.js";
 import { errorMessage, requestErrorText } from "../api/error-text.js";
 import { callqAccess, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
@@ -26,14 +26,22 @@ export interface AgentState {
   error: string | null;
   /** Why the status could not be read; null once it was. */
   readError: string | null;
+  /** The account's Away reasons and the labels of the server's own; empty until read. */
+  awayReasons: AwayReasons;
+  /** The disposition on its way to the server. */
+  savingDisposition: boolean;
+  /** Why the last disposition was refused; null when it was not. */
+  dispositionError: string | null;
 }
 
 export interface AgentSlice {
   agent: AgentState;
   /** Reads the status now (and keeps reading after each of the user's events). */
   loadAgentStatus(): Promise<void>;
-  /** Login, logout, Ready or Away. Resolves true once the server took it. */
-  setAgentStatus(status: RecipientStatusChange): Promise<boolean>;
+  /** Login, logout, Ready or Away (with one of the account's reasons). Resolves true once the server took it. */
+  setAgentStatus(status: RecipientStatusChange, reason?: string): Promise<boolean>;
+  /** The disposition of the queue call handled now or last: a code of its queue and a note. */
+  setDisposition(code: string, note: string): Promise<boolean>;
   /** Ready (true) or Away (false) for one queue only. */
   setQueueAvailability(queueId: string, ready: boolean): Promise<boolean>;
   extendWrapup(): Promise<boolean>;
@@ -45,7 +53,18 @@ export interface AgentSlice {
   leaveQueues(choice: "logout" | "away"): Promise<boolean>;
 }
 
-const EMPTY: AgentState = { status: null, isRecipient: null, since: null, wrapupEndsAt: null, pending: null, error: null, readError: null };
+const EMPTY: AgentState = {
+  status: null,
+  isRecipient: null,
+  since: null,
+  wrapupEndsAt: null,
+  pending: null,
+  error: null,
+  readError: null,
+  awayReasons: { reasons: [], engineReasons: [] },
+  savingDisposition: false,
+  dispositionError: null,
+};
 
 export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], [], AgentSlice> {
   const callqOf = callqAccess(deps);
@@ -64,7 +83,8 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
           status,
           isRecipient: true,
           since: status.lastActionAt > 0 ? status.lastActionAt : s.agent.since,
-          wrapupEndsAt: status.state === "Wrapup-Time" ? now + status.wrapupSeconds * 1000 : null,
+          // A wrap-up with no time left has no end of its own: it waits for the agent (or their disposition).
+          wrapupEndsAt: status.state === "Wrapup-Time" && status.wrapupSeconds > 0 ? now + status.wrapupSeconds * 1000 : null,
           readError: null,
         },
       }));
@@ -91,13 +111,15 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
             wiretap: change.name === "monitor" ? change.wiretap : current.wiretap,
             ...(change.state !== null ? change.reasons : {}),
           };
-          const changed = change.state !== null && (change.state !== current.state || change.name === "wrapup");
+          // A new Away reason starts its own time.
+          const changed = change.state !== null && (change.state !== current.state || change.name === "wrapup" || (change.name === "away" && change.reasons.awayReason !== current.awayReason));
           return {
             agent: {
               ...s.agent,
               status,
               since: changed ? now : s.agent.since,
-              wrapupEndsAt: state !== "Wrapup-Time" ? null : change.wrapupSeconds !== null ? now + change.wrapupSeconds * 1000 : s.agent.wrapupEndsAt,
+              wrapupEndsAt:
+                state !== "Wrapup-Time" ? null : change.wrapupSeconds === null ? s.agent.wrapupEndsAt : change.wrapupSeconds > 0 ? now + change.wrapupSeconds * 1000 : null,
             },
           };
         });
@@ -144,8 +166,22 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
       return taken;
     }
 
+    async function loadAwayReasons(): Promise<void> {
+      const api = callqOf(get());
+      if (api === null) return;
+      try {
+        const awayReasons = await api.awayReasons();
+        set((s) => ({ agent: { ...s.agent, awayReasons } }));
+      } catch {
+        // A server without reasons (the hosted service): Away is offered alone.
+      }
+    }
+
     onConnectionChange(store, {
-      online: () => void get().loadAgentStatus(),
+      online: () => {
+        void get().loadAgentStatus();
+        void loadAwayReasons();
+      },
       signedOut: () => {
         next?.settle(false);
         next = null;
@@ -187,11 +223,31 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
         }
       },
 
-      setAgentStatus(status) {
+      setAgentStatus(status, reason) {
         const api = callqOf(get());
         const me = get().session?.ownerId;
         if (api === null || me === undefined) return Promise.resolve(false);
-        return request(status, () => api.setRecipientStatus(me, status));
+        return request(status, () => (reason === undefined ? api.setRecipientStatus(me, status) : api.setRecipientStatus(me, status, undefined, reason)));
+      },
+
+      async setDisposition(code, note) {
+        const api = callqOf(get());
+        const me = get().session?.ownerId;
+        const call = get().agent.status?.lastCall;
+        if (api === null || me === undefined || call === undefined || call === null || get().agent.savingDisposition) return false;
+        const before = events;
+        set((s) => ({ agent: { ...s.agent, savingDisposition: true, dispositionError: null } }));
+        try {
+          const status = await api.setDisposition(me, { code, note, sessionId: call.sessionId });
+          set((s) => ({ agent: { ...s.agent, savingDisposition: false } }));
+          if (events === before) apply(status);
+          else void get().loadAgentStatus();
+          return true;
+        } catch (error) {
+          set((s) => ({ agent: { ...s.agent, savingDisposition: false, dispositionError: dispositionErrorText(error) } }));
+          void get().loadAgentStatus();
+          return false;
+        }
       },
 
       setQueueAvailability(queueId, ready) {
@@ -228,6 +284,27 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
       },
     };
   };
+}
+
+function dispositionErrorText(error: unknown): string {
+  if (error instanceof ApiRequestError && error.kind !== "network") {
+    const message = fieldMessage(error.data);
+    if (message !== null) return `Could not save the disposition: ${message}.`;
+  }
+  return `Could not save the disposition: ${errorMessage(error)}`;
+}
+
+/** The first field error's own words (data.{field}.{rule}.message). */
+function fieldMessage(data: unknown): string | null {
+  if (typeof data !== "object" || data === null) return null;
+  for (const field of Object.values(data)) {
+    if (typeof field !== "object" || field === null) continue;
+    for (const rule of Object.values(field)) {
+      const message = typeof rule === "object" && rule !== null ? (rule as Record<string, unknown>)["message"] : undefined;
+      if (typeof message === "string") return message;
+    }
+  }
+  return null;
 }
 
 const STATE_CHANGES: readonly AgentRequest[] = ["login", "logout", "ready", "away"] satisfies RecipientStatusChange[];

@@ -1,10 +1,12 @@
-// The agent's working view: the phone line's state, calls ringing and in progress, the dial pad
-// and recent calls, with the agent's call-queue state (AgentState) on top of the side column.
+// The agent's working view: the phone line's state, calls ringing and in progress, the queue
+// call's disposition, the dial pad and recent calls, with the agent's call-queue state
+// (AgentState) on top of the side column.
 import { useShallow } from "zustand/react/shallow";
 import { ActiveCall } from "../components/ActiveCall.js";
 import { AgentState } from "../components/AgentState.js";
 import { CallOffer } from "../components/CallOffer.js";
 import { DialPad } from "../components/DialPad.js";
+import { DispositionForm } from "../components/DispositionForm.js";
 import { PhoneStatus } from "../components/PhoneStatus.js";
 import { RecentCalls } from "../components/RecentCalls.js";
 import { SHORTCUTS } from "../components/shortcuts.js";
@@ -31,6 +33,7 @@ export function Agent() {
               <p className="muted">No calls right now. Incoming calls appear here and ring.</p>
             </section>
           ) : null}
+          <DispositionForm />
           <RecentCalls />
         </div>
         <div className="agent-side">

@@ -178,10 +178,11 @@ const RecipientLine = memo(function RecipientLine({ id, tick }: { id: string; ti
   const me = useAppStore((state) => state.session?.ownerId ?? "");
   const monitorMode = useAppStore((state) => (state.supervisor.monitor?.target === id ? state.supervisor.monitor.mode : null));
   const monitor = useAppStore((state) => state.monitorRecipient);
+  const labels = useAppStore((state) => state.agent.awayReasons.reasons);
   if (row === undefined) return null;
   const call = row.call;
   const onCall = row.state === "On-A-Call";
-  const reason = stateReasonShort(row);
+  const reason = stateReasonShort(row, labels);
   return (
     <tr data-recipient-id={id} data-state={row.state}>
       <th scope="row">{row.name}</th>

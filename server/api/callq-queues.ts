@@ -4,7 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import { CallqError, type CallqEngine } from "../callq/engine.js";
 import { isRecipientUser } from "../callq-host/index.js";
-import { QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, SERVICE_LEVEL_BOUNDS, SERVICE_LEVEL_DEFAULTS, withoutAliases } from "../callq/queue-config.js";
+import { DISPOSITION_CODE_PATTERN, QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, SERVICE_LEVEL_BOUNDS, SERVICE_LEVEL_DEFAULTS, WRAPUP_POLICIES, withoutAliases } from "../callq/queue-config.js";
 import { ROUTERS } from "../callq/queue-router.js";
 import { MediaReferenceError, resolveMediaReference } from "../media/reference.js";
 import { ifMatch, registerEndpoint, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
@@ -56,8 +56,51 @@ export const queueSchema: JsonSchema = {
       },
     },
     members: { type: "object", readOnly: true, additionalProperties: { const: "" }, description: "read-only: recipient ids; change with /recipients" },
+    ...dispositionFields(),
   },
 };
+
+/** Dispositions and wrap-up (local additions, issue 19): absent, a queue behaves as the hosted service's. */
+function dispositionFields(): Record<string, JsonSchema> {
+  return {
+    dispositions: {
+      type: "array",
+      maxItems: 100,
+      description: "local addition: the codes a recipient may give a call of this queue (how it ended), in the order the console lists them; codes are unique",
+      items: {
+        type: "object",
+        required: ["code", "label"],
+        additionalProperties: false,
+        properties: {
+          code: { type: "string", pattern: DISPOSITION_CODE_PATTERN, description: "lower case letters, digits, _ and -, at most 64" },
+          label: { type: "string", minLength: 1, maxLength: 128 },
+        },
+      },
+    },
+    disposition_required: {
+      type: "boolean",
+      description: "local addition: a recipient may not be Ready again before giving the call a disposition (needs dispositions); default false",
+    },
+    wrapup_policy: {
+      type: "string",
+      enum: [...WRAPUP_POLICIES],
+      description:
+        "local addition: after a call, optional: no wrap-up; required: a wrap-up the recipient ends themself; timeboxed (default): agent_wrapup_time, may be left early; timeboxed_no_exit: agent_wrapup_time, may not be left early",
+    },
+  };
+}
+
+/** Codes given twice, or a disposition required with no code to give. */
+function dispositionErrors(data: Data): FieldErrors {
+  const errors: FieldErrors = {};
+  const codes = Array.isArray(data.dispositions) ? data.dispositions.map((d: unknown) => (isObject(d) ? d.code : undefined)) : [];
+  const twice = codes.find((code, i) => codes.indexOf(code) !== i);
+  if (twice !== undefined) errors.dispositions = { unique: { message: "each disposition code may be given once", value: twice } };
+  if (data.disposition_required === true && codes.length === 0) {
+    errors.disposition_required = { dispositions: { message: "a required disposition needs at least one code in dispositions", value: true } };
+  }
+  return errors;
+}
 
 const MEMBERSHIP_ACTIONS = ["add", "remove", "set"] as const;
 type MembershipAction = (typeof MEMBERSHIP_ACTIONS)[number];
@@ -110,6 +153,12 @@ export function callqError(err: unknown, ids: CallqIds): unknown {
       return new ApiError("bad_identifier", { cause: err.cause ?? ids.session ?? "", message: err.message });
     case "illegal":
       return new ApiError("invalid_data", { action: { illegal: { message: err.message, value: ids.action } } });
+    // An illegal step with its reason named, so the console can say what to do.
+    case "disposition_required":
+    case "wrapup_locked":
+      return new ApiError("invalid_data", { action: { [err.code]: { message: err.message, value: ids.action } } });
+    case "bad_disposition":
+      return new ApiError("invalid_data", { code: { enum: { message: err.message, value: err.id } } });
   }
 }
 
@@ -172,7 +221,7 @@ export function registerCallqQueues(app: FastifyInstance, deps: ApiDeps): void {
   };
 
   const check = async (data: Data, ctx: WriteCtx): Promise<void> => {
-    const errors: FieldErrors = {};
+    const errors: FieldErrors = dispositionErrors(data);
     const redirect = data.timeout_redirect;
     if (typeof redirect === "string") {
       if (redirect === ctx.existing?.id) errors.timeout_redirect = { self: { message: "a queue cannot redirect timed-out calls to itself", value: redirect } };

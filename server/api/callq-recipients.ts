@@ -12,7 +12,8 @@ import { isObject } from "../http/request.js";
 import { dataObject, listOutcome, notFound, storeError, view, type Data } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
 import type { Collection, StoredDoc } from "../store/index.js";
-import { actionOf, askEngine, callqEngine, hasCallMonitor, idListOf, isRecipient } from "./callq-queues.js";
+import { accountAwayReasons, ENGINE_REASONS } from "./callq-away-reasons.js";
+import { actionOf, askEngine, callqEngine, hasCallMonitor, idListOf, isRecipient, membersOf } from "./callq-queues.js";
 import type { ApiDeps } from "./deps.js";
 
 export const RECIPIENT_STATUSES = ["login", "logout", "ready", "away"] as const satisfies readonly RecipientAction[];
@@ -31,6 +32,7 @@ const statusSchema: JsonSchema = {
   properties: {
     status: { type: "string", enum: [...RECIPIENT_STATUSES] },
     queue_id: { type: "string", description: "ready/away: only for this queue (queue_availability)" },
+    reason: { type: "string", description: "local addition: away: why, one of the account's callq_away_reasons (not with queue_id)" },
   },
 };
 
@@ -42,6 +44,17 @@ const actionSchema: JsonSchema = {
     queue_id: { type: "string", description: "ready/away: only for this queue (queue_availability)" },
     target: { type: "string", description: "monitor: the recipient id to listen to" },
     mode: { type: "string", enum: [...MONITOR_MODES], description: "monitor: eavesdrop (default), whisper or barge" },
+    reason: { type: "string", description: "local addition: away: why, one of the account's callq_away_reasons (not with queue_id)" },
+  },
+};
+
+const dispositionSchema: JsonSchema = {
+  type: "object",
+  required: ["code"],
+  properties: {
+    code: { type: "string", minLength: 1, description: "one of the dispositions of the call's queue" },
+    note: { type: "string", maxLength: 2000, description: "free text, kept with the code" },
+    session_id: { type: "string", description: "the queue call to give it to: the one the recipient handles or handled last (the default)" },
   },
 };
 
@@ -88,7 +101,8 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
    * whom they listen to, and who listens to them without eavesdroppers unless the account
    * announces them (`announce_eavesdrop`). Other readers see neither.
    */
-  const shownTo = async (ctx: Ctx, userId: string, status: RecipientStatus): Promise<RecipientStatus> => {
+  const shownTo = async (ctx: Ctx, userId: string, full: RecipientStatus): Promise<RecipientStatus> => {
+    const status = await lastCallShownTo(ctx, userId, full);
     if (status.wiretapped_by === undefined && status.wiretapping_recipient === undefined) return status;
     const { wiretapped_by: listeners, wiretapping_recipient: target, wiretap_mode: mode, ...rest } = status;
     const auth = ctx.auth;
@@ -101,17 +115,66 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     return { ...rest, ...own, ...(shown.length > 0 ? { wiretapped_by: shown } : {}) };
   };
 
-  const act = async (ctx: Ctx, action: RecipientAction, queueId: string | undefined): Promise<Outcome> => {
+  /** An Away reason as given: only with away for the recipient as a whole, and one of the account's. */
+  const reasonFor = async (ctx: Ctx, action: RecipientAction, queueId: string | undefined, reason: unknown): Promise<string | undefined> => {
+    if (reason === undefined) return undefined;
+    if (typeof reason !== "string") throw fieldError("reason", "type", "reason is a string", reason);
+    if (action !== "away") throw fieldError("reason", "not_allowed", "a reason goes with away only", reason);
+    if (queueId !== undefined) throw fieldError("reason", "not_allowed", "a reason is for Away as a whole, not with queue_id", reason);
+    const chosen = (await accountAwayReasons(deps, accountOf(ctx))).map((r) => r.code);
+    if (chosen.includes(reason)) return reason;
+    const engine = ENGINE_REASONS.some((r) => r.code === reason);
+    throw fieldError("reason", "enum", engine ? `${reason} is set by the queue engine and cannot be chosen` : `unknown Away reason; the account's are: ${chosen.join(", ")}`, reason);
+  };
+
+  /**
+   * The last call and its disposition are for the recipient themself, admins, and the
+   * supervisors (call_monitor) who are members of that call's queue; other readers see neither.
+   */
+  const lastCallShownTo = async (ctx: Ctx, userId: string, status: RecipientStatus): Promise<RecipientStatus> => {
+    const last = status.last_call;
+    const auth = ctx.auth;
+    if (last === undefined || auth?.isAdmin === true || auth?.ownerId === userId) return status;
+    const readerId = auth?.ownerId ?? undefined;
+    if (readerId !== undefined) {
+      const reader = (await usersOf(ctx)).get(readerId);
+      const queue = (await deps.collection(accountOf(ctx), "callq_queues")).get(last.queue_id);
+      if (hasCallMonitor(reader) && queue !== undefined && membersOf(queue.data).includes(readerId)) return status;
+    }
+    const { last_call: _hidden, ...rest } = status;
+    return rest;
+  };
+
+  const act = async (ctx: Ctx, action: RecipientAction, queueId: string | undefined, givenReason?: unknown): Promise<Outcome> => {
     const user = await recipientOf(ctx);
     mayAct(ctx.auth, user.id);
     if (queueId !== undefined && !PER_QUEUE.includes(action)) {
       throw fieldError("queue_id", "not_allowed", "queue_id applies to ready and away only", queueId);
     }
+    const reason = await reasonFor(ctx, action, queueId, givenReason);
     const engine = callqEngine(deps, "recipient");
-    const status = await askEngine({ recipient: user.id, queue: queueId, action }, () =>
-      engine.recipientAction(accountOf(ctx), user.id, action, queueId === undefined ? undefined : { queueId }),
-    );
+    const options = { ...(queueId === undefined ? {} : { queueId }), ...(reason === undefined ? {} : { reason }) };
+    const status = await askEngine({ recipient: user.id, queue: queueId, action }, () => engine.recipientAction(accountOf(ctx), user.id, action, options));
     return { data: await shownTo(ctx, user.id, status) };
+  };
+
+  /**
+   * A recipient's disposition of their queue call: theirs alone to give (not an admin's: it is
+   * the agent's account of the call). It lands on the status, in events and on both legs' CDRs.
+   */
+  const dispose: Handler = async (ctx) => {
+    const user = await recipientOf(ctx);
+    if (ctx.auth?.ownerId !== user.id) {
+      throw new ApiError("forbidden", { user: { self: { message: "only the recipient who handled the call may give its disposition" } } });
+    }
+    const data = dataObject(ctx);
+    validate(dispositionSchema, data);
+    const sessionId = typeof data.session_id === "string" ? data.session_id : undefined;
+    const input = { code: String(data.code), note: typeof data.note === "string" ? data.note : "", ...(sessionId === undefined ? {} : { sessionId }) };
+    const engine = callqEngine(deps, "recipient");
+    const set = await askEngine({ recipient: user.id, session: sessionId, action: "disposition" }, () => engine.setDisposition(accountOf(ctx), user.id, input));
+    deps.calls?.annotateQueueCall(accountOf(ctx), set.call.session_id, { disposition: { ...set.disposition, recipient_id: user.id, queue_id: set.call.queue_id } });
+    return { data: await shownTo(ctx, user.id, set.status) };
   };
 
   const multiStatus: Handler = async (ctx) => {
@@ -171,7 +234,7 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
           const action: ApiAction = actionOf(data, RECIPIENT_ACTIONS, "recipient");
           validate(actionSchema, data);
           if (action === "monitor") return monitor(ctx, data);
-          return act(ctx, action, data.queue_id as string | undefined);
+          return act(ctx, action, data.queue_id as string | undefined, data.reason);
         },
       },
     },
@@ -192,8 +255,22 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
         handler: async (ctx) => {
           const data = dataObject(ctx);
           validate(statusSchema, data);
-          return act(ctx, data.status as RecipientStatusChange, data.queue_id as string | undefined);
+          return act(ctx, data.status as RecipientStatusChange, data.queue_id as string | undefined, data.reason);
         },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: `${base}/:id/disposition`,
+    access: "account",
+    tag: "callq_recipients",
+    verbs: {
+      POST: {
+        summary:
+          "Local addition: the recipient's disposition of the queue call they handle or handled last: code (one of the queue's dispositions), note; only the recipient themself; answers the new status",
+        body: dispositionSchema,
+        handler: dispose,
       },
     },
   });

@@ -18,6 +18,7 @@ import { registerRecordings } from "./recordings.js";
 import { registerSim } from "./sim.js";
 import { registerTextingSettings } from "./texting-settings.js";
 import { registerSimMessages } from "./sim-messages.js";
+import { registerCallqAwayReasons } from "./callq-away-reasons.js";
 import { registerCallqQueues } from "./callq-queues.js";
 import { registerCallqRecipients } from "./callq-recipients.js";
 import { registerCallqStats } from "./callq-stats.js";
@@ -48,6 +49,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerTrainingScenarios(app, deps);
   registerWallboards(app, deps);
   registerCallqStats(app, deps);
+  registerCallqAwayReasons(app, deps);
   registerVersions(app);
 }
 

@@ -2,6 +2,7 @@
 // channel: an offer rings the recipient's queue devices and bridges the answer to the caller.
 import type { Channel, ChannelChange, ChannelParty } from "../calls/channel.js";
 import type { CallContext } from "../calls/context.js";
+import { QUEUE_SESSION_VAR } from "../calls/cdrs.js";
 import { dial, type DialTarget } from "../calls/dial.js";
 import { userTargets } from "../calls/targets.js";
 import type { CallerId, OfferOutcome, OfferRequest, QueuedCall } from "../callq/ports.js";
@@ -151,7 +152,11 @@ export class ChannelQueuedCall implements QueuedCall {
     this.#handedOver = true;
     // The queue the call came through, for its recording (filter_queue_id) and whatever else the
     // legs leave behind.
-    for (const leg of [caller, agent]) leg.customVars.set("queue_id", request.queueId);
+    for (const leg of [caller, agent]) {
+      leg.customVars.set("queue_id", request.queueId);
+      // The session's disposition, given later, lands on both legs' CDRs (calls/cdrs.ts).
+      leg.customVars.set(QUEUE_SESSION_VAR, request.sessionId);
+    }
     caller.setCallee(agent.identity.callee);
     this.#ctx.bridge(caller, agent);
     return { kind: "answered", ended: agentLeaves(agent) };

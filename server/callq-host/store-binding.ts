@@ -78,7 +78,9 @@ function savedOf(data: Record<string, unknown>): SavedRecipient {
   return {
     state,
     pending_away: data.pending_away === true,
-    ...(data.away_reason === "missed_offers" ? { away_reason: "missed_offers" as const, missed_offers: typeof data.missed_offers === "number" ? data.missed_offers : 0 } : {}),
+    ...(typeof data.away_reason === "string" && data.away_reason !== "" ? { away_reason: data.away_reason, missed_offers: typeof data.missed_offers === "number" ? data.missed_offers : 0 } : {}),
+    ...(typeof data.away_since === "number" && Number.isFinite(data.away_since) ? { away_since: data.away_since } : {}),
+    ...(data.pending_away === true && typeof data.pending_away_reason === "string" && data.pending_away_reason !== "" ? { pending_away_reason: data.pending_away_reason } : {}),
     queue_availability: Object.fromEntries(Object.entries(qa).filter((e): e is [string, boolean] => typeof e[1] === "boolean")),
     stats: {
       total_calls: n(stats.total_calls),

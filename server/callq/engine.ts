@@ -12,14 +12,24 @@ import { NO_INTERVAL_LEDGER, type CallqDirectory, type CallqEventSink, type Call
 import type { QueueConfig } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
-import { Recipient, type CallInfo } from "./recipient.js";
-import type { RecipientAction, RecipientTrigger, Step, StepContext } from "./recipient-state.js";
+import { Recipient, type CallInfo, type Disposition } from "./recipient.js";
+import { IllegalRecipientTransition, type RecipientAction, type RecipientTrigger, type Step, type StepContext } from "./recipient-state.js";
 import { Session } from "./session.js";
 import type { SessionTrigger } from "./session-state.js";
 import { staffingEstimate, type StaffingEstimate, type WhatIf } from "./staffing.js";
 import { accountFloor, callInfo, loggedInMembers, queueStatus, recipientData, recipientStatus, sessionRow, type AccountFloor, type QueueStatus, type RecipientStatus, type SessionRow, type Wiretap } from "./views.js";
 
-export type CallqErrorCode = "no_recipient" | "no_queue" | "no_session" | "illegal";
+export type CallqErrorCode =
+  | "no_recipient"
+  | "no_queue"
+  | "no_session"
+  | "illegal"
+  /** Ready refused: the last queue call needs a disposition first. */
+  | "disposition_required"
+  /** Ready refused: the wrap-up may not be cut short. */
+  | "wrapup_locked"
+  /** A disposition code the call's queue does not have. */
+  | "bad_disposition";
 
 export class CallqError extends Error {
   constructor(
@@ -237,15 +247,30 @@ export class CallqEngine {
     });
   }
 
-  async recipientAction(accountId: string, userId: string, action: RecipientAction, options: { queueId?: string } = {}): Promise<RecipientStatus> {
+  /**
+   * One recipient action. `reason` goes with away (one of the account's reasons: the API checks
+   * it); Away already, a new reason replaces the old one and starts its time again.
+   */
+  async recipientAction(accountId: string, userId: string, action: RecipientAction, options: { queueId?: string; reason?: string } = {}): Promise<RecipientStatus> {
     const account = await this.#accounts.get(accountId);
     this.#checkRecipient(account, userId);
     const r = this.#recipient(account, userId);
+    try {
+      this.#act(account, r, action, options);
+    } catch (err) {
+      if (err instanceof IllegalRecipientTransition && err.heldBack !== undefined) throw new CallqError(err.heldBack, err.message, userId);
+      throw err;
+    }
+    return this.#status(account, r);
+  }
+
+  #act(account: Account, r: Recipient, action: RecipientAction, options: { queueId?: string; reason?: string }): void {
+    const userId = r.id;
     if (options.queueId !== undefined && (action === "ready" || action === "away")) {
       this.#queue(account, options.queueId);
       if (!r.loggedIn) throw new CallqError("illegal", `recipient ${userId} is not logged in`, userId);
       this.#queueAvailability(account, r, options.queueId, action === "ready");
-      return this.#status(account, r);
+      return;
     }
     switch (action) {
       case "login":
@@ -260,7 +285,7 @@ export class CallqEngine {
         break;
       case "away":
         this.#mustBeLoggedIn(r);
-        this.#away(account, r);
+        this.#away(account, r, options.reason);
         break;
       case "login_ready":
         if (!r.loggedIn) this.#step(account, r, "login");
@@ -275,6 +300,7 @@ export class CallqEngine {
         break;
       case "wrapup_extend":
         if (r.state !== "Wrapup-Time") throw new CallqError("illegal", `recipient ${userId} is ${r.state}, not in wrap-up`, userId);
+        if (r.wrapupEndsAt === 0) throw new CallqError("illegal", `recipient ${userId} is in a wrap-up with no end to extend`, userId);
         this.#extendWrapup(account, r);
         break;
       case "wrapup_cancel":
@@ -282,7 +308,38 @@ export class CallqEngine {
         this.#step(account, r, "wrapup_cancel");
         break;
     }
-    return this.#status(account, r);
+  }
+
+  /**
+   * The recipient's disposition of the queue call they handle or handled last (`sessionId`, when
+   * given, must name it): a code of that call's queue and a note, replacing any given before.
+   * It goes out as a `disposition` event on the recipient and on the session; a wrap-up held
+   * only for it then ends as its time had already told it to.
+   */
+  async setDisposition(accountId: string, userId: string, input: { code: string; note: string; sessionId?: string }): Promise<{ status: RecipientStatus; call: CallInfo; disposition: Disposition }> {
+    const account = await this.#accounts.get(accountId);
+    this.#checkRecipient(account, userId);
+    const r = this.#recipient(account, userId);
+    const last = r.lastCall;
+    if (!last) throw new CallqError("illegal", `recipient ${userId} has handled no queue call to give a disposition`, userId);
+    if (input.sessionId !== undefined && input.sessionId !== last.info.session_id) {
+      throw new CallqError("no_session", `session ${input.sessionId} is not the queue call recipient ${userId} handles or handled last`, input.sessionId);
+    }
+    const code = last.codes.find((c) => c.code === input.code);
+    if (!code) {
+      const known = last.codes.map((c) => c.code).join(", ");
+      throw new CallqError("bad_disposition", known === "" ? `queue ${last.info.queue_name} has no disposition codes` : `${input.code} is not a disposition of queue ${last.info.queue_name} (${known})`, input.code);
+    }
+    const disposition: Disposition = { code: code.code, label: code.label, note: input.note, set_at: toGregorianSeconds(this.#scheduler.now()) };
+    last.disposition = disposition;
+    const call = { ...last.info };
+    this.#events.publish(account.id, "recipient", r.id, "disposition", { ...recipientData(r), ...call, disposition });
+    const session = account.queues.get(call.queue_id)?.sessions.find((s) => s.id === call.session_id);
+    // The caller may have hung up already: the session has ended then.
+    const state = session?.state ?? "ended";
+    this.#events.publish(account.id, "session", call.session_id, "disposition", { ...call, state, recipient_id: r.id, disposition });
+    if (r.state === "Wrapup-Time" && r.heldForDisposition) this.#step(account, r, "wrapup_done");
+    return { status: this.#status(account, r), call, disposition };
   }
 
   /** Supervision: what the status says the supervisor is doing; one `monitor` event per change. */
@@ -392,6 +449,8 @@ export class CallqEngine {
         this.#step(account, recipient, "answered", {}, () => {
           recipient.handling = info;
           recipient.stats.last_handled_time = toGregorianSeconds(now);
+          const { dispositions, dispositionRequired, wrapupPolicy } = queue.config;
+          recipient.lastCall = { info, codes: dispositions.map((c) => ({ ...c })), required: dispositionRequired, policy: wrapupPolicy, disposition: undefined };
         });
       }
       if (sessionStill) {
@@ -421,7 +480,7 @@ export class CallqEngine {
         const tooMany = outcome.kind !== "unreachable" && limit > 0 && recipient.missedInARow >= limit;
         const forceAway = tooMany || (outcome.kind === "rejected" && queue.config.forceAwayOnReject);
         const missed = recipient.missedInARow;
-        const detail = { reason: outcome.kind, session_id: session.id, queue_id: queue.id, ...(tooMany ? { away_reason: "missed_offers", missed_offers: missed } : {}) };
+        const detail = { reason: outcome.kind, session_id: session.id, queue_id: queue.id, ...(tooMany ? { missed_offers: missed } : {}) };
         this.#step(account, recipient, "missed", { forceAway }, () => {
           if (recipient.state !== "Away") return;
           // Set Away: the count starts again when they come back.
@@ -447,10 +506,16 @@ export class CallqEngine {
       recipient.stats.total_call_time += (now - answeredAt) / 1000;
     }
     if (recipient.state === "On-A-Call" && recipient.handling?.session_id === info.session_id) {
-      const wrapupS = queue.config.wrapupS;
+      const policy = queue.config.wrapupPolicy;
+      const timed = policy === "timeboxed" || policy === "timeboxed_no_exit";
+      const wrapupS = timed ? queue.config.wrapupS : 0;
       account.wrapupS.set(recipient.id, wrapupS > 0 ? wrapupS : DEFAULT_WRAPUP_EXTEND_S);
-      this.#step(account, recipient, "call_ended", { wrapupSeconds: wrapupS }, () => {
-        if (recipient.state === "Wrapup-Time") this.#scheduleWrapupEnd(account, recipient, now + wrapupS * 1000);
+      this.#step(account, recipient, "call_ended", { wrapupSeconds: wrapupS, openWrapup: policy === "required" }, () => {
+        if (recipient.state !== "Wrapup-Time") return;
+        recipient.wrapupNoExit = policy === "timeboxed_no_exit";
+        if (wrapupS > 0) this.#scheduleWrapupEnd(account, recipient, now + wrapupS * 1000);
+        // No time of its own and not the recipient's to end: only the missing disposition holds it.
+        else if (policy !== "required") recipient.heldForDisposition = true;
       });
     } else if (delivered) {
       this.#save(recipient);
@@ -565,15 +630,29 @@ export class CallqEngine {
     }
   }
 
-  #away(account: Account, r: Recipient): void {
-    if (r.state === "Ready" || r.state === "Wrapup-Time") this.#step(account, r, "away");
+  #away(account: Account, r: Recipient, reason: string | undefined): void {
+    const now = this.#scheduler.now();
+    const withReason = (): void => {
+      r.awayReason = reason;
+    };
+    if (r.state === "Ready" || (r.state === "Wrapup-Time" && !r.wrapupLocked(now))) this.#step(account, r, "away", {}, withReason);
     else if (r.state === "Call-Offer") {
       const offer = r.offer;
       r.offer = undefined;
-      this.#step(account, r, "away");
+      this.#step(account, r, "away", {}, withReason);
       offer?.abort();
-    } else if (r.state === "On-A-Call") {
+    } else if (r.state === "On-A-Call" || r.state === "Wrapup-Time") {
+      // Kept for when the call (or the wrap-up that may not be cut short) is over.
       r.pendingAway = true;
+      r.pendingAwayReason = reason;
+      this.#save(r);
+    } else if (r.state === "Away" && reason !== r.awayReason) {
+      r.awayReason = reason;
+      r.awaySince = now;
+      r.missedAwayAfter = 0;
+      r.changedAt = now;
+      r.stats.last_action_time = toGregorianSeconds(now);
+      this.#events.recipient(account.id, r, { from: "Away", to: "Away", event: "away", clearsPendingAway: false });
       this.#save(r);
     }
   }
@@ -601,7 +680,16 @@ export class CallqEngine {
     r.wrapupEndsAt = endsAt;
     r.cancelWrapup = this.#scheduler.after(endsAt - this.#scheduler.now(), () => {
       r.cancelWrapup = undefined;
-      if (r.state === "Wrapup-Time") this.#step(account, r, "wrapup_done");
+      if (r.state !== "Wrapup-Time") return;
+      if (r.dispositionMissing && !r.pendingAway) {
+        // The time is over but Ready waits for the disposition: the wrap-up stays, with no end.
+        r.wrapupEndsAt = 0;
+        r.wrapupNoExit = false;
+        r.heldForDisposition = true;
+        this.#events.publish(account.id, "recipient", r.id, "wrapup", { ...recipientData(r), previous_state: "Wrapup-Time", wrapup_time_seconds: 0 });
+        return;
+      }
+      this.#step(account, r, "wrapup_done");
     });
   }
 

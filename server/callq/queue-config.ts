@@ -24,6 +24,57 @@ export interface QueueConfig {
   serviceLevelS: number;
   /** Service level (local addition): the percent of callers to answer in time. */
   serviceLevelTarget: number;
+  // Dispositions and wrap-up (local additions, issue 19).
+  /** The codes a recipient may give a call of this queue, in the order the console lists them. */
+  dispositions: DispositionCode[];
+  /** Whether a call of this queue needs a disposition before its recipient is Ready again. */
+  dispositionRequired: boolean;
+  wrapupPolicy: WrapupPolicy;
+}
+
+// ---- dispositions and wrap-up (local additions, issue 19) ---------------------------------
+
+export interface DispositionCode {
+  code: string;
+  label: string;
+}
+
+/**
+ * What follows a queue call, after Genesys's four: `optional` no wrap-up (Ready at once);
+ * `required` a wrap-up the recipient ends themself, however long; `timeboxed` the queue's
+ * agent_wrapup_time, left early at will (the hosted service's behaviour, the default);
+ * `timeboxed_no_exit` the same time, which may not be cut short.
+ */
+export const WRAPUP_POLICIES = ["optional", "required", "timeboxed", "timeboxed_no_exit"] as const;
+export type WrapupPolicy = (typeof WRAPUP_POLICIES)[number];
+
+export const DISPOSITION_DEFAULTS = { disposition_required: false, wrapup_policy: "timeboxed" } as const;
+
+/** A code is what scripts and reports match on: lower case, digits, `_` and `-`. */
+export const DISPOSITION_CODE_PATTERN = "^[a-z0-9][a-z0-9_-]{0,63}$";
+
+function dispositionsOf(value: unknown): DispositionCode[] {
+  if (!Array.isArray(value)) return [];
+  const codes: DispositionCode[] = [];
+  const seen = new Set<string>();
+  for (const item of value) {
+    if (typeof item !== "object" || item === null) continue;
+    const { code, label } = item as Record<string, unknown>;
+    if (typeof code !== "string" || code === "" || seen.has(code)) continue;
+    seen.add(code);
+    codes.push({ code, label: typeof label === "string" && label !== "" ? label : code });
+  }
+  return codes;
+}
+
+function dispositionConfigOf(data: Record<string, unknown>): Pick<QueueConfig, "dispositions" | "dispositionRequired" | "wrapupPolicy"> {
+  const dispositions = dispositionsOf(data.dispositions);
+  return {
+    dispositions,
+    // Required with no code to give would hold every recipient back for good.
+    dispositionRequired: data.disposition_required === true && dispositions.length > 0,
+    wrapupPolicy: WRAPUP_POLICIES.find((p) => p === data.wrapup_policy) ?? DISPOSITION_DEFAULTS.wrapup_policy,
+  };
 }
 
 /** The service level a queue without one of its own aims at: 80% answered within 20 s. */
@@ -93,6 +144,7 @@ export function queueConfigOf(id: string, stored: Record<string, unknown>): Queu
     timeoutRedirect: text(data.timeout_redirect),
     members,
     ...serviceLevelOf(data.service_level),
+    ...dispositionConfigOf(data),
   };
 }
 

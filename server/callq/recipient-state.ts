@@ -13,6 +13,11 @@
 //
 // A recipient who asks for Away while ringing leaves the offer (Away at once); while on a call
 // the request is kept (`pendingAway`) and applied when the call and its wrap-up are over.
+//
+// Two guards hold a recipient back from Ready: a required disposition not yet set for the queue
+// call they handled (`dispositionMissing`: from wrap-up or Away), and a wrap-up whose queue allows
+// no early exit while its time runs (`wrapupLocked`). A call that ends with a required
+// disposition missing goes to wrap-up even when its queue has none.
 
 // The one list of availability states and of the actions a recipient may ask for: the engine, the
 // API's validation, the callflow module and the AsyncAPI enums all take them from here.
@@ -53,6 +58,12 @@ export interface StepContext {
   forceAway?: boolean;
   /** Seconds of wrap-up after this call (call_ended). */
   wrapupSeconds?: number;
+  /** call_ended: a wrap-up with no end of its own (the queue's policy `required`). */
+  openWrapup?: boolean;
+  /** The queue call last handled needs a disposition and has none: no Ready until it has. */
+  dispositionMissing?: boolean;
+  /** A wrap-up the queue allows no early exit from, while its time runs (`timeboxed_no_exit`). */
+  wrapupLocked?: boolean;
 }
 
 export interface Step {
@@ -63,14 +74,30 @@ export interface Step {
   clearsPendingAway: boolean;
 }
 
+/** Why a transition the table knows was refused, beyond the state not taking it. */
+export type HeldBack = "disposition_required" | "wrapup_locked";
+
 export class IllegalRecipientTransition extends Error {
   constructor(
     readonly from: AvailabilityState,
     readonly trigger: RecipientTrigger,
+    readonly heldBack?: HeldBack,
   ) {
-    super(`a recipient in ${from} cannot ${trigger}`);
+    super(
+      heldBack === "disposition_required"
+        ? `the queue needs a disposition for the last call before Ready: give one first (${trigger} refused in ${from})`
+        : heldBack === "wrapup_locked"
+          ? `the queue's wrap-up allows no early exit: wait until its time is over (${trigger} refused)`
+          : `a recipient in ${from} cannot ${trigger}`,
+    );
     this.name = "IllegalRecipientTransition";
   }
+}
+
+/** Throws when a guard holds the recipient back from leaving for Ready (or leaving a locked wrap-up). */
+function guard(from: AvailabilityState, trigger: RecipientTrigger, ctx: StepContext, toReady: boolean): void {
+  if (from === "Wrapup-Time" && ctx.wrapupLocked) throw new IllegalRecipientTransition(from, trigger, "wrapup_locked");
+  if (toReady && ctx.dispositionMissing) throw new IllegalRecipientTransition(from, trigger, "disposition_required");
 }
 
 /** Where the recipient goes when a call or its wrap-up is over. */
@@ -92,10 +119,16 @@ export function step(from: AvailabilityState, trigger: RecipientTrigger, ctx: St
       if (isLoggedIn(from)) return to("Not-Logged-In", "logout", true);
       break;
     case "ready":
-      if (from === "Away" || from === "Wrapup-Time") return to("Ready", "ready", true);
+      if (from === "Away" || from === "Wrapup-Time") {
+        guard(from, trigger, ctx, true);
+        return to("Ready", "ready", true);
+      }
       break;
     case "away":
-      if (from === "Ready" || from === "Wrapup-Time" || from === "Call-Offer") return to("Away", "away", true);
+      if (from === "Ready" || from === "Wrapup-Time" || from === "Call-Offer") {
+        guard(from, trigger, ctx, false);
+        return to("Away", "away", true);
+      }
       break;
     case "offer":
       if (from === "Ready") return to("Call-Offer", "offer");
@@ -112,7 +145,7 @@ export function step(from: AvailabilityState, trigger: RecipientTrigger, ctx: St
       break;
     case "call_ended":
       if (from === "On-A-Call") {
-        if ((ctx.wrapupSeconds ?? 0) > 0) return to("Wrapup-Time", "wrapup");
+        if ((ctx.wrapupSeconds ?? 0) > 0 || ctx.openWrapup || ctx.dispositionMissing) return to("Wrapup-Time", "wrapup");
         const next = afterWork(ctx);
         return to(next.to, next.event, next.clearsPendingAway);
       }
@@ -120,6 +153,7 @@ export function step(from: AvailabilityState, trigger: RecipientTrigger, ctx: St
     case "wrapup_done":
       if (from === "Wrapup-Time") {
         const next = afterWork(ctx);
+        if (next.to === "Ready") guard(from, trigger, { ...ctx, wrapupLocked: false }, true);
         return to(next.to, next.event, next.clearsPendingAway);
       }
       break;
@@ -127,7 +161,10 @@ export function step(from: AvailabilityState, trigger: RecipientTrigger, ctx: St
       if (from === "Wrapup-Time") return to("Wrapup-Time", "wrapup");
       break;
     case "wrapup_cancel":
-      if (from === "Wrapup-Time") return to("Ready", "ready", true);
+      if (from === "Wrapup-Time") {
+        guard(from, trigger, ctx, true);
+        return to("Ready", "ready", true);
+      }
       break;
   }
   throw new IllegalRecipientTransition(from, trigger);

@@ -1,6 +1,7 @@
 // One recipient (agent) of an account: availability, the call offered or handled, wrap-up,
 // per-queue availability and stats. Every change of availability goes through apply().
-import { toGregorianSeconds } from "../clock.js";
+import { fromGregorianSeconds, toGregorianSeconds } from "../clock.js";
+import type { DispositionCode, WrapupPolicy } from "./queue-config.js";
 import { isLoggedIn, step, type AvailabilityState, type SavedAvailabilityState, type RecipientEventName, type RecipientTrigger, type Step, type StepContext } from "./recipient-state.js";
 
 /** A call as the recipient status shows it (offered_call, handling_call). */
@@ -30,8 +31,33 @@ export interface RecipientStats {
   last_handled_time: number;
 }
 
-/** Why the engine itself set the recipient Away (unset when they chose Away). */
-export type AwayReason = "missed_offers";
+/**
+ * Why the recipient is Away: one of the account's reasons they chose, or the engine's own
+ * (`missed_offers`); unset when they gave none.
+ */
+export type AwayReason = string;
+
+/** The reasons the engine sets itself; a recipient cannot choose them. */
+export const ENGINE_AWAY_REASONS = ["missed_offers"] as const;
+
+/** How a queue call ended, as the recipient who handled it said: a code of the queue and a note. */
+export interface Disposition {
+  code: string;
+  label: string;
+  note: string;
+  /** Gregorian seconds when it was set. */
+  set_at: number;
+}
+
+/** The queue call a recipient handles or handled last, with what its queue asks of its disposition. */
+export interface HandledCall {
+  info: CallInfo;
+  /** The queue's codes when the call was delivered. */
+  codes: DispositionCode[];
+  required: boolean;
+  policy: WrapupPolicy;
+  disposition: Disposition | undefined;
+}
 
 /** Why a recipient who is Ready receives no offer. */
 export type UnavailableReason = "no_device";
@@ -41,6 +67,10 @@ export interface SavedRecipient {
   state: SavedAvailabilityState;
   pending_away: boolean;
   away_reason?: AwayReason;
+  /** Gregorian seconds since when the recipient is Away (with or without a reason). */
+  away_since?: number;
+  /** The reason of a pending Away. */
+  pending_away_reason?: AwayReason;
   /** With away_reason missed_offers: how many in a row. */
   missed_offers?: number;
   queue_availability: Record<string, boolean>;
@@ -73,8 +103,18 @@ export class Recipient {
   changedAt = 0;
   /** Offers missed (rejected, not answered) since the last one answered. */
   missedInARow = 0;
-  /** Set with the Away the engine forced; cleared when the recipient leaves Away. */
+  /** Why the recipient is Away (chosen, or forced by the engine); cleared when they leave Away. */
   awayReason: AwayReason | undefined;
+  /** Unix ms since when the recipient is Away, or Away for this reason (0 when not Away). */
+  awaySince = 0;
+  /** The reason given with an Away request kept for after the call. */
+  pendingAwayReason: AwayReason | undefined;
+  /** The queue call handled now or last (until the next one is delivered), for its disposition. */
+  lastCall: HandledCall | undefined;
+  /** The wrap-up has no time left (or had none) and waits only for the required disposition. */
+  heldForDisposition = false;
+  /** The current wrap-up allows no early exit while its time runs (`timeboxed_no_exit`). */
+  wrapupNoExit = false;
   /** With `awayReason` missed_offers: how many offers in a row were missed. */
   missedAwayAfter = 0;
   /** Every queue device of the recipient has been unregistered for the grace period. */
@@ -113,6 +153,16 @@ export class Recipient {
     return this.noDevice && this.loggedIn ? "no_device" : undefined;
   }
 
+  /** A required disposition is not yet set for the last queue call handled. */
+  get dispositionMissing(): boolean {
+    return this.lastCall !== undefined && this.lastCall.required && this.lastCall.disposition === undefined;
+  }
+
+  /** In a wrap-up that may not be left yet. */
+  wrapupLocked(now: number): boolean {
+    return this.#state === "Wrapup-Time" && this.wrapupNoExit && this.wrapupEndsAt > now;
+  }
+
   /** Ready for a call of `queueId` (per-queue availability unset counts as available). */
   availableFor(queueId: string, now: number): boolean {
     return this.available && this.queueAvailability.get(queueId) !== false && now >= this.unreachableUntil;
@@ -120,11 +170,25 @@ export class Recipient {
 
   /** The one way the state changes: checked by the table, stamped, and returned for its event. */
   apply(trigger: RecipientTrigger, ctx: Omit<StepContext, "pendingAway">, now: number): Step {
-    const taken = step(this.#state, trigger, { ...ctx, pendingAway: this.pendingAway });
+    const taken = step(this.#state, trigger, {
+      dispositionMissing: this.dispositionMissing,
+      wrapupLocked: this.wrapupLocked(now),
+      ...ctx,
+      pendingAway: this.pendingAway,
+    });
     this.#state = taken.to;
-    if (taken.clearsPendingAway) this.pendingAway = false;
+    if (taken.to === "Away" && taken.from !== "Away") {
+      this.awaySince = now;
+      // Away as asked during the call: with the reason asked for.
+      this.awayReason = this.pendingAway ? this.pendingAwayReason : undefined;
+    }
+    if (taken.clearsPendingAway) {
+      this.pendingAway = false;
+      this.pendingAwayReason = undefined;
+    }
     if (taken.to !== "Away") {
       this.awayReason = undefined;
+      this.awaySince = 0;
       this.missedAwayAfter = 0;
     }
     this.changedAt = now;
@@ -140,6 +204,8 @@ export class Recipient {
       this.cancelWrapup?.();
       this.cancelWrapup = undefined;
       this.wrapupEndsAt = 0;
+      this.heldForDisposition = false;
+      this.wrapupNoExit = false;
     }
     return taken;
   }
@@ -149,6 +215,8 @@ export class Recipient {
     return {
       state,
       pending_away: this.pendingAway,
+      ...(this.pendingAway && this.pendingAwayReason !== undefined ? { pending_away_reason: this.pendingAwayReason } : {}),
+      ...(state === "Away" && this.awaySince > 0 ? { away_since: toGregorianSeconds(this.awaySince) } : {}),
       ...(state === "Away" && this.awayReason !== undefined ? { away_reason: this.awayReason, missed_offers: this.missedAwayAfter } : {}),
       queue_availability: Object.fromEntries(this.queueAvailability),
       stats: { ...this.stats },
@@ -163,10 +231,12 @@ export class Recipient {
     Object.assign(this.stats, saved.stats);
     this.pendingAway = false;
     for (const [queue, on] of Object.entries(saved.queue_availability)) this.queueAvailability.set(queue, on);
-    const wanted = saved.state === "Ready" && saved.pending_away ? "Away" : saved.state;
+    const wantsAway = saved.state === "Ready" && saved.pending_away;
+    const wanted = wantsAway ? "Away" : saved.state;
     this.#state = wanted;
-    this.awayReason = wanted === "Away" ? saved.away_reason : undefined;
-    this.missedAwayAfter = this.awayReason === undefined ? 0 : (saved.missed_offers ?? 0);
+    this.awayReason = wanted !== "Away" ? undefined : wantsAway ? saved.pending_away_reason : saved.away_reason;
+    this.awaySince = wanted !== "Away" ? 0 : !wantsAway && saved.away_since !== undefined ? fromGregorianSeconds(saved.away_since) : now;
+    this.missedAwayAfter = this.awayReason === "missed_offers" ? (saved.missed_offers ?? 0) : 0;
     this.changedAt = now;
   }
 }

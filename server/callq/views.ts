@@ -4,7 +4,8 @@ import { toGregorianSeconds } from "../clock.js";
 import type { MonitorMode } from "../monitor-mode.js";
 import { abandonmentRate, addFigures, averageHandleTime, averageSpeedOfAnswer, averageWait, emptyFigures, finished, round, serviceLevel, type IntervalFigures } from "./intervals.js";
 import type { Queue } from "./queue.js";
-import type { AwayReason, CallInfo, Recipient, UnavailableReason } from "./recipient.js";
+import type { DispositionCode, WrapupPolicy } from "./queue-config.js";
+import type { AwayReason, CallInfo, Disposition, Recipient, UnavailableReason } from "./recipient.js";
 import type { AvailabilityState } from "./recipient-state.js";
 import type { Session } from "./session.js";
 import { listedState, type ListedSessionState } from "./session-state.js";
@@ -71,8 +72,14 @@ export interface RecipientStatus {
   availability_state: AvailabilityState;
   /** Why a Ready recipient receives no offer (beyond the spec). */
   unavailable_reason?: UnavailableReason;
-  /** Why the engine set the recipient Away (beyond the spec). */
+  /** Why the recipient is Away: a reason of the account, or the engine's (beyond the spec). */
   away_reason?: AwayReason;
+  /** Gregorian seconds since when the recipient is Away for this reason (beyond the spec). */
+  away_since?: number;
+  /** The last queue call needs a disposition before Ready (beyond the spec). */
+  disposition_pending?: boolean;
+  /** The queue call handled now or last, what its queue asks and its disposition (beyond the spec). */
+  last_call?: LastCallView;
   /** Offers missed in a row, with the queue's limit when the engine set them Away for it. */
   missed_offers?: number;
   queue_availability?: Record<string, boolean>;
@@ -95,6 +102,13 @@ export interface RecipientStatus {
     last_handled_time: number;
   };
   node: string;
+}
+
+export interface LastCallView extends CallInfo {
+  dispositions: DispositionCode[];
+  disposition_required: boolean;
+  wrapup_policy: WrapupPolicy;
+  disposition?: Disposition;
 }
 
 export interface Wiretap {
@@ -253,6 +267,10 @@ export function recipientStatus(r: Recipient, wiretaps: ReadonlyMap<string, Wire
     node,
   };
   if (r.queueAvailability.size > 0) status.queue_availability = Object.fromEntries(r.queueAvailability);
+  if (r.lastCall) {
+    const { info, codes, required, policy, disposition } = r.lastCall;
+    status.last_call = { ...info, dispositions: codes.map((c) => ({ ...c })), disposition_required: required, wrapup_policy: policy, ...(disposition ? { disposition: { ...disposition } } : {}) };
+  }
   if (r.offered) status.offered_call = { ...r.offered };
   if (r.handling) status.handling_call = { ...r.handling };
   const wiretap = wiretaps.get(r.id);
@@ -308,14 +326,18 @@ export function recipientData(r: Recipient): Record<string, unknown> {
   return { recipient_id: r.id, availability_state: r.state, available: r.available, ...reasons(r), last_action_time: r.stats.last_action_time };
 }
 
+type Reasons = Pick<RecipientStatus, "unavailable_reason" | "away_reason" | "away_since" | "missed_offers" | "disposition_pending">;
+
 /** The reason fields of a status or event: set only while they apply. */
-function reasons(r: Recipient): Pick<RecipientStatus, "unavailable_reason" | "away_reason" | "missed_offers"> {
-  const out: Pick<RecipientStatus, "unavailable_reason" | "away_reason" | "missed_offers"> = {};
+function reasons(r: Recipient): Reasons {
+  const out: Reasons = {};
   const unavailable = r.unavailableReason;
   if (unavailable !== undefined) out.unavailable_reason = unavailable;
-  if (r.state === "Away" && r.awayReason !== undefined) {
-    out.away_reason = r.awayReason;
-    if (r.missedAwayAfter > 0) out.missed_offers = r.missedAwayAfter;
+  if (r.state === "Away") {
+    if (r.awayReason !== undefined) out.away_reason = r.awayReason;
+    if (r.awaySince > 0) out.away_since = toGregorianSeconds(r.awaySince);
+    if (r.awayReason === "missed_offers" && r.missedAwayAfter > 0) out.missed_offers = r.missedAwayAfter;
   }
+  if (r.dispositionMissing && r.loggedIn) out.disposition_pending = true;
   return out;
 }

@@ -8,6 +8,22 @@ import { interactionOf } from "./interaction.js";
 
 export const CDRS_COLLECTION = "cdrs";
 
+/**
+ * The custom channel variable naming the queue session a leg belongs to (both legs of a queue
+ * call carry it): fields given for that session later (a disposition) land on their CDRs.
+ */
+export const QUEUE_SESSION_VAR = "callq_session_id";
+
+/** Queue sessions whose fields are remembered for CDRs still to be written or to update. */
+const ANNOTATED_SESSIONS_KEPT = 10_000;
+
+interface Annotation {
+  accountId: string;
+  fields: Record<string, unknown>;
+  /** The CDR ids written so far for the session's legs. */
+  written: string[];
+}
+
 /** The CDR of a channel that has hung up. */
 export function cdrOf(channel: Channel): Record<string, unknown> {
   const gregorian = (ms: number | undefined) => (ms === undefined ? undefined : toGregorianSeconds(ms));
@@ -34,6 +50,8 @@ export function cdrSortKey(doc: StoredDoc): string {
 
 export class CdrWriter {
   readonly #writes = new Set<Promise<unknown>>();
+  /** By queue session id, oldest first; at most ANNOTATED_SESSIONS_KEPT. */
+  readonly #annotations = new Map<string, Annotation>();
 
   constructor(
     private readonly store: Store,
@@ -48,11 +66,57 @@ export class CdrWriter {
     while (this.#writes.size > 0) await Promise.allSettled([...this.#writes]);
   }
 
+  /**
+   * Adds `fields` to the CDRs of a queue session's legs: those written already are updated, those
+   * still to come are written with them. Given again, the new fields replace the old.
+   */
+  annotate(accountId: string, sessionId: string, fields: Record<string, unknown>): void {
+    const annotation = this.#annotation(accountId, sessionId);
+    annotation.fields = { ...fields };
+    for (const id of annotation.written) this.#track(this.#update(annotation, id));
+  }
+
+  #annotation(accountId: string, sessionId: string): Annotation {
+    let annotation = this.#annotations.get(sessionId);
+    if (!annotation) {
+      annotation = { accountId, fields: {}, written: [] };
+      this.#annotations.set(sessionId, annotation);
+      for (const oldest of this.#annotations.keys()) {
+        if (this.#annotations.size <= ANNOTATED_SESSIONS_KEPT) break;
+        this.#annotations.delete(oldest);
+      }
+    }
+    return annotation;
+  }
+
+  async #update(annotation: Annotation, id: string): Promise<void> {
+    try {
+      const cdrs = await this.store.account(annotation.accountId, CDRS_COLLECTION);
+      const doc = cdrs.get(id);
+      if (doc) await cdrs.update(id, { ...doc.data, ...annotation.fields });
+    } catch (err) {
+      this.onError(err, `annotating the CDR ${id}`);
+    }
+  }
+
   #write(channel: Channel): void {
+    const sessionId = channel.customVars.get(QUEUE_SESSION_VAR);
+    const annotation = sessionId === undefined ? undefined : this.#annotation(channel.accountId, sessionId);
+    const fields = annotation?.fields;
     const write = this.store
       .account(channel.accountId, CDRS_COLLECTION)
-      .then((cdrs) => cdrs.create(cdrOf(channel), { modb: true }))
+      .then(async (cdrs) => {
+        const doc = await cdrs.create({ ...cdrOf(channel), ...fields }, { modb: true });
+        if (!annotation) return;
+        annotation.written.push(doc.id);
+        // Annotated while this CDR was being written: it missed the new fields.
+        if (annotation.fields !== fields) await this.#update(annotation, doc.id);
+      })
       .catch((err: unknown) => this.onError(err, `writing the CDR of ${channel.id}`));
+    this.#track(write);
+  }
+
+  #track(write: Promise<unknown>): void {
     this.#writes.add(write);
     void write.finally(() => this.#writes.delete(write));
   }

@@ -37,6 +37,11 @@ export class CallEngine {
     deps.signalling?.onInbound((call) => void this.#b2bua.inbound(call));
   }
 
+  /** Adds `fields` to the CDRs of a queue session's legs, written or still to come (a disposition). */
+  annotateQueueCall(accountId: string, sessionId: string, fields: Record<string, unknown>): void {
+    this.#cdrs.annotate(accountId, sessionId, fields);
+  }
+
   /** Refuses new calls, hangs up every live one and waits for their CDRs and recordings. */
   close(): Promise<void> {
     this.#closing ??= (async () => {
@@ -58,7 +63,7 @@ export { Channels } from "./channels.js";
 export { Bridge, type BridgeEnd } from "./bridge.js";
 export type { CallContext } from "./context.js";
 export { ChannelCommandError } from "./command-error.js";
-export { cdrSortKey, CDRS_COLLECTION } from "./cdrs.js";
+export { cdrSortKey, CDRS_COLLECTION, QUEUE_SESSION_VAR } from "./cdrs.js";
 export { CallRecordings, RECORDING_ATTACHMENT, RECORDING_CONTENT_TYPE, RECORDINGS_COLLECTION } from "./recording.js";
 export type { TransferRequest } from "./transfer.js";
 export type { InterceptRequest } from "./intercept.js";

@@ -134,7 +134,19 @@ const queueData = object(["account_id", "session_id", "call_id", "queue_id", "qu
   reason: { type: "string", description: "on leave: why the session ended" },
 });
 
-const sessionData = object(["account_id", "session_id", "call_id", "queue_id", "state"], { ...sessionFields, previous_state: { enum: [...SESSION_STATES] } });
+/** A recipient's disposition of a queue call (local addition, issue 19). */
+const disposition = object(["code", "label", "note", "set_at"], {
+  code: { type: "string", description: "one of the queue's dispositions" },
+  label: str,
+  note: str,
+  set_at: gregorian,
+});
+
+const sessionData = object(["account_id", "session_id", "call_id", "queue_id", "state"], {
+  ...sessionFields,
+  previous_state: { enum: [...SESSION_STATES] },
+  disposition: { ...disposition, description: "local addition: on disposition, how the recipient said the call ended" },
+});
 
 const recipientData = object(["account_id", "recipient_id"], {
   account_id: str,
@@ -143,7 +155,10 @@ const recipientData = object(["account_id", "recipient_id"], {
   previous_state: { enum: [...AVAILABILITY_STATES] },
   available: { type: "boolean" },
   unavailable_reason: str,
-  away_reason: str,
+  away_reason: { type: "string", description: "while Away: the reason chosen (one of the account's callq_away_reasons) or the engine's missed_offers" },
+  away_since: { ...gregorian, description: "local addition: while Away, since when (for this reason)" },
+  disposition_pending: { type: "boolean", description: "local addition: the last queue call needs a disposition before Ready" },
+  disposition: { ...disposition, description: "local addition: on disposition, the code and note given to the call" },
   missed_offers: int,
   last_action_time: gregorian,
   previous_reason: str,
@@ -212,11 +227,11 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
   },
   callqRecipientEvent: {
     summary: "A recipient's availability and calls (callq.recipient.<user_id>)",
-    payload: eventMessage("^callq\\.recipient\\.[^.]+$", ["login", "logout", "ready", "away", "offer", "delivered", "reject", "wrapup", "available", "unavailable", "monitor", "wiretap"], recipientData),
+    payload: eventMessage("^callq\\.recipient\\.[^.]+$", ["login", "logout", "ready", "away", "offer", "delivered", "reject", "wrapup", "available", "unavailable", "monitor", "wiretap", "disposition"], recipientData),
   },
   callqSessionEvent: {
     summary: "A queue session's state machine (callq.session.<session_id>)",
-    payload: eventMessage("^callq\\.session\\.[^.]+$", ["create", "offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end"], sessionData),
+    payload: eventMessage("^callq\\.session\\.[^.]+$", ["create", "offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end", "disposition"], sessionData),
   },
   notificationEvent: {
     summary: "Registrations and missed calls (notification.<type>.<id>)",

@@ -75,6 +75,9 @@ const CALLQ_FIELDS = [
   "availability_state",
   "previous_state",
   "queue_availability",
+  // Local additions, only on the events that carry them (issue 19).
+  "away_reason",
+  "away_since",
 ] as const;
 
 const HOOK_FIELDS: Record<FiredHook, readonly string[]> = {

@@ -2,7 +2,7 @@
 // holds or gives, an event websocket the test pushes callq.* events through, a /v2 client with
 // just what connect() reads, and a phone line whose calls the test rings. Plus the whole store
 // around them, signed in and connected, with a manual clock and frames on that clock.
-import type { CallqApi, MonitorMode, QueueEntry, QueueSession, QueueStatus, RecipientEntry, RecipientStatus, RecipientStatusChange, RecipientStatusEntry, WrapupAction } from "../../renderer/api/callq.js";
+import type { AwayReasons, CallqApi, MonitorMode, QueueEntry, QueueSession, QueueStatus, RecipientEntry, RecipientStatus, RecipientStatusChange, RecipientStatusEntry, WrapupAction } from "../../renderer/api/callq.js";
 import type { EventStreamOptions } from "../../renderer/api/events.js";
 import type { PlatformApi } from "../../renderer/api/platform.js";
 import type { EventStreamLike } from "../../renderer/state/connection.js";
@@ -26,8 +26,11 @@ export function recipientStatus(partial: Partial<RecipientStatus> = {}): Recipie
     totalCalls: 0,
     missedCalls: 0,
     awayReason: null,
+    awaySince: 0,
     missedOffers: 0,
     unavailableReason: null,
+    dispositionPending: false,
+    lastCall: null,
     ...partial,
   };
 }
@@ -63,6 +66,8 @@ export function fakeCallqApi() {
     recipientStatuses: {} as Record<string, RecipientStatusEntry>,
     setRecipientStatus: recipientStatus() as RecipientStatus | Error,
     wrapup: recipientStatus() as RecipientStatus | Error,
+    disposition: recipientStatus() as RecipientStatus | Error,
+    awayReasons: { reasons: [], engineReasons: [] } as AwayReasons | Error,
     monitor: undefined as undefined | Error,
   };
 
@@ -87,8 +92,11 @@ export function fakeCallqApi() {
     recipientStatus: (userId: string) => answer("recipientStatus", [userId], () => answers.recipientStatus) as Promise<RecipientStatus>,
     recipientStatuses: (ids: readonly string[]) =>
       answer("recipientStatuses", [ids], () => Object.fromEntries(ids.map((id) => [id, answers.recipientStatuses[id] ?? "not_logged_in"])) as Record<string, RecipientStatusEntry>),
-    setRecipientStatus: (userId: string, status: RecipientStatusChange, queueId?: string) =>
-      answer("setRecipientStatus", queueId === undefined ? [userId, status] : [userId, status, queueId], () => answers.setRecipientStatus) as Promise<RecipientStatus>,
+    setRecipientStatus: (userId: string, status: RecipientStatusChange, queueId?: string, reason?: string) =>
+      answer("setRecipientStatus", [userId, status, ...(queueId === undefined && reason === undefined ? [] : [queueId]), ...(reason === undefined ? [] : [reason])], () => answers.setRecipientStatus) as Promise<RecipientStatus>,
+    setDisposition: (userId: string, disposition: { code: string; note: string; sessionId: string }) =>
+      answer("setDisposition", [userId, disposition], () => answers.disposition) as Promise<RecipientStatus>,
+    awayReasons: () => answer("awayReasons", [], () => answers.awayReasons) as Promise<AwayReasons>,
     wrapup: (userId: string, action: WrapupAction) => answer("wrapup", [userId, action], () => answers.wrapup) as Promise<RecipientStatus>,
     monitor: (supervisorId: string, target: string, mode: MonitorMode) => answer("monitor", [supervisorId, target, mode], () => answers.monitor) as Promise<void>,
   };
