@@ -42,6 +42,12 @@ const PROMPT_DBFS = -45;
 /** ...for at least this many frames (60 ms), and it is over after this many quiet frames (0.5 s). */
 const PROMPT_MIN_FRAMES = 3;
 const PROMPT_END_FRAMES = 25;
+/**
+ * A caller starts speaking this many frames (1 s) after someone starts talking with it, as a
+ * person lets the agent greet them: it also lets a just-answered party's media come up, so the
+ * start of the line is not lost while its ICE and DTLS connect.
+ */
+const REACTION_FRAMES = 50;
 
 /** Promises that resolve on the next fire(), every waiter at once. */
 class Wake {
@@ -68,6 +74,10 @@ export class CallerConduct {
   #started = false;
   /** Woken on every phase change: a line waiting for talk, a line cut short. */
   readonly #changed = new Wake();
+  /** Set REACTION_FRAMES after the caller started talking with someone; cleared when talk stops. */
+  #reacted = false;
+  readonly #reactedWake = new Wake();
+  #stopReaction: (() => void) | undefined;
   #patience: Cancel | undefined;
   #holdPatience: Cancel | undefined;
   #talkTimer: Cancel | undefined;
@@ -119,13 +129,21 @@ export class CallerConduct {
   #enter(phase: CallerPhase): void {
     const from = this.#phase;
     if (from === phase || from === "ended") return;
-    if (from === "talking") this.#stopTalkTimer();
+    if (from === "talking") {
+      this.#stopTalkTimer();
+      this.#stopReaction?.();
+      this.#stopReaction = undefined;
+      this.#reacted = false;
+    }
     if (from === "on_hold") {
       this.#holdPatience?.();
       this.#holdPatience = undefined;
     }
     this.#phase = phase;
-    if (phase === "talking") this.#startTalkTimer();
+    if (phase === "talking") {
+      this.#startTalkTimer();
+      this.#startReaction();
+    }
     if (phase === "on_hold" && this.#plan.holdPatienceS !== undefined) {
       this.#holdPatience = this.#call.clock.after(this.#plan.holdPatienceS * 1000, () => this.#leave("hold_abandoned"));
     }
@@ -135,6 +153,18 @@ export class CallerConduct {
     }
     this.#changed.fire();
     this.#onProgress(this.progress);
+  }
+
+  #startReaction(): void {
+    let frames = 0;
+    const stop = this.#call.ticks.subscribe(() => {
+      if (++frames < REACTION_FRAMES) return;
+      stop();
+      this.#stopReaction = undefined;
+      this.#reacted = true;
+      this.#reactedWake.fire();
+    });
+    this.#stopReaction = stop;
   }
 
   /** Talk time counts only while talking: hold and transfers do not use it up. */
@@ -199,9 +229,9 @@ export class CallerConduct {
   /** Says a line while talking; a line cut short by hold or a transfer starts over once talking again. */
   async #say(uri: string): Promise<void> {
     for (;;) {
-      while (!this.#talking()) {
+      while (!this.#talking() || !this.#reacted) {
         if (this.#over()) return;
-        await this.#changed.wait();
+        await Promise.race([this.#changed.wait(), this.#reactedWake.wait()]);
       }
       let source: AudioSource;
       try {

@@ -6,13 +6,13 @@
 // program, unless it is a stock phrase or has a media id to play instead.
 import { readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../server/clock-control.js";
 import type { BusEvent } from "../../server/events/index.js";
 import { FRAME_SAMPLES, levelDbfs, MediaEngine, toneShare } from "../../server/media/index.js";
 import { decodeWav } from "../../server/media/player.js";
 import { ASSETS_DIR, startApi, type TestApi } from "../helpers/api.js";
-import { connected, FakeSignalling, sleep, until, type FakePhone } from "../helpers/fake-signalling.js";
+import { connected, FakeSignalling, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
 
 interface Progress {
@@ -35,6 +35,8 @@ const events: BusEvent[] = [];
 let api: TestApi;
 let token: string;
 let base: string;
+/** The first test's rendered line, in the speech cache. */
+let first = "";
 
 beforeAll(async () => {
   api = await startApi({ clock, config: { callSignalling: signalling } });
@@ -44,6 +46,13 @@ beforeAll(async () => {
   const devices = await api.call<{ id: string; username: string }[]>("GET", `${base}/devices`, { token });
   for (const d of devices.body.data) phones.set(d.username, signalling.phone({ accountId: login.accountId, deviceId: d.id }, d.username));
   api.server.events.bus.subscribe((e) => events.push(e));
+});
+// A test that failed half-way leaves no call behind for the next.
+afterEach(async () => {
+  const live = await api.call<SimRow[]>("GET", `${base}/sim/calls`, { token });
+  for (const row of live.body.data) await api.call("POST", `${base}/sim/calls/${row.id}`, { token, data: { action: "hangup" } });
+  for (const channel of api.server.calls.channels.all()) channel.hangup();
+  await noChannels();
 });
 afterAll(async () => {
   await api?.close();
@@ -80,6 +89,18 @@ function voiced(samples: ArrayLike<number>): { ms: number; dbfs: number } {
   return { ms: (last - first + 1) * 20, dbfs: levelDbfs(Array.from(samples).slice(first * FRAME_SAMPLES, (last + 1) * FRAME_SAMPLES)) };
 }
 
+/** What `call`'s phone hears from now until stop(). */
+function listen(call: PhoneCall): { stop(): number[] } {
+  const samples: number[] = [];
+  const stop = media.clock.subscribe((tick) => samples.push(...call.leg.incoming.read(tick)));
+  return {
+    stop() {
+      stop();
+      return samples;
+    },
+  };
+}
+
 /** Runs `body` with a PATH on which no espeak-ng can be found. */
 async function withoutEspeak<T>(body: () => Promise<T>): Promise<T> {
   const path = process.env.PATH;
@@ -99,22 +120,23 @@ describe("a scripted simulated caller", () => {
     expect(started.body.data.script).toEqual({ phase: "calling", step: 0, steps: 2 });
     const rendered = await readdir(join(api.dataDir, "speech"));
     expect(rendered).toHaveLength(1);
+    first = rendered[0] ?? "";
     const wav = decodeWav(await readFile(join(api.dataDir, "speech", rendered[0] ?? "")));
 
     const offered = await phone("agent1").incoming();
     await offered.answer();
     await connected(offered);
     await phaseIs(started.body.data.id, "talking");
-    // The pause is on the server's clock: the line starts when the test moves it on, while recording.
-    const recording = offered.record(Math.ceil((wav.length / 8000) * 1000) + 1500);
-    await sleep(300);
+    // The pause is on the server's clock: the line starts when the test moves it on, while listening.
+    const listening = listen(offered);
     await clock.advance(1000);
-    const heard = voiced(await recording);
+    await poll("every step done", async () => ((await rowOf(started.body.data.id))?.script?.step === 2 ? true : undefined), 15_000);
+    await sleep(300);
+    const heard = voiced(listening.stop());
     const said = voiced(wav);
     expect(said.ms).toBeGreaterThan(2000);
     expect(Math.abs(heard.ms - said.ms), `heard ${heard.ms} ms of speech, rendered ${said.ms} ms`).toBeLessThanOrEqual(60);
     expect(Math.abs(heard.dbfs - said.dbfs), `heard at ${heard.dbfs.toFixed(1)} dBFS, rendered at ${said.dbfs.toFixed(1)}`).toBeLessThan(1.5);
-    await poll("every step done", async () => ((await rowOf(started.body.data.id))?.script?.step === 2 ? true : undefined));
 
     offered.hangup();
     await gone(started.body.data.id);
@@ -176,6 +198,40 @@ describe("a scripted simulated caller", () => {
     await noChannels();
   });
 
+  it("says a line cut by hold again in full once resumed, and one cut by a blind transfer to the new party", async () => {
+    const line = "My parcel has not arrived yet.";
+    const started = await simCall({ to: "1002", script: { steps: [{ wait_s: 1 }, { say: line }, { say: line }] } });
+    const id = started.body.data.id;
+    const offered = await phone("agent1").incoming();
+    await offered.answer();
+    await connected(offered);
+    await phaseIs(id, "talking");
+    await clock.advance(1000);
+    await sleep(400);
+    await offered.hold();
+    await phaseIs(id, "on_hold");
+    expect((await rowOf(id))?.script?.step).toBe(1);
+    const wav = voiced(decodeWav(await readFile(join(api.dataDir, "speech", (await readdir(join(api.dataDir, "speech"))).find((f) => f !== first) ?? ""))));
+
+    let heard = listen(offered);
+    await offered.unhold();
+    await poll("the second line under way", async () => ((await rowOf(id))?.script?.step === 2 ? true : undefined), 15_000);
+    expect(Math.abs(voiced(heard.stop()).ms - wav.ms), "the first line said again in full").toBeLessThanOrEqual(60);
+
+    await sleep(400);
+    const transferred = await api.call("PUT", `${base}/channels/${offered.callId}`, { token, data: { action: "transfer", target: "1003" } });
+    expect(transferred.status, transferred.text).toBe(202);
+    await offered.reaches("ended");
+    const second = await phone("agent2").incoming();
+    heard = listen(second);
+    await second.answer();
+    await poll("every step done", async () => ((await rowOf(id))?.script?.step === 3 ? true : undefined), 15_000);
+    expect(Math.abs(voiced(heard.stop()).ms - wav.ms), "the second line said in full to the new party").toBeLessThanOrEqual(60);
+    second.hangup();
+    await gone(id);
+    await noChannels();
+  });
+
   it("hangs up after its hold patience", async () => {
     const started = await simCall({ to: "1002", script: { hold_patience_s: 20, steps: [] } });
     const offered = await phone("agent1").incoming();
@@ -214,10 +270,11 @@ describe("speech without espeak-ng", () => {
     await offered.answer();
     await connected(offered);
     await phaseIs(res.body.data.id, "talking");
-    const recording = offered.record(3500);
-    await sleep(300);
+    const listening = listen(offered);
     await clock.advance(1000);
-    const samples = await recording;
+    await poll("every step done", async () => ((await rowOf(res.body.data.id))?.script?.step === 3 ? true : undefined), 15_000);
+    await sleep(300);
+    const samples = listening.stop();
     const stock = voiced(decodeWav(await readFile(join(ASSETS_DIR, "phrases", "hello.wav"))));
     // The stock phrase, then the tone played in place of the line: both heard, one after the other.
     expect(voiced(samples).ms).toBeGreaterThan(stock.ms + 1000 - 60);
