@@ -262,22 +262,28 @@ describe("speech without espeak-ng", () => {
   it("says a stock phrase from the assets, and plays a line's media instead of synthesising it", async () => {
     const before = await readdir(join(api.dataDir, "speech"));
     const res = await withoutEspeak(() =>
-      simCall({ to: "1002", script: { steps: [{ wait_s: 1 }, { say: "Hello?" }, { say: "Another line no build has rendered.", media: "tone_stream://%(1000,0,1200);loops=1" }] } }),
+      simCall({
+        to: "1002",
+        script: { asks_for_supervisor: true, steps: [{ wait_s: 1 }, { say: "Hello?" }, { say: "Another line no build has rendered.", media: "tone_stream://%(1000,0,1200);loops=1" }] },
+      }),
     );
     expect(res.status, res.text).toBe(201);
+    // The supervisor line comes first, before the script's own steps.
+    expect(res.body.data.script).toMatchObject({ step: 0, steps: 4 });
     expect(await readdir(join(api.dataDir, "speech"))).toEqual(before);
     const offered = await phone("agent1").incoming();
     await offered.answer();
     await connected(offered);
     await phaseIs(res.body.data.id, "talking");
     const listening = listen(offered);
+    await poll("the supervisor line said", async () => ((await rowOf(res.body.data.id))?.script?.step === 1 ? true : undefined), 15_000);
     await clock.advance(1000);
-    await poll("every step done", async () => ((await rowOf(res.body.data.id))?.script?.step === 3 ? true : undefined), 15_000);
+    await poll("every step done", async () => ((await rowOf(res.body.data.id))?.script?.step === 4 ? true : undefined), 15_000);
     await sleep(300);
     const samples = listening.stop();
-    const stock = voiced(decodeWav(await readFile(join(ASSETS_DIR, "phrases", "hello.wav"))));
-    // The stock phrase, then the tone played in place of the line: both heard, one after the other.
-    expect(voiced(samples).ms).toBeGreaterThan(stock.ms + 1000 - 60);
+    const stock = async (file: string) => voiced(decodeWav(await readFile(join(ASSETS_DIR, "phrases", file)))).ms;
+    // After the pause, the stock "Hello?" and the tone played in place of the line: heard one after the other.
+    expect(voiced(samples).ms).toBeGreaterThan((await stock("hello.wav")) + 1000 - 60);
     let toneFrames = 0;
     for (let at = 0; at + FRAME_SAMPLES <= samples.length; at += FRAME_SAMPLES) if (toneShare(samples.slice(at, at + FRAME_SAMPLES), 1200) > 0.6) toneFrames += 1;
     expect(toneFrames).toBeGreaterThan(40);
