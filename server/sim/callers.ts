@@ -205,11 +205,13 @@ export class SimCallers {
 
   /** A line's WAV: synthesised (or a stock phrase), else its fallback media when synthesis is missing. */
   async #spoken(line: SpokenLine, fallback: string | undefined, accountId: string, field: string): Promise<string> {
+    // The fallback is checked whether or not it is needed here: the script must hold on any machine.
+    const fallbackUri = fallback === undefined ? undefined : await this.#playable(accountId, fallback, field.replace(/\.say$/, ".media"));
     try {
       return await this.#deps.speech.wavOf(line);
     } catch (err) {
       if (err instanceof SpeechUnavailableError) {
-        if (fallback !== undefined) return this.#playable(accountId, fallback, field.replace(/\.say$/, ".media"));
+        if (fallbackUri !== undefined) return fallbackUri;
         throw new SimCallRequestError(field, "synthesis_unavailable", `${err.message}; or give the line a media id to play instead`, SPEECH_PROGRAM);
       }
       if (err instanceof SpeechRenderError) throw new SimCallRequestError(field, "synthesis", err.message, line.text);

@@ -49,6 +49,7 @@ describe("a simulated caller's script", () => {
       [{ steps: [{ hangup: true }], talk_s: 30 }, "script.talk_s", "conflict"],
       [{ steps: [{ play: "https://example.com/line.wav" }] }, "script.steps.0.play", "format"],
       [{ steps: [{ play: "f".repeat(32) }] }, "script.steps.0.play", "not_found"],
+      [{ steps: [{ say: "Hello?", media: "https://example.com/hello.wav" }] }, "script.steps.0.media", "format"],
     ];
     for (const [script, field, rule] of cases) {
       const res = await refusal(script);
