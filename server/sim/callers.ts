@@ -10,7 +10,7 @@ import { MediaReferenceError } from "../media/reference.js";
 import type { CallSignalling, InboundCall } from "../sip/call-signalling.js";
 import type { Store } from "../store/index.js";
 import { newId } from "../store/index.js";
-import { SimulatedCaller } from "./caller.js";
+import { SimulatedCaller, type ScriptMedia } from "./caller.js";
 import type { ConductPlan, ConductStep } from "./conduct.js";
 import type { CallerScript } from "./script.js";
 import { SPEECH_PROGRAM, SpeechRenderError, SpeechUnavailableError, SUPERVISOR_LINE, type SpeechSynthesiser, type SpokenLine } from "./speech.js";
@@ -91,9 +91,10 @@ export class SimCallers {
     if (this.ofAccount(accountId).length >= MAX_SIM_CALLS_PER_ACCOUNT) {
       throw new SimCallLimitError(`an account may have ${MAX_SIM_CALLS_PER_ACCOUNT} simulated calls at once`);
     }
+    const id = newId(this.#deps.random);
     const behaviour = "audio" in request.behaviour
       ? { kind: "audio" as const, source: await this.#audio(accountId, request.behaviour.audio, "audio"), name: request.behaviour.audio }
-      : { kind: "script" as const, plan: await this.#plan(accountId, request.behaviour.script), media: this.#scriptMedia() };
+      : { kind: "script" as const, plan: await this.#plan(accountId, request.behaviour.script), media: this.#scriptMedia(id) };
     const leg = this.#deps.media.createLeg();
     let offer: string;
     try {
@@ -101,11 +102,6 @@ export class SimCallers {
     } catch (err) {
       await leg.close("offer failed");
       throw err;
-    }
-    const id = newId(this.#deps.random);
-    if (behaviour.kind === "script") {
-      const onError = this.#deps.onError;
-      behaviour.media.onError = (err, what) => onError?.(err, what, id);
     }
     const caller = new SimulatedCaller({
       id,
@@ -161,8 +157,9 @@ export class SimCallers {
     }
   }
 
-  #scriptMedia(): { ticks: MediaEngine["clock"]; player: (uri: string) => Promise<AudioSource>; onError: (err: unknown, what: string) => void } {
-    return { ticks: this.#deps.media.clock, player: (uri) => this.#deps.media.player(uri), onError: () => undefined };
+  #scriptMedia(callId: string): ScriptMedia {
+    const onError = this.#deps.onError;
+    return { ticks: this.#deps.media.clock, player: (uri) => this.#deps.media.player(uri), onError: (err, what) => onError?.(err, what, callId) };
   }
 
   /**

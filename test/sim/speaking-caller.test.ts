@@ -110,10 +110,15 @@ function listen(call: PhoneCall): { stop(): { samples: number[]; cutMs: number }
   };
 }
 
-/** The heard span is the sent one, within a frame at each end, less what the receive buffer cut. */
+/**
+ * The heard span is the sent one, within a frame at each end, less what the receive buffer cut,
+ * and less up to 4% that the server's own legs may not send: audio for a tick the frame clock
+ * delivers over 60 ms late (a loaded machine) is skipped (maxSendLatenessMs), out of the phone's sight.
+ */
 function sameLength(heard: { samples: number[]; cutMs: number }, sentMs: number, what: string): void {
   const ms = voiced(heard.samples).ms;
-  expect(ms, `${what}: heard ${ms} ms, sent ${sentMs} ms, ${heard.cutMs} ms cut by the receive buffer`).toBeGreaterThanOrEqual(sentMs - 60 - heard.cutMs);
+  const least = sentMs - 60 - heard.cutMs - 0.04 * sentMs;
+  expect(ms, `${what}: heard ${ms} ms, sent ${sentMs} ms, ${heard.cutMs} ms cut by the receive buffer`).toBeGreaterThanOrEqual(least);
   expect(ms, `${what}: heard ${ms} ms, sent ${sentMs} ms`).toBeLessThanOrEqual(sentMs + 60);
 }
 
