@@ -19,6 +19,7 @@ import { publishRegistrations } from "./events/registrations.js";
 import { MediaEngine } from "./media/index.js";
 import { startCalls, type CallEngine } from "./calls/index.js";
 import { SimCallers } from "./sim/callers.js";
+import { SpeechSynthesiser } from "./sim/speech.js";
 import { startTexting } from "./texting/index.js";
 import { TEXTING_API_PREFIX, TEXTING_PATH_FAILURES } from "./texting/routes.js";
 import { buildAsyncApi } from "./events/asyncapi.js";
@@ -96,8 +97,16 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     workers: config.mediaWorkers ?? 0,
     onWorkerFailure: (reason) => logger.error(`${reason}: its calls lost their audio and were hung up`),
   });
-  // Simulated callers reach the engine as inbound calls beside SIP's.
-  const sim = new SimCallers({ store, media, clock, random });
+  // Simulated callers reach the engine as inbound calls beside SIP's; their speech is cached in the data directory.
+  const sim = new SimCallers({
+    store,
+    media,
+    clock,
+    random,
+    bus: events.bus,
+    speech: new SpeechSynthesiser({ dataDir: config.dataDir, assetsDir: config.assetsDir }),
+    onError: (err, what, callId) => logger.warn({ err, call_id: callId }, `sim: ${what} failed`),
+  });
   const calls = startCalls({ store, bus: events.bus, media, signalling: sim.signalling(config.callSignalling ?? sip.calls), clock, logger });
   // Recordings a crash cut short are stored before anyone can ask for the list.
   await calls.recordings.ready;

@@ -1,10 +1,13 @@
 // A simulated caller: a server-side WebRTC leg that calls the account as a device would (it makes
-// the offer, hears 180 and 200 or a refusal), plays its audio once answered, and sends DTMF or
-// hangs up when the API says so. The call engine meets it as an ordinary InboundCall.
+// the offer, hears 180 and 200 or a refusal), then either plays one audio source once answered or
+// follows a script (conduct.ts), and sends DTMF or hangs up when the API says so. The call engine
+// meets it as an ordinary InboundCall.
 import { EventEmitter } from "node:events";
 import type { Clock } from "../clock.js";
 import type { AudioSource, LegStateChange, WebRtcLeg } from "../media/index.js";
 import type { CallParty, DeviceRef, InboundCall, InboundCallEvents } from "../sip/call-signalling.js";
+import { CallerConduct, type ConductCall, type ConductPlan } from "./conduct.js";
+import type { CallerProgress } from "./script.js";
 
 /**
  * ```
@@ -56,15 +59,18 @@ export interface SimulatedCallerOptions {
   /** The caller's own leg, already holding its offer. */
   leg: WebRtcLeg;
   offer: string;
-  /** Played from the answer on, once. */
-  audio: AudioSource;
-  /** What the request named as audio, for the API's rows. */
-  audioName: string;
+  /** One source played from the answer on, once; or a script the caller follows. */
+  behaviour: { kind: "audio"; source: AudioSource; name: string } | { kind: "script"; plan: ConductPlan; media: ScriptMedia };
   clock: Clock;
 }
 
+/** What a scripted caller uses of the media engine besides its leg. */
+export type ScriptMedia = Pick<ConductCall, "ticks" | "player" | "onError">;
+
 interface SimulatedCallerEvents {
   state: [SimCallChange];
+  /** A scripted caller moved on: a step, a phase, or why it left. */
+  progress: [CallerProgress];
 }
 
 export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
@@ -72,12 +78,14 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
   readonly accountId: string;
   readonly to: string;
   readonly caller: { name: string; number: string };
-  readonly audioName: string;
+  /** What the request named as audio (a caller without a script), for the API's rows. */
+  readonly audioName: string | undefined;
   readonly createdAt: number;
   /** What the call engine is handed: the INVITE this caller sends. */
   readonly inbound: InboundCall;
   readonly #leg: WebRtcLeg;
-  readonly #audio: AudioSource;
+  readonly #audio: AudioSource | undefined;
+  readonly #conduct: CallerConduct | undefined;
   readonly #clock: Clock;
   readonly #face: SimInboundCall;
   #state: SimCallState = "new";
@@ -88,10 +96,24 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
     this.accountId = options.accountId;
     this.to = options.to;
     this.caller = { ...options.caller };
-    this.audioName = options.audioName;
     this.#leg = options.leg;
-    this.#audio = options.audio;
     this.#clock = options.clock;
+    const behaviour = options.behaviour;
+    if (behaviour.kind === "audio") {
+      this.audioName = behaviour.name;
+      this.#audio = behaviour.source;
+    } else {
+      this.audioName = undefined;
+      const call: ConductCall = {
+        ...behaviour.media,
+        clock: options.clock,
+        incoming: this.#leg.incoming,
+        play: (source) => this.#leg.play(source),
+        sendDtmf: (digits) => (this.#state === "answered" ? this.#leg.sendDtmf(digits) : Promise.resolve()),
+        hangup: () => this.hangup(),
+      };
+      this.#conduct = new CallerConduct(behaviour.plan, call, (progress) => this.emit("progress", progress));
+    }
     this.createdAt = this.#clock.now();
     this.#face = new SimInboundCall(
       {
@@ -120,6 +142,26 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
 
   get state(): SimCallState {
     return this.#state;
+  }
+
+  /** A scripted caller's step and phase; undefined for a caller that plays one audio source. */
+  get progress(): CallerProgress | undefined {
+    return this.#conduct?.progress;
+  }
+
+  /** Its channel joined a bridge (someone answered it, or took it after a transfer). */
+  channelBridged(): void {
+    this.#conduct?.bridged();
+  }
+
+  /** Its channel left its bridge and is still up. */
+  channelUnbridged(): void {
+    this.#conduct?.unbridged();
+  }
+
+  /** The party bridged with it holds (true) or resumes (false). */
+  partyHolding(on: boolean): void {
+    this.#conduct?.partyHolding(on);
   }
 
   /**
@@ -157,7 +199,8 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
     if (this.#over()) throw gone();
     if (this.#state === "answered") return;
     this.#transition("answered");
-    this.#leg.play(this.#audio);
+    if (this.#audio) this.#leg.play(this.#audio);
+    this.#conduct?.answered();
   }
 
   async #engineReinvite(offer: string): Promise<string> {
@@ -181,6 +224,7 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
     const from = this.#state;
     if (!ALLOWED[from].includes(to)) throw new IllegalSimCallTransition(`simulated call ${this.id} cannot go from ${from} to ${to}`);
     this.#state = to;
+    if (to === "ended") this.#conduct?.ended();
     this.emit("state", { from, to, at: this.#clock.now() });
   }
 }

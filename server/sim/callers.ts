@@ -1,13 +1,19 @@
 // The simulated callers of every account: started for the API (trainers, demos, tests), handed to
 // the call engine beside SIP's inbound calls so the engine cannot tell them apart, kept while live.
+// A scripted caller learns how its call goes from the call events on the bus, as a person on the
+// line would hear it: someone answered (its channel bridged), its party holds, a transfer.
 import type { Clock, RandomSource } from "../clock.js";
 import { MediaLibrary } from "../calls/media-library.js";
+import type { BusEvent, EventBus } from "../events/bus.js";
 import { MediaUriError, type AudioSource, type MediaEngine } from "../media/index.js";
 import { MediaReferenceError } from "../media/reference.js";
 import type { CallSignalling, InboundCall } from "../sip/call-signalling.js";
 import type { Store } from "../store/index.js";
 import { newId } from "../store/index.js";
-import { SimulatedCaller } from "./caller.js";
+import { SimulatedCaller, type ScriptMedia } from "./caller.js";
+import type { ConductPlan, ConductStep } from "./conduct.js";
+import type { CallerScript } from "./script.js";
+import { SPEECH_PROGRAM, SpeechRenderError, SpeechUnavailableError, SUPERVISOR_LINE, type SpeechSynthesiser, type SpokenLine } from "./speech.js";
 
 /** Far more than a training session rings at once; a bound so a script cannot exhaust the ports. */
 export const MAX_SIM_CALLS_PER_ACCOUNT = 50;
@@ -16,8 +22,11 @@ export interface SimCallRequest {
   to: string;
   callerIdName: string;
   callerIdNumber: string;
-  /** A media reference (server/media/reference.ts): a media id of the account, tone_stream:// or silence_stream://. */
-  audio: string;
+  /**
+   * What the caller does once answered: `audio`, a media reference (server/media/reference.ts:
+   * a media id of the account, tone_stream:// or silence_stream://) played once, or a script.
+   */
+  behaviour: { audio: string } | { script: CallerScript };
 }
 
 /** A request the simulator refuses, naming the field and the rule (the API's 400). */
@@ -43,6 +52,11 @@ export interface SimCallersDeps {
   media: MediaEngine;
   clock: Clock;
   random: RandomSource;
+  /** The call events scripted callers follow. */
+  bus: EventBus;
+  speech: SpeechSynthesiser;
+  /** Failures in a caller's background work (a line that cannot be opened, DTMF not sent). */
+  onError?(err: unknown, what: string, callId: string): void;
 }
 
 export class SimCallers {
@@ -50,10 +64,14 @@ export class SimCallers {
   readonly #library: MediaLibrary;
   readonly #handlers: ((call: InboundCall) => void)[] = [];
   readonly #calls = new Map<string, SimulatedCaller>();
+  /** The leg each simulated call is bridged with, by that leg's id: its hold is the caller's. */
+  readonly #parties = new Map<string, string>();
+  readonly #unsubscribe: () => void;
 
   constructor(deps: SimCallersDeps) {
     this.#deps = deps;
     this.#library = new MediaLibrary(deps.store, deps.media);
+    this.#unsubscribe = deps.bus.subscribe((event) => this.#follow(event));
   }
 
   /** The signalling the call engine listens to: `sip`'s calls in and out, plus the simulated ones in. */
@@ -73,7 +91,10 @@ export class SimCallers {
     if (this.ofAccount(accountId).length >= MAX_SIM_CALLS_PER_ACCOUNT) {
       throw new SimCallLimitError(`an account may have ${MAX_SIM_CALLS_PER_ACCOUNT} simulated calls at once`);
     }
-    const audio = await this.#audio(accountId, request.audio);
+    const id = newId(this.#deps.random);
+    const behaviour = "audio" in request.behaviour
+      ? { kind: "audio" as const, source: await this.#audio(accountId, request.behaviour.audio, "audio"), name: request.behaviour.audio }
+      : { kind: "script" as const, plan: await this.#plan(accountId, request.behaviour.script), media: this.#scriptMedia(id) };
     const leg = this.#deps.media.createLeg();
     let offer: string;
     try {
@@ -83,19 +104,20 @@ export class SimCallers {
       throw err;
     }
     const caller = new SimulatedCaller({
-      id: newId(this.#deps.random),
+      id,
       accountId,
       to: request.to,
       caller: { name: request.callerIdName, number: request.callerIdNumber },
       leg,
       offer,
-      audio,
-      audioName: request.audio,
+      behaviour,
       clock: this.#deps.clock,
     });
     this.#calls.set(caller.id, caller);
     caller.on("state", (change) => {
-      if (change.to === "ended") this.#calls.delete(caller.id);
+      if (change.to !== "ended") return;
+      this.#calls.delete(caller.id);
+      for (const [party, callId] of this.#parties) if (callId === caller.id) this.#parties.delete(party);
     });
     for (const handler of this.#handlers) handler(caller.inbound);
     return caller;
@@ -113,23 +135,114 @@ export class SimCallers {
 
   /** Every simulated caller hangs up (server shutdown). */
   close(): void {
+    this.#unsubscribe();
     for (const caller of [...this.#calls.values()]) caller.hangup();
   }
 
-  async #audio(accountId: string, audio: string): Promise<AudioSource> {
-    let uri: string;
+  /** A call event of a simulated caller's channel, or of the leg it is bridged with. */
+  #follow(event: BusEvent): void {
+    if (this.#calls.size === 0 || !event.routing_key.startsWith("call.")) return;
+    const id = event.routing_key.slice(event.routing_key.lastIndexOf(".") + 1);
+    const own = this.#calls.get(id);
+    if (own && event.name === "CHANNEL_BRIDGE") {
+      const party = event.data.other_leg_call_id;
+      if (typeof party === "string") this.#parties.set(party, id);
+      own.channelBridged();
+    } else if (own && event.name === "CHANNEL_UNBRIDGE") {
+      for (const [party, callId] of this.#parties) if (callId === id) this.#parties.delete(party);
+      own.channelUnbridged();
+    } else if (event.name === "CHANNEL_HOLD" || event.name === "CHANNEL_UNHOLD") {
+      const callId = this.#parties.get(id);
+      if (callId !== undefined) this.#calls.get(callId)?.partyHolding(event.name === "CHANNEL_HOLD");
+    }
+  }
+
+  #scriptMedia(callId: string): ScriptMedia {
+    const onError = this.#deps.onError;
+    return { ticks: this.#deps.media.clock, player: (uri) => this.#deps.media.player(uri), onError: (err, what) => onError?.(err, what, callId) };
+  }
+
+  /**
+   * The script with every line made playable before the call is placed, so a line that cannot be
+   * said is the request's 400 and not a silence in the middle of a call.
+   */
+  async #plan(accountId: string, script: CallerScript): Promise<ConductPlan> {
+    const steps: ConductStep[] = [];
+    if (script.asksForSupervisor) {
+      const line = { text: SUPERVISOR_LINE, language: script.language, ...(script.voice === undefined ? {} : { voice: script.voice }) };
+      steps.push({ kind: "line", uri: await this.#spoken(line, undefined, accountId, "script.asks_for_supervisor") });
+    }
+    for (const [index, step] of script.steps.entries()) {
+      const field = `script.steps.${index}`;
+      switch (step.kind) {
+        case "say":
+          steps.push({ kind: "line", uri: await this.#spoken(step.line, step.media, accountId, `${field}.say`) });
+          break;
+        case "play":
+          steps.push({ kind: "line", uri: await this.#playable(accountId, step.media, `${field}.play`) });
+          break;
+        case "wait":
+          steps.push({ kind: "wait", seconds: step.seconds });
+          break;
+        case "digits":
+          steps.push({ kind: "digits", digits: step.digits, ...(step.afterS === undefined ? {} : { afterS: step.afterS }) });
+          break;
+        case "hangup":
+          steps.push({ kind: "hangup" });
+          break;
+      }
+    }
+    return {
+      steps,
+      ...(script.patienceS === undefined ? {} : { patienceS: script.patienceS }),
+      ...(script.talkS === undefined ? {} : { talkS: script.talkS }),
+      ...(script.holdPatienceS === undefined ? {} : { holdPatienceS: script.holdPatienceS }),
+    };
+  }
+
+  /** A line's WAV: synthesised (or a stock phrase), else its fallback media when synthesis is missing. */
+  async #spoken(line: SpokenLine, fallback: string | undefined, accountId: string, field: string): Promise<string> {
+    // The fallback is checked whether or not it is needed here: the script must hold on any machine.
+    const fallbackUri = fallback === undefined ? undefined : await this.#playable(accountId, fallback, field.replace(/\.say$/, ".media"));
     try {
-      uri = await this.#library.resolve(accountId, audio);
+      return await this.#deps.speech.wavOf(line);
     } catch (err) {
-      if (err instanceof MediaReferenceError) throw new SimCallRequestError("audio", err.rule, err.message, audio);
+      if (err instanceof SpeechUnavailableError) {
+        if (fallbackUri !== undefined) return fallbackUri;
+        throw new SimCallRequestError(field, "synthesis_unavailable", `${err.message}; or give the line a media id to play instead`, SPEECH_PROGRAM);
+      }
+      if (err instanceof SpeechRenderError) throw new SimCallRequestError(field, "synthesis", err.message, line.text);
       throw err;
     }
+  }
+
+  /** A media reference resolved and opened once, so what cannot be played is refused now. */
+  async #playable(accountId: string, reference: string, field: string): Promise<string> {
+    const uri = await this.#resolve(accountId, reference, field);
+    await this.#open(uri, reference, field);
+    return uri;
+  }
+
+  async #audio(accountId: string, audio: string, field: string): Promise<AudioSource> {
+    return this.#open(await this.#resolve(accountId, audio, field), audio, field);
+  }
+
+  async #resolve(accountId: string, reference: string, field: string): Promise<string> {
+    try {
+      return await this.#library.resolve(accountId, reference);
+    } catch (err) {
+      if (err instanceof MediaReferenceError) throw new SimCallRequestError(field, err.rule, err.message, reference);
+      throw err;
+    }
+  }
+
+  async #open(uri: string, reference: string, field: string): Promise<AudioSource> {
     try {
       return await this.#deps.media.player(uri);
     } catch (err) {
       // A URI's own mistake helps the client; a file's error would only show the server's paths.
       const why = err instanceof MediaUriError ? err.message : "the media's audio cannot be read";
-      throw new SimCallRequestError("audio", "format", `cannot be played: ${why}`, audio);
+      throw new SimCallRequestError(field, "format", `cannot be played: ${why}`, reference);
     }
   }
 }

@@ -1,0 +1,315 @@
+// Scripted simulated callers on a started server whose server time is a manual clock and whose
+// devices are fake phones with real werift legs: a line rendered by espeak-ng is heard at the
+// answering phone with the rendered WAV's energy and duration; patience runs out in a queue on the
+// server's clock; digits answer the queue-login pin prompt; talk time does not count hold, and a
+// caller hangs up after its hold patience; without espeak-ng a line is refused naming the
+// program, unless it is a stock phrase or has a media id to play instead.
+import { readdir, readFile } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../server/clock-control.js";
+import type { BusEvent } from "../../server/events/index.js";
+import { FRAME_SAMPLES, levelDbfs, MediaEngine, toneShare } from "../../server/media/index.js";
+import { decodeWav } from "../../server/media/player.js";
+import { ASSETS_DIR, startApi, type TestApi } from "../helpers/api.js";
+import { connected, FakeSignalling, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
+import { poll } from "../helpers/poll.js";
+
+interface Progress {
+  phase: string;
+  step: number;
+  steps: number;
+}
+
+interface SimRow {
+  id: string;
+  state: string;
+  script?: Progress;
+}
+
+const clock = new ManualClock(Date.now());
+const media = new MediaEngine({ maxSendLatenessMs: Infinity });
+const signalling = new FakeSignalling(media);
+const phones = new Map<string, FakePhone>();
+const events: BusEvent[] = [];
+let api: TestApi;
+let token: string;
+let base: string;
+/** The first test's rendered line, in the speech cache. */
+let first = "";
+
+beforeAll(async () => {
+  api = await startApi({ clock, config: { callSignalling: signalling } });
+  const login = await api.login("admin");
+  token = login.token;
+  base = `/v2/accounts/${login.accountId}`;
+  const devices = await api.call<{ id: string; username: string }[]>("GET", `${base}/devices`, { token });
+  for (const d of devices.body.data) phones.set(d.username, signalling.phone({ accountId: login.accountId, deviceId: d.id }, d.username));
+  api.server.events.bus.subscribe((e) => events.push(e));
+  // werift loads on a leg's first use: here, in the hook, rather than inside the first test's call.
+  const warm = media.createLeg();
+  await warm.createOffer();
+  await warm.close();
+});
+// A test that failed half-way leaves no call behind for the next.
+afterEach(async () => {
+  const live = await api.call<SimRow[]>("GET", `${base}/sim/calls`, { token });
+  for (const row of live.body.data) await api.call("POST", `${base}/sim/calls/${row.id}`, { token, data: { action: "hangup" } });
+  for (const channel of api.server.calls.channels.all()) channel.hangup();
+  await noChannels();
+});
+afterAll(async () => {
+  await api?.close();
+  await media.close();
+});
+
+const customer = { caller_id_name: "Casey Customer", caller_id_number: "+14155550100" };
+const simCall = (data: Record<string, unknown>) => api.call<SimRow>("POST", `${base}/sim/calls`, { token, data: { ...customer, ...data } });
+const rowOf = async (id: string): Promise<SimRow | undefined> => {
+  const res = await api.call<SimRow>("GET", `${base}/sim/calls/${id}`, { token });
+  return res.status === 200 ? res.body.data : undefined;
+};
+const phaseIs = (id: string, phase: string) => poll(`the caller ${phase}`, async () => ((await rowOf(id))?.script?.phase === phase ? true : undefined));
+const gone = (id: string) => poll("the caller gone", async () => ((await rowOf(id)) === undefined ? true : undefined));
+const phone = (username: string): FakePhone => {
+  const found = phones.get(username);
+  if (!found) throw new Error(`no phone ${username}`);
+  return found;
+};
+const mediaUp = (id: string) =>
+  until(() => {
+    const leg = api.server.calls.channels.get(id)?.media;
+    return leg !== undefined && "state" in leg && leg.state === "connected";
+  }, "the caller's media up");
+const noChannels = () => until(() => api.server.calls.channels.size === 0, "every channel to end");
+
+/** The stretch from the first to the last frame louder than -40 dBFS: its length and level. */
+function voiced(samples: ArrayLike<number>): { ms: number; dbfs: number } {
+  const frames: number[] = [];
+  for (let at = 0; at + FRAME_SAMPLES <= samples.length; at += FRAME_SAMPLES) frames.push(levelDbfs(Array.from(samples).slice(at, at + FRAME_SAMPLES)));
+  const first = frames.findIndex((level) => level > -40);
+  const last = frames.findLastIndex((level) => level > -40);
+  if (first < 0) return { ms: 0, dbfs: -Infinity };
+  return { ms: (last - first + 1) * 20, dbfs: levelDbfs(Array.from(samples).slice(first * FRAME_SAMPLES, (last + 1) * FRAME_SAMPLES)) };
+}
+
+/**
+ * What `call`'s phone hears from now until stop(), and how many frames' worth of delay its
+ * receive buffer cut meanwhile by playing a backlog faster (media/frame-fifo.ts): speech heard is
+ * that much shorter than sent, by design, when a loaded machine delays packets.
+ */
+function listen(call: PhoneCall): { stop(): { samples: number[]; cutMs: number } } {
+  const samples: number[] = [];
+  const compressed = call.leg.stats().fifo.compressed;
+  const stop = media.clock.subscribe((tick) => samples.push(...call.leg.incoming.read(tick)));
+  return {
+    stop() {
+      stop();
+      return { samples, cutMs: (call.leg.stats().fifo.compressed - compressed) * 20 };
+    },
+  };
+}
+
+/**
+ * The heard span is the sent one, within a frame at each end, less what the receive buffer cut,
+ * and less up to 4% that the server's own legs may not send: audio for a tick the frame clock
+ * delivers over 60 ms late (a loaded machine) is skipped (maxSendLatenessMs), out of the phone's sight.
+ */
+function sameLength(heard: { samples: number[]; cutMs: number }, sentMs: number, what: string): void {
+  const ms = voiced(heard.samples).ms;
+  const least = sentMs - 60 - heard.cutMs - 0.04 * sentMs;
+  expect(ms, `${what}: heard ${ms} ms, sent ${sentMs} ms, ${heard.cutMs} ms cut by the receive buffer`).toBeGreaterThanOrEqual(least);
+  expect(ms, `${what}: heard ${ms} ms, sent ${sentMs} ms`).toBeLessThanOrEqual(sentMs + 60);
+}
+
+/** Runs `body` with a PATH on which no espeak-ng can be found. */
+async function withoutEspeak<T>(body: () => Promise<T>): Promise<T> {
+  const path = process.env.PATH;
+  process.env.PATH = "/nonexistent";
+  try {
+    return await body();
+  } finally {
+    process.env.PATH = path;
+  }
+}
+
+describe("a scripted simulated caller", () => {
+  it("says its line once answered: the phone hears speech with the rendered WAV's energy and duration", async () => {
+    const text = "Hello, this is a simulated caller with a question about an order.";
+    const started = await simCall({ to: "1002", script: { steps: [{ wait_s: 1 }, { say: text }] } });
+    expect(started.status, started.text).toBe(201);
+    expect(started.body.data.script).toEqual({ phase: "calling", step: 0, steps: 2 });
+    const rendered = await readdir(join(api.dataDir, "speech"));
+    expect(rendered).toHaveLength(1);
+    first = rendered[0] ?? "";
+    const wav = decodeWav(await readFile(join(api.dataDir, "speech", rendered[0] ?? "")));
+
+    const offered = await phone("agent1").incoming();
+    await offered.answer();
+    await connected(offered);
+    await phaseIs(started.body.data.id, "talking");
+    // The pause is on the server's clock: the line starts when the test moves it on, while listening.
+    const listening = listen(offered);
+    await clock.advance(1000);
+    await poll("every step done", async () => ((await rowOf(started.body.data.id))?.script?.step === 2 ? true : undefined), 15_000);
+    await sleep(300);
+    const listened = listening.stop();
+    const heard = voiced(listened.samples);
+    const said = voiced(wav);
+    expect(said.ms).toBeGreaterThan(2000);
+    sameLength(listened, said.ms, "the line");
+    expect(Math.abs(heard.dbfs - said.dbfs), `heard at ${heard.dbfs.toFixed(1)} dBFS, rendered at ${said.dbfs.toFixed(1)}`).toBeLessThan(1.5);
+
+    offered.hangup();
+    await gone(started.body.data.id);
+    await noChannels();
+  });
+
+  it("abandons the queue when its patience runs out on the server's clock", async () => {
+    const started = await simCall({ to: "5001", script: { patience_s: 45, steps: [{ say: "Hello?" }] } });
+    expect(started.status, started.text).toBe(201);
+    const id = started.body.data.id;
+    await poll("the queue to answer the caller", async () => ((await rowOf(id))?.state === "answered" ? true : undefined));
+    // The legs' connect timeout runs on the server's clock too: the media is up before it moves.
+    await mediaUp(id);
+    expect((await rowOf(id))?.script).toMatchObject({ phase: "calling", step: 0 });
+    await clock.advance(44_000);
+    expect((await rowOf(id))?.state).toBe("answered");
+    await clock.advance(1_000);
+    await gone(id);
+    const abandoned = await poll("the queue's abandoned event", async () => events.find((e) => e.name === "abandoned" && e.data.call_id === id));
+    expect(abandoned.data).toMatchObject({ queue_name: "Sales" });
+    // The caller hung up (a BYE after the queue's answer), not the media or the queue.
+    expect(events.find((e) => e.routing_key === `call.CHANNEL_DESTROY.${id}`)?.data).toMatchObject({ hangup_cause: "NORMAL_CLEARING" });
+    await noChannels();
+  });
+
+  it("answers the queue-login pin prompt with its digits once it has heard the prompt", async () => {
+    const users = await api.call<{ id: string; username: string }[]>("GET", `${base}/users`, { token, query: { paginate: "false" } });
+    const agent3 = users.body.data.find((u) => u.username === "agent3")?.id ?? "";
+    const started = await simCall({ to: "*20", script: { steps: [{ digits: "1004#" }, { wait_s: 5 }] } });
+    expect(started.status, started.text).toBe(201);
+    const login = await poll("agent3 logged in by the caller's pin", async () => events.find((e) => e.routing_key === `callq.recipient.${agent3}` && e.name === "login"));
+    expect(login).toBeDefined();
+    const channel = api.server.calls.channels.get(started.body.data.id);
+    expect(channel?.state).toBe("answered");
+    await poll("the digits step done", async () => ((await rowOf(started.body.data.id))?.script?.step ?? 0) >= 1 || undefined);
+    await api.call("POST", `${base}/sim/calls/${started.body.data.id}`, { token, data: { action: "hangup" } });
+    await noChannels();
+  });
+
+  it("keeps talking time apart from hold: it hangs up after talk_s of talk, however long the hold", async () => {
+    const started = await simCall({ to: "1002", script: { talk_s: 60, steps: [] } });
+    const id = started.body.data.id;
+    const offered = await phone("agent1").incoming();
+    await offered.answer();
+    await connected(offered);
+    await phaseIs(id, "talking");
+    await clock.advance(30_000);
+    await offered.hold();
+    await phaseIs(id, "on_hold");
+    await clock.advance(100_000);
+    expect(offered.state).toBe("talking");
+    await offered.unhold();
+    await phaseIs(id, "talking");
+    await clock.advance(29_000);
+    expect(offered.state).toBe("talking");
+    await clock.advance(1_000);
+    await offered.reaches("ended");
+    expect(offered.endedBy).toBe("remote-bye");
+    await noChannels();
+  });
+
+  it("says a line cut by hold again in full once resumed, and one cut by a blind transfer to the new party", async () => {
+    const line = "My parcel has not arrived yet.";
+    const started = await simCall({ to: "1002", script: { steps: [{ wait_s: 1 }, { say: line }, { say: line }] } });
+    const id = started.body.data.id;
+    const offered = await phone("agent1").incoming();
+    await offered.answer();
+    await connected(offered);
+    await phaseIs(id, "talking");
+    await clock.advance(1000);
+    await sleep(400);
+    await offered.hold();
+    await phaseIs(id, "on_hold");
+    expect((await rowOf(id))?.script?.step).toBe(1);
+    const wav = voiced(decodeWav(await readFile(join(api.dataDir, "speech", (await readdir(join(api.dataDir, "speech"))).find((f) => f !== first) ?? ""))));
+
+    let heard = listen(offered);
+    await offered.unhold();
+    await poll("the second line under way", async () => ((await rowOf(id))?.script?.step === 2 ? true : undefined), 15_000);
+    sameLength(heard.stop(), wav.ms, "the first line said again in full");
+
+    await sleep(400);
+    const transferred = await api.call("PUT", `${base}/channels/${offered.callId}`, { token, data: { action: "transfer", target: "1003" } });
+    expect(transferred.status, transferred.text).toBe(202);
+    await offered.reaches("ended");
+    const second = await phone("agent2").incoming();
+    heard = listen(second);
+    await second.answer();
+    await poll("every step done", async () => ((await rowOf(id))?.script?.step === 3 ? true : undefined), 15_000);
+    sameLength(heard.stop(), wav.ms, "the second line said in full to the new party");
+    second.hangup();
+    await gone(id);
+    await noChannels();
+  });
+
+  it("hangs up after its hold patience", async () => {
+    const started = await simCall({ to: "1002", script: { hold_patience_s: 20, steps: [] } });
+    const offered = await phone("agent1").incoming();
+    await offered.answer();
+    await connected(offered);
+    await phaseIs(started.body.data.id, "talking");
+    await offered.hold();
+    await phaseIs(started.body.data.id, "on_hold");
+    await clock.advance(19_000);
+    expect(offered.state).toBe("talking");
+    await clock.advance(1_000);
+    await offered.reaches("ended");
+    expect(offered.endedBy).toBe("remote-bye");
+    await noChannels();
+  });
+});
+
+describe("speech without espeak-ng", () => {
+  it("refuses a line it cannot synthesise, naming the program, and starts nothing", async () => {
+    const res = await withoutEspeak(() => simCall({ to: "1002", script: { steps: [{ say: "A line no build has rendered before." }] } }));
+    expect(res.status).toBe(400);
+    expect(res.body).toMatchObject({ message: "validation error", data: { "script.steps.0.say": { synthesis_unavailable: { value: "espeak-ng" } } } });
+    const message = (res.body.data as unknown as Record<string, Record<string, { message: string }>>)["script.steps.0.say"]?.synthesis_unavailable?.message;
+    expect(message).toMatch(/espeak-ng is not installed/);
+    expect(api.server.calls.channels.size).toBe(0);
+  });
+
+  it("says a stock phrase from the assets, and plays a line's media instead of synthesising it", async () => {
+    const before = await readdir(join(api.dataDir, "speech"));
+    const res = await withoutEspeak(() =>
+      simCall({
+        to: "1002",
+        script: { asks_for_supervisor: true, steps: [{ wait_s: 1 }, { say: "Hello?" }, { say: "Another line no build has rendered.", media: "tone_stream://%(1000,0,1200);loops=1" }] },
+      }),
+    );
+    expect(res.status, res.text).toBe(201);
+    // The supervisor line comes first, before the script's own steps.
+    expect(res.body.data.script).toMatchObject({ step: 0, steps: 4 });
+    expect(await readdir(join(api.dataDir, "speech"))).toEqual(before);
+    const offered = await phone("agent1").incoming();
+    await offered.answer();
+    await connected(offered);
+    await phaseIs(res.body.data.id, "talking");
+    const listening = listen(offered);
+    await poll("the supervisor line said", async () => ((await rowOf(res.body.data.id))?.script?.step === 1 ? true : undefined), 15_000);
+    await clock.advance(1000);
+    await poll("every step done", async () => ((await rowOf(res.body.data.id))?.script?.step === 4 ? true : undefined), 15_000);
+    await sleep(300);
+    const { samples } = listening.stop();
+    const stock = async (file: string) => voiced(decodeWav(await readFile(join(ASSETS_DIR, "phrases", file)))).ms;
+    // After the pause, the stock "Hello?" and the tone played in place of the line: heard one after the other.
+    expect(voiced(samples).ms).toBeGreaterThan((await stock("hello.wav")) + 1000 - 60);
+    let toneFrames = 0;
+    for (let at = 0; at + FRAME_SAMPLES <= samples.length; at += FRAME_SAMPLES) if (toneShare(samples.slice(at, at + FRAME_SAMPLES), 1200) > 0.6) toneFrames += 1;
+    expect(toneFrames).toBeGreaterThan(40);
+    offered.hangup();
+    await noChannels();
+  });
+});
