@@ -21,6 +21,10 @@ import { registerSimMessages } from "./sim-messages.js";
 import { registerCallqQueues } from "./callq-queues.js";
 import { registerCallqRecipients } from "./callq-recipients.js";
 import { registerVersions } from "./versions.js";
+import { registerDirectory } from "./directory.js";
+import { registerQuickConnects } from "./quick-connects.js";
+import { registerUserPreferences } from "./user-preferences.js";
+import { registerMissedCalls } from "./missed-calls.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -42,6 +46,10 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerSimMessages(app, deps);
   registerCallqQueues(app, deps);
   registerCallqRecipients(app, deps);
+  registerDirectory(app, deps);
+  registerQuickConnects(app, deps);
+  registerUserPreferences(app, deps);
+  registerMissedCalls(app, deps);
   registerVersions(app);
 }
 
