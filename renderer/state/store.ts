@@ -25,8 +25,10 @@ import type { KeyValueStorage } from "./storage.js";
 import { createAdminSlice, type AdminSlice } from "./admin.js";
 import { createAudioSlice, type AudioHardware, type AudioSlice } from "./audio.js";
 import { createRecordingsSlice, type RecordingsSlice } from "./recordings.js";
+import { createDirectorySlice, type DirectorySlice } from "./directory.js";
+import type { DirectoryApi, DirectoryApiOptions } from "../api/directory.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & DirectorySlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -49,6 +51,8 @@ export interface StoreDeps {
   alerts?: CallAlerts;
   /** The call-queue API for a session; the HTTP one when absent. */
   callq?: (options: CallqApiOptions) => CallqApi;
+  /** The directory's local additions for a session; the HTTP one when absent. */
+  directoryApi?: (options: DirectoryApiOptions) => DirectoryApi;
   /** When batched event updates apply: each animation frame when absent. */
   frame?: FrameScheduler;
 }
@@ -69,6 +73,7 @@ export function createAppStore(options: StoreDeps) {
     ...createQueuesSlice(deps)(...args),
     ...createSupervisorSlice(deps)(...args),
     ...createTextingSlice(deps)(...args),
+    ...createDirectorySlice(deps)(...args),
   }));
 }
 
