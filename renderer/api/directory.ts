@@ -3,7 +3,7 @@
 // their missed direct calls. Answers are reduced to the fields the console uses.
 import { ApiClient, isRecord, type ApiClientOptions } from "./client.js";
 import { gregorianToMs } from "./gregorian.js";
-import { list, numberOf, record, text } from "./platform.js";
+import { list, numberOf as numberIn, record, text } from "./platform.js";
 
 /** The console's copy of the server's presence list (server/api/directory.ts PRESENCES). */
 export const PRESENCES = ["on_call", "ringing", "offline", "do_not_disturb", "ready", "away", "wrapup", "available"] as const;
@@ -23,6 +23,7 @@ export interface QuickConnect {
   name: string;
   type: "user" | "queue" | "external";
   targetId: string;
+  /** What to dial: the number given, or the first number of the callflow that reaches the target; "" when none does. */
   number: string;
 }
 
@@ -72,7 +73,7 @@ export function colleagueOf(row: Record<string, unknown>): Colleague {
 function preferencesOf(data: Record<string, unknown>): Preferences {
   const dnd = isRecord(data["do_not_disturb"]) ? data["do_not_disturb"] : {};
   const auto = isRecord(data["auto_answer"]) ? data["auto_answer"] : {};
-  return { doNotDisturb: dnd["enabled"] === true, autoAnswer: { enabled: auto["enabled"] === true, delayS: numberOf(auto["delay_s"]) } };
+  return { doNotDisturb: dnd["enabled"] === true, autoAnswer: { enabled: auto["enabled"] === true, delayS: numberIn(auto["delay_s"]) } };
 }
 
 export function createDirectoryApi(options: DirectoryApiOptions): DirectoryApi {
@@ -80,6 +81,12 @@ export function createDirectoryApi(options: DirectoryApiOptions): DirectoryApi {
   const account = `/v2/accounts/${encodeURIComponent(options.accountId)}`;
   const get = async (path: string): Promise<unknown> => (await client.request<unknown>("GET", account + path)).data;
   const user = (id: string) => `/users/${encodeURIComponent(id)}`;
+  /** The first number of a callflow whose first module names the user or queue. */
+  const numberOf = async (targetId: string): Promise<string> => {
+    const flows = list(await get(`/callflows?filter_flow.data.id=${encodeURIComponent(targetId)}&paginate=false`), "callflows");
+    const numbers = flows.flatMap((f) => (Array.isArray(f["numbers"]) ? f["numbers"].filter((n): n is string => typeof n === "string") : []));
+    return numbers[0] ?? "";
+  };
 
   return {
     async colleagues() {
@@ -87,10 +94,15 @@ export function createDirectoryApi(options: DirectoryApiOptions): DirectoryApi {
     },
 
     async quickConnects() {
-      return list(await get("/quick_connects?paginate=false"), "quick connects").map((row) => {
-        const type = row["type"] === "user" || row["type"] === "queue" ? row["type"] : "external";
-        return { id: text(row, "id"), name: text(row, "name"), type, targetId: text(row, "target_id"), number: text(row, "number") };
-      });
+      const rows = list(await get("/quick_connects?paginate=false"), "quick connects");
+      return Promise.all(
+        rows.map(async (row): Promise<QuickConnect> => {
+          const type = row["type"] === "user" || row["type"] === "queue" ? row["type"] : "external";
+          const targetId = text(row, "target_id");
+          const number = type === "external" ? text(row, "number") : await numberOf(targetId);
+          return { id: text(row, "id"), name: text(row, "name"), type, targetId, number };
+        }),
+      );
     },
 
     async preferences(userId) {
@@ -110,7 +122,7 @@ export function createDirectoryApi(options: DirectoryApiOptions): DirectoryApi {
         id: text(row, "id"),
         callerName: text(row, "caller_id_name"),
         callerNumber: text(row, "caller_id_number"),
-        at: gregorianToMs(numberOf(row["timestamp"])),
+        at: gregorianToMs(numberIn(row["timestamp"])),
         seen: row["seen"] === true,
       }));
     },
