@@ -54,6 +54,8 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
   let watching: (() => void) | null = null;
   /** Bumped by sign-out and each read, so an old answer never lands on a newer state. */
   let generation = 0;
+  /** Bumped by each change of the preferences: only the newest change's answer lands. */
+  let writes = 0;
 
   return (set, get) => {
     const patch = (next: Partial<DirectoryState>) => set((state) => ({ directory: { ...state.directory, ...next } }));
@@ -122,10 +124,15 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
         const session = get().session;
         const directory = client();
         if (session === null || directory === null) return;
+        const before = get().directory.preferences;
+        // Shown at once, put back if the server refuses.
+        if (before !== null) patch({ preferences: { ...before, doNotDisturb: enabled } });
+        const mine = ++writes;
         try {
-          patch({ preferences: await directory.setPreferences(session.ownerId, { doNotDisturb: enabled }), error: null });
+          const preferences = await directory.setPreferences(session.ownerId, { doNotDisturb: enabled });
+          if (mine === writes) patch({ preferences, error: null });
         } catch (error) {
-          patch({ error: `Do not disturb was not changed: ${errorMessage(error)}` });
+          if (mine === writes) patch({ preferences: before, error: `Do not disturb was not changed: ${errorMessage(error)}` });
         }
       },
 
@@ -133,10 +140,14 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
         const session = get().session;
         const directory = client();
         if (session === null || directory === null) return;
+        const before = get().directory.preferences;
+        if (before !== null) patch({ preferences: { ...before, autoAnswer: { enabled, delayS } } });
+        const mine = ++writes;
         try {
-          patch({ preferences: await directory.setPreferences(session.ownerId, { autoAnswer: { enabled, delayS } }), error: null });
+          const preferences = await directory.setPreferences(session.ownerId, { autoAnswer: { enabled, delayS } });
+          if (mine === writes) patch({ preferences, error: null });
         } catch (error) {
-          patch({ error: `Auto-answer was not changed: ${errorMessage(error)}` });
+          if (mine === writes) patch({ preferences: before, error: `Auto-answer was not changed: ${errorMessage(error)}` });
         }
       },
 
