@@ -1,6 +1,7 @@
 // The directory, the user preferences and the missed calls (local additions) on a real server:
 // presence composed from registrations, the queue engine and do not disturb, each change published
 // as directory.user.<id>; who may read and set what; bad input changing nothing.
+import { Ajv } from "ajv";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { createAccount, startApi, type TestApi } from "../helpers/api.js";
 import { EventsClient, type EventMessage } from "../helpers/events-client.js";
@@ -97,6 +98,16 @@ describe("the directory", () => {
     await offline;
     await api.call("POST", recipient, { token: admin.token, data: { status: "logout" } });
     await api.call("PATCH", prefsPath("agent2"), { token: admin.token, data: { do_not_disturb: { enabled: false } } });
+  });
+
+  it("sends directory events as the AsyncAPI document describes them", async () => {
+    const doc = (await (await fetch(`${api.url}/v2/asyncapi.json`)).json()) as { channels: { events: { messages: Record<string, { payload: object }> } } };
+    const payload = doc.channels.events.messages.directoryEvent?.payload;
+    expect(payload).toBeDefined();
+    const validate = new Ajv({ strict: false, allErrors: true }).compile(payload ?? {});
+    const sent = events.events.filter((m) => m.routing_key.startsWith("directory.user."));
+    expect(sent.length).toBeGreaterThan(3);
+    for (const message of sent) expect(validate(message), JSON.stringify(validate.errors)).toBe(true);
   });
 
   it("is read by any user of the account and refused to others", async () => {
