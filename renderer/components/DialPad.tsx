@@ -1,4 +1,5 @@
-// The dial pad for outbound calls: a number field (typed or keyed in) and Call.
+// The dial pad for outbound calls: a number field (typed or keyed in) and Call, and the account's
+// quick connects, each called in one click.
 import { useState, type FormEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../state/context.js";
@@ -8,7 +9,10 @@ export const DIAL_INPUT_ID = "dial-number";
 const KEYS = ["1", "2", "3", "4", "5", "6", "7", "8", "9", "*", "0", "#"];
 
 export function DialPad() {
-  const { dial, ready } = useAppStore(useShallow((state) => ({ dial: state.dial, ready: state.phone.status === "registered" })));
+  const { dial, ready, quickConnects } = useAppStore(
+    useShallow((state) => ({ dial: state.dial, ready: state.phone.status === "registered", quickConnects: state.directory.quickConnects })),
+  );
+  const quick = quickConnects.filter((q) => q.number !== "");
   const [number, setNumber] = useState("");
   const [problem, setProblem] = useState<string | null>(null);
 
@@ -61,6 +65,15 @@ export function DialPad() {
           Call
         </button>
       </form>
+      {quick.length > 0 ? (
+        <div className="button-row" role="group" aria-label="Quick connects">
+          {quick.map((q) => (
+            <button key={q.id} type="button" className="button" disabled={!ready} onClick={() => void dial(q.number)} aria-label={`Call ${q.name}`}>
+              {q.name}
+            </button>
+          ))}
+        </div>
+      ) : null}
     </section>
   );
 }

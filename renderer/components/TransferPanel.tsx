@@ -1,6 +1,6 @@
 // Transfer of a call in progress to an extension, a user (picked from the directory) or a number:
 // blind (the caller goes straight to the target) or attended (consult the target first, then
-// complete the transfer or return to the caller).
+// complete the transfer or return to the caller). The account's quick connects transfer in one click.
 import { useEffect, useId, useState, type FormEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { TransferType } from "../api/platform.js";
@@ -8,9 +8,10 @@ import { useAppStore } from "../state/context.js";
 import type { CallView } from "../state/phone.js";
 
 export function TransferPanel({ call }: { call: CallView }) {
-  const { directory, loadDirectory, transfer, complete, cancel } = useAppStore(
+  const { directory, quick, loadDirectory, transfer, complete, cancel } = useAppStore(
     useShallow((state) => ({
       directory: state.phone.directory,
+      quick: state.directory.quickConnects,
       loadDirectory: state.loadDirectory,
       transfer: state.transferCall,
       complete: state.completeTransfer,
@@ -96,6 +97,17 @@ export function TransferPanel({ call }: { call: CallView }) {
       <button type="submit" className="button" aria-disabled={call.pending !== null}>
         {call.pending === "transferring" ? "Transferring…" : "Transfer"}
       </button>
+      {quick.some((q) => q.number !== "") ? (
+        <div className="button-row" role="group" aria-label="Quick connects">
+          {quick
+            .filter((q) => q.number !== "")
+            .map((q) => (
+              <button key={q.id} type="button" className="button" aria-disabled={call.pending !== null} onClick={() => void transfer(call.id, q.number, type)} aria-label={`Transfer to ${q.name}`}>
+                {q.name}
+              </button>
+            ))}
+        </div>
+      ) : null}
     </form>
   );
 }

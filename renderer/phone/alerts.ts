@@ -7,6 +7,9 @@ import type { CallAlerts, CallInfo } from "./phone-line.js";
 /** North American ring cadence: 2 s of 440 + 480 Hz, 4 s of silence. */
 const RING_ON_S = 2;
 const RING_PERIOD_S = 6;
+/** The auto-answer tone: one short beep, heard just before the call connects. */
+const TONE_HZ = 880;
+const TONE_S = 0.25;
 
 class Ringer {
   #context: AudioContext | null = null;
@@ -69,6 +72,27 @@ class Ringer {
     this.#stopTone?.();
     this.#stopTone = null;
   }
+
+  /** One beep on the device the ringer last used. */
+  beep(): void {
+    this.stop();
+    const context = (this.#context ??= new AudioContext());
+    void context.resume().catch(() => undefined);
+    const { gain, destination } = (this.#output ??= this.#makeOutput(context));
+    const oscillator = context.createOscillator();
+    oscillator.frequency.value = TONE_HZ;
+    oscillator.connect(gain);
+    const start = context.currentTime + 0.02;
+    gain.gain.cancelScheduledValues(0);
+    gain.gain.setValueAtTime(0.15, start);
+    gain.gain.setValueAtTime(0, start + TONE_S);
+    oscillator.start(start);
+    oscillator.stop(start + TONE_S);
+    oscillator.onended = () => oscillator.disconnect();
+    const player = (this.#player ??= new Audio());
+    player.srcObject = destination.stream;
+    void player.play().catch(() => undefined);
+  }
 }
 
 /** Asks once for permission to notify, from a user's gesture (sign-in), where the browser asks at all. */
@@ -84,6 +108,7 @@ export function pageCallAlerts(): CallAlerts {
   return {
     ring: (deviceId) => ringer.start(deviceId),
     stopRing: () => ringer.stop(),
+    tone: () => ringer.beep(),
     notify(call: CallInfo) {
       if (shown.has(call.id)) return;
       const who = call.remoteName && call.remoteName !== call.remoteUser ? `${call.remoteName} (${call.remoteUser})` : call.remoteUser || "Unknown caller";

@@ -80,4 +80,6 @@ export interface CallAlerts {
   /** Shows the desktop notification; clicking it brings the console forward. */
   notify(call: CallInfo): void;
   dismiss(callId: string): void;
+  /** A short tone in the agent's ear: an offer is being answered by itself (auto-answer). */
+  tone(): void;
 }

@@ -14,7 +14,7 @@ import type { AppState } from "./store.js";
  * What the console listens to: calls, document changes, registrations, the queue engine and
  * texting, for the signed-in account only (the server enforces that).
  */
-export const EVENT_BINDINGS = ["call.*.*", "object.*.*", "notification.*.*", "callq.#", "texting.#"] as const;
+export const EVENT_BINDINGS = ["call.*.*", "object.*.*", "notification.*.*", "callq.#", "texting.#", "directory.user.*"] as const;
 
 export interface EventStreamLike {
   readonly lastSeq: number | null;
@@ -133,7 +133,7 @@ export function createConnectionSlice(deps: ConnectionDeps): StateCreator<AppSta
           if (connectedAs !== who) return;
           set((state) => ({ connection: { ...state.connection, profileError: errorMessage(error) } }));
         }
-        await Promise.all([get().startPhone(), get().loadRecentCalls()]);
+        await Promise.all([get().startPhone(), get().loadRecentCalls(), get().loadColleagues()]);
       },
 
       async disconnect() {
@@ -143,6 +143,7 @@ export function createConnectionSlice(deps: ConnectionDeps): StateCreator<AppSta
         api = null;
         set({ profile: null, connection: IDLE });
         get().clearRecentCalls();
+        get().clearColleagues();
         await get().stopPhone();
       },
 

@@ -44,6 +44,8 @@ export interface CallView extends CallInfo {
   transfer: TransferState | null;
   /** The parties of other lines merged into this one (a three-way conference); empty otherwise. */
   merged: CallParty[];
+  /** A queue offer the console answers by itself (auto-answer): clock ms it will; null otherwise. */
+  autoAnswerAt: number | null;
 }
 
 export type PhoneStatus = RegistrationState | "none" | "loading";
@@ -188,8 +190,10 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
         get().noteCallEnded(info);
         get().refreshRecentCallsSoon();
       } else if (known === undefined) {
-        next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null, merged: [] }];
+        const autoAnswerAt = info.state === "incoming" ? autoAnswerTime(info, now) : null;
+        next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null, merged: [], autoAnswerAt }];
         if (info.state === "incoming") deps.alerts?.notify(info);
+        if (autoAnswerAt !== null) deps.clock.after(autoAnswerAt - now, () => autoAnswer(info.id));
       } else {
         const answered = known.answeredAt ?? (info.state === "active" || info.state === "held" ? now : null);
         next = calls.map((c) => (c.id === info.id ? { ...c, ...info, answeredAt: answered } : c));
@@ -198,6 +202,25 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
       patchPhone({ calls: next });
       if (next.some((c) => c.state === "incoming")) deps.alerts?.ring(audioChoices(get()).ringerId || undefined);
       else deps.alerts?.stopRing();
+    }
+
+    /**
+     * When a queue offer is answered by itself: the agent's auto-answer delay after it rings.
+     * Direct calls always wait for the agent.
+     */
+    function autoAnswerTime(info: CallInfo, now: number): number | null {
+      const auto = get().directory.preferences?.autoAnswer;
+      if (info.offer.queueId === undefined || auto === undefined || !auto.enabled) return null;
+      return now + Math.max(0, auto.delayS) * 1000;
+    }
+
+    /** The delay is over: a tone, then the answer, unless the agent rejected or answered meanwhile. */
+    function autoAnswer(id: string): void {
+      const call = callOf(id);
+      if (call === undefined || call.state !== "incoming" || call.pending !== null || call.autoAnswerAt === null) return;
+      deps.alerts?.stopRing();
+      deps.alerts?.tone();
+      void get().acceptCall(id);
     }
 
     async function register(deviceId: string, mine: number): Promise<void> {

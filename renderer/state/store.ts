@@ -27,8 +27,10 @@ import { createAudioSlice, type AudioHardware, type AudioSlice } from "./audio.j
 import { createRecordingsSlice, type RecordingsSlice } from "./recordings.js";
 import { createWallboardsSlice, type WallboardsSlice } from "./wallboards.js";
 import type { WallboardsApi } from "../api/wallboards.js";
+import { createDirectorySlice, type DirectorySlice } from "./directory.js";
+import type { DirectoryApi, DirectoryApiOptions } from "../api/directory.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -52,6 +54,8 @@ export interface StoreDeps {
   alerts?: CallAlerts;
   /** The call-queue API for a session; the HTTP one when absent. */
   callq?: (options: CallqApiOptions) => CallqApi;
+  /** The directory's local additions for a session; the HTTP one when absent. */
+  directoryApi?: (options: DirectoryApiOptions) => DirectoryApi;
   /** When batched event updates apply: each animation frame when absent. */
   frame?: FrameScheduler;
 }
@@ -73,6 +77,7 @@ export function createAppStore(options: StoreDeps) {
     ...createSupervisorSlice(deps)(...args),
     ...createTextingSlice(deps)(...args),
     ...createWallboardsSlice(deps)(...args),
+    ...createDirectorySlice(deps)(...args),
   }));
 }
 

@@ -20,6 +20,8 @@ import { focusedCall, mergePair, swapPair } from "../state/phone.js";
 import type { AppState } from "../state/store.js";
 import { unreadConversations } from "../state/texting.js";
 import { Agent } from "./Agent.js";
+import { Directory, useMissedCallsTitle } from "./Directory.js";
+import { unseenMissed } from "../state/directory.js";
 import { Queues } from "./Queues.js";
 import { Admin, isAdminView } from "./admin/Admin.js";
 import { AudioSettings } from "./AudioSettings.js";
@@ -46,6 +48,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "queues", label: "Queues", element: <Queues /> },
   { path: "supervisor", label: "Supervisor", element: <Supervisor />, visible: canSupervise },
   { path: "texting", label: "Texting", element: <Texting />, waiting: { count: (state) => unreadConversations(state.texting), words: (n) => (n === 1 ? "unread conversation" : "unread conversations") } },
+  { path: "directory", label: "Directory", element: <Directory />, waiting: { count: (state) => unseenMissed(state.directory), words: (n) => (n === 1 ? "missed call" : "missed calls") } },
   { path: "recordings", label: "Recordings", element: <Recordings /> },
   { path: "admin", label: "Admin", element: <Admin />, visible: isAdminView },
   { path: "audio", label: "Audio", element: <AudioSettings /> },
@@ -57,6 +60,7 @@ const NAV_ID = "console-nav";
 
 export function Console() {
   const session = useAppStore((state) => state.session);
+  useMissedCallsTitle();
   const views = useAppStore(useShallow((state) => CONSOLE_VIEWS.filter((view) => view.visible?.(state) ?? true)));
   const token = useAppStore((state) => state.session?.token ?? null);
   const connect = useAppStore((state) => state.connect);

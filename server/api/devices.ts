@@ -24,6 +24,7 @@ export const deviceSchema: JsonSchema = {
     owner_id: { type: "string", pattern: ID_PATTERN.source },
     presence_id: { type: "string", minLength: 1, maxLength: 128 },
     exclude_from_queues: { type: "boolean" },
+    do_not_disturb: { type: "object", properties: { enabled: { type: "boolean" } } },
     mac_address: { type: "string", pattern: "^(([0-9a-fA-F]{2}[:-]?){5}[0-9a-fA-F]{2})?$" },
     flags: { type: "array", items: { type: "string", maxLength: 64 } },
     call_restriction: objectField,

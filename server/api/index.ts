@@ -25,6 +25,10 @@ import { registerCallqStats } from "./callq-stats.js";
 import { registerVersions } from "./versions.js";
 import { registerTrainingScenarios } from "./training-scenarios.js";
 import { registerWallboards } from "./wallboards.js";
+import { registerDirectory } from "./directory.js";
+import { registerQuickConnects } from "./quick-connects.js";
+import { registerUserPreferences } from "./user-preferences.js";
+import { registerMissedCalls } from "./missed-calls.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -50,6 +54,10 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerWallboards(app, deps);
   registerCallqStats(app, deps);
   registerCallqAwayReasons(app, deps);
+  registerDirectory(app, deps);
+  registerQuickConnects(app, deps);
+  registerUserPreferences(app, deps);
+  registerMissedCalls(app, deps);
   registerVersions(app);
 }
 

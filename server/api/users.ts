@@ -19,6 +19,16 @@ const personName = { type: "string", minLength: 1, maxLength: 128 };
 const objectField = { type: "object" };
 const booleanField = { type: "boolean" };
 
+/** The longest auto-answer delay: past it an agent would answer by hand anyway. */
+export const AUTO_ANSWER_MAX_DELAY_S = 30;
+
+/** Local addition: the console answers queue offers by itself after `delay_s`, with a tone. */
+export const AUTO_ANSWER_SCHEMA: JsonSchema = {
+  type: "object",
+  description: `local addition: the console answers queue offers by itself after delay_s seconds (0-${AUTO_ANSWER_MAX_DELAY_S}), with a tone`,
+  properties: { enabled: booleanField, delay_s: { type: "integer", minimum: 0, maximum: AUTO_ANSWER_MAX_DELAY_S } },
+};
+
 export const userSchema: JsonSchema = {
   type: "object",
   // Kazoo's users need only a name: no username and no password make a user who cannot log in.
@@ -56,6 +66,8 @@ export const userSchema: JsonSchema = {
         encryption: { type: "object", properties: { enforce_security: booleanField, methods: { type: "array", items: { type: "string", enum: ["srtp", "zrtp"] } } } },
       },
     },
+    do_not_disturb: { type: "object", properties: { enabled: booleanField } },
+    auto_answer: AUTO_ANSWER_SCHEMA,
     callq: {
       type: "object",
       properties: {

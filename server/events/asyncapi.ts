@@ -23,7 +23,7 @@ const object = (required: string[], properties: Record<string, JsonSchema>, extr
 const BINDING: JsonSchema = {
   type: "string",
   maxLength: 256,
-  pattern: "^(call|object|callq|qubicle|notification|texting)(\\.([A-Za-z0-9_-]+|\\*|#))*$",
+  pattern: "^(call|object|callq|qubicle|notification|texting|directory)(\\.([A-Za-z0-9_-]+|\\*|#))*$",
   description: "dot-separated segments; `*` matches one, `#` the rest; `qubicle.` is `callq.`",
 };
 const REQUEST_ID: JsonSchema = { type: ["string", "number"], description: "echoed in the reply" };
@@ -217,6 +217,24 @@ const textingData = object(["id", "conversation_id", "user_id", "direction", "fr
   contact_opted_out: { type: "boolean" },
 });
 
+// ---- directory presence (local addition, issue 19 helper D) ----------------------------------
+
+const PRESENCES = ["on_call", "ringing", "offline", "do_not_disturb", "ready", "away", "wrapup", "available"] as const;
+const directoryData = object(["account_id", "id", "name", "extensions", "presence", "registered", "do_not_disturb"], {
+  account_id: str,
+  id: str,
+  name: str,
+  first_name: str,
+  last_name: str,
+  username: str,
+  extensions: { type: "array", items: str },
+  presence: { enum: [...PRESENCES] },
+  registered: { type: "boolean", description: "one of the user's enabled devices is registered" },
+  do_not_disturb: { type: "boolean" },
+  availability_state: { enum: [...AVAILABILITY_STATES] },
+  away_reason: str,
+});
+
 /** Each event message: its name in the document, the routing keys it covers, its payload. */
 export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSchema }> = {
   callEvent: { summary: "A call leg's state changed (binding call.<EVENT>.<call_id>)", payload: eventMessage("^call\\.CHANNEL_[A-Z]+\\.[^.]+$", CALL_EVENTS, channelData) },
@@ -236,6 +254,10 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
   notificationEvent: {
     summary: "Registrations and missed calls (notification.<type>.<id>)",
     payload: eventMessage("^notification\\.(register|deregister|missed_call)\\.[^.]+$", NOTIFICATION_TYPES, notificationData),
+  },
+  directoryEvent: {
+    summary: "Local addition: a user's presence in the account directory changed (directory.user.<user_id>)",
+    payload: eventMessage("^directory\\.user\\.[^.]+$", ["presence"], directoryData),
   },
   textingEvent: { summary: "A text message was created or changed (texting.message.<id>)", payload: eventMessage("^texting\\.message\\.[^.]+$", ["created", "updated"], textingData) },
 };

@@ -118,7 +118,8 @@ describe("users: credentials, ordering, guards and owned devices", () => {
     await api.server.store.flush();
     const files = (await readdir(api.dataDir, { recursive: true, withFileTypes: true })).filter((e) => e.isFile());
     const onDisk = await Promise.all(files.map((f) => readFile(join(f.parentPath, f.name), "utf8")));
-    const usersFile = onDisk.find((text) => text.includes('"username":"secretive"'));
+    // The users collection's own file: the event log holds the name too (directory.user events).
+    const usersFile = onDisk.find((text, i) => files[i]?.name.startsWith("users") === true && text.includes('"username":"secretive"'));
     expect(usersFile, "the users file holds the new user").toBeDefined();
     expect(usersFile).toContain(hashes[0]);
     expect(usersFile).not.toContain('"password"');

@@ -4,6 +4,7 @@ import type { ChannelParty } from "../channel.js";
 import type { ModuleOutcome, ModuleRun } from "../callflow-executor.js";
 import { connect } from "../connect.js";
 import type { DialTarget } from "../dial.js";
+import type { StoredDoc } from "../../store/index.js";
 
 /** How long a module rings, from its `timeout` (seconds, default 20). */
 export const DEFAULT_RING_TIMEOUT_S = 20;
@@ -18,6 +19,20 @@ export function ringTimeoutMs(data: Record<string, unknown>): number {
 export function withoutCaller(run: ModuleRun, targets: DialTarget[]): DialTarget[] {
   if (run.data.can_call_self === true) return targets;
   return targets.filter((t) => t.device.id !== run.channel.identity.deviceId);
+}
+
+function dndOn(doc: StoredDoc | undefined): boolean {
+  const dnd = doc?.data.do_not_disturb;
+  return typeof dnd === "object" && dnd !== null && (dnd as Record<string, unknown>).enabled === true;
+}
+
+/**
+ * Kazoo's endpoint rule: a device is left out of a direct call when it or its owner has
+ * `do_not_disturb.enabled`, so a user in do not disturb rings nothing and the flow goes on as
+ * for a user without devices. Queue offers build their targets elsewhere and are not affected.
+ */
+export function withoutDoNotDisturb(targets: DialTarget[]): DialTarget[] {
+  return targets.filter((t) => !dndOn(t.device) && !dndOn(t.owner));
 }
 
 export interface RingTarget {

@@ -1,9 +1,10 @@
 // Callflow module `user`: rings every enabled device the user (data.id) owns at once (those not
-// registered are skipped) and bridges the first answer; else the flow goes on or ends.
+// registered are skipped, and none in do not disturb) and bridges the first answer; else the flow
+// goes on or ends.
 import type { CallflowModule } from "../callflow-executor.js";
 import { userParty } from "../identity.js";
 import { userTargets } from "../targets.js";
-import { ringAndBridge, withoutCaller } from "./ring.js";
+import { ringAndBridge, withoutCaller, withoutDoNotDisturb } from "./ring.js";
 
 export const userModule: CallflowModule = async (run) => {
   const { channel, ctx, data } = run;
@@ -13,5 +14,5 @@ export const userModule: CallflowModule = async (run) => {
     ctx.logger.warn({ call_id: channel.id, user_id: id }, "user module: no such user");
     return { kind: "failed", code: 404, cause: "UNALLOCATED_NUMBER" };
   }
-  return ringAndBridge(run, { targets: withoutCaller(run, found.targets), callee: userParty(found.user), ownerId: found.user.id });
+  return ringAndBridge(run, { targets: withoutDoNotDisturb(withoutCaller(run, found.targets)), callee: userParty(found.user), ownerId: found.user.id });
 };
