@@ -146,7 +146,7 @@ export function AgentState() {
   );
 }
 
-type ReasonedStatus = { state: AvailabilityState; awayReason: string | null; missedOffers: number; unavailableReason: "no_device" | null };
+type ReasonedStatus = { state: AvailabilityState; awayReason: string | null; missedOffers: number; unavailableReason: "no_device" | null; dispositionPending?: boolean };
 
 /** A chosen Away reason's label: the account's, else its code as sent. */
 export function reasonLabel(code: string, labels: readonly DispositionCode[]): string {
@@ -162,6 +162,7 @@ export function stateReasonShort(status: ReasonedStatus, labels: readonly Dispos
   }
   if (status.state === "Away" && status.awayReason !== null) return reasonLabel(status.awayReason, labels);
   if (status.unavailableReason === "no_device") return "No phone registered";
+  if (status.dispositionPending === true) return "Disposition needed";
   return null;
 }
 

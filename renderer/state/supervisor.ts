@@ -32,11 +32,13 @@ export interface RecipientRow {
   /** The recipient's stats.total_calls and stats.missed_calls as last read; null before any read while logged in. */
   handledCalls: number | null;
   missedCalls: number | null;
-  /** Why the server set them Away (missed_offers), with how many offers in a row; null otherwise. */
+  /** Why they are Away (a reason they chose, or the server's missed_offers, with how many offers in a row); null otherwise. */
   awayReason: RecipientStatus["awayReason"];
   missedOffers: number;
   /** Why they receive no offer whatever their state (no_device); null otherwise. */
   unavailableReason: RecipientStatus["unavailableReason"];
+  /** Their last queue call needs a disposition before they may be Ready. */
+  dispositionPending: boolean;
 }
 
 export interface MonitorState {
@@ -308,7 +310,12 @@ function blankRow(entry: RecipientEntry): RecipientRow {
   return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null, handledCalls: null, missedCalls: null, ...NO_REASONS };
 }
 
-const NO_REASONS: Pick<RecipientRow, "awayReason" | "missedOffers" | "unavailableReason"> = { awayReason: null, missedOffers: 0, unavailableReason: null };
+const NO_REASONS: Pick<RecipientRow, "awayReason" | "missedOffers" | "unavailableReason" | "dispositionPending"> = {
+  awayReason: null,
+  missedOffers: 0,
+  unavailableReason: null,
+  dispositionPending: false,
+};
 
 function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): RecipientRow {
   if (status === "not_logged_in") return { ...row, state: "Not-Logged-In", since: row.state === "Not-Logged-In" ? row.since : null, call: null, wrapupEndsAt: null, ...NO_REASONS };
@@ -323,6 +330,7 @@ function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): Re
     awayReason: status.awayReason,
     missedOffers: status.missedOffers,
     unavailableReason: status.unavailableReason,
+    dispositionPending: status.dispositionPending,
   };
 }
 

@@ -646,7 +646,8 @@ export class CallqEngine {
       r.pendingAway = true;
       r.pendingAwayReason = reason;
       this.#save(r);
-    } else if (r.state === "Away" && reason !== r.awayReason) {
+    } else if (r.state === "Away" && reason !== undefined && reason !== r.awayReason) {
+      // A new reason while Away; Away again without one changes nothing, as before reasons.
       r.awayReason = reason;
       r.awaySince = now;
       r.missedAwayAfter = 0;

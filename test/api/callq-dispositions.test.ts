@@ -3,10 +3,12 @@
 // refusals, the account's Away reasons (admins edit them), Away with a reason in the status, the
 // disposition of a real queue call (refused Ready until given, given by the agent only) landing
 // on both legs' CDRs, and who may read it.
+import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../server/events/index.js";
 import { createAccount, type TestApi } from "../helpers/api.js";
 import { startCallApi, type CallApi } from "../helpers/call-api.js";
+import { EventsClient, type Incoming } from "../helpers/events-client.js";
 import { connected, until } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
 import { HookReceiver } from "../helpers/webhook-receiver.js";
@@ -154,6 +156,8 @@ describe("the disposition of a queue call", () => {
     expect(patched.status, patched.text).toBe(200);
     await api.call("POST", `${base}/callq_queues/${sales.id}/recipients`, { token: admin, data: { action: "set", members: [id("agent1"), id("supervisor")] } });
     const agentPath = `${base}/callq_recipients/${id("agent1")}`;
+    const socket = await EventsClient.connect(`${api.url.replace(/^http/, "ws")}/events`);
+    expect(await socket.subscribe(t.accountId, [`callq.recipient.${id("agent1")}`, "callq.session.*"], { auth_token: admin })).toMatchObject({ status: "success" });
     const disposition = (data: Record<string, unknown>, as: string) => api.call<Record<string, unknown>>("POST", `${agentPath}/disposition`, { token: as, data });
     expect((await api.call("POST", agentPath, { token: token("agent1"), data: { action: "login_ready" } })).status).toBe(200);
 
@@ -199,6 +203,22 @@ describe("the disposition of a queue call", () => {
     const event = events.find((e) => e.routing_key === `callq.recipient.${id("agent1")}` && e.name === "disposition");
     expect(event?.data).toMatchObject({ session_id: sessionId, disposition: { code: "wrong_number", note: "asked for the bakery" } });
     expect(events.some((e) => e.routing_key === `callq.session.${sessionId}` && e.name === "disposition")).toBe(true);
+
+    // Both disposition events as the websocket sends them, each valid for its AsyncAPI message.
+    const asyncapi = (await (await fetch(`${api.url}/v2/asyncapi.json`)).json()) as { channels: { events: { messages: Record<string, { payload: object }> } } };
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const isDisposition = (key: string) => (m: Incoming) => "routing_key" in m && m.routing_key === key && m.name === "disposition";
+    for (const [key, message] of [
+      [`callq.recipient.${id("agent1")}`, "callqRecipientEvent"],
+      [`callq.session.${sessionId}`, "callqSessionEvent"],
+    ] as const) {
+      const sent = await socket.next(isDisposition(key));
+      const payload = asyncapi.channels.events.messages[message]?.payload;
+      expect(payload, message).toBeDefined();
+      const valid = ajv.compile(payload ?? {});
+      expect(valid(sent), `${message}: ${JSON.stringify(valid.errors)}`).toBe(true);
+    }
+    await socket.close();
 
     // Both legs of the call: the caller's (the simulated call) and the agent's.
     const legs = await poll("both legs' CDRs with the disposition", async () => {

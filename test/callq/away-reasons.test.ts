@@ -35,6 +35,8 @@ describe("away reasons", () => {
     const events = recipientEvents(agent).length;
     await rig.engine.recipientAction(ACCOUNT, agent, "away", { reason: "lunch" });
     expect(recipientEvents(agent), "the same reason again is no change").toHaveLength(events);
+    expect((await rig.engine.recipientAction(ACCOUNT, agent, "away")).away_reason, "nor is Away without a reason").toBe("lunch");
+    expect(recipientEvents(agent)).toHaveLength(events);
 
     const ready = await rig.engine.recipientAction(ACCOUNT, agent, "ready");
     expect(ready.away_reason).toBeUndefined();

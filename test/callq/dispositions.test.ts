@@ -152,6 +152,10 @@ describe("a required disposition", () => {
     expect((await rig.engine.recipientAction(ACCOUNT, agent, "away", { reason: "lunch" })).availability_state).toBe("Away");
     await refused(rig.engine.recipientAction(ACCOUNT, agent, "ready"), "disposition_required");
     expect(await status(agent)).toMatchObject({ availability_state: "Away", away_reason: "lunch", disposition_pending: true });
+    // Logging out is never refused, and the requirement outlives it: login_ready logs in, Away.
+    expect((await rig.engine.recipientAction(ACCOUNT, agent, "logout")).availability_state).toBe("Not-Logged-In");
+    await refused(rig.engine.recipientAction(ACCOUNT, agent, "login_ready"), "disposition_required");
+    expect(await status(agent)).toMatchObject({ availability_state: "Away", disposition_pending: true });
     await rig.engine.setDisposition(ACCOUNT, agent, { code: "sale", note: "" });
     expect((await status(agent)).availability_state).toBe("Away");
     expect((await rig.engine.recipientAction(ACCOUNT, agent, "ready")).availability_state).toBe("Ready");

@@ -1,8 +1,9 @@
 // Dispositions and Away reasons in Chromium against serve mode: Sales requires a disposition and
 // a wrap-up the agent ends themself; agent1 takes a simulated caller, hangs up, is refused Ready
 // until they choose a disposition and write a note, then goes Ready; then Away for lunch from the
-// reasons menu (by keyboard), which the supervisor's board (a second page) shows beside the
-// state. The CDRs read through the API carry the code and the note on both legs of the call.
+// reasons menu (by keyboard). The supervisor's board (a second page) shows beside the state
+// that a disposition is needed, then the reason "Lunch". The CDRs read through the API carry
+// the code and the note on both legs of the call.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
@@ -79,6 +80,8 @@ describe("a required disposition and an Away reason", () => {
     await panelOf(p).getByRole("button", { name: "Ready" }).click();
     await panelOf(p).getByRole("alert").filter({ hasText: "disposition" }).waitFor();
     expect((await f.status("agent1")).availability_state).toBe("Wrapup-Time");
+    const waiting = board.locator(`tr[data-recipient-id="${f.userId("agent1")}"][data-state="Wrapup-Time"]`);
+    await waiting.getByTestId("agent-reason").filter({ hasText: "Disposition needed" }).waitFor({ timeout: 20_000 });
     await p.screenshot({ path: join(SCREENSHOTS, "agent-disposition.png") });
     expect(await seriousAxeViolations(p)).toEqual([]);
 
@@ -116,5 +119,6 @@ describe("a required disposition and an Away reason", () => {
     });
     expect(legs.map((c) => c.call_id)).toContain(caller);
     for (const leg of legs) expect(leg.disposition).toMatchObject({ label: "Wrong number", note: "Asked for the bakery next door" });
-  });
+    // About 35 s on a quiet machine; the margin is for a loaded one.
+  }, 120_000);
 });
