@@ -5,6 +5,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { dayBounds, dayOf, intervalStart, type QueueInterval } from "../../server/callq/index.js";
 import { INTERVALS_COLLECTION, intervalOf } from "../../server/callq-host/index.js";
+import { erlangAAgents, erlangCAgents } from "../../server/callq/erlang.js";
 import { ACCOUNT, callqRig, members, settle, TestCall, type CallqRig } from "../helpers/callq.js";
 
 let rig: CallqRig | undefined;
@@ -160,5 +161,29 @@ describe("a queue's intervals", () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ offered: 3, answered: 2, abandoned: 1, answered_within: 2, handled: 2, handle_sum: 70 });
     expect((await r.engine.queueStatus(ACCOUNT, queue)).stats).toMatchObject({ total_sessions: 3, service_level: 66.7 });
+  });
+});
+
+describe("a queue's staffing estimate", () => {
+  it("takes the window's arrival rate, handle time and patience, and adds Erlang A once somebody abandoned", async () => {
+    const { r, queue } = await start();
+    const from = intervalStart(r.scheduler.now() - 60 * 60_000);
+    await answered(r, queue, "c1", 5, 100);
+    await answered(r, queue, "c2", 15, 200);
+    let estimate = await r.engine.staffing(ACCOUNT, queue, 60);
+    let windowS = (r.scheduler.now() - from) / 1000;
+    expect(estimate).toMatchObject({ estimate: true, window_minutes: 60, handle_time: 150, patience: null, agents_needed_with_abandonment: null, logged_in: 1, ready: 1 });
+    expect(estimate.calls_per_hour).toBeCloseTo((2 * 3600) / windowS, 1);
+    expect(estimate.agents_needed).toBe(erlangCAgents({ arrivalRate: 2 / windowS, handleTime: 150 }, 20, 0.8));
+
+    await abandoned(r, queue, "c3", 40, true);
+    estimate = await r.engine.staffing(ACCOUNT, queue, 60);
+    windowS = (r.scheduler.now() - from) / 1000;
+    // Patience: every wait (5 + 15 + 40 s) over the one abandonment.
+    expect(estimate.patience).toBe(60);
+    expect(estimate.agents_needed_with_abandonment).toBe(erlangAAgents({ arrivalRate: 3 / windowS, handleTime: 150, patience: 60 }, 20, 0.8));
+    // What-if inputs replace the measured ones.
+    const whatIf = await r.engine.staffing(ACCOUNT, queue, 60, { calls_per_hour: 200, handle_time: 180, target_percent: 80, patience: 0 });
+    expect(whatIf).toMatchObject({ calls_per_hour: 200, handle_time: 180, offered_load: 10, agents_needed: 14, patience: 60 });
   });
 });
