@@ -112,6 +112,14 @@ export interface ServiceLevel {
   abandonmentRate: number | null;
 }
 
+/** Inputs of a what-if staffing estimate that replace the measured ones. */
+export interface StaffingWhatIf {
+  callsPerHour?: number;
+  /** Seconds, wrap-up included. */
+  handleTime?: number;
+  targetPercent?: number;
+}
+
 /** A queue's staffing estimate (Erlang C, or A where callers abandoned): a model's figure, not a count. */
 export interface Staffing {
   agentsNeeded: number | null;
@@ -121,6 +129,8 @@ export interface Staffing {
   /** Seconds, wrap-up included; null with no call to measure. */
   handleTime: number | null;
   windowMinutes: number;
+  targetPercent: number;
+  answeredWithinS: number;
   loggedIn: number;
   ready: number;
 }
@@ -147,8 +157,8 @@ export interface CallqApi {
   /** Status of several queues (all of them when `ids` is absent). */
   queueStatuses(ids?: readonly string[]): Promise<Record<string, QueueStatus>>;
   queueSessions(queueId: string): Promise<QueueSession[]>;
-  /** The queue's staffing estimate from the last hour's calls (supervisors and admins). */
-  queueStaffing(queueId: string): Promise<Staffing>;
+  /** The queue's staffing estimate from the last hour's calls, or from `whatIf`'s inputs where given (supervisors and admins). */
+  queueStaffing(queueId: string, whatIf?: StaffingWhatIf): Promise<Staffing>;
   recipients(): Promise<RecipientEntry[]>;
   recipientStatus(userId: string): Promise<RecipientStatus>;
   recipientStatuses(userIds: readonly string[]): Promise<Record<string, RecipientStatusEntry>>;
@@ -204,8 +214,13 @@ export function createCallqApi(options: CallqApiOptions): CallqApi {
       return sessions.map((row) => sessionOf(row, queueId)).filter((s) => s.sessionId !== "");
     },
 
-    async queueStaffing(queueId) {
-      return staffingOf(record(await get(`/callq_queues/${encodeURIComponent(queueId)}/staffing`), "staffing"));
+    async queueStaffing(queueId, whatIf = {}) {
+      const query = new URLSearchParams();
+      if (whatIf.callsPerHour !== undefined) query.set("calls_per_hour", String(whatIf.callsPerHour));
+      if (whatIf.handleTime !== undefined) query.set("handle_time", String(whatIf.handleTime));
+      if (whatIf.targetPercent !== undefined) query.set("target_percent", String(whatIf.targetPercent));
+      const search = query.size > 0 ? `?${query.toString()}` : "";
+      return staffingOf(record(await get(`/callq_queues/${encodeURIComponent(queueId)}/staffing${search}`), "staffing"));
     },
 
     async recipients() {
@@ -327,6 +342,8 @@ export function staffingOf(data: Record<string, unknown>): Staffing {
     callsPerHour: numberOf(data["calls_per_hour"]),
     handleTime: nullableNumber(data["handle_time"]),
     windowMinutes: numberOf(data["window_minutes"]),
+    targetPercent: numberOf(data["target_percent"]),
+    answeredWithinS: numberOf(data["answered_within_s"]),
     loggedIn: numberOf(data["logged_in"]),
     ready: numberOf(data["ready"]),
   };

@@ -4,7 +4,7 @@
 // supervisor's own Listen / Whisper / Barge: the server rings the supervisor's phone, the console
 // answers that ring itself, and the mode can change during the call.
 import type { StateCreator } from "zustand/vanilla";
-import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry, type Staffing } from "../api/callq.js";
+import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry, type Staffing, type StaffingWhatIf } from "../api/callq.js";
 import { errorMessage, monitorErrorText } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
@@ -73,6 +73,8 @@ export interface SupervisorSlice {
   monitorRecipient(target: string, mode: MonitorMode): Promise<boolean>;
   /** Ends the supervision (hangs up its call). */
   stopMonitor(): Promise<void>;
+  /** The staffing estimate with `whatIf`'s inputs in place of the measured ones; null when it cannot be read. */
+  estimateStaffing(queueId: string, whatIf: StaffingWhatIf): Promise<Staffing | null>;
 }
 
 const EMPTY: SupervisorState = { ids: [], rows: {}, loading: false, error: null, monitor: null, monitorError: null, staffing: {} };
@@ -256,6 +258,16 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
           cancelStaffing = null;
           reconcile.cancel();
         };
+      },
+
+      async estimateStaffing(queueId, whatIf) {
+        const api = callqOf(get());
+        if (api === null) return null;
+        try {
+          return await api.queueStaffing(queueId, whatIf);
+        } catch {
+          return null;
+        }
       },
 
       async refreshRecipients() {

@@ -4,7 +4,7 @@
 // caller, calls handled and offers missed, and why the server keeps them from offers), live; Listen,
 // Whisper and Barge on an agent's call, switchable while listening. Each row and card selects only
 // its own slice of the store, so an event re-renders what it changed and nothing else.
-import { memo, useEffect } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import type { MonitorMode, QueueEntry, ServiceLevel, Staffing } from "../api/callq.js";
 import { StateName, stateReasonShort, useFreshNow } from "../components/AgentState.js";
@@ -137,10 +137,56 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
           </div>
         ))}
       </dl>
+      {staffing !== undefined ? <StaffingWhatIf queueId={queue.id} name={queue.name} measured={staffing} /> : null}
       <QueueDayChart queueId={queue.id} name={queue.name} />
     </section>
   );
 });
+
+/**
+ * What if: sliders for calls per hour, handle time and the target, starting from the measured
+ * estimate; each change asks the server again (the latest answer wins).
+ */
+function StaffingWhatIf({ queueId, name, measured }: { queueId: string; name: string; measured: Staffing }) {
+  const estimate = useAppStore((state) => state.estimateStaffing);
+  const [inputs, setInputs] = useState(() => ({
+    callsPerHour: Math.round(measured.callsPerHour),
+    handleTime: Math.round(measured.handleTime ?? 180),
+    targetPercent: measured.targetPercent,
+  }));
+  const [result, setResult] = useState<Staffing | null>(null);
+  const asked = useRef(0);
+  const change = (key: keyof typeof inputs, value: number): void => {
+    const next = { ...inputs, [key]: value };
+    setInputs(next);
+    const mine = ++asked.current;
+    void estimate(queueId, next).then((answer) => {
+      if (mine === asked.current) setResult(answer);
+    });
+  };
+  const sliders: [keyof typeof inputs, string, number, number, string][] = [
+    ["callsPerHour", "Calls per hour", 0, 1000, ""],
+    ["handleTime", "Handle time", 10, 1800, " s"],
+    ["targetPercent", "Target", 50, 99, "%"],
+  ];
+  return (
+    <details className="staffing-what-if">
+      <summary>What if…</summary>
+      {sliders.map(([key, label, min, max, unit]) => (
+        <label key={key} className="what-if-slider">
+          {label}: {inputs[key]}
+          {unit}
+          <input type="range" min={min} max={max} value={inputs[key]} aria-label={`${label} (${name})`} onChange={(e) => change(key, Number(e.target.value))} />
+        </label>
+      ))}
+      <p data-testid="what-if-result" aria-live="polite">
+        {result === null || result.agentsNeeded === null
+          ? "Move a slider for an estimate."
+          : `${result.agentsNeeded} agents needed for ${result.targetPercent}% in ${result.answeredWithinS} s (Erlang C estimate${result.agentsNeededWithAbandonment === null ? "" : `; ${result.agentsNeededWithAbandonment} with abandonment, Erlang A`}); ${result.ready} Ready of ${result.loggedIn} logged in.`}
+      </p>
+    </details>
+  );
+}
 
 /** "75% (target 80% in 20 s)"; a dash before anyone stopped waiting today. */
 function serviceLevelText(level: ServiceLevel | undefined): string {
