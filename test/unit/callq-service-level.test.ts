@@ -4,7 +4,7 @@
 // counted in the interval its caller entered, and nothing lost across a restart mid-interval.
 import { afterEach, describe, expect, it } from "vitest";
 import { dayBounds, dayOf, intervalStart, type QueueInterval } from "../../server/callq/index.js";
-import { INTERVALS_COLLECTION, intervalOf } from "../../server/callq-host/index.js";
+import { INTERVALS_COLLECTION, IntervalDays, intervalOf } from "../../server/callq-host/index.js";
 import { erlangAAgents, erlangCAgents } from "../../server/callq/erlang.js";
 import { ACCOUNT, callqRig, members, settle, TestCall, type CallqRig } from "../helpers/callq.js";
 
@@ -109,6 +109,9 @@ describe("a queue's service level", () => {
 describe("a queue's intervals", () => {
   it("rolls over at 15-minute borders, counting each caller in the interval they entered", async () => {
     const { r, queue } = await start();
+    // The history's index of a day, built before the calls: the store's change feed keeps it.
+    const days = new IntervalDays(r.store);
+    expect(await days.day(ACCOUNT, queue, dayOf(r.scheduler.now()))).toEqual([]);
     const first = intervalStart(r.scheduler.now()) + 15 * 60_000;
     // Enters at 14:50 past the interval, answered after the border: still the first interval's.
     await advanceTo(r, first + 14 * 60_000 + 50_000);
@@ -119,6 +122,9 @@ describe("a queue's intervals", () => {
       [0, 1, 1, 1, 20, 1],
       [15 * 60_000, 1, 1, 1, 3, 1],
     ]);
+    const indexed = (await days.day(ACCOUNT, queue, dayOf(first))).filter((i) => dayOf(i.start) === dayOf(first)).sort((a, b) => a.start - b.start);
+    expect(indexed).toEqual(stored.filter((i) => dayOf(i.start) === dayOf(first)));
+    expect(await days.day(ACCOUNT, "someone else's queue", dayOf(first))).toEqual([]);
   });
 
   it("starts a new day at local midnight; a call across it stays with the day it entered", async () => {
