@@ -129,6 +129,42 @@ export interface QueueStatus {
     /** Offers of the day rejected, not answered or not deliverable (missed_offers, where the server says). */
     missedOffers?: number;
   };
+  /** The day's service level and the figures beside it, where the server says (Switchboard does). */
+  serviceLevel?: ServiceLevel;
+}
+
+export interface ServiceLevel {
+  /** Percent answered within the threshold of the callers who stopped waiting; null before any. */
+  percent: number | null;
+  targetPercent: number;
+  withinS: number;
+  /** Average speed of answer, seconds. */
+  asa: number;
+  /** Percent of the callers who stopped waiting that hung up; null before any. */
+  abandonmentRate: number | null;
+}
+
+/** Inputs of a what-if staffing estimate that replace the measured ones. */
+export interface StaffingWhatIf {
+  callsPerHour?: number;
+  /** Seconds, wrap-up included. */
+  handleTime?: number;
+  targetPercent?: number;
+}
+
+/** A queue's staffing estimate (Erlang C, or A where callers abandoned): a model's figure, not a count. */
+export interface Staffing {
+  agentsNeeded: number | null;
+  /** Erlang A's figure, where patience could be estimated. */
+  agentsNeededWithAbandonment: number | null;
+  callsPerHour: number;
+  /** Seconds, wrap-up included; null with no call to measure. */
+  handleTime: number | null;
+  windowMinutes: number;
+  targetPercent: number;
+  answeredWithinS: number;
+  loggedIn: number;
+  ready: number;
 }
 
 export type SessionListState = "waiting" | "offering" | "handled";
@@ -153,6 +189,8 @@ export interface CallqApi {
   /** Status of several queues (all of them when `ids` is absent). */
   queueStatuses(ids?: readonly string[]): Promise<Record<string, QueueStatus>>;
   queueSessions(queueId: string): Promise<QueueSession[]>;
+  /** The queue's staffing estimate from the last hour's calls, or from `whatIf`'s inputs where given (supervisors and admins). */
+  queueStaffing(queueId: string, whatIf?: StaffingWhatIf): Promise<Staffing>;
   recipients(): Promise<RecipientEntry[]>;
   recipientStatus(userId: string): Promise<RecipientStatus>;
   recipientStatuses(userIds: readonly string[]): Promise<Record<string, RecipientStatusEntry>>;
@@ -209,6 +247,15 @@ export function createCallqApi(options: CallqApiOptions): CallqApi {
       // [{queue_id, session_list}] (fidelity.md); a bare list of sessions is read too.
       const sessions = rows.flatMap((row) => (Array.isArray(row["session_list"]) ? row["session_list"].filter(isRecord) : [row]));
       return sessions.map((row) => sessionOf(row, queueId)).filter((s) => s.sessionId !== "");
+    },
+
+    async queueStaffing(queueId, whatIf = {}) {
+      const query = new URLSearchParams();
+      if (whatIf.callsPerHour !== undefined) query.set("calls_per_hour", String(whatIf.callsPerHour));
+      if (whatIf.handleTime !== undefined) query.set("handle_time", String(whatIf.handleTime));
+      if (whatIf.targetPercent !== undefined) query.set("target_percent", String(whatIf.targetPercent));
+      const search = query.size > 0 ? `?${query.toString()}` : "";
+      return staffingOf(record(await get(`/callq_queues/${encodeURIComponent(queueId)}/staffing${search}`), "staffing"));
     },
 
     async recipients() {
@@ -342,7 +389,36 @@ export function queueStatusOf(data: Record<string, unknown>): QueueStatus {
       ...(typeof stats["answered_sessions"] === "number" ? { answered: stats["answered_sessions"] } : {}),
       ...(typeof stats["missed_offers"] === "number" ? { missedOffers: stats["missed_offers"] } : {}),
     },
+    ...(isRecord(data["service_level"]) ? { serviceLevel: serviceLevelOf(data["service_level"], stats) } : {}),
   };
+}
+
+function serviceLevelOf(goal: Record<string, unknown>, stats: Record<string, unknown>): ServiceLevel {
+  return {
+    percent: nullableNumber(stats["service_level"]),
+    targetPercent: numberOf(goal["target_percent"]),
+    withinS: numberOf(goal["answered_within_s"]),
+    asa: numberOf(stats["average_speed_of_answer"]),
+    abandonmentRate: nullableNumber(stats["abandonment_rate"]),
+  };
+}
+
+export function staffingOf(data: Record<string, unknown>): Staffing {
+  return {
+    agentsNeeded: nullableNumber(data["agents_needed"]),
+    agentsNeededWithAbandonment: nullableNumber(data["agents_needed_with_abandonment"]),
+    callsPerHour: numberOf(data["calls_per_hour"]),
+    handleTime: nullableNumber(data["handle_time"]),
+    windowMinutes: numberOf(data["window_minutes"]),
+    targetPercent: numberOf(data["target_percent"]),
+    answeredWithinS: numberOf(data["answered_within_s"]),
+    loggedIn: numberOf(data["logged_in"]),
+    ready: numberOf(data["ready"]),
+  };
+}
+
+function nullableNumber(value: unknown): number | null {
+  return typeof value === "number" && Number.isFinite(value) ? value : null;
 }
 
 export function queueCallOf(data: Record<string, unknown>): QueueCall {

@@ -4,7 +4,7 @@
 // supervisor's own Listen / Whisper / Barge: the server rings the supervisor's phone, the console
 // answers that ring itself, and the mode can change during the call.
 import type { StateCreator } from "zustand/vanilla";
-import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry } from "../api/callq.js";
+import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry, type Staffing, type StaffingWhatIf } from "../api/callq.js";
 import { errorMessage, monitorErrorText } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
@@ -15,6 +15,10 @@ import type { AppState } from "./store.js";
 export const RECIPIENT_RECONCILE_MS = 500;
 /** The supervisor's phone rings for the server's monitor call; the console answers it within this. */
 export const MONITOR_ANSWER_WINDOW_MS = 30_000;
+/** The queues' staffing estimates are read again this often while the board is watched. */
+export const STAFFING_REFRESH_MS = 15_000;
+/** Until the queue list has arrived, the first staffing read is tried this often. */
+const STAFFING_FIRST_TRY_MS = 1_000;
 /** How the server names the supervisor's monitor call (caller id name prefix). */
 export const MONITOR_CALLER_PREFIX = "Monitor:";
 
@@ -58,6 +62,8 @@ export interface SupervisorState {
   error: string | null;
   monitor: MonitorState | null;
   monitorError: string | null;
+  /** Per queue id: the server's staffing estimate as last read. */
+  staffing: Record<string, Staffing>;
 }
 
 export interface SupervisorSlice {
@@ -69,9 +75,11 @@ export interface SupervisorSlice {
   monitorRecipient(target: string, mode: MonitorMode): Promise<boolean>;
   /** Ends the supervision (hangs up its call). */
   stopMonitor(): Promise<void>;
+  /** The staffing estimate with `whatIf`'s inputs in place of the measured ones; null when it cannot be read. */
+  estimateStaffing(queueId: string, whatIf: StaffingWhatIf): Promise<Staffing | null>;
 }
 
-const EMPTY: SupervisorState = { ids: [], rows: {}, loading: false, error: null, monitor: null, monitorError: null };
+const EMPTY: SupervisorState = { ids: [], rows: {}, loading: false, error: null, monitor: null, monitorError: null, staffing: {} };
 
 export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [], [], SupervisorSlice> {
   const callqOf = callqAccess(deps);
@@ -82,6 +90,20 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
     /** Per recipient, bumped by each event: a status read before the latest event is stale. */
     const eventCount = new Map<string, number>();
     let cancelAnswerWindow: (() => void) | null = null;
+    let cancelStaffing: (() => void) | null = null;
+
+    /** Reads every queue's staffing estimate, then again after a while, while the board is watched. */
+    async function readStaffing(): Promise<void> {
+      cancelStaffing = null;
+      const api = callqOf(get());
+      const ids = get().queues.list.map((q) => q.id);
+      if (api !== null && ids.length > 0) {
+        const read = await Promise.all(ids.map((id) => api.queueStaffing(id).then((s): [string, Staffing] | null => [id, s], () => null)));
+        const staffing = Object.fromEntries(read.filter((entry): entry is [string, Staffing] => entry !== null));
+        if (watchers > 0) set((s) => ({ supervisor: { ...s.supervisor, staffing } }));
+      }
+      if (watchers > 0 && cancelStaffing === null) cancelStaffing = deps.clock.after(ids.length > 0 ? STAFFING_REFRESH_MS : STAFFING_FIRST_TRY_MS, () => void readStaffing());
+    }
 
     const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
     const reconcile = touchedReads(deps.clock, RECIPIENT_RECONCILE_MS, (ids) => {
@@ -224,6 +246,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
         if (watchers === 1) {
           stopQueues = get().watchQueues();
           void get().refreshRecipients();
+          void readStaffing();
         }
         let stopped = false;
         return () => {
@@ -233,8 +256,20 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
           if (watchers > 0) return;
           stopQueues?.();
           stopQueues = null;
+          cancelStaffing?.();
+          cancelStaffing = null;
           reconcile.cancel();
         };
+      },
+
+      async estimateStaffing(queueId, whatIf) {
+        const api = callqOf(get());
+        if (api === null) return null;
+        try {
+          return await api.queueStaffing(queueId, whatIf);
+        } catch {
+          return null;
+        }
       },
 
       async refreshRecipients() {

@@ -1,11 +1,12 @@
-// The supervisor's board: every queue (waiting, longest wait, answered, missed offers, timed out,
-// abandoned, average wait, a chart of the day) and every agent (state, time in state, current
+// The supervisor's board: every queue (waiting, longest wait, service level against its target,
+// average speed of answer, abandonment rate, the staffing estimate, answered, missed offers, timed
+// out, abandoned, average wait, a chart of the day) and every agent (state, time in state, current
 // caller, calls handled and offers missed, and why the server keeps them from offers), live; Listen,
 // Whisper and Barge on an agent's call, switchable while listening. Each row and card selects only
 // its own slice of the store, so an event re-renders what it changed and nothing else.
-import { memo, useEffect } from "react";
+import { memo, useEffect, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
-import type { MonitorMode, QueueEntry } from "../api/callq.js";
+import type { MonitorMode, QueueEntry, ServiceLevel, Staffing } from "../api/callq.js";
 import { StateName, stateReasonShort, useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { QueueDayChart } from "../components/QueueDayChart.js";
@@ -108,12 +109,18 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
   const now = Math.max(tick, systemClock.now());
   const live = useAppStore((state) => state.queues.live[queue.id]);
   const status = live?.status ?? null;
+  const staffing = useAppStore((state) => state.supervisor.staffing[queue.id]);
   const oldest = longestWaitSince(live);
+  const level = status?.serviceLevel;
   const headingId = `board-queue-${queue.id}`;
   const figures: [string, string, string][] = [
     ["Waiting", String(waitingSessions(live).length), "waiting"],
     ["Longest wait", oldest === null ? "–" : formatDuration(now - oldest), "longest"],
+    ["Service level", status === null ? "…" : serviceLevelText(level), "service-level"],
+    ["Speed of answer", level === undefined ? "–" : formatDuration(level.asa * 1000), "asa"],
+    ["Abandonment", level === undefined || level.abandonmentRate === null ? "–" : `${level.abandonmentRate}%`, "abandonment"],
     ["Available", status === null ? "…" : `${status.available} of ${status.loggedIn}`, "available"],
+    ["Agents needed (estimate)", staffingText(staffing), "staffing"],
     ["Answered", status === null ? "…" : String(answeredOf(status)), "answered"],
     ["Missed", status === null ? "…" : String(missedOffersOf(status)), "missed"],
     ["Timed out", status === null ? "…" : String(status.stats.missed), "timed-out"],
@@ -122,7 +129,7 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
     ["Calls today", status === null ? "…" : String(status.stats.total), "total"],
   ];
   return (
-    <section className="card queue-tile" aria-labelledby={headingId} data-queue-id={queue.id}>
+    <section className="card queue-tile" aria-labelledby={headingId} data-queue-id={queue.id} data-below-target={level !== undefined && level.percent !== null && level.percent < level.targetPercent ? "true" : undefined}>
       <h3 id={headingId}>{queue.name}</h3>
       <dl className="queue-figures">
         {figures.map(([label, value, key]) => (
@@ -132,10 +139,70 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
           </div>
         ))}
       </dl>
+      {staffing !== undefined ? <StaffingWhatIf queueId={queue.id} name={queue.name} measured={staffing} /> : null}
       <QueueDayChart queueId={queue.id} name={queue.name} />
     </section>
   );
 });
+
+/**
+ * What if: sliders for calls per hour, handle time and the target, starting from the measured
+ * estimate; each change asks the server again (the latest answer wins).
+ */
+function StaffingWhatIf({ queueId, name, measured }: { queueId: string; name: string; measured: Staffing }) {
+  const estimate = useAppStore((state) => state.estimateStaffing);
+  const [inputs, setInputs] = useState(() => ({
+    callsPerHour: Math.round(measured.callsPerHour),
+    handleTime: Math.round(measured.handleTime ?? 180),
+    targetPercent: measured.targetPercent,
+  }));
+  const [result, setResult] = useState<Staffing | null>(null);
+  const asked = useRef(0);
+  const change = (key: keyof typeof inputs, value: number): void => {
+    const next = { ...inputs, [key]: value };
+    setInputs(next);
+    const mine = ++asked.current;
+    void estimate(queueId, next).then((answer) => {
+      if (mine === asked.current) setResult(answer);
+    });
+  };
+  const sliders: [keyof typeof inputs, string, number, number, string][] = [
+    ["callsPerHour", "Calls per hour", 0, 1000, ""],
+    ["handleTime", "Handle time", 10, 1800, " s"],
+    ["targetPercent", "Target", 50, 99, "%"],
+  ];
+  return (
+    <details className="staffing-what-if">
+      <summary>What if…</summary>
+      {sliders.map(([key, label, min, max, unit]) => (
+        <label key={key} className="what-if-slider">
+          {label}: {inputs[key]}
+          {unit}
+          <input type="range" min={min} max={max} value={inputs[key]} aria-label={`${label} (${name})`} onChange={(e) => change(key, Number(e.target.value))} />
+        </label>
+      ))}
+      <p data-testid="what-if-result" aria-live="polite">
+        {result === null || result.agentsNeeded === null
+          ? "Move a slider for an estimate."
+          : `${result.agentsNeeded} agents needed for ${result.targetPercent}% in ${result.answeredWithinS} s (Erlang C estimate${result.agentsNeededWithAbandonment === null ? "" : `; ${result.agentsNeededWithAbandonment} with abandonment, Erlang A`}); ${result.ready} Ready of ${result.loggedIn} logged in.`}
+      </p>
+    </details>
+  );
+}
+
+/** "75% (target 80% in 20 s)"; a dash before anyone stopped waiting today. */
+function serviceLevelText(level: ServiceLevel | undefined): string {
+  if (level === undefined) return "–";
+  const target = `target ${level.targetPercent}% in ${level.withinS} s`;
+  return level.percent === null ? `– (${target})` : `${level.percent}% (${target})`;
+}
+
+/** Erlang C's agents, Erlang A's beside them where callers abandoned; a dash with nothing to go by. */
+function staffingText(staffing: Staffing | undefined): string {
+  if (staffing === undefined || staffing.agentsNeeded === null) return "–";
+  const withAbandonment = staffing.agentsNeededWithAbandonment === null ? "" : ` (${staffing.agentsNeededWithAbandonment} with abandonment)`;
+  return `${staffing.agentsNeeded}${withAbandonment}`;
+}
 
 function RecipientBoard() {
   const { ids, loading, error } = useAppStore(useShallow((state) => ({ ids: state.supervisor.ids, loading: state.supervisor.loading, error: state.supervisor.error })));

@@ -14,7 +14,7 @@ import {
   type WhatIf,
 } from "../callq/index.js";
 import { abandonmentRate, averageHandleTime, averageSpeedOfAnswer, serviceLevel } from "../callq/intervals.js";
-import { INTERVALS_COLLECTION, intervalOf } from "../callq-host/index.js";
+import { IntervalDays } from "../callq-host/index.js";
 import { toGregorianSeconds } from "../clock.js";
 import { registerEndpoint, type Ctx } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
@@ -37,6 +37,7 @@ const WHAT_IF: Record<keyof WhatIf, { min: number; max: number }> = {
 export function registerCallqStats(app: FastifyInstance, deps: ApiDeps): void {
   const base = "/v2/accounts/:account_id/callq_queues";
   const accountOf = (ctx: Ctx) => ctx.params.account_id ?? "";
+  const days = new IntervalDays(deps.store);
 
   /** Admins, API keys and supervisors (call_monitor) read the floor's figures; nobody else. */
   const mustSupervise = async (ctx: Ctx): Promise<void> => {
@@ -84,12 +85,7 @@ export function registerCallqStats(app: FastifyInstance, deps: ApiDeps): void {
           if (!bounds) throw new ApiError("validation_error", { day: { format: { message: "day must be a date, YYYY-MM-DD", value: day } } });
           // Today's latest counts are on their way to the store: read them once they are there.
           await deps.callq?.intervalsWritten();
-          const stored = new Map<number, IntervalFigures>();
-          for (const doc of (await deps.collection(accountOf(ctx), INTERVALS_COLLECTION)).all()) {
-            if (doc.data.queue_id !== queueId || doc.data.day !== day) continue;
-            const interval = intervalOf(doc);
-            if (interval) stored.set(interval.start, interval);
-          }
+          const stored = new Map<number, IntervalFigures>((await days.day(accountOf(ctx), queueId, day)).map((i) => [i.start, i]));
           return { data: dayIntervals(day).map((start) => intervalRow(queueId, start, stored.get(start) ?? emptyFigures())) };
         },
       },

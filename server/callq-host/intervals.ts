@@ -50,3 +50,55 @@ export function storeIntervals(store: Store): IntervalLedger {
     },
   };
 }
+
+/**
+ * A queue's stored intervals of one day without reading every document of the account's history
+ * (90 days of 50 queues is 432,000 of them): per account, (queue id, day) -> document ids, built
+ * on the first read and kept by the store's change feed from then on.
+ */
+export class IntervalDays {
+  readonly #store: Store;
+  readonly #byAccount = new Map<string, Map<string, Set<string>>>();
+
+  constructor(store: Store) {
+    this.#store = store;
+    store.onChange((change) => {
+      if (change.collection !== INTERVALS_COLLECTION || change.accountId === null) return;
+      const index = this.#byAccount.get(change.accountId);
+      if (!index) return;
+      if (change.kind === "deleted") index.get(dayKey(change.doc.data))?.delete(change.doc.id);
+      else add(index, change.doc);
+    });
+  }
+
+  async day(accountId: string, queueId: string, day: string): Promise<QueueInterval[]> {
+    const docs = await this.#store.account(accountId, INTERVALS_COLLECTION);
+    let index = this.#byAccount.get(accountId);
+    if (!index) {
+      index = new Map();
+      for (const doc of docs.all()) add(index, doc);
+      this.#byAccount.set(accountId, index);
+    }
+    const out: QueueInterval[] = [];
+    for (const id of index.get(`${queueId} ${day}`) ?? []) {
+      const doc = docs.get(id);
+      const interval = doc ? intervalOf(doc) : undefined;
+      if (interval) out.push(interval);
+    }
+    return out;
+  }
+}
+
+function dayKey(data: Record<string, unknown>): string {
+  return `${String(data.queue_id)} ${String(data.day)}`;
+}
+
+function add(index: Map<string, Set<string>>, doc: StoredDoc): void {
+  const key = dayKey(doc.data);
+  let ids = index.get(key);
+  if (!ids) {
+    ids = new Set();
+    index.set(key, ids);
+  }
+  ids.add(doc.id);
+}

@@ -2,7 +2,7 @@
 // holds or gives, an event websocket the test pushes callq.* events through, a /v2 client with
 // just what connect() reads, and a phone line whose calls the test rings. Plus the whole store
 // around them, signed in and connected, with a manual clock and frames on that clock.
-import type { AwayReasons, CallqApi, MonitorMode, QueueEntry, QueueSession, QueueStatus, RecipientEntry, RecipientStatus, RecipientStatusChange, RecipientStatusEntry, WrapupAction } from "../../renderer/api/callq.js";
+import type { AwayReasons, CallqApi, MonitorMode, QueueEntry, QueueSession, QueueStatus, RecipientEntry, RecipientStatus, RecipientStatusChange, RecipientStatusEntry, Staffing, StaffingWhatIf, WrapupAction } from "../../renderer/api/callq.js";
 import type { EventStreamOptions } from "../../renderer/api/events.js";
 import type { PlatformApi } from "../../renderer/api/platform.js";
 import type { EventStreamLike } from "../../renderer/state/connection.js";
@@ -10,6 +10,9 @@ import type { CallInfo, PhoneLine, RegistrationState } from "../../renderer/phon
 import type { FrameScheduler } from "../../renderer/state/callq-access.js";
 import type { StoreDeps } from "../../renderer/state/store.js";
 import { consoleStore, deferred, OWNER_ID } from "./console-store.js";
+
+/** A staffing estimate with nothing measured. */
+const NO_STAFFING: Staffing = { agentsNeeded: null, agentsNeededWithAbandonment: null, callsPerHour: 0, handleTime: null, windowMinutes: 60, targetPercent: 80, answeredWithinS: 20, loggedIn: 0, ready: 0 };
 
 export { toGregorianSeconds as toGregorian } from "../../server/clock.js";
 
@@ -61,6 +64,7 @@ export function fakeCallqApi() {
     membership: {} as Record<string, string[]>,
     queueStatuses: {} as Record<string, QueueStatus>,
     queueSessions: {} as Record<string, QueueSession[]>,
+    queueStaffing: {} as Record<string, Staffing>,
     recipients: [] as RecipientEntry[],
     recipientStatus: recipientStatus() as RecipientStatus | Error,
     recipientStatuses: {} as Record<string, RecipientStatusEntry>,
@@ -88,6 +92,7 @@ export function fakeCallqApi() {
     queueStatuses: (ids?: readonly string[]) =>
       answer("queueStatuses", [ids], () => (ids === undefined ? answers.queueStatuses : Object.fromEntries(ids.filter((id) => id in answers.queueStatuses).map((id) => [id, answers.queueStatuses[id] as QueueStatus])))),
     queueSessions: (queueId: string) => answer("queueSessions", [queueId], () => answers.queueSessions[queueId] ?? []),
+    queueStaffing: (queueId: string, whatIf?: StaffingWhatIf) => answer("queueStaffing", whatIf === undefined ? [queueId] : [queueId, whatIf], () => answers.queueStaffing[queueId] ?? NO_STAFFING),
     recipients: () => answer("recipients", [], () => answers.recipients),
     recipientStatus: (userId: string) => answer("recipientStatus", [userId], () => answers.recipientStatus) as Promise<RecipientStatus>,
     recipientStatuses: (ids: readonly string[]) =>

@@ -4,7 +4,8 @@
 // counted in the interval its caller entered, and nothing lost across a restart mid-interval.
 import { afterEach, describe, expect, it } from "vitest";
 import { dayBounds, dayOf, intervalStart, type QueueInterval } from "../../server/callq/index.js";
-import { INTERVALS_COLLECTION, intervalOf } from "../../server/callq-host/index.js";
+import { INTERVALS_COLLECTION, IntervalDays, intervalOf } from "../../server/callq-host/index.js";
+import { erlangAAgents, erlangCAgents } from "../../server/callq/erlang.js";
 import { ACCOUNT, callqRig, members, settle, TestCall, type CallqRig } from "../helpers/callq.js";
 
 let rig: CallqRig | undefined;
@@ -108,6 +109,9 @@ describe("a queue's service level", () => {
 describe("a queue's intervals", () => {
   it("rolls over at 15-minute borders, counting each caller in the interval they entered", async () => {
     const { r, queue } = await start();
+    // The history's index of a day, built before the calls: the store's change feed keeps it.
+    const days = new IntervalDays(r.store);
+    expect(await days.day(ACCOUNT, queue, dayOf(r.scheduler.now()))).toEqual([]);
     const first = intervalStart(r.scheduler.now()) + 15 * 60_000;
     // Enters at 14:50 past the interval, answered after the border: still the first interval's.
     await advanceTo(r, first + 14 * 60_000 + 50_000);
@@ -118,6 +122,9 @@ describe("a queue's intervals", () => {
       [0, 1, 1, 1, 20, 1],
       [15 * 60_000, 1, 1, 1, 3, 1],
     ]);
+    const indexed = (await days.day(ACCOUNT, queue, dayOf(first))).filter((i) => dayOf(i.start) === dayOf(first)).sort((a, b) => a.start - b.start);
+    expect(indexed).toEqual(stored.filter((i) => dayOf(i.start) === dayOf(first)));
+    expect(await days.day(ACCOUNT, "someone else's queue", dayOf(first))).toEqual([]);
   });
 
   it("starts a new day at local midnight; a call across it stays with the day it entered", async () => {
@@ -160,5 +167,29 @@ describe("a queue's intervals", () => {
     expect(stored).toHaveLength(1);
     expect(stored[0]).toMatchObject({ offered: 3, answered: 2, abandoned: 1, answered_within: 2, handled: 2, handle_sum: 70 });
     expect((await r.engine.queueStatus(ACCOUNT, queue)).stats).toMatchObject({ total_sessions: 3, service_level: 66.7 });
+  });
+});
+
+describe("a queue's staffing estimate", () => {
+  it("takes the window's arrival rate, handle time and patience, and adds Erlang A once somebody abandoned", async () => {
+    const { r, queue } = await start();
+    const from = intervalStart(r.scheduler.now() - 60 * 60_000);
+    await answered(r, queue, "c1", 5, 100);
+    await answered(r, queue, "c2", 15, 200);
+    let estimate = await r.engine.staffing(ACCOUNT, queue, 60);
+    let windowS = (r.scheduler.now() - from) / 1000;
+    expect(estimate).toMatchObject({ estimate: true, window_minutes: 60, handle_time: 150, patience: null, agents_needed_with_abandonment: null, logged_in: 1, ready: 1 });
+    expect(estimate.calls_per_hour).toBeCloseTo((2 * 3600) / windowS, 1);
+    expect(estimate.agents_needed).toBe(erlangCAgents({ arrivalRate: 2 / windowS, handleTime: 150 }, 20, 0.8));
+
+    await abandoned(r, queue, "c3", 40, true);
+    estimate = await r.engine.staffing(ACCOUNT, queue, 60);
+    windowS = (r.scheduler.now() - from) / 1000;
+    // Patience: every wait (5 + 15 + 40 s) over the one abandonment.
+    expect(estimate.patience).toBe(60);
+    expect(estimate.agents_needed_with_abandonment).toBe(erlangAAgents({ arrivalRate: 3 / windowS, handleTime: 150, patience: 60 }, 20, 0.8));
+    // What-if inputs replace the measured ones.
+    const whatIf = await r.engine.staffing(ACCOUNT, queue, 60, { calls_per_hour: 200, handle_time: 180, target_percent: 80, patience: 0 });
+    expect(whatIf).toMatchObject({ calls_per_hour: 200, handle_time: 180, offered_load: 10, agents_needed: 14, patience: 60 });
   });
 });
