@@ -27,8 +27,10 @@ import { createAudioSlice, type AudioHardware, type AudioSlice } from "./audio.j
 import { createRecordingsSlice, type RecordingsSlice } from "./recordings.js";
 import { createWallboardsSlice, type WallboardsSlice } from "./wallboards.js";
 import type { WallboardsApi } from "../api/wallboards.js";
+import { createTrainingSlice, type TrainingSlice } from "./training.js";
+import type { TrainingApi } from "../api/training.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & TrainingSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -40,6 +42,7 @@ export interface StoreDeps {
   recordingsApi?: RecordingsApi;
   adminApi?: AdminApi;
   wallboardsApi?: WallboardsApi;
+  trainingApi?: TrainingApi;
   audioHardware?: AudioHardware;
   random?: () => number;
   /** The /v2 client for a session; the HTTP one when absent. */
@@ -73,6 +76,7 @@ export function createAppStore(options: StoreDeps) {
     ...createSupervisorSlice(deps)(...args),
     ...createTextingSlice(deps)(...args),
     ...createWallboardsSlice(deps)(...args),
+    ...createTrainingSlice(deps)(...args),
   }));
 }
 

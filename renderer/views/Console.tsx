@@ -27,6 +27,8 @@ import { Recordings } from "./Recordings.js";
 import { Settings } from "./Settings.js";
 import { Supervisor, canSupervise } from "./Supervisor.js";
 import { Texting } from "./Texting.js";
+import { Training } from "./Training.js";
+import { isTrainingView } from "../state/training.js";
 import { TextingWatcher } from "./texting/TextingWatcher.js";
 
 export interface ConsoleView {
@@ -48,6 +50,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "texting", label: "Texting", element: <Texting />, waiting: { count: (state) => unreadConversations(state.texting), words: (n) => (n === 1 ? "unread conversation" : "unread conversations") } },
   { path: "recordings", label: "Recordings", element: <Recordings /> },
   { path: "admin", label: "Admin", element: <Admin />, visible: isAdminView },
+  { path: "training", label: "Training", element: <Training />, visible: isTrainingView },
   { path: "audio", label: "Audio", element: <AudioSettings /> },
   { path: "settings", label: "Settings", element: <Settings /> },
 ];
