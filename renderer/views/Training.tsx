@@ -58,7 +58,8 @@ function TrainingPage() {
   const s = useAppStore(
     useShallow((state) => ({
       training: state.training,
-      connection: connectionOf(state),
+      session: state.session,
+      serverUrl: state.serverUrl,
       loadScenarios: state.loadScenarios,
       readScenario: state.readScenario,
       saveScenario: state.saveScenario,
@@ -67,7 +68,8 @@ function TrainingPage() {
       previewScenario: state.previewScenario,
     })),
   );
-  const { training, loadScenarios } = s;
+  const { training, loadScenarios, session, serverUrl } = s;
+  const connection = useMemo(() => connectionOf({ session, serverUrl }), [session, serverUrl]);
   const [editing, setEditing] = useState<Editing | null>(null);
   const [openError, setOpenError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<ScenarioRow | null>(null);
@@ -158,8 +160,8 @@ function TrainingPage() {
                 >
                   Preview
                 </button>
-                {s.connection !== null ? (
-                  <a className="button button-small" href={scenarioFileUrl(s.connection, row.id)} download aria-label={`Export ${row.name}`}>
+                {connection !== null ? (
+                  <a className="button button-small" href={scenarioFileUrl(connection, row.id)} download aria-label={`Export ${row.name}`}>
                     Export
                   </a>
                 ) : null}
