@@ -211,7 +211,9 @@ function PreviewFigures({ summary }: { summary: PreviewSummary }) {
     ["Callers", figure(summary.callers), ""],
     ["Offered", figure(summary.offered), ""],
     ["Answered", figure(summary.answered), ""],
-    ["Abandoned", figure(summary.abandoned), figure(summary.abandoned_percent, " %")],
+    ["Abandoned", figure(summary.abandoned), ""],
+    ["Abandoned share", figure(summary.abandoned_percent, " %"), ""],
+    ["Abandoned while ringing", figure(summary.abandoned_while_ringing), ""],
     ["Timed out", figure(summary.timed_out), ""],
     ["Texted instead", figure(summary.texted), ""],
     ["Service level", figure(sl.percent, " %"), `${sl.target_percent} % within ${sl.answered_within_s} s${sl.met === null ? "" : sl.met ? ": met" : ": missed"}`],
@@ -231,6 +233,36 @@ function PreviewFigures({ summary }: { summary: PreviewSummary }) {
             <th scope="row">{name}</th>
             <td className="numeric">{value}</td>
             <td>{target}</td>
+          </tr>
+        ))}
+      </DataTable>
+      <h3 className="section-heading">Queues</h3>
+      <DataTable
+        caption="Each queue's figures"
+        columns={[
+          "Queue",
+          { key: "offered", label: "Offered", numeric: true },
+          { key: "answered", label: "Answered", numeric: true },
+          { key: "abandoned", label: "Abandoned", numeric: true },
+          { key: "timed-out", label: "Timed out", numeric: true },
+          { key: "sl", label: "Service level (%)", numeric: true },
+          { key: "asa", label: "Average speed of answer (s)", numeric: true },
+        ]}
+        loading={false}
+        rowCount={summary.queues.length}
+        emptyText=""
+      >
+        {summary.queues.map((queue) => (
+          <tr key={queue.queue}>
+            <th scope="row" className="mono">
+              {queue.queue}
+            </th>
+            <td className="numeric">{queue.offered}</td>
+            <td className="numeric">{queue.answered}</td>
+            <td className="numeric">{queue.abandoned}</td>
+            <td className="numeric">{queue.timed_out}</td>
+            <td className="numeric">{figure(queue.service_level_percent)}</td>
+            <td className="numeric">{figure(queue.average_speed_of_answer_s)}</td>
           </tr>
         ))}
       </DataTable>

@@ -33,7 +33,7 @@ async function scenarios(): Promise<Row[]> {
 
 /** The value cell of a figure's row in the preview. */
 async function figureOf(table: Locator, name: string): Promise<string> {
-  return (await table.getByRole("row", { name: new RegExp(`^${name}\\b`) }).locator("td").first().textContent()) ?? "";
+  return (await table.getByRole("row", { name: new RegExp(`^${name} [0-9—]`) }).locator("td").first().textContent()) ?? "";
 }
 
 const shown = (value: number | null, unit = "") => (value === null ? "—" : `${value}${unit}`);
@@ -43,7 +43,9 @@ interface Summary {
   offered: number;
   answered: number;
   abandoned: number;
+  abandoned_percent: number | null;
   timed_out: number;
+  queues: { queue: string; offered: number; answered: number; abandoned: number; timed_out: number; service_level_percent: number | null; average_speed_of_answer_s: number | null }[];
   service_level: { percent: number | null; target_percent: number; answered_within_s: number };
   average_speed_of_answer_s: number | null;
   average_handle_time_s: number | null;
@@ -53,11 +55,12 @@ interface Summary {
 /** What the page's preview shows, read back into numbers' words. */
 async function previewShown(page: Page): Promise<Record<string, string>> {
   const figures = page.getByRole("group", { name: "Preview figures" });
-  const agents = page.getByRole("group", { name: "Each simulated agent's figures" });
   const out: Record<string, string> = {};
-  for (const name of ["Callers", "Offered", "Answered", "Abandoned", "Timed out", "Service level", "Average speed of answer", "Average handle time"]) out[name] = await figureOf(figures, name);
-  const rows = agents.locator("tbody tr");
-  for (let i = 0; i < (await rows.count()); i++) out[`agent ${i}`] = ((await rows.nth(i).innerText()) ?? "").replace(/\s+/g, " ").trim();
+  for (const name of ["Callers", "Offered", "Answered", "Abandoned", "Abandoned share", "Timed out", "Service level", "Average speed of answer", "Average handle time"]) out[name] = await figureOf(figures, name);
+  for (const [table, key] of [["Each queue's figures", "queue"], ["Each simulated agent's figures", "agent"]] as const) {
+    const rows = page.getByRole("group", { name: table }).locator("tbody tr");
+    for (let i = 0; i < (await rows.count()); i++) out[`${key} ${i}`] = (await rows.nth(i).innerText()).replace(/\s+/g, " ").trim();
+  }
   return out;
 }
 
@@ -67,11 +70,15 @@ function expectedShown(summary: Summary): Record<string, string> {
     Offered: String(summary.offered),
     Answered: String(summary.answered),
     Abandoned: String(summary.abandoned),
+    "Abandoned share": shown(summary.abandoned_percent, " %"),
     "Timed out": String(summary.timed_out),
     "Service level": shown(summary.service_level.percent, " %"),
     "Average speed of answer": shown(summary.average_speed_of_answer_s, " s"),
     "Average handle time": shown(summary.average_handle_time_s, " s"),
   };
+  summary.queues.forEach((q, i) => {
+    out[`queue ${i}`] = [q.queue, q.offered, q.answered, q.abandoned, q.timed_out, shown(q.service_level_percent), shown(q.average_speed_of_answer_s)].join(" ");
+  });
   summary.agents.forEach((a, i) => {
     out[`agent ${i}`] = [a.name, a.answered, a.talk_s, a.wrapup_s, shown(a.average_handle_time_s), a.occupancy_percent].join(" ");
   });
@@ -124,7 +131,7 @@ describe("training: the trainer's view", () => {
     await form.getByLabel("Duration (seconds)").fill("10");
     await form.getByRole("button", { name: "Save scenario" }).click();
     const duration = form.getByLabel("Duration (seconds)");
-    await page.waitForFunction(() => document.querySelector('input[aria-invalid="true"]') !== null);
+    await form.locator('input[aria-invalid="true"]').waitFor();
     expect(await duration.getAttribute("aria-invalid")).toBe("true");
     const describedBy = (await duration.getAttribute("aria-describedby")) ?? "";
     expect(await page.locator(`[id="${describedBy}"]`).textContent()).toBe("Value is below the minimum of 60");
@@ -151,6 +158,7 @@ describe("training: the trainer's view", () => {
     expect(answer.status, answer.text).toBe(200);
     expect(answer.body.data.offered).toBeGreaterThan(0);
     expect(answer.body.data.agents).toHaveLength(3);
+    expect(Object.keys(first)).toContain("queue 0");
     expect(first).toEqual(expectedShown(answer.body.data));
     const [again] = await Promise.all([
       page.waitForResponse((r) => r.url().endsWith(`/${id}/preview`) && r.request().method() === "POST"),
