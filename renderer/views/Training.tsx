@@ -116,7 +116,7 @@ function TrainingPage() {
         <button type="button" className="button" onClick={() => open("New scenario", NEW_SCENARIO)}>
           New scenario
         </button>
-        <div className="field">
+        <div className="field training-import">
           <label htmlFor={importId}>Import a scenario file</label>
           <input id={importId} type="file" accept=".json,application/json" onChange={(e) => void importFile(e)} />
         </div>

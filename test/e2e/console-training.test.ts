@@ -3,7 +3,8 @@
 // document), a bad value comes back from the server next to its field with nothing stored, the
 // scenario is saved, previewed (the figures shown are the API's preview of it, and a second
 // preview shows the same), exported as a file, imported back as a copy and deleted after a
-// confirmation; an agent has no Training link and is refused on a direct visit.
+// confirmation; an agent has no Training link and is refused on a direct visit; a user marked as a
+// trainer (training.trainer) has the link and the list.
 import { mkdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
@@ -214,5 +215,18 @@ describe("training: for trainers only", () => {
     expect(await agent.page.getByRole("button", { name: "New scenario" }).count()).toBe(0);
     expect(agent.errors).toEqual([]);
     await agent.page.close();
+  });
+
+  it("is in the navigation of a user marked as a trainer, who works the list", async () => {
+    const agent2 = await api.login("agent2");
+    const marked = await api.call("PATCH", `/v2/accounts/${accountId}/users/${agent2.ownerId}`, { token, data: { training: { trainer: true } } });
+    expect(marked.status, marked.text).toBe(200);
+    const trainer = await openConsole(browser.browser, api.url);
+    await signIn(trainer.page, "agent2");
+    await trainer.page.getByRole("navigation", { name: "Console views" }).getByRole("link", { name: "Training" }).click();
+    await trainer.page.getByRole("row", { name: /^Evening shift/ }).waitFor();
+    expect(await trainer.page.getByRole("button", { name: "New scenario" }).count()).toBe(1);
+    expect(trainer.errors).toEqual([]);
+    await trainer.page.close();
   });
 });
