@@ -309,7 +309,7 @@ describe("the console docked narrow", () => {
     });
     expect(waiting.status).toBe(201);
     const labels = await page.locator("#console-nav a").evaluateAll((links) => links.map((a) => (a as unknown as { textContent: string }).textContent));
-    expect(labels).toEqual(["Agent", "Queues", "Supervisor", "Texting", "Recordings", "Admin", "Audio", "Settings"]);
+    expect(labels).toEqual(["Agent", "Queues", "Supervisor", "Texting", "Recordings", "Admin", "Training", "Audio", "Settings"]);
     for (const label of labels) {
       await openView(label);
       await page.locator("main h1").first().waitFor();
