@@ -12,6 +12,8 @@ export interface UserProfile {
   isAdmin: boolean;
   /** Has `call_monitor` among its permissions (supervisors): may listen, whisper and barge. */
   canMonitor: boolean;
+  /** An admin, or `training.trainer` in the user's document: may write, preview and run training scenarios. */
+  isTrainer: boolean;
   /** The user's extension, when it has one. */
   presenceId: string;
 }
@@ -93,6 +95,7 @@ export function createPlatformApi(options: PlatformApiOptions): PlatformApi {
         lastName: text(data, "last_name"),
         isAdmin: data["priv_level"] === "admin",
         canMonitor: data["priv_level"] === "admin" || permissions.includes("call_monitor"),
+        isTrainer: data["priv_level"] === "admin" || (isRecord(data["training"]) && data["training"]["trainer"] === true),
         presenceId: text(data, "presence_id"),
       };
     },

@@ -29,8 +29,10 @@ import { createWallboardsSlice, type WallboardsSlice } from "./wallboards.js";
 import type { WallboardsApi } from "../api/wallboards.js";
 import { createDirectorySlice, type DirectorySlice } from "./directory.js";
 import type { DirectoryApi, DirectoryApiOptions } from "../api/directory.js";
+import { createTrainingSlice, type TrainingSlice } from "./training.js";
+import type { TrainingApi } from "../api/training.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -42,6 +44,7 @@ export interface StoreDeps {
   recordingsApi?: RecordingsApi;
   adminApi?: AdminApi;
   wallboardsApi?: WallboardsApi;
+  trainingApi?: TrainingApi;
   audioHardware?: AudioHardware;
   random?: () => number;
   /** The /v2 client for a session; the HTTP one when absent. */
@@ -78,6 +81,7 @@ export function createAppStore(options: StoreDeps) {
     ...createTextingSlice(deps)(...args),
     ...createWallboardsSlice(deps)(...args),
     ...createDirectorySlice(deps)(...args),
+    ...createTrainingSlice(deps)(...args),
   }));
 }
 

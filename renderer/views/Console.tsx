@@ -29,6 +29,8 @@ import { Recordings } from "./Recordings.js";
 import { Settings } from "./Settings.js";
 import { Supervisor, canSupervise } from "./Supervisor.js";
 import { Texting } from "./Texting.js";
+import { Training } from "./Training.js";
+import { isTrainingView } from "../state/training.js";
 import { TextingWatcher } from "./texting/TextingWatcher.js";
 
 export interface ConsoleView {
@@ -51,6 +53,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "directory", label: "Directory", element: <Directory />, waiting: { count: (state) => unseenMissed(state.directory), words: (n) => (n === 1 ? "missed call" : "missed calls") } },
   { path: "recordings", label: "Recordings", element: <Recordings /> },
   { path: "admin", label: "Admin", element: <Admin />, visible: isAdminView },
+  { path: "training", label: "Training", element: <Training />, visible: isTrainingView },
   { path: "audio", label: "Audio", element: <AudioSettings /> },
   { path: "settings", label: "Settings", element: <Settings /> },
 ];

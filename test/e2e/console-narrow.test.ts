@@ -310,7 +310,7 @@ describe("the console docked narrow", () => {
     expect(waiting.status).toBe(201);
     // The label alone: a view's count (missed calls, unread texts) follows it in the link.
     const labels = await page.locator("#console-nav a").evaluateAll((links) => links.map((a) => (a as unknown as { firstChild: { textContent: string } }).firstChild.textContent));
-    expect(labels).toEqual(["Agent", "Queues", "Supervisor", "Texting", "Directory", "Recordings", "Admin", "Audio", "Settings"]);
+    expect(labels).toEqual(["Agent", "Queues", "Supervisor", "Texting", "Directory", "Recordings", "Admin", "Training", "Audio", "Settings"]);
     for (const label of labels) {
       await openView(label);
       await page.locator("main h1").first().waitFor();

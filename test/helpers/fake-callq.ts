@@ -157,7 +157,7 @@ export function fakeEventStream() {
 
 export function fakePlatform(profile: { isAdmin?: boolean; canMonitor?: boolean } = {}): PlatformApi {
   return {
-    user: async (userId) => ({ id: userId, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: profile.isAdmin ?? false, canMonitor: profile.canMonitor ?? false, presenceId: "1002" }),
+    user: async (userId) => ({ id: userId, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: profile.isAdmin ?? false, canMonitor: profile.canMonitor ?? false, isTrainer: profile.isAdmin ?? false, presenceId: "1002" }),
     devicesOf: async () => [{ id: "d1", name: "agent1 softphone", deviceType: "softphone", enabled: true }],
     sipCredentials: async () => ({ username: "agent1", password: "pw", realm: "demo.local" }),
     directory: async () => [],

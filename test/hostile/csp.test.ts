@@ -120,7 +120,7 @@ describe("in Chromium", () => {
       await signIn(admin, "admin");
       await waitRegistered(admin);
       const nav = admin.getByRole("navigation", { name: "Console views" });
-      for (const view of ["Agent", "Queues", "Supervisor", "Texting", "Recordings", "Admin", "Audio", "Settings", "Agent"]) {
+      for (const view of ["Agent", "Queues", "Supervisor", "Texting", "Directory", "Recordings", "Admin", "Training", "Audio", "Settings", "Agent"]) {
         await nav.getByRole("link", { name: view }).click();
         await admin.waitForURL(new RegExp(`/${view.toLowerCase()}$`));
         await admin.locator("main h1, main h2").first().waitFor();

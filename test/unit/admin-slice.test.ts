@@ -143,7 +143,7 @@ async function setup(username = "admin") {
 describe("admin slice: privilege", () => {
   it("comes from the signed-in user's profile when the console has read it", async () => {
     const { store, calls } = await setup();
-    const profile = { id: OWNER_ID, username: "admin", firstName: "Ada", lastName: "Admin", isAdmin: true, canMonitor: true, presenceId: "1001" };
+    const profile = { id: OWNER_ID, username: "admin", firstName: "Ada", lastName: "Admin", isAdmin: true, canMonitor: true, isTrainer: true, presenceId: "1001" };
     store.setState({ profile });
     expect(privilegeOf(store.getState())).toBe("admin");
     expect(await store.getState().checkPrivilege()).toBe("admin");

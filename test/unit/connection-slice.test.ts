@@ -47,7 +47,7 @@ function fixture() {
     };
   };
   const platform: PlatformApi = {
-    user: async (id) => ({ id, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: false, canMonitor: false, presenceId: "1002" }),
+    user: async (id) => ({ id, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: false, canMonitor: false, isTrainer: false, presenceId: "1002" }),
     devicesOf: async () => [],
     sipCredentials: async () => ({ username: "u", password: "p", realm: "r" }),
     directory: async () => [],

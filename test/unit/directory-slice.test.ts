@@ -50,7 +50,7 @@ class Line implements PhoneLine {
 }
 
 const platform: PlatformApi = {
-  user: async (id) => ({ id, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: false, canMonitor: false, presenceId: "1002" }),
+  user: async (id) => ({ id, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: false, canMonitor: false, isTrainer: false, presenceId: "1002" }),
   devicesOf: async () => [{ id: "soft", name: "agent1 softphone", deviceType: "softphone", enabled: true }],
   sipCredentials: async () => ({ username: "u", password: "p", realm: "r" }),
   directory: async () => [],

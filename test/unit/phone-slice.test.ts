@@ -116,7 +116,7 @@ function fixture() {
   let recentReads = 0;
   const calls: CallRecord[] = [];
   const platform: PlatformApi = {
-    user: async (id) => ({ id, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: false, canMonitor: false, presenceId: "1002" }),
+    user: async (id) => ({ id, username: "agent1", firstName: "Alex", lastName: "Agent", isAdmin: false, canMonitor: false, isTrainer: false, presenceId: "1002" }),
     devicesOf: async () => [
       { id: "desk", name: "Desk phone", deviceType: "sip_device", enabled: true },
       { id: "soft", name: "agent1 softphone", deviceType: "softphone", enabled: true },

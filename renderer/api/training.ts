@@ -1,0 +1,105 @@
+// The account's training scenarios (a local addition of this server, issue 18): the list, each
+// scenario read, created, replaced and deleted, the shareable file imported and exported, and a
+// headless preview's summary.
+import { accountList, accountMediaUrl, accountRequest, type AccountConnection } from "./account.js";
+
+export interface ScenarioRow {
+  id: string;
+  name: string;
+  duration_s: number;
+  seed: number;
+}
+
+/**
+ * A scenario as the document view shows it: any JSON object. The form reads and writes its fields
+ * by path, and the server checks it on save, so the console holds whatever the trainer typed.
+ */
+export type ScenarioDoc = Record<string, unknown>;
+
+export interface QueuePreview {
+  queue: string;
+  offered: number;
+  answered: number;
+  abandoned: number;
+  timed_out: number;
+  service_level_percent: number | null;
+  average_speed_of_answer_s: number | null;
+}
+
+export interface AgentPreview {
+  agent_id: string;
+  name: string;
+  answered: number;
+  talk_s: number;
+  wrapup_s: number;
+  average_handle_time_s: number | null;
+  occupancy_percent: number;
+}
+
+/** POST .../{id}/preview: the headless run's summary. */
+export interface PreviewSummary {
+  scenario_id: string;
+  name: string;
+  seed: number;
+  duration_s: number;
+  callers: number;
+  offered: number;
+  answered: number;
+  abandoned: number;
+  timed_out: number;
+  texted: number;
+  abandoned_while_ringing: number;
+  service_level: { answered_within_s: number; target_percent: number; percent: number | null; met: boolean | null };
+  abandoned_percent: number | null;
+  average_speed_of_answer_s: number | null;
+  longest_wait_s: number | null;
+  average_talk_s: number | null;
+  average_handle_time_s: number | null;
+  handle_time_target_s: number;
+  offered_load_erlangs: number;
+  ended_at_s: number;
+  queues: QueuePreview[];
+  agents: AgentPreview[];
+  faults: { at_s: number; kind: string; target: string | null; applied: boolean }[];
+}
+
+/** Everything the training slice asks of the server, so tests can hand it a fake. */
+export interface TrainingApi {
+  list(connection: AccountConnection): Promise<ScenarioRow[]>;
+  read(connection: AccountConnection, id: string): Promise<ScenarioDoc>;
+  /** PUT on the collection without an id (create), POST on the scenario with one (replace); answers it as stored. */
+  save(connection: AccountConnection, doc: ScenarioDoc): Promise<ScenarioDoc>;
+  remove(connection: AccountConnection, id: string): Promise<void>;
+  /** POST of a scenario file on the collection; answers the new scenario. */
+  importFile(connection: AccountConnection, file: ScenarioDoc): Promise<ScenarioDoc>;
+  preview(connection: AccountConnection, id: string): Promise<PreviewSummary>;
+}
+
+const PATH = "/training_scenarios";
+const one = (id: string) => `${PATH}/${encodeURIComponent(id)}`;
+
+export const httpTrainingApi: TrainingApi = {
+  list: (connection) => accountList<ScenarioRow>(connection, PATH),
+  async read(connection, id) {
+    return (await accountRequest<ScenarioDoc>(connection, "GET", one(id))).data;
+  },
+  async save(connection, doc) {
+    const { id, ...fields } = doc;
+    const envelope = typeof id === "string" ? await accountRequest<ScenarioDoc>(connection, "POST", one(id), fields) : await accountRequest<ScenarioDoc>(connection, "PUT", PATH, fields);
+    return envelope.data;
+  },
+  async remove(connection, id) {
+    await accountRequest<unknown>(connection, "DELETE", one(id));
+  },
+  async importFile(connection, file) {
+    return (await accountRequest<ScenarioDoc>(connection, "POST", PATH, file)).data;
+  },
+  async preview(connection, id) {
+    return (await accountRequest<PreviewSummary>(connection, "POST", `${one(id)}/preview`, {})).data;
+  },
+};
+
+/** Where the browser downloads a scenario's file from (the server names it, as an attachment). */
+export function scenarioFileUrl(connection: AccountConnection, id: string): string {
+  return accountMediaUrl(connection, `${one(id)}/export`, {});
+}

@@ -1,0 +1,187 @@
+// The training slice through the whole store, with a fake training API: who may use the view
+// (from the profile), the list, saving with the server's refusal kept per field, deleting,
+// importing a file (and refusing what is not one before any request), and previews (only the
+// newest lands).
+import { describe, expect, it } from "vitest";
+import { ApiRequestError } from "../../renderer/api/client.js";
+import type { PreviewSummary, ScenarioDoc, ScenarioRow, TrainingApi } from "../../renderer/api/training.js";
+import { isTrainingView, trainerAccess } from "../../renderer/state/training.js";
+import { consoleStore, deferred, OWNER_ID } from "../helpers/console-store.js";
+
+const httpError = (status: number, data: unknown = null) => new ApiRequestError("http", status, "", data, null, `answered ${status}`);
+
+function summary(id: string, offered: number): PreviewSummary {
+  return {
+    scenario_id: id,
+    name: "S",
+    seed: 7,
+    duration_s: 600,
+    callers: offered,
+    offered,
+    answered: offered,
+    abandoned: 0,
+    timed_out: 0,
+    texted: 0,
+    abandoned_while_ringing: 0,
+    service_level: { answered_within_s: 20, target_percent: 80, percent: 100, met: true },
+    abandoned_percent: 0,
+    average_speed_of_answer_s: 1,
+    longest_wait_s: 2,
+    average_talk_s: 60,
+    average_handle_time_s: 70,
+    handle_time_target_s: 300,
+    offered_load_erlangs: 1,
+    ended_at_s: 700,
+    queues: [],
+    agents: [],
+    faults: [],
+  };
+}
+
+function fakeTrainingApi() {
+  const calls: string[] = [];
+  const docs = new Map<string, ScenarioDoc>();
+  let nextId = 0;
+  const previews: { id: string; answer: ReturnType<typeof deferred<PreviewSummary>> }[] = [];
+  let refuseSave: unknown = null;
+  const api: TrainingApi = {
+    async list() {
+      calls.push("list");
+      return [...docs.values()].map((d): ScenarioRow => ({ id: String(d.id), name: String(d.name), duration_s: Number(d.duration_s), seed: Number(d.seed) }));
+    },
+    async read(_c, id) {
+      calls.push("read");
+      const doc = docs.get(id);
+      if (doc === undefined) throw httpError(404);
+      return doc;
+    },
+    async save(_c, doc) {
+      calls.push("save");
+      if (refuseSave !== null) throw refuseSave;
+      const id = typeof doc.id === "string" ? doc.id : `s${++nextId}`;
+      const stored = { ...doc, id };
+      docs.set(id, stored);
+      return stored;
+    },
+    async remove(_c, id) {
+      calls.push("remove");
+      if (!docs.delete(id)) throw httpError(404);
+    },
+    async importFile(_c, file) {
+      calls.push("importFile");
+      const { format: _format, ...fields } = file;
+      const stored = { ...fields, id: `s${++nextId}` };
+      docs.set(stored.id, stored);
+      return stored;
+    },
+    preview(_c, id) {
+      calls.push("preview");
+      const answer = deferred<PreviewSummary>();
+      previews.push({ id, answer });
+      return answer.promise;
+    },
+  };
+  return { api, calls, docs, previews, refuse: (error: unknown) => (refuseSave = error) };
+}
+
+async function setup() {
+  const fake = fakeTrainingApi();
+  const { store, signIn } = consoleStore({ trainingApi: fake.api });
+  await signIn("admin");
+  return { store, ...fake };
+}
+
+const profile = { id: OWNER_ID, username: "trainer", firstName: "Tia", lastName: "Trainer", isAdmin: false, canMonitor: false, isTrainer: true, presenceId: "1003" };
+
+describe("training slice: access", () => {
+  it("is for trainers as the profile says, checking until it is read and unknown when it failed", async () => {
+    const { store } = await setup();
+    expect(trainerAccess(store.getState())).toBe("checking");
+    store.setState({ connection: { ...store.getState().connection, profileError: "cannot reach" } });
+    expect(trainerAccess(store.getState())).toBe("unknown");
+    store.setState({ profile });
+    expect(trainerAccess(store.getState())).toBe("trainer");
+    expect(isTrainingView(store.getState())).toBe(true);
+    store.setState({ profile: { ...profile, isTrainer: false } });
+    expect(trainerAccess(store.getState())).toBe("refused");
+    expect(isTrainingView(store.getState())).toBe(false);
+    // Another session's profile says nothing about this one.
+    store.setState({ profile: { ...profile, id: "c".repeat(32) }, connection: { ...store.getState().connection, profileError: null } });
+    expect(trainerAccess(store.getState())).toBe("checking");
+  });
+});
+
+describe("training slice: scenarios", () => {
+  it("saves a new scenario, says so and reads the list again; a refusal keeps each field's words and changes nothing", async () => {
+    const { store, calls, docs, refuse } = await setup();
+    const saved = await store.getState().saveScenario({ name: "Monday", duration_s: 600, seed: 7 });
+    expect(saved).toEqual({ saved: { name: "Monday", duration_s: 600, seed: 7, id: "s1" } });
+    expect(store.getState().training.notice).toBe("Scenario “Monday” saved.");
+    expect(store.getState().training.rows).toEqual([{ id: "s1", name: "Monday", duration_s: 600, seed: 7 }]);
+    expect(calls).toEqual(["save", "list"]);
+
+    refuse(httpError(400, { duration_s: { minimum: { message: "Value must be at least 60", target: 60 } }, "queues.0": { required: { message: "a queue names a queue_id or a number" }, unique: { message: "two entries name the same queue" } } }));
+    const refused = await store.getState().saveScenario({ id: "s1", name: "Monday", duration_s: 10, seed: 7 });
+    expect(refused).toEqual({
+      error: "The scenario was not saved: the server refused it: duration_s: Value must be at least 60.",
+      fields: [
+        { field: "duration_s", message: "Value must be at least 60" },
+        { field: "queues.0", message: "a queue names a queue_id or a number; two entries name the same queue" },
+      ],
+    });
+    expect(docs.get("s1")?.duration_s).toBe(600);
+    expect(calls).toEqual(["save", "list", "save"]);
+
+    refuse(httpError(403));
+    expect(await store.getState().saveScenario({ name: "X" })).toEqual({ error: "The scenario was not saved: only an admin may do this.", fields: [] });
+  });
+
+  it("reads one, says why it cannot, and deletes one, its preview going with it", async () => {
+    const { store, previews } = await setup();
+    await store.getState().saveScenario({ name: "A", duration_s: 600, seed: 1 });
+    expect(await store.getState().readScenario("s1")).toEqual({ name: "A", duration_s: 600, seed: 1, id: "s1" });
+    expect(await store.getState().readScenario("nope")).toBe("The scenario could not be read: it no longer exists (someone may have deleted it).");
+
+    const running = store.getState().previewScenario("s1");
+    expect(store.getState().training.preview).toEqual({ scenarioId: "s1", running: true, summary: null, error: null });
+    previews[0]?.answer.resolve(summary("s1", 3));
+    await running;
+    expect(store.getState().training.preview.summary?.offered).toBe(3);
+    expect(await store.getState().deleteScenario("s1")).toBe(true);
+    expect(store.getState().training).toMatchObject({ rows: [], notice: "Scenario deleted.", preview: { scenarioId: null, summary: null } });
+    expect(await store.getState().deleteScenario("s1")).toBe(false);
+    expect(store.getState().training.error).toBe("The scenario was not deleted: it no longer exists (someone may have deleted it).");
+  });
+
+  it("imports a file as a new scenario; what is not a scenario file is refused in words before any request", async () => {
+    const { store, calls } = await setup();
+    expect(await store.getState().importScenario("{ not json")).toBeNull();
+    expect(store.getState().training.error).toMatch(/^The file was not imported: it is not JSON/);
+    expect(await store.getState().importScenario("[1, 2]")).toBeNull();
+    expect(store.getState().training.error).toMatch(/^The file was not imported: it is not a scenario file/);
+    expect(calls).toEqual([]);
+
+    const imported = await store.getState().importScenario(JSON.stringify({ format: "switchboard.training_scenario.v1", name: "Shared", duration_s: 900, seed: 3 }));
+    expect(imported).toEqual({ name: "Shared", duration_s: 900, seed: 3, id: "s1" });
+    expect(store.getState().training).toMatchObject({ error: null, notice: "Scenario “Shared” imported.", rows: [{ id: "s1", name: "Shared" }] });
+    expect(calls).toEqual(["importFile", "list"]);
+  });
+});
+
+describe("training slice: preview", () => {
+  it("shows the newest preview's figures only, and a failure in words", async () => {
+    const { store, previews } = await setup();
+    const first = store.getState().previewScenario("a");
+    const second = store.getState().previewScenario("b");
+    previews[1]?.answer.resolve(summary("b", 5));
+    await second;
+    previews[0]?.answer.resolve(summary("a", 9));
+    await first;
+    expect(store.getState().training.preview).toMatchObject({ scenarioId: "b", running: false, summary: { scenario_id: "b", offered: 5 } });
+
+    const failed = store.getState().previewScenario("b");
+    previews[2]?.answer.reject(httpError(400, { scenario: { too_big: { message: "a preview runs at most 20000 callers" } } }));
+    await failed;
+    expect(store.getState().training.preview).toEqual({ scenarioId: "b", running: false, summary: null, error: "The preview did not run: the server refused it: scenario: a preview runs at most 20000 callers." });
+  });
+});
