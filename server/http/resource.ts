@@ -8,8 +8,8 @@ import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../sto
 import { ApiError } from "./errors.js";
 import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
 import { contentRevision } from "./envelope.js";
-import { filterFromQuery } from "./filters.js";
-import { paginateSorted } from "./paging.js";
+import { equalityFilters, filterFromQuery, type EqualityFilter } from "./filters.js";
+import { pageFrom, pagePlan, type Keyed } from "./paging.js";
 import { mergePatch } from "./patch.js";
 import { isObject, type Verb } from "./request.js";
 import { fieldError, validate, type JsonSchema } from "./validation.js";
@@ -248,22 +248,43 @@ export function byId(doc: StoredDoc): string {
 
 /**
  * One page of a collection as a list answer: the query's filters (and an optional `where`),
- * sorted by `sortKey`, paged, each document shown as `row`.
+ * sorted by `sortKey`, paged, each document shown as `row`. The page walks the collection's list
+ * order from its start key and stops at the row after the page; a `filter_KEY` on a field with an
+ * equality index walks only the documents that index holds for the value. The answer is the one
+ * a sort and filter of the whole collection gives (test/unit/list-pages.test.ts compares them).
  */
 export function listOutcome(
   collection: Collection,
   ctx: Ctx,
   options: { sortKey?: (doc: StoredDoc) => string; descending?: boolean; row: (doc: StoredDoc) => Data; where?: (doc: StoredDoc) => boolean },
 ): Outcome {
-  const test = filterFromQuery(ctx.req.query);
+  const query = ctx.req.query;
+  const test = filterFromQuery(query);
+  const plan = pagePlan(options.descending ?? false, query);
+  const sortKey = options.sortKey ?? byId;
   const where = options.where;
-  const sorted = collection.sortedBy(options.sortKey ?? byId);
-  const page = paginateSorted(
-    sorted.filter((k) => test(k.row) && (where === undefined || where(k.row))),
-    options.descending ?? false,
-    ctx.req.query,
-  );
+  const walk = collection.walk(sortKey, {
+    descending: plan.descending,
+    ...(plan.size === undefined || plan.startKey === undefined ? {} : { from: plan.startKey }),
+    ...cheapestIndex(collection, sortKey, equalityFilters(query)),
+  });
+  const page = pageFrom(matching(walk, (doc) => test(doc) && (where === undefined || where(doc))), plan);
   return { data: page.rows.map(options.row), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+}
+
+/** Of the query's equality filters with an index, the one whose documents are fewest. */
+function cheapestIndex(collection: Collection, sortKey: (doc: StoredDoc) => string, filters: EqualityFilter[]): { equal?: EqualityFilter } {
+  let best: { equal: EqualityFilter; count: number } | undefined;
+  for (const equal of filters) {
+    if (!collection.hasEqualityIndex(equal.field)) continue;
+    const count = collection.equalCount(sortKey, equal);
+    if (best === undefined || count < best.count) best = { equal, count };
+  }
+  return best === undefined ? {} : { equal: best.equal };
+}
+
+function* matching(walk: Iterable<{ doc: StoredDoc; key: string }>, test: (doc: StoredDoc) => boolean): Generator<Keyed<StoredDoc>> {
+  for (const entry of walk) if (test(entry.doc)) yield { row: entry.doc, key: entry.key };
 }
 
 export function docOutcome(doc: StoredDoc): Outcome {
