@@ -253,12 +253,19 @@ export function byId(doc: StoredDoc): string {
  * equality index walks only the documents that index holds for the value. The answer is the one
  * a sort and filter of the whole collection gives (test/unit/list-pages.test.ts compares them).
  */
-export function listOutcome(
-  collection: Collection,
-  ctx: Ctx,
-  options: { sortKey?: (doc: StoredDoc) => string; descending?: boolean; row: (doc: StoredDoc) => Data; where?: (doc: StoredDoc) => boolean },
-): Outcome {
-  const query = ctx.req.query;
+export function listOutcome(collection: Collection, ctx: Ctx, options: ListOptions): Outcome {
+  return listPage(collection, ctx.req.query, options);
+}
+
+export interface ListOptions {
+  sortKey?: (doc: StoredDoc) => string;
+  descending?: boolean;
+  row: (doc: StoredDoc) => Data;
+  where?: (doc: StoredDoc) => boolean;
+}
+
+/** listOutcome's answer to a query string. */
+export function listPage(collection: Collection, query: Record<string, string>, options: ListOptions): Outcome {
   const test = filterFromQuery(query);
   const plan = pagePlan(options.descending ?? false, query);
   const sortKey = options.sortKey ?? byId;

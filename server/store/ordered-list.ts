@@ -3,7 +3,8 @@
 // document's place in the collection's insertion order), which is exactly the order a stable sort
 // of the collection by key gives. Held as a list of sorted blocks of at most 2 * BLOCK entries:
 // an insert or removal moves at most that many entries plus one block reference per BLOCK
-// documents, instead of shifting a whole collection-sized array.
+// documents, instead of shifting a whole collection-sized array. An emptied block is dropped;
+// small ones are not merged (a walk skips a block in one step either way).
 
 export interface OrderedEntry<D> {
   key: string;
@@ -11,7 +12,7 @@ export interface OrderedEntry<D> {
   doc: D;
 }
 
-const BLOCK = 256;
+const DEFAULT_BLOCK = 256;
 
 /** Whether (aKey, aSeq) sorts before (bKey, bSeq). */
 function before(aKey: string, aSeq: number, bKey: string, bSeq: number): boolean {
@@ -21,6 +22,9 @@ function before(aKey: string, aSeq: number, bKey: string, bSeq: number): boolean
 export class OrderedList<D> {
   readonly #blocks: OrderedEntry<D>[][] = [];
   #size = 0;
+
+  /** `block`: half the most entries a block holds before it splits (tests use tiny ones). */
+  constructor(readonly block = DEFAULT_BLOCK) {}
 
   get size(): number {
     return this.#size;
@@ -35,7 +39,7 @@ export class OrderedList<D> {
     const b = this.#blockFor(entry.key, entry.seq);
     const block = this.#blocks[b] ?? [];
     block.splice(lowerBound(block, entry.key, entry.seq), 0, entry);
-    if (block.length > 2 * BLOCK) this.#blocks.splice(b + 1, 0, block.splice(BLOCK));
+    if (block.length > 2 * this.block) this.#blocks.splice(b + 1, 0, block.splice(this.block));
   }
 
   /** Removes the entry at exactly (key, seq); false when there is none. */
