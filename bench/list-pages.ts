@@ -5,7 +5,8 @@
 // this process in alternating rounds; then ours at a fixed 1,000 req/s at the largest size.
 // Devices are seeded through the store itself (files written as the server writes them), with
 // the server stopped, then the server is started on that data directory.
-// BENCH_LIST_SIZES=1000,10000 picks the sizes; BENCH_SERVER=<path> runs another build.
+// BENCH_LIST_SIZES=1000,10000 picks the sizes; BENCH_SERVER=<path> runs another build;
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each measured Switchboard child there.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,9 +22,11 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const SIZES = (process.env.BENCH_LIST_SIZES ?? "1000,10000,100000").split(",").map(Number);
 const CONNECTIONS = 10;
+const WARM_UP_S = 2;
 const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/main/server.js");
 const QUERY = "?filter_device_type=softphone&page_size=50";
 const SEED_BATCH = 5_000;
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 
 interface Load {
   rps: number;
@@ -33,10 +36,10 @@ interface Load {
   cpu: number;
 }
 
-async function load(child: ChildProcess, url: string, headers: Record<string, string>, rate?: number): Promise<Load> {
+async function load(child: ChildProcess, url: string, headers: Record<string, string>, rate?: number, duration = DURATION_S): Promise<Load> {
   const pid = child.pid ?? 0;
   const cpuBefore = cpuMs(pid);
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S, ...(rate ? { overallRate: rate } : {}) });
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, ...(rate ? { overallRate: rate } : {}) });
   const cpu = cpuMs(pid) - cpuBefore;
   return {
     rps: result.requests.average,
@@ -46,8 +49,9 @@ async function load(child: ChildProcess, url: string, headers: Record<string, st
   };
 }
 
-function startServer(dataDir: string): { child: ChildProcess; url: Promise<string> } {
-  const child = spawn(process.execPath, [SERVER, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--media-workers", "0"], {
+function startServer(dataDir: string, profile = false): { child: ChildProcess; url: Promise<string> } {
+  const profileArgs = profile && PROFILE_DIR !== undefined ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : [];
+  const child = spawn(process.execPath, [...profileArgs, SERVER, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--media-workers", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const url = waitForLine(child, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/).then((line) => line.replace("Switchboard is serving ", ""));
@@ -97,7 +101,7 @@ interface SizeResult {
 
 async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
   const { dataDir, seedS } = await seed(size);
-  const sb = startServer(dataDir);
+  const sb = startServer(dataDir, true);
   let bare: ChildProcess | undefined;
   try {
     const url = await sb.url;
@@ -113,6 +117,9 @@ async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
     await writeFile(bodiesFile, JSON.stringify({ [QUERY]: body }));
     bare = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
     const bareUrl = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
+    // A first short load on each compiles the hot paths: the rounds measure neither cold.
+    await load(sb.child, `${url}${list}`, headers, undefined, WARM_UP_S);
+    await load(bare, `${bareUrl}${list}`, headers, undefined, WARM_UP_S);
     const ours: Load[] = [];
     const theirs: Load[] = [];
     for (let round = 0; round < ROUNDS; round++) {
