@@ -58,21 +58,37 @@ export function pagePlan(defaultDescending: boolean, query: Record<string, strin
  * no further than the row after the page (its key is `next_start_key`).
  */
 export function pageFrom<T>(rows: Iterable<Keyed<T>>, plan: PagePlan): Page<T> {
-  const slice: Keyed<T>[] = [];
-  const size = plan.size;
-  let next: Keyed<T> | undefined;
-  for (const row of rows) {
-    if (size !== undefined && slice.length === size) {
-      next = row;
-      break;
+  const page = new PageBuilder<T>(plan);
+  for (const row of rows) if (!page.offer(row.row, row.key)) break;
+  return page.page();
+}
+
+/** A page filled one row at a time, in the page's order from its start key. */
+export class PageBuilder<T> {
+  readonly #rows: T[] = [];
+  #firstKey: string | undefined;
+  #nextKey: string | undefined;
+
+  constructor(readonly plan: PagePlan) {}
+
+  /** Takes a row; false once the page is full (this row, if any, only gave `next_start_key`). */
+  offer(row: T, key: string): boolean {
+    if (this.plan.size !== undefined && this.#rows.length === this.plan.size) {
+      this.#nextKey = key;
+      return false;
     }
-    slice.push(row);
+    if (this.#rows.length === 0) this.#firstKey = key;
+    this.#rows.push(row);
+    return true;
   }
-  if (size === undefined) return { rows: slice.map((k) => k.row) };
-  const paging: Paging = { page_size: slice.length };
-  if (slice[0]) paging.start_key = slice[0].key;
-  if (next) paging.next_start_key = next.key;
-  return { rows: slice.map((k) => k.row), paging };
+
+  page(): Page<T> {
+    if (this.plan.size === undefined) return { rows: this.#rows };
+    const paging: Paging = { page_size: this.#rows.length };
+    if (this.#firstKey !== undefined) paging.start_key = this.#firstKey;
+    if (this.#nextKey !== undefined) paging.next_start_key = this.#nextKey;
+    return { rows: this.#rows, paging };
+  }
 }
 
 /** Page through rows already sorted ascending by key (rows that are not a collection's). */

@@ -9,7 +9,7 @@ import { ApiError } from "./errors.js";
 import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
 import { contentRevision } from "./envelope.js";
 import { equalityFilters, filterFromQuery, type EqualityFilter } from "./filters.js";
-import { pageFrom, pagePlan, type Keyed } from "./paging.js";
+import { PageBuilder, pagePlan } from "./paging.js";
 import { mergePatch } from "./patch.js";
 import { isObject, type Verb } from "./request.js";
 import { fieldError, validate, type JsonSchema } from "./validation.js";
@@ -270,12 +270,14 @@ export function listPage(collection: Collection, query: Record<string, string>, 
   const plan = pagePlan(options.descending ?? false, query);
   const sortKey = options.sortKey ?? byId;
   const where = options.where;
-  const walk = collection.walk(sortKey, {
+  const builder = new PageBuilder<StoredDoc>(plan);
+  const walk = {
     descending: plan.descending,
     ...(plan.size === undefined || plan.startKey === undefined ? {} : { from: plan.startKey }),
     ...cheapestIndex(collection, sortKey, equalityFilters(query)),
-  });
-  const page = pageFrom(matching(walk, (doc) => test(doc) && (where === undefined || where(doc))), plan);
+  };
+  collection.visit(sortKey, walk, (doc, key) => !test(doc) || (where !== undefined && !where(doc)) || builder.offer(doc, key));
+  const page = builder.page();
   return { data: page.rows.map(options.row), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
 }
 
@@ -290,9 +292,6 @@ function cheapestIndex(collection: Collection, sortKey: (doc: StoredDoc) => stri
   return best === undefined ? {} : { equal: best.equal };
 }
 
-function* matching(walk: Iterable<{ doc: StoredDoc; key: string }>, test: (doc: StoredDoc) => boolean): Generator<Keyed<StoredDoc>> {
-  for (const entry of walk) if (test(entry.doc)) yield { row: entry.doc, key: entry.key };
-}
 
 export function docOutcome(doc: StoredDoc): Outcome {
   return { data: view(doc), revision: doc.rev };

@@ -302,6 +302,15 @@ export class Collection<T extends DocData = DocData> {
     }
   }
 
+  /**
+   * Calls `visit` with what `walk` gives, in order, until it answers false: the same documents
+   * without a generator's cost per row (a list page's path).
+   */
+  visit(key: SortKey<T>, options: WalkOptions, visit: (doc: StoredDoc<T>, key: string) => boolean): void {
+    const unsynced = this.#unsynced;
+    this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key));
+  }
+
   #order(key: SortKey<T>): ListOrder<T> {
     let order = this.#orders.get(key);
     if (order === undefined) {

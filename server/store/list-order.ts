@@ -82,9 +82,27 @@ export class ListOrder<T extends DocData> {
     const walks: Iterator<OrderedEntry<StoredDoc<T>>>[] = [];
     for (const k of new Set(equal.keys)) {
       const list = lists.get(k);
-      if (list !== undefined) walks.push((descending ? list.descending(from) : list.ascending(from))[Symbol.iterator]());
+      if (list !== undefined) walks.push(list.walk(descending, from));
     }
     return merge(walks, descending);
+  }
+
+  /** Calls `visit` with the entries `walk` gives, in order, until it answers false. */
+  visit(options: WalkOptions, visit: (entry: OrderedEntry<StoredDoc<T>>) => boolean): void {
+    const { equal, descending, from } = options;
+    const lists = equal === undefined ? undefined : this.#fields.get(equal.field)?.lists;
+    if (equal === undefined || lists === undefined) {
+      this.all.visit(descending, from, visit);
+      return;
+    }
+    const keys = new Set(equal.keys);
+    if (keys.size === 1) {
+      const [only] = keys;
+      const list = only === undefined ? undefined : lists.get(only);
+      list?.visit(descending, from, visit);
+      return;
+    }
+    for (const entry of this.walk(options)) if (!visit(entry)) return;
   }
 }
 

@@ -56,44 +56,65 @@ export class OrderedList<D> {
     return true;
   }
 
-  /** Entries in ascending order, from the first whose key is at or past `from` (all without it). */
-  *ascending(from?: string): Generator<OrderedEntry<D>> {
-    let b = 0;
-    let i = 0;
-    if (from !== undefined) {
-      // The first entry with key >= from sorts after every (from, seq) with a lower seq: -1 is below all.
-      b = this.#blockFor(from, -1);
-      i = lowerBound(this.#blocks[b] ?? [], from, -1);
+  /**
+   * Calls `visit` with each entry in order (ascending from the first at or past `from`, or
+   * descending from the last at or before it; all without `from`) until it answers false: a
+   * page's walk without a generator's cost per entry.
+   */
+  visit(descending: boolean, from: string | undefined, visit: (entry: OrderedEntry<D>) => boolean): void {
+    let { b, i } = this.#start(descending, from);
+    if (descending) {
+      for (; b >= 0; b--, i = (this.#blocks[b]?.length ?? 0) - 1) {
+        const block = this.#blocks[b] ?? [];
+        for (; i >= 0; i--) {
+          const entry = block[i];
+          if (entry !== undefined && !visit(entry)) return;
+        }
+      }
+      return;
     }
     for (; b < this.#blocks.length; b++, i = 0) {
       const block = this.#blocks[b] ?? [];
       for (; i < block.length; i++) {
+        const entry = block[i];
+        if (entry !== undefined && !visit(entry)) return;
+      }
+    }
+  }
+
+  /** The entries `visit` would see, as a generator (merged walks pull from several at once). */
+  *walk(descending: boolean, from?: string): Generator<OrderedEntry<D>> {
+    let { b, i } = this.#start(descending, from);
+    const step = descending ? -1 : 1;
+    for (; b >= 0 && b < this.#blocks.length; b += step, i = descending ? (this.#blocks[b]?.length ?? 0) - 1 : 0) {
+      const block = this.#blocks[b] ?? [];
+      for (; i >= 0 && i < block.length; i += step) {
         const entry = block[i];
         if (entry !== undefined) yield entry;
       }
     }
   }
 
-  /** Entries in descending order, from the last whose key is at or before `from` (all without it). */
-  *descending(from?: string): Generator<OrderedEntry<D>> {
-    let b = this.#blocks.length - 1;
-    let i = (this.#blocks[b]?.length ?? 0) - 1;
-    if (from !== undefined) {
-      // The last entry with key <= from is the one just before the first (from, +infinity).
-      b = this.#blockFor(from, Number.POSITIVE_INFINITY);
-      i = lowerBound(this.#blocks[b] ?? [], from, Number.POSITIVE_INFINITY) - 1;
-      if (i < 0) {
-        b--;
-        i = (this.#blocks[b]?.length ?? 0) - 1;
-      }
+  ascending(from?: string): Generator<OrderedEntry<D>> {
+    return this.walk(false, from);
+  }
+
+  descending(from?: string): Generator<OrderedEntry<D>> {
+    return this.walk(true, from);
+  }
+
+  /** Where a walk starts: block `b`, entry `i` (which may be one past either end of the block). */
+  #start(descending: boolean, from: string | undefined): { b: number; i: number } {
+    if (from === undefined) {
+      const b = descending ? this.#blocks.length - 1 : 0;
+      return { b, i: descending ? (this.#blocks[b]?.length ?? 0) - 1 : 0 };
     }
-    for (; b >= 0; b--, i = (this.#blocks[b]?.length ?? 0) - 1) {
-      const block = this.#blocks[b] ?? [];
-      for (; i >= 0; i--) {
-        const entry = block[i];
-        if (entry !== undefined) yield entry;
-      }
-    }
+    // Ascending: the first entry with key >= from, i.e. not before (from, -1), below every seq.
+    // Descending: the last with key <= from, the one just before (from, +infinity).
+    const seq = descending ? Number.POSITIVE_INFINITY : -1;
+    const b = this.#blockFor(from, seq);
+    const i = lowerBound(this.#blocks[b] ?? [], from, seq);
+    return { b, i: descending ? i - 1 : i };
   }
 
   /** The block an entry at (key, seq) belongs in: the first whose last entry is not before it. */

@@ -1,5 +1,6 @@
 // The ordered list behind list pages against a plain sorted array: random inserts and removals
-// (tiny blocks, so they split and empty often), then every seek in both directions.
+// (tiny blocks, so they split and empty often), then every seek in both directions, walked by
+// generator and by visitor stopping early.
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OrderedList, type OrderedEntry } from "../../../server/store/ordered-list.js";
@@ -47,6 +48,11 @@ describe("OrderedList", () => {
         for (const from of ["", "a", "aa", "b", "c", "e", "y", "z", "zz"]) {
           expect(Array.from(list.ascending(from))).toEqual(ascending.filter((e) => e.key >= from));
           expect(Array.from(list.descending(from))).toEqual([...ascending].reverse().filter((e) => e.key <= from));
+          for (const descending of [false, true]) {
+            const visited: OrderedEntry<number>[] = [];
+            list.visit(descending, from, (e) => visited.push(e) < 3);
+            expect(visited).toEqual(Array.from(list.walk(descending, from)).slice(0, 3));
+          }
         }
       }),
       { seed: 17, numRuns: 300 },
