@@ -314,8 +314,8 @@ export class Collection<T extends DocData = DocData> {
   #order(key: SortKey<T>): ListOrder<T> {
     let order = this.#orders.get(key);
     if (order === undefined) {
-      order = new ListOrder(key);
-      for (const [id, doc] of this.#docs) order.add(doc, this.#seq.get(id) ?? 0);
+      // #docs iterates in insertion order, which is ascending seq.
+      order = new ListOrder(key, Array.from(this.#docs.values(), (doc): [StoredDoc<T>, number] => [doc, this.#seq.get(doc.id) ?? 0]));
       for (const spec of this.#equality.values()) order.index(spec);
       this.#orders.set(key, order);
     }

@@ -26,6 +26,14 @@ export class OrderedList<D> {
   /** `block`: half the most entries a block holds before it splits (tests use tiny ones). */
   constructor(readonly block = DEFAULT_BLOCK) {}
 
+  /** A list of entries already in order (key, then seq), cut into blocks without a search each. */
+  static fromSorted<D>(entries: OrderedEntry<D>[], block = DEFAULT_BLOCK): OrderedList<D> {
+    const list = new OrderedList<D>(block);
+    for (let i = 0; i < entries.length; i += block) list.#blocks.push(entries.slice(i, i + block));
+    list.#size = entries.length;
+    return list;
+  }
+
   get size(): number {
     return this.#size;
   }

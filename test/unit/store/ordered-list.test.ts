@@ -21,10 +21,11 @@ describe("OrderedList", () => {
       { weight: 1, arbitrary: KEYS.map((removeMissing) => ({ removeMissing })) },
     );
     fc.assert(
-      fc.property(fc.integer({ min: 1, max: 4 }), fc.array(op, { maxLength: 300 }), (block, ops) => {
-        const list = new OrderedList<number>(block);
-        let model: OrderedEntry<number>[] = [];
-        let seq = 0;
+      fc.property(fc.integer({ min: 1, max: 4 }), fc.array(KEYS, { maxLength: 40 }), fc.array(op, { maxLength: 300 }), (block, initial, ops) => {
+        // Some lists start built in one go from sorted entries, as an order is on first use.
+        let model: OrderedEntry<number>[] = initial.map((key, seq) => ({ key, seq, doc: seq }));
+        const list = OrderedList.fromSorted(sorted(model), block);
+        let seq = model.length;
         for (const o of ops) {
           if ("insert" in o) {
             const entry = { key: o.insert, seq, doc: seq };
