@@ -76,10 +76,15 @@ export function equalityFilters(query: Record<string, string>): EqualityFilter[]
   const out: EqualityFilter[] = [];
   for (const [param, value] of Object.entries(query)) {
     if (!param.startsWith("filter_") || param.startsWith("filter_not_")) continue;
-    const anyOf = jsonList(value) ?? [value];
-    out.push({ field: param.slice("filter_".length), keys: anyOf.flatMap(wantedKeys) });
+    out.push(equalityFilter(param.slice("filter_".length), value));
   }
   return out;
+}
+
+/** What `filter_<field>=<value>` asks of an equality index. */
+export function equalityFilter(field: string, value: string): EqualityFilter {
+  const anyOf = jsonList(value) ?? [value];
+  return { field, keys: anyOf.flatMap(wantedKeys) };
 }
 
 /**

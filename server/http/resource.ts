@@ -8,7 +8,7 @@ import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../sto
 import { ApiError } from "./errors.js";
 import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
 import { contentRevision } from "./envelope.js";
-import { equalityFilters, filterFromQuery, type EqualityFilter } from "./filters.js";
+import { equalityFilter, equalityFilters, filterFromQuery, type EqualityFilter } from "./filters.js";
 import { PageBuilder, pagePlan } from "./paging.js";
 import { mergePatch } from "./patch.js";
 import { isObject, type Verb } from "./request.js";
@@ -262,6 +262,12 @@ export interface ListOptions {
   descending?: boolean;
   row: (doc: StoredDoc) => Data;
   where?: (doc: StoredDoc) => boolean;
+  /**
+   * A field `where` asks to equal a value: an equality index on it (if the collection has one)
+   * narrows the walk as `filter_<field>=<value>` would. `where` must match only documents that
+   * filter matches; it is still applied to each.
+   */
+  equal?: { field: string; value: string };
 }
 
 /** listOutcome's answer to a query string. */
@@ -274,7 +280,7 @@ export function listPage(collection: Collection, query: Record<string, string>, 
   const walk = {
     descending: plan.descending,
     ...(plan.size === undefined || plan.startKey === undefined ? {} : { from: plan.startKey }),
-    ...cheapestIndex(collection, sortKey, equalityFilters(query)),
+    ...cheapestIndex(collection, sortKey, [...equalityFilters(query), ...(options.equal ? [equalityFilter(options.equal.field, options.equal.value)] : [])]),
   };
   collection.visit(sortKey, walk, (doc, key) => !test(doc) || (where !== undefined && !where(doc)) || builder.offer(doc, key));
   const page = builder.page();

@@ -28,13 +28,18 @@ const byName = (doc: StoredDoc): string => String(doc.data.name ?? "");
 const byCreated = (doc: StoredDoc): string => `${String(doc.created).padStart(16, "0")}-${doc.id}`;
 const idOnly = (doc: StoredDoc): Data => ({ id: doc.id });
 const enabledOnly = (doc: StoredDoc): boolean => doc.data.enabled === true;
+const ownedByU1 = (doc: StoredDoc): boolean => doc.data.owner_id === "u1";
 
-/** The list shapes the server uses: by id, by a key with many ties (either way), newest first with a `where`. */
+/**
+ * The list shapes the server uses: by id, by a key with many ties (either way), newest first
+ * with a `where`, a `where` narrowed by an index (a user's devices).
+ */
 const LISTS: ListOptions[] = [
   { row: view },
   { row: view, sortKey: byName },
   { row: idOnly, sortKey: byName, descending: true },
   { row: idOnly, sortKey: byCreated, descending: true, where: enabledOnly },
+  { row: view, where: ownedByU1, equal: { field: "owner_id", value: "u1" } },
 ];
 
 const scalar = fc.constantFrom<unknown>("a", "b", "1", "true", "null", "", 1, 0, 1.5, -2, true, false, null);
