@@ -1,5 +1,5 @@
 // The REST benches' reference: Fastify alone, answering GET by id with bytes it was handed, from
-// a Map. Run as a child process (`node --import tsx bench/lib/bare-fastify.ts <bodies.json>`); it
+// a Map, and a device list (any query) with the bytes handed for that query string (`?...`). Run as a child process (`node --import tsx bench/lib/bare-fastify.ts <bodies.json>`); it
 // prints the URL it serves on. What Switchboard spends beyond this is our own cost per request.
 import { readFile } from "node:fs/promises";
 import Fastify from "fastify";
@@ -10,6 +10,12 @@ const bodies = new Map(Object.entries(JSON.parse(await readFile(file, "utf8")) a
 const app = Fastify({ logger: false });
 app.get<{ Params: { account_id: string; id: string } }>("/v2/accounts/:account_id/devices/:id", async (request, reply) => {
   const body = bodies.get(request.params.id);
+  if (body === undefined) return reply.status(404).send({ error: "404" });
+  return reply.type("application/json; charset=utf-8").send(body);
+});
+app.get("/v2/accounts/:account_id/devices", async (request, reply) => {
+  const at = request.url.indexOf("?");
+  const body = bodies.get(at < 0 ? "" : request.url.slice(at));
   if (body === undefined) return reply.status(404).send({ error: "404" });
   return reply.type("application/json; charset=utf-8").send(body);
 });

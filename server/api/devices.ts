@@ -2,6 +2,7 @@
 // Defaults and list rows as the hosted service shapes them; SIP credentials generated when absent.
 import type { FastifyInstance } from "fastify";
 import { fieldError, type JsonSchema } from "../http/validation.js";
+import { equalityIndexOn } from "../http/filters.js";
 import type { AuthContext } from "../http/endpoint.js";
 import { registerDocResource, view, type Data, type WriteCtx } from "../http/resource.js";
 import { drawFree, ID_PATTERN, type StoredDoc, type UniqueIndexSpec } from "../store/index.js";
@@ -158,6 +159,9 @@ export function withoutSecrets(shown: Data): Data {
 
 export function registerDevices(app: FastifyInstance, deps: ApiDeps): void {
   deps.store.unique("devices", DEVICE_USERNAMES);
+  // The console and provisioning list a user's devices, and devices of one type.
+  deps.store.equalityIndex("devices", equalityIndexOn("owner_id"));
+  deps.store.equalityIndex("devices", equalityIndexOn("device_type"));
   const hex = (bytes: number) => deps.store.random.bytes(bytes).toString("hex");
   registerDocResource(app, deps, {
     name: "devices",

@@ -348,7 +348,12 @@ export function registerUsers(app: FastifyInstance, deps: ApiDeps): void {
           const id = ctx.params.id ?? "";
           if (!(await deps.collection(accountId, "users")).has(id)) throw notFound(id);
           // Kazoo marks devices a user is hot-desked into; hot-desking is not served, so none is.
-          return listOutcome(await deps.collection(accountId, "devices"), ctx, { row: (d) => ({ ...deviceRow(d), hotdesked: false }), where: (d) => d.data.owner_id === id });
+          return listOutcome(await deps.collection(accountId, "devices"), ctx, {
+            row: (d) => ({ ...deviceRow(d), hotdesked: false }),
+            where: (d) => d.data.owner_id === id,
+            // The devices' owner_id index walks only this user's devices.
+            equal: { field: "owner_id", value: id },
+          });
         },
       },
     },

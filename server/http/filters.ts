@@ -2,6 +2,7 @@
 // has_key, key_missing, has_value, missing_value (or value_missing), created_from/to,
 // modified_from/to.
 // KEY may be a dotted path into the document.
+import type { EqualityIndexSpec } from "../store/index.js";
 import { ApiError } from "./errors.js";
 
 export interface Filterable {
@@ -61,6 +62,62 @@ export function filterFromQuery(query: Record<string, string>): Predicate {
     for (const t of tests) if (!t(doc)) return false;
     return true;
   };
+}
+
+/** A `filter_KEY=value` of the query, the kind an equality index can answer. */
+export interface EqualityFilter {
+  field: string;
+  /** The index keys of the documents the filter matches (see `matchKeys`). */
+  keys: string[];
+}
+
+/** The query's `filter_KEY` filters (not `filter_not_KEY`), with the index keys each matches. */
+export function equalityFilters(query: Record<string, string>): EqualityFilter[] {
+  const out: EqualityFilter[] = [];
+  for (const [param, value] of Object.entries(query)) {
+    if (!param.startsWith("filter_") || param.startsWith("filter_not_")) continue;
+    out.push(equalityFilter(param.slice("filter_".length), value));
+  }
+  return out;
+}
+
+/** What `filter_<field>=<value>` asks of an equality index. */
+export function equalityFilter(field: string, value: string): EqualityFilter {
+  const anyOf = jsonList(value) ?? [value];
+  return { field, keys: anyOf.flatMap(wantedKeys) };
+}
+
+/**
+ * An equality index on `field` for list filters: it files each document under the keys of the
+ * values `filter_<field>` finds in it, so a filter's documents are those under its `keys`.
+ */
+export function equalityIndexOn(field: string): EqualityIndexSpec {
+  const get = getter(field);
+  return { field, keys: (doc) => matchKeys(get(doc)) };
+}
+
+/**
+ * The keys under which a document value is found, one per way `matchesOne` can match it: a
+ * string by itself, a boolean by its text, null by "null", a number by its value (any text
+ * that reads as that number matches it), an array by each of its elements; an object never.
+ */
+function matchKeys(actual: unknown): string[] {
+  if (Array.isArray(actual)) return actual.flatMap(matchKeys);
+  if (typeof actual === "string") return [`s:${actual}`];
+  if (typeof actual === "boolean") return [`b:${String(actual)}`];
+  // String() writes -0 as "0", as `===` counts them equal; NaN equals nothing.
+  if (typeof actual === "number") return Number.isNaN(actual) ? [] : [`#${String(actual)}`];
+  return actual === null ? ["n"] : [];
+}
+
+/** The keys of the document values one wanted text matches (see `matchesOne`). */
+function wantedKeys(wanted: string): string[] {
+  const keys = [`s:${wanted}`];
+  if (wanted === "true" || wanted === "false") keys.push(`b:${wanted}`);
+  if (wanted === "null") keys.push("n");
+  const n = Number(wanted);
+  if (wanted.trim() !== "" && !Number.isNaN(n)) keys.push(`#${String(n)}`);
+  return keys;
 }
 
 /** An end before the start matches nothing: crossbar says so (400 `{KEY}_from.date_range`) rather than answer an empty list. */

@@ -28,33 +28,79 @@ export function paginate<T>(rows: T[], sort: SortSpec<T>, query: Record<string, 
   return paginateSorted(keyed, sort.descending ?? false, query);
 }
 
-/** Page through rows already sorted ascending by key (a collection's cached index). */
-export function paginateSorted<T>(ascending: Keyed<T>[], defaultDescending: boolean, query: Record<string, string>): Page<T> {
+/** What a list's query asks of its page, checked: the order, the size and where it starts. */
+export interface PagePlan {
+  descending: boolean;
+  /** Rows on the page; absent with `paginate=false`, which answers every row and no paging keys. */
+  size?: number;
+  /** The key to start at (ascending: the first row at or past it; descending: at or before it). */
+  startKey?: string;
+}
+
+export function pagePlan(defaultDescending: boolean, query: Record<string, string>): PagePlan {
   let descending = defaultDescending;
   // basics.md: `ascending=true` or `descending=false` asks for ascending order; asked both ways,
   // descending wins, as in crossbar_view's direction.
   if (query.ascending === "true" || query.descending === "false") descending = false;
   if (query.descending === "true" || query.ascending === "false") descending = true;
-  const keyed = descending ? [...ascending].reverse() : ascending;
-
-  if (query.paginate === "false") return { rows: keyed.map((k) => k.row) };
+  if (query.paginate === "false") return { descending };
 
   let size = DEFAULT_PAGE_SIZE;
   if (query.page_size !== undefined) {
     size = Number(query.page_size);
     if (!/^\d+$/.test(query.page_size) || size < 1) throw new ApiError("faulty_request", { page_size: query.page_size });
   }
+  return query.start_key === undefined ? { descending, size } : { descending, size, startKey: query.start_key };
+}
+
+/**
+ * The page of `plan` from rows already in the page's order and already at its start key: reads
+ * no further than the row after the page (its key is `next_start_key`).
+ */
+export function pageFrom<T>(rows: Iterable<Keyed<T>>, plan: PagePlan): Page<T> {
+  const page = new PageBuilder<T>(plan);
+  for (const row of rows) if (!page.offer(row.row, row.key)) break;
+  return page.page();
+}
+
+/** A page filled one row at a time, in the page's order from its start key. */
+export class PageBuilder<T> {
+  readonly #rows: T[] = [];
+  #firstKey: string | undefined;
+  #nextKey: string | undefined;
+
+  constructor(readonly plan: PagePlan) {}
+
+  /** Takes a row; false once the page is full (this row, if any, only gave `next_start_key`). */
+  offer(row: T, key: string): boolean {
+    if (this.plan.size !== undefined && this.#rows.length === this.plan.size) {
+      this.#nextKey = key;
+      return false;
+    }
+    if (this.#rows.length === 0) this.#firstKey = key;
+    this.#rows.push(row);
+    return true;
+  }
+
+  page(): Page<T> {
+    if (this.plan.size === undefined) return { rows: this.#rows };
+    const paging: Paging = { page_size: this.#rows.length };
+    if (this.#firstKey !== undefined) paging.start_key = this.#firstKey;
+    if (this.#nextKey !== undefined) paging.next_start_key = this.#nextKey;
+    return { rows: this.#rows, paging };
+  }
+}
+
+/** Page through rows already sorted ascending by key (rows that are not a collection's). */
+export function paginateSorted<T>(ascending: Keyed<T>[], defaultDescending: boolean, query: Record<string, string>): Page<T> {
+  const plan = pagePlan(defaultDescending, query);
+  const keyed = plan.descending ? [...ascending].reverse() : ascending;
   let from = 0;
-  const start = query.start_key;
+  const start = plan.size === undefined ? undefined : plan.startKey;
   if (start !== undefined) {
     // The first row at or past the key, so a page still starts right if its first row was deleted.
-    from = keyed.findIndex((k) => (descending ? k.key <= start : k.key >= start));
+    from = keyed.findIndex((k) => (plan.descending ? k.key <= start : k.key >= start));
     if (from < 0) from = keyed.length;
   }
-  const slice = keyed.slice(from, from + size);
-  const next = keyed[from + size];
-  const paging: Paging = { page_size: slice.length };
-  if (slice[0]) paging.start_key = slice[0].key;
-  if (next) paging.next_start_key = next.key;
-  return { rows: slice.map((k) => k.row), paging };
+  return pageFrom(from === 0 ? keyed : keyed.slice(from), plan);
 }

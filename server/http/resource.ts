@@ -8,8 +8,8 @@ import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../sto
 import { ApiError } from "./errors.js";
 import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
 import { contentRevision } from "./envelope.js";
-import { filterFromQuery } from "./filters.js";
-import { paginateSorted } from "./paging.js";
+import { equalityFilter, equalityFilters, filterFromQuery, type EqualityFilter } from "./filters.js";
+import { PageBuilder, pagePlan } from "./paging.js";
 import { mergePatch } from "./patch.js";
 import { isObject, type Verb } from "./request.js";
 import { fieldError, validate, type JsonSchema } from "./validation.js";
@@ -268,23 +268,56 @@ export function byId(doc: StoredDoc): string {
 
 /**
  * One page of a collection as a list answer: the query's filters (and an optional `where`),
- * sorted by `sortKey`, paged, each document shown as `row`.
+ * sorted by `sortKey`, paged, each document shown as `row`. The page walks the collection's list
+ * order from its start key and stops at the row after the page; a `filter_KEY` on a field with an
+ * equality index walks only the documents that index holds for the value. The answer is the one
+ * a sort and filter of the whole collection gives (test/unit/list-pages.test.ts compares them).
  */
-export function listOutcome(
-  collection: Collection,
-  ctx: Ctx,
-  options: { sortKey?: (doc: StoredDoc) => string; descending?: boolean; row: (doc: StoredDoc) => Data; where?: (doc: StoredDoc) => boolean },
-): Outcome {
-  const test = filterFromQuery(ctx.req.query);
+export function listOutcome(collection: Collection, ctx: Ctx, options: ListOptions): Outcome {
+  return listPage(collection, ctx.req.query, options);
+}
+
+export interface ListOptions {
+  sortKey?: (doc: StoredDoc) => string;
+  descending?: boolean;
+  row: (doc: StoredDoc) => Data;
+  where?: (doc: StoredDoc) => boolean;
+  /**
+   * A field `where` asks to equal a value: an equality index on it (if the collection has one)
+   * narrows the walk as `filter_<field>=<value>` would. `where` must match only documents that
+   * filter matches; it is still applied to each.
+   */
+  equal?: { field: string; value: string };
+}
+
+/** listOutcome's answer to a query string. */
+export function listPage(collection: Collection, query: Record<string, string>, options: ListOptions): Outcome {
+  const test = filterFromQuery(query);
+  const plan = pagePlan(options.descending ?? false, query);
+  const sortKey = options.sortKey ?? byId;
   const where = options.where;
-  const sorted = collection.sortedBy(options.sortKey ?? byId);
-  const page = paginateSorted(
-    sorted.filter((k) => test(k.row) && (where === undefined || where(k.row))),
-    options.descending ?? false,
-    ctx.req.query,
-  );
+  const builder = new PageBuilder<StoredDoc>(plan);
+  const walk = {
+    descending: plan.descending,
+    ...(plan.size === undefined || plan.startKey === undefined ? {} : { from: plan.startKey }),
+    ...cheapestIndex(collection, sortKey, [...equalityFilters(query), ...(options.equal ? [equalityFilter(options.equal.field, options.equal.value)] : [])]),
+  };
+  collection.visit(sortKey, walk, (doc, key) => !test(doc) || (where !== undefined && !where(doc)) || builder.offer(doc, key));
+  const page = builder.page();
   return { data: page.rows.map(options.row), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
 }
+
+/** Of the query's equality filters with an index, the one whose documents are fewest. */
+function cheapestIndex(collection: Collection, sortKey: (doc: StoredDoc) => string, filters: EqualityFilter[]): { equal?: EqualityFilter } {
+  let best: { equal: EqualityFilter; count: number } | undefined;
+  for (const equal of filters) {
+    if (!collection.hasEqualityIndex(equal.field)) continue;
+    const count = collection.equalCount(sortKey, equal);
+    if (best === undefined || count < best.count) best = { equal, count };
+  }
+  return best === undefined ? {} : { equal: best.equal };
+}
+
 
 export function docOutcome(doc: StoredDoc): Outcome {
   return { data: view(doc), revision: doc.rev };

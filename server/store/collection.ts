@@ -14,6 +14,7 @@ import { type Cancel, type Clock, type RandomSource, toGregorianSeconds } from "
 import { newId, newModbId, nextRevision } from "./ids.js";
 import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "./errors.js";
 import { UniqueIndex, type UniqueIndexSpec } from "./unique-index.js";
+import { ListOrder, type EqualityIndexSpec, type SortKey, type WalkOptions } from "./list-order.js";
 import { Journal } from "./journal.js";
 import { CollectionFile, readCopy, type FileShape } from "./collection-file.js";
 import { FILE_MODE, makeDir } from "./permissions.js";
@@ -108,11 +109,18 @@ export class Collection<T extends DocData = DocData> {
   readonly #unsynced = new Set<string>();
   /** The journal generation the collection file on disk starts from (its `.bak` needs it). */
   #fileGen = 0;
-  /** Bumped on every change, so derived indexes know when they are stale. */
-  #version = 0;
   /** Unique indexes by field, kept in step with #docs by #put and #remove. */
   readonly #indexes = new Map<string, UniqueIndex>();
-  readonly #sorted = new Map<(doc: StoredDoc<T>) => string, { version: number; rows: { row: StoredDoc<T>; key: string }[] }>();
+  /**
+   * Each document's place in #docs' insertion order (a Map keeps a key's place when its value is
+   * replaced): list orders break ties of their sort key by it, as a stable sort of all() would.
+   */
+  readonly #seq = new Map<string, number>();
+  #nextSeq = 0;
+  /** List orders by sort key, kept in step with #docs by #put and #remove. */
+  readonly #orders = new Map<SortKey<T>, ListOrder<T>>();
+  /** Equality indexes by field, given to every list order. */
+  readonly #equality = new Map<string, EqualityIndexSpec>();
 
   private constructor(readonly file: string, deps: CollectionDeps) {
     this.#deps = deps;
@@ -130,14 +138,14 @@ export class Collection<T extends DocData = DocData> {
     } catch (err) {
       throw new Error(`store: cannot read ${file}: ${(err as Error).message}`, { cause: err });
     }
-    for (const doc of base.docs) c.#docs.set(doc.id, doc as StoredDoc<T>);
+    for (const doc of base.docs) c.#put(doc as StoredDoc<T>);
     c.#fileGen = base.from;
     c.#snapshotSize = base.docs.length;
     const replayed = await c.#journal.open(base.from, base.keepFrom);
     let unreadable = replayed.unreadable;
     for (const line of replayed.lines) {
-      if (isPut(line)) c.#docs.set(line.put.id, line.put as StoredDoc<T>);
-      else if (isDel(line)) c.#docs.delete(line.del);
+      if (isPut(line)) c.#put(line.put as StoredDoc<T>);
+      else if (isDel(line)) c.#remove(line.del);
       else unreadable++;
     }
     if (unreadable > 0) {
@@ -252,16 +260,66 @@ export class Collection<T extends DocData = DocData> {
   }
 
   /**
-   * Every document with its sort key, ascending, cached until the next change: list requests
-   * filter and page this instead of sorting the collection each time.
+   * Every document with its sort key, ascending (ties in insertion order), read from the list
+   * order of `key`: no sort.
    */
-  sortedBy(key: (doc: StoredDoc<T>) => string): readonly { row: StoredDoc<T>; key: string }[] {
-    const cached = this.#sorted.get(key);
-    if (cached && cached.version === this.#version) return cached.rows;
-    const rows = this.all().map((row) => ({ row, key: key(row) }));
-    rows.sort((a, b) => (a.key < b.key ? -1 : a.key > b.key ? 1 : 0));
-    this.#sorted.set(key, { version: this.#version, rows });
-    return rows;
+  sortedBy(key: SortKey<T>): { row: StoredDoc<T>; key: string }[] {
+    return Array.from(this.walk(key, { descending: false }), (e) => ({ row: e.doc, key: e.key }));
+  }
+
+  /**
+   * The collection's equality index on `spec.field`, in every list order from now on (built from
+   * the documents held when an order is first walked). Later calls with the same field keep the
+   * first spec.
+   */
+  equalityIndex(spec: EqualityIndexSpec): void {
+    if (this.#equality.has(spec.field)) return;
+    this.#equality.set(spec.field, spec);
+    for (const order of this.#orders.values()) order.index(spec);
+  }
+
+  /** Whether walks may name `field` in `equal`. */
+  hasEqualityIndex(field: string): boolean {
+    return this.#equality.has(field);
+  }
+
+  /** How many entries a walk of `key` on `equal` visits at most: the cheaper index to walk. */
+  equalCount(key: SortKey<T>, equal: NonNullable<WalkOptions["equal"]>): number {
+    return this.#order(key).count(equal);
+  }
+
+  /**
+   * The documents in the order of `key` (ascending, ties in insertion order; descending is its
+   * exact reverse) from `options.from`, optionally only those an equality index files under
+   * some key. The order is built on first use and kept up to date on every change after, so a
+   * caller that stops early pays for what it read, not for the collection. Read synchronously:
+   * the walk sees the collection as it was when it started only until the next change.
+   */
+  *walk(key: SortKey<T>, options: WalkOptions): Generator<{ doc: StoredDoc<T>; key: string }> {
+    for (const entry of this.#order(key).walk(options)) {
+      if (this.#unsynced.size > 0 && this.#unsynced.has(entry.doc.id)) continue;
+      yield entry;
+    }
+  }
+
+  /**
+   * Calls `visit` with what `walk` gives, in order, until it answers false: the same documents
+   * without a generator's cost per row (a list page's path).
+   */
+  visit(key: SortKey<T>, options: WalkOptions, visit: (doc: StoredDoc<T>, key: string) => boolean): void {
+    const unsynced = this.#unsynced;
+    this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key));
+  }
+
+  #order(key: SortKey<T>): ListOrder<T> {
+    let order = this.#orders.get(key);
+    if (order === undefined) {
+      // #docs iterates in insertion order, which is ascending seq.
+      order = new ListOrder(key, Array.from(this.#docs.values(), (doc): [StoredDoc<T>, number] => [doc, this.#seq.get(doc.id) ?? 0]));
+      for (const spec of this.#equality.values()) order.index(spec);
+      this.#orders.set(key, order);
+    }
+    return order;
   }
 
   async create(data: T, options: CreateOptions = {}): Promise<StoredDoc<T>> {
@@ -292,7 +350,7 @@ export class Collection<T extends DocData = DocData> {
       if (attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
       throw err;
     } finally {
-      if (this.#unsynced.delete(id)) this.#version++;
+      this.#unsynced.delete(id);
     }
     this.#deps.onChange?.("created", doc);
     return doc;
@@ -449,6 +507,15 @@ export class Collection<T extends DocData = DocData> {
       if (previous) index.remove(previous.id, previous.data);
       index.add(doc.id, doc.data);
     }
+    let seq = this.#seq.get(doc.id);
+    if (seq === undefined) {
+      seq = this.#nextSeq++;
+      this.#seq.set(doc.id, seq);
+    }
+    for (const order of this.#orders.values()) {
+      if (previous) order.remove(previous, seq);
+      order.add(doc, seq);
+    }
     this.#docs.set(doc.id, doc);
   }
 
@@ -456,17 +523,18 @@ export class Collection<T extends DocData = DocData> {
     const previous = this.#docs.get(id);
     if (!previous) return;
     for (const index of this.#indexes.values()) index.remove(id, previous.data);
+    const seq = this.#seq.get(id) ?? 0;
+    for (const order of this.#orders.values()) order.remove(previous, seq);
+    this.#seq.delete(id);
     this.#docs.delete(id);
   }
 
   /** Journal the change just made in memory; undo it there if the journal write fails. */
   async #persist(line: JournalLine, undo: () => void, durable = false): Promise<void> {
-    this.#version++;
     try {
       await this.#journal.append(JSON.stringify(line), durable);
     } catch (err) {
       undo();
-      this.#version++;
       throw err;
     }
     this.#changesSinceSnapshot++;

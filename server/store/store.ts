@@ -6,6 +6,7 @@ import { type Clock, type RandomSource, systemClock, systemRandom } from "../clo
 import { Collection, type ChangeKind, type DocData, type StoredDoc } from "./collection.js";
 import { ID_PATTERN } from "./ids.js";
 import type { UniqueIndexSpec } from "./unique-index.js";
+import type { EqualityIndexSpec } from "./list-order.js";
 import { DataDirInUseError, describeLock, judgeLock, newLock, parseLock } from "./lock.js";
 import { FILE_MODE, makeDir, tightenTree } from "./permissions.js";
 
@@ -39,6 +40,8 @@ export class Store {
   readonly #open = new Map<string, { name: string; opening: Promise<Collection> }>();
   /** Unique indexes by collection name, given to every collection of that name as it opens. */
   readonly #unique = new Map<string, UniqueIndexSpec[]>();
+  /** Equality indexes of list filters by collection name, the same way. */
+  readonly #equality = new Map<string, EqualityIndexSpec[]>();
   readonly #listeners = new Set<ChangeListener>();
   readonly #warn: WarningListener;
 
@@ -110,6 +113,21 @@ export class Store {
     }
   }
 
+  /**
+   * Declare an equality index for list filters on `spec.field` in every collection called `name`,
+   * open or opened later (as `unique` does): a filtered list page then walks only the documents
+   * holding the value asked for.
+   */
+  equalityIndex(name: string, spec: EqualityIndexSpec): void {
+    checkName(name);
+    const specs = this.#equality.get(name) ?? [];
+    if (!specs.some((s) => s.field === spec.field)) specs.push(spec);
+    this.#equality.set(name, specs);
+    for (const open of this.#open.values()) {
+      if (open.name === name) void open.opening.then((c) => c.equalityIndex(spec), () => undefined);
+    }
+  }
+
   /** Resolves once every change made so far, in every open collection, is on disk. */
   async flush(): Promise<void> {
     const collections = await Promise.all(Array.from(this.#open.values(), (o) => o.opening));
@@ -125,6 +143,7 @@ export class Store {
       opening = Collection.open<DocData>(file, { clock: this.clock, random: this.random, onChange, onWarning: this.#warn }).then((c) => {
         // Read at open's end, not its start: a declaration made while the file loaded counts too.
         for (const spec of this.#unique.get(collection) ?? []) c.uniqueIndex(spec);
+        for (const spec of this.#equality.get(collection) ?? []) c.equalityIndex(spec);
         return c;
       });
       this.#open.set(key, { name: collection, opening });

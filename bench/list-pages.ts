@@ -1,0 +1,159 @@
+// List pages whose cost does not grow with the collection (issue 17, "REST"): a filtered page of
+// 50 devices (`filter_device_type=softphone&page_size=50`, half the devices match) from serve mode
+// with 1,000, 10,000 and 100,000 devices in the account, against bare Fastify handing back the same
+// bytes (bench/lib/bare-fastify.ts), both child processes loaded over loopback by autocannon from
+// this process in alternating rounds; then ours at a fixed 1,000 req/s at the largest size.
+// Devices are seeded through the store itself (files written as the server writes them), with
+// the server stopped, then the server is started on that data directory.
+// BENCH_LIST_SIZES=1000,10000 picks the sizes; BENCH_SERVER=<path> runs another build;
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each measured Switchboard child there.
+import { spawn, type ChildProcess } from "node:child_process";
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { performance } from "node:perf_hooks";
+import autocannon from "autocannon";
+import { Store } from "../server/store/index.js";
+import { benchLogin } from "./lib/login.js";
+import { cpuMs, stop, waitForLine } from "./lib/process.js";
+import { percentile, report } from "./report.js";
+
+const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
+const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
+const SIZES = (process.env.BENCH_LIST_SIZES ?? "1000,10000,100000").split(",").map(Number);
+const CONNECTIONS = 10;
+const WARM_UP_S = 2;
+const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/main/server.js");
+const QUERY = "?filter_device_type=softphone&page_size=50";
+const SEED_BATCH = 5_000;
+const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+
+interface Load {
+  rps: number;
+  p99: number;
+  errors: number;
+  /** Server CPU per request, ms. */
+  cpu: number;
+}
+
+async function load(child: ChildProcess, url: string, headers: Record<string, string>, rate?: number, duration = DURATION_S): Promise<Load> {
+  const pid = child.pid ?? 0;
+  const cpuBefore = cpuMs(pid);
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, ...(rate ? { overallRate: rate } : {}) });
+  const cpu = cpuMs(pid) - cpuBefore;
+  return {
+    rps: result.requests.average,
+    p99: result.latency.p99,
+    errors: result.errors + result.non2xx + result.timeouts,
+    cpu: result.requests.total > 0 ? cpu / result.requests.total : Number.NaN,
+  };
+}
+
+function startServer(dataDir: string, profile = false): { child: ChildProcess; url: Promise<string> } {
+  const profileArgs = profile && PROFILE_DIR !== undefined ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : [];
+  const child = spawn(process.execPath, [...profileArgs, SERVER, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--media-workers", "0"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const url = waitForLine(child, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/).then((line) => line.replace("Switchboard is serving ", ""));
+  return { child, url };
+}
+
+/** A device as the API stores one (defaults filled in); half softphones, half SIP devices. */
+function device(i: number): Record<string, unknown> {
+  return {
+    name: `device ${i}`,
+    device_type: i % 2 === 0 ? "softphone" : "sip_device",
+    enabled: true,
+    sip: { method: "password", invite_format: "contact", registration_expiration: 300, username: `seeded${i}`, password: "0123456789abcdef01234567" },
+    media: { audio: { codecs: ["PCMU", "PCMA"] }, video: { codecs: [] }, encryption: { enforce_security: false, methods: [] } },
+    caller_id: { internal: { name: `Device ${i}`, number: String(1000 + i) } },
+  };
+}
+
+/** A data directory with the demo account (seeded by a first start) and `size` devices in it. */
+async function seed(size: number): Promise<{ dataDir: string; seedS: number }> {
+  const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-list-"));
+  const first = startServer(dataDir);
+  let accountId: string;
+  try {
+    accountId = (await benchLogin(await first.url)).accountId;
+  } finally {
+    await stop(first.child);
+  }
+  const t = performance.now();
+  const store = await Store.open({ dir: dataDir });
+  const devices = await store.account(accountId, "devices");
+  for (let i = devices.size; i < size; i += SEED_BATCH) {
+    await Promise.all(Array.from({ length: Math.min(SEED_BATCH, size - i) }, (_, j) => devices.create(device(i + j))));
+  }
+  await store.close();
+  return { dataDir, seedS: (performance.now() - t) / 1000 };
+}
+
+interface SizeResult {
+  size: number;
+  ours: Load[];
+  theirs: Load[];
+  fixed?: Load;
+  seedS: number;
+  bodyBytes: number;
+}
+
+async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
+  const { dataDir, seedS } = await seed(size);
+  const sb = startServer(dataDir, true);
+  let bare: ChildProcess | undefined;
+  try {
+    const url = await sb.url;
+    const auth = await benchLogin(url);
+    const headers = { "X-Auth-Token": auth.token };
+    const list = `/v2/accounts/${auth.accountId}/devices${QUERY}`;
+    // Opens the collection and builds its order; the reference serves this answer's bytes.
+    const res = await fetch(`${url}${list}`, { headers });
+    const body = await res.text();
+    const page = JSON.parse(body) as { data?: unknown[]; next_start_key?: string };
+    if (res.status !== 200 || page.data?.length !== 50 || page.next_start_key === undefined) throw new Error(`list at ${size}: ${res.status} ${body.slice(0, 200)}`);
+    const bodiesFile = join(dataDir, "bare-bodies.json");
+    await writeFile(bodiesFile, JSON.stringify({ [QUERY]: body }));
+    bare = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
+    const bareUrl = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
+    // A first short load on each compiles the hot paths: the rounds measure neither cold.
+    await load(sb.child, `${url}${list}`, headers, undefined, WARM_UP_S);
+    await load(bare, `${bareUrl}${list}`, headers, undefined, WARM_UP_S);
+    const ours: Load[] = [];
+    const theirs: Load[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      ours.push(await load(sb.child, `${url}${list}`, headers));
+      theirs.push(await load(bare, `${bareUrl}${list}`, headers));
+    }
+    const fixed = fixedRate ? await load(sb.child, `${url}${list}`, headers, 1_000) : undefined;
+    return { size, ours, theirs, seedS, bodyBytes: Buffer.byteLength(body), ...(fixed ? { fixed } : {}) };
+  } finally {
+    if (bare) await stop(bare);
+    await stop(sb.child);
+    await rm(dataDir, { recursive: true, force: true });
+  }
+}
+
+const median = (values: number[]): number => percentile(values, 50);
+const fmt = (l: Load): string => `${l.rps.toFixed(0)} req/s, p99 ${l.p99} ms, ${(l.cpu * 1000).toFixed(0)} µs CPU/req${l.errors ? `, ${l.errors} errors` : ""}`;
+const largest = Math.max(...SIZES);
+const rows: [string, string][] = [];
+for (const size of SIZES) {
+  const r = await measure(size, size === largest);
+  const n = size.toLocaleString("en");
+  const ourRps = median(r.ours.map((l) => l.rps));
+  const theirRps = median(r.theirs.map((l) => l.rps));
+  rows.push(
+    ...r.ours.flatMap((l, i): [string, string][] => [
+      [`${n}: round ${i + 1} switchboard`, fmt(l)],
+      [`${n}: round ${i + 1} bare Fastify`, fmt(r.theirs[i] ?? l)],
+    ]),
+    [`${n}: switchboard median`, `${ourRps.toFixed(0)} req/s`],
+    [`${n}: bare Fastify median`, `${theirRps.toFixed(0)} req/s`],
+    [`${n}: ratio (target >= 0.6x)`, `${(ourRps / theirRps).toFixed(2)}x`],
+    [`${n}: page bytes, seeding through the store`, `${r.bodyBytes} B, ${r.seedS.toFixed(1)} s`],
+  );
+  if (r.fixed) rows.push([`${n}: switchboard at 1,000 req/s (target p99 < 10 ms)`, fmt(r.fixed)]);
+}
+report(`filtered page of 50 (${QUERY}; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_S} s)`, rows);

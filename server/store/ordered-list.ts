@@ -1,0 +1,154 @@
+// A list kept in order on every insert and removal, so a page is a seek and a short walk rather
+// than a sort of the whole collection. Entries are ordered by their sort key, then by `seq` (the
+// document's place in the collection's insertion order), which is exactly the order a stable sort
+// of the collection by key gives. Held as a list of sorted blocks of at most 2 * BLOCK entries:
+// an insert or removal moves at most that many entries plus one block reference per BLOCK
+// documents, instead of shifting a whole collection-sized array. An emptied block is dropped;
+// small ones are not merged (a walk skips a block in one step either way).
+
+export interface OrderedEntry<D> {
+  key: string;
+  seq: number;
+  doc: D;
+}
+
+const DEFAULT_BLOCK = 256;
+
+/** Whether (aKey, aSeq) sorts before (bKey, bSeq). */
+function before(aKey: string, aSeq: number, bKey: string, bSeq: number): boolean {
+  return aKey < bKey || (aKey === bKey && aSeq < bSeq);
+}
+
+export class OrderedList<D> {
+  readonly #blocks: OrderedEntry<D>[][] = [];
+  #size = 0;
+
+  /** `block`: half the most entries a block holds before it splits (tests use tiny ones). */
+  constructor(readonly block = DEFAULT_BLOCK) {}
+
+  /** A list of entries already in order (key, then seq), cut into blocks without a search each. */
+  static fromSorted<D>(entries: OrderedEntry<D>[], block = DEFAULT_BLOCK): OrderedList<D> {
+    const list = new OrderedList<D>(block);
+    for (let i = 0; i < entries.length; i += block) list.#blocks.push(entries.slice(i, i + block));
+    list.#size = entries.length;
+    return list;
+  }
+
+  get size(): number {
+    return this.#size;
+  }
+
+  insert(entry: OrderedEntry<D>): void {
+    this.#size++;
+    if (this.#blocks.length === 0) {
+      this.#blocks.push([entry]);
+      return;
+    }
+    const b = this.#blockFor(entry.key, entry.seq);
+    const block = this.#blocks[b] ?? [];
+    block.splice(lowerBound(block, entry.key, entry.seq), 0, entry);
+    if (block.length > 2 * this.block) this.#blocks.splice(b + 1, 0, block.splice(this.block));
+  }
+
+  /** Removes the entry at exactly (key, seq); false when there is none. */
+  remove(key: string, seq: number): boolean {
+    if (this.#blocks.length === 0) return false;
+    const b = this.#blockFor(key, seq);
+    const block = this.#blocks[b] ?? [];
+    const i = lowerBound(block, key, seq);
+    const at = block[i];
+    if (at === undefined || at.key !== key || at.seq !== seq) return false;
+    block.splice(i, 1);
+    if (block.length === 0) this.#blocks.splice(b, 1);
+    this.#size--;
+    return true;
+  }
+
+  /**
+   * Calls `visit` with each entry in order (ascending from the first at or past `from`, or
+   * descending from the last at or before it; all without `from`) until it answers false: a
+   * page's walk without a generator's cost per entry.
+   */
+  visit(descending: boolean, from: string | undefined, visit: (entry: OrderedEntry<D>) => boolean): void {
+    let { b, i } = this.#start(descending, from);
+    if (descending) {
+      for (; b >= 0; b--, i = (this.#blocks[b]?.length ?? 0) - 1) {
+        const block = this.#blocks[b] ?? [];
+        for (; i >= 0; i--) {
+          const entry = block[i];
+          if (entry !== undefined && !visit(entry)) return;
+        }
+      }
+      return;
+    }
+    for (; b < this.#blocks.length; b++, i = 0) {
+      const block = this.#blocks[b] ?? [];
+      for (; i < block.length; i++) {
+        const entry = block[i];
+        if (entry !== undefined && !visit(entry)) return;
+      }
+    }
+  }
+
+  /** The entries `visit` would see, as a generator (merged walks pull from several at once). */
+  *walk(descending: boolean, from?: string): Generator<OrderedEntry<D>> {
+    let { b, i } = this.#start(descending, from);
+    const step = descending ? -1 : 1;
+    for (; b >= 0 && b < this.#blocks.length; b += step, i = descending ? (this.#blocks[b]?.length ?? 0) - 1 : 0) {
+      const block = this.#blocks[b] ?? [];
+      for (; i >= 0 && i < block.length; i += step) {
+        const entry = block[i];
+        if (entry !== undefined) yield entry;
+      }
+    }
+  }
+
+  ascending(from?: string): Generator<OrderedEntry<D>> {
+    return this.walk(false, from);
+  }
+
+  descending(from?: string): Generator<OrderedEntry<D>> {
+    return this.walk(true, from);
+  }
+
+  /** Where a walk starts: block `b`, entry `i` (which may be one past either end of the block). */
+  #start(descending: boolean, from: string | undefined): { b: number; i: number } {
+    if (from === undefined) {
+      const b = descending ? this.#blocks.length - 1 : 0;
+      return { b, i: descending ? (this.#blocks[b]?.length ?? 0) - 1 : 0 };
+    }
+    // Ascending: the first entry with key >= from, i.e. not before (from, -1), below every seq.
+    // Descending: the last with key <= from, the one just before (from, +infinity).
+    const seq = descending ? Number.POSITIVE_INFINITY : -1;
+    const b = this.#blockFor(from, seq);
+    const i = lowerBound(this.#blocks[b] ?? [], from, seq);
+    return { b, i: descending ? i - 1 : i };
+  }
+
+  /** The block an entry at (key, seq) belongs in: the first whose last entry is not before it. */
+  #blockFor(key: string, seq: number): number {
+    let lo = 0;
+    let hi = this.#blocks.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      const block = this.#blocks[mid] ?? [];
+      const last = block[block.length - 1];
+      if (last !== undefined && before(last.key, last.seq, key, seq)) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** The index of the first entry of `block` not before (key, seq). */
+function lowerBound<D>(block: OrderedEntry<D>[], key: string, seq: number): number {
+  let lo = 0;
+  let hi = block.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    const at = block[mid];
+    if (at !== undefined && before(at.key, at.seq, key, seq)) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
