@@ -54,12 +54,29 @@ function QueueTile({ queue, secondsSinceRead }: { queue: BoardQueue; secondsSinc
       <dl>
         <Figure label="Waiting" value={String(queue.waiting)} big />
         <Figure label="Longest wait" value={formatDuration(longest * 1000)} big />
+        <ServiceLevel queue={queue} />
         <Figure label="Available" value={`${queue.available} of ${queue.logged_in}`} />
         <Figure label="Answered" value={String(queue.stats.answered_sessions)} />
         <Figure label="Abandoned" value={String(queue.stats.abandoned_sessions)} />
         <Figure label="Average wait" value={formatDuration(queue.stats.average_wait * 1000)} />
       </dl>
     </article>
+  );
+}
+
+/** Today's service level beside its goal; marked when under it. */
+function ServiceLevel({ queue }: { queue: BoardQueue }) {
+  const level = queue.stats.service_level;
+  const goal = queue.service_level_goal;
+  if (level === undefined || goal === undefined) return null;
+  const under = level !== null && level < goal.target_percent;
+  return (
+    <div className={under ? "wb-figure under" : "wb-figure"} data-figure="Service level">
+      <dt>
+        Service level (goal {goal.target_percent}% in {goal.answered_within_s} s)
+      </dt>
+      <dd>{level === null ? "–" : `${Math.round(level)}%`}</dd>
+    </div>
   );
 }
 

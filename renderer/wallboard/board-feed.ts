@@ -13,7 +13,11 @@ export interface BoardQueue {
   longest_wait: number;
   logged_in: number;
   available: number;
+  /** The queue's goal: target_percent of callers answered within answered_within_s. */
+  service_level_goal?: { answered_within_s: number; target_percent: number };
   stats: {
+    /** Percent answered within the goal's seconds of those who stopped waiting today; null before any. */
+    service_level?: number | null;
     total_sessions: number;
     answered_sessions: number;
     abandoned_sessions: number;

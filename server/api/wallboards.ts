@@ -224,6 +224,7 @@ async function boardNow(deps: ApiDeps, accountId: string, doc: StoredDoc): Promi
       longest_wait: Math.max(0, Math.round(longest / 1000)),
       logged_in: status.active_recipient_count,
       available: status.available_recipient_count,
+      service_level_goal: status.service_level,
       stats: status.stats,
     });
   }

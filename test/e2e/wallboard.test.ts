@@ -78,6 +78,9 @@ describe("a wallboard through the day", () => {
     await f.hangupSim(call);
     await tileShows(page, "Sales", "Waiting", "0");
     await tileShows(page, "Sales", "Abandoned", "1");
+    // Nobody answered in time: 0% against the default goal, shown as under it.
+    await tileShows(page, "Sales", "Service level", "0%");
+    await page.locator('[data-figure="Service level"].under').waitFor();
     await tileShows(page, "Sales", "Longest wait", "0:00");
 
     // The server restarts: the board is kept on screen, marked stale, and comes back by itself.
