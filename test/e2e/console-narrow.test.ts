@@ -308,7 +308,9 @@ describe("the console docked narrow", () => {
       audio: "tone_stream://%(1000,0,1200)",
     });
     expect(waiting.status).toBe(201);
-    // The label alone: a view's count (missed calls, unread texts) follows it in the link.
+    // The label alone: a view's count (missed calls, unread texts) follows it in the link. The
+    // Training link shows once the profile says the user is a trainer (an admin is).
+    await page.locator("#console-nav a", { hasText: "Training" }).waitFor({ state: "attached" });
     const labels = await page.locator("#console-nav a").evaluateAll((links) => links.map((a) => (a as unknown as { firstChild: { textContent: string } }).firstChild.textContent));
     expect(labels).toEqual(["Agent", "Queues", "Supervisor", "Texting", "Directory", "Recordings", "Admin", "Training", "Audio", "Settings"]);
     for (const label of labels) {
