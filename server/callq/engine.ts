@@ -469,6 +469,7 @@ export class CallqEngine {
         this.#intervalsChanged(queue);
         this.#sessionStep(account, queue, session, "answered");
         this.#events.queue(account.id, queue, "answered", session);
+        this.#checkAlerts(account);
       }
       const settle = (): void => this.#callEnded(account, queue, session, recipient, info, now, recipientStill);
       outcome.ended.then(settle, settle);
