@@ -2,7 +2,9 @@
 // over a window, longest wait, a member too long in a state) fires once when its limit is crossed
 // and clears once when it no longer holds; a queue without limits raises none; after a restart
 // nothing is remembered, and what holds then is raised again.
+import { Ajv } from "ajv";
 import { afterEach, describe, expect, it } from "vitest";
+import { EVENT_MESSAGES } from "../../server/events/asyncapi.js";
 import { ACCOUNT, callqRig, members, settle, TestCall, type CallqRig } from "../helpers/callq.js";
 
 let rig: CallqRig | undefined;
@@ -19,6 +21,18 @@ function alertEvents(r: CallqRig, queue: string): string[] {
       const data = e.data as { kind: string; recipient_id?: string; availability_state?: string };
       return [e.name, data.kind, data.recipient_id, data.availability_state].filter((x) => x !== undefined).join(" ");
     });
+}
+
+const validAlertEvent = new Ajv({ strict: false, allErrors: true }).compile(EVENT_MESSAGES.callqAlertEvent?.payload ?? {});
+
+/** Every alert event published, as the event socket sends it, is valid for its AsyncAPI message. */
+function expectDescribed(r: CallqRig): void {
+  const sent = r.events.filter((e) => e.routing_key.startsWith("callq.alert."));
+  expect(sent.length).toBeGreaterThan(0);
+  for (const e of sent) {
+    const message = { action: "event", subscribed_key: "callq.#", name: e.name, routing_key: e.routing_key, account_id: e.account_id, seq: 1, data: e.data };
+    expect(validAlertEvent(message), JSON.stringify(validAlertEvent.errors)).toBe(true);
+  }
 }
 
 async function start(alerts: Record<string, unknown> | undefined, ready = true): Promise<{ r: CallqRig; agent: string; queue: string }> {
@@ -56,6 +70,7 @@ describe("the longest-wait alert", () => {
     expect((await r.engine.queueStatus(ACCOUNT, queue)).alerts).toEqual([]);
     end();
     await done;
+    expectDescribed(r);
   });
 
   it("clears when the caller hangs up", async () => {
@@ -92,6 +107,7 @@ describe("the service-level alert", () => {
     await wait(r, 2);
     expect(alertEvents(r, queue)).toEqual(["fire service_level", "clear service_level"]);
     expect((await r.engine.queueStatus(ACCOUNT, queue)).stats.service_level).toBe(0);
+    expectDescribed(r);
   });
 
   it("clears when answers in time bring the window's figure up to the target", async () => {
@@ -135,6 +151,7 @@ describe("the state alert", () => {
     await r.engine.recipientAction(ACCOUNT, agent, "ready");
     await settle();
     expect(alertEvents(r, queue)).toEqual([`fire state_too_long ${agent} Away`, `clear state_too_long ${agent} Away`]);
+    expectDescribed(r);
   });
 
   it("holds a member on a call to the On-A-Call limit and not to another state's", async () => {
