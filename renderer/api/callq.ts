@@ -131,6 +131,43 @@ export interface QueueStatus {
   };
   /** The day's service level and the figures beside it, where the server says (Switchboard does). */
   serviceLevel?: ServiceLevel;
+  /** The queue's alerts that hold now, where the server says (Switchboard does). */
+  alerts?: QueueAlert[];
+}
+
+export type QueueAlertKind = "service_level" | "longest_wait" | "state_too_long";
+
+/** A queue's alert (Switchboard's callq.alert.<queue_id> fire, or its status's alerts). */
+export interface QueueAlert {
+  kind: QueueAlertKind;
+  queueId: string;
+  /** The member a state_too_long alert is about; null for the others. */
+  recipientId: string | null;
+  state: AvailabilityState | null;
+  /** When it fired: the window's service level (percent), or seconds waited or in the state. */
+  value: number;
+  /** The target percent, or the limit in seconds. */
+  limit: number;
+}
+
+/** The key an alert keeps while it holds (the server's: kind, and member for a state alert). */
+export function queueAlertKey(alert: Pick<QueueAlert, "kind" | "recipientId">): string {
+  return alert.recipientId === null ? alert.kind : `${alert.kind}:${alert.recipientId}`;
+}
+
+export function queueAlertOf(data: Record<string, unknown>): QueueAlert | null {
+  const kind = data["kind"];
+  if (kind !== "service_level" && kind !== "longest_wait" && kind !== "state_too_long") return null;
+  const recipientId = text(data, "recipient_id");
+  const state = data["availability_state"];
+  return {
+    kind,
+    queueId: text(data, "queue_id"),
+    recipientId: recipientId === "" ? null : recipientId,
+    state: isAvailabilityState(state) ? state : null,
+    value: numberOf(data["value"]),
+    limit: numberOf(data["limit"]),
+  };
 }
 
 export interface ServiceLevel {
@@ -390,6 +427,7 @@ export function queueStatusOf(data: Record<string, unknown>): QueueStatus {
       ...(typeof stats["missed_offers"] === "number" ? { missedOffers: stats["missed_offers"] } : {}),
     },
     ...(isRecord(data["service_level"]) ? { serviceLevel: serviceLevelOf(data["service_level"], stats) } : {}),
+    ...(Array.isArray(data["alerts"]) ? { alerts: data["alerts"].filter(isRecord).map(queueAlertOf).filter((a): a is QueueAlert => a !== null) } : {}),
   };
 }
 

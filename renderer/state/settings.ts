@@ -25,6 +25,9 @@ export interface SettingsSlice {
   setServerUrl(address: string): string | null;
   /** Sets all four addresses at once; answers the fields in error (nothing changes then) or null. */
   setEndpoints(draft: EndpointsDraft): Partial<Record<keyof ServerEndpoints, string>> | null;
+  /** The supervisor's "alert sound": a queue alert that fires on the board plays a tone. */
+  alertSound: boolean;
+  setAlertSound(on: boolean): void;
 }
 
 export interface SettingsDeps {
@@ -35,6 +38,7 @@ export interface SettingsDeps {
 
 const SERVER_URL_KEY = "switchboard.serverUrl";
 const OVERRIDES_KEY = "switchboard.endpoints";
+const ALERT_SOUND_KEY = "switchboard.alertSound";
 
 // The desktop app's local server, for pages without a usable origin (file://, about:blank).
 const LOCAL_SERVER = "http://127.0.0.1:8000";
@@ -60,6 +64,13 @@ export function createSettingsSlice(deps: SettingsDeps): StateCreator<AppState, 
       serverUrlIsDefault: stored === null || stored === fallback,
       endpoints: { ...endpointsOf(api), ...initialOverrides },
       endpointOverrides: initialOverrides,
+      alertSound: readStored(deps.storage, ALERT_SOUND_KEY) === true,
+
+      setAlertSound(on) {
+        // Off is the default, so it is not stored.
+        writeStored(deps.storage, ALERT_SOUND_KEY, on ? true : null);
+        set({ alertSound: on });
+      },
 
       setServerUrl(address) {
         const trimmed = address.trim();

@@ -4,11 +4,12 @@
 // supervisor's own Listen / Whisper / Barge: the server rings the supervisor's phone, the console
 // answers that ring itself, and the mode can change during the call.
 import type { StateCreator } from "zustand/vanilla";
-import { callqEventKind, recipientEventOf, type AvailabilityState, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry, type Staffing, type StaffingWhatIf } from "../api/callq.js";
+import { callqEventKind, queueAlertKey, queueAlertOf, recipientEventOf, type AvailabilityState, type QueueAlert, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry, type Staffing, type StaffingWhatIf } from "../api/callq.js";
 import { errorMessage, monitorErrorText } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
+import type { CallAlerts } from "../phone/phone-line.js";
 import type { AppState } from "./store.js";
 
 /** Statuses of recipients touched by events are read again this much later, together. */
@@ -19,6 +20,8 @@ export const MONITOR_ANSWER_WINDOW_MS = 30_000;
 export const STAFFING_REFRESH_MS = 15_000;
 /** Until the queue list has arrived, the first staffing read is tried this often. */
 const STAFFING_FIRST_TRY_MS = 1_000;
+/** The routing keys of a queue's alerts, before the queue id. */
+const ALERT_PREFIX = "callq.alert.";
 /** How the server names the supervisor's monitor call (caller id name prefix). */
 export const MONITOR_CALLER_PREFIX = "Monitor:";
 
@@ -64,6 +67,8 @@ export interface SupervisorState {
   monitorError: string | null;
   /** Per queue id: the server's staffing estimate as last read. */
   staffing: Record<string, Staffing>;
+  /** Per queue id: the alerts that hold, from the statuses read when the board opened and the callq.alert events since. */
+  alerts: Record<string, QueueAlert[]>;
 }
 
 export interface SupervisorSlice {
@@ -79,9 +84,9 @@ export interface SupervisorSlice {
   estimateStaffing(queueId: string, whatIf: StaffingWhatIf): Promise<Staffing | null>;
 }
 
-const EMPTY: SupervisorState = { ids: [], rows: {}, loading: false, error: null, monitor: null, monitorError: null, staffing: {} };
+const EMPTY: SupervisorState = { ids: [], rows: {}, loading: false, error: null, monitor: null, monitorError: null, staffing: {}, alerts: {} };
 
-export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [], [], SupervisorSlice> {
+export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAlerts, "tone"> }): StateCreator<AppState, [], [], SupervisorSlice> {
   const callqOf = callqAccess(deps);
   return (set, get, store) => {
     let watchers = 0;
@@ -91,6 +96,42 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
     const eventCount = new Map<string, number>();
     let cancelAnswerWindow: (() => void) | null = null;
     let cancelStaffing: (() => void) | null = null;
+    /** Per queue, bumped by each alert event: a status read before the latest one is stale for its alerts. */
+    const alertEvents = new Map<string, number>();
+
+    /** The alerts of every queue as their statuses say, where no alert event came in the meantime. */
+    async function readAlerts(): Promise<void> {
+      const api = callqOf(get());
+      if (api === null) return;
+      const seen = new Map(alertEvents);
+      try {
+        const statuses = await api.queueStatuses();
+        if (watchers === 0) return;
+        set((s) => {
+          const alerts = { ...s.supervisor.alerts };
+          for (const [id, status] of Object.entries(statuses)) {
+            if ((alertEvents.get(id) ?? 0) !== (seen.get(id) ?? 0) || status.alerts === undefined) continue;
+            alerts[id] = status.alerts;
+          }
+          return { supervisor: { ...s.supervisor, alerts } };
+        });
+      } catch {
+        // The board still shows the alerts that fire from now on.
+      }
+    }
+
+    /** A callq.alert.<queue_id> event: `fire` adds the alert (with a tone if the supervisor wants one), `clear` drops it. */
+    function alertEvent(event: PlatformEvent, queueId: string): void {
+      const alert = queueAlertOf({ ...event.data, queue_id: queueId });
+      if (alert === null || (event.name !== "fire" && event.name !== "clear")) return;
+      alertEvents.set(queueId, (alertEvents.get(queueId) ?? 0) + 1);
+      const key = queueAlertKey(alert);
+      set((s) => {
+        const others = (s.supervisor.alerts[queueId] ?? []).filter((a) => queueAlertKey(a) !== key);
+        return { supervisor: { ...s.supervisor, alerts: { ...s.supervisor.alerts, [queueId]: event.name === "fire" ? [...others, alert] : others } } };
+      });
+      if (event.name === "fire" && get().alertSound) deps.alerts?.tone();
+    }
 
     /** Reads every queue's staffing estimate, then again after a while, while the board is watched. */
     async function readStaffing(): Promise<void> {
@@ -192,6 +233,10 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
 
     function listen(): void {
       listening ??= get().onPlatformEvent((event) => {
+        if (event.routingKey.startsWith(ALERT_PREFIX)) {
+          if (watchers > 0) alertEvent(event, event.routingKey.slice(ALERT_PREFIX.length));
+          return;
+        }
         const kind = callqEventKind(event);
         if (kind === null || kind.kind !== "recipient") return;
         // The supervisor's own monitor events matter on every view; the rest only while the board is open.
@@ -247,6 +292,7 @@ export function createSupervisorSlice(deps: CallqDeps): StateCreator<AppState, [
           stopQueues = get().watchQueues();
           void get().refreshRecipients();
           void readStaffing();
+          void readAlerts();
         }
         let stopped = false;
         return () => {

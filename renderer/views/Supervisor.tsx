@@ -3,10 +3,12 @@
 // out, abandoned, average wait, a chart of the day) and every agent (state, time in state, current
 // caller, calls handled and offers missed, and why the server keeps them from offers), live; Listen,
 // Whisper and Barge on an agent's call, switchable while listening. Each row and card selects only
-// its own slice of the store, so an event re-renders what it changed and nothing else.
+// its own slice of the store, so an event re-renders what it changed and nothing else. A queue's
+// alerts (service level below target over a window, a caller waiting too long, an agent too long
+// in a state) show on its card while they hold, with a tone if the supervisor ticked "Alert sound".
 import { memo, useEffect, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
-import type { MonitorMode, QueueEntry, ServiceLevel, Staffing } from "../api/callq.js";
+import { queueAlertKey, type MonitorMode, type QueueAlert, type QueueEntry, type ServiceLevel, type Staffing } from "../api/callq.js";
 import { StateName, stateReasonShort, useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { QueueDayChart } from "../components/QueueDayChart.js";
@@ -90,9 +92,13 @@ function MonitorBar() {
 function QueueBoard() {
   const { list, error } = useAppStore(useShallow((state) => ({ list: state.queues.list, error: state.queues.error })));
   const now = useFreshNow(1000);
+  const { alertSound, setAlertSound } = useAppStore(useShallow((state) => ({ alertSound: state.alertSound, setAlertSound: state.setAlertSound })));
   return (
     <section className="board-section" aria-labelledby="board-queues">
       <h2 id="board-queues">Queues</h2>
+      <label className="alert-sound">
+        <input type="checkbox" checked={alertSound} onChange={(e) => setAlertSound(e.target.checked)} data-testid="alert-sound" /> Alert sound
+      </label>
       {error !== null ? <p className="form-error">{error}</p> : null}
       {list.length === 0 ? <p className="muted">No queues.</p> : null}
       <div className="queues-grid">
@@ -110,6 +116,8 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
   const live = useAppStore((state) => state.queues.live[queue.id]);
   const status = live?.status ?? null;
   const staffing = useAppStore((state) => state.supervisor.staffing[queue.id]);
+  const alerts = useAppStore((state) => state.supervisor.alerts[queue.id] ?? NO_ALERTS);
+  const rows = useAppStore((state) => state.supervisor.rows);
   const oldest = longestWaitSince(live);
   const level = status?.serviceLevel;
   const headingId = `board-queue-${queue.id}`;
@@ -129,8 +137,23 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
     ["Calls today", status === null ? "…" : String(status.stats.total), "total"],
   ];
   return (
-    <section className="card queue-tile" aria-labelledby={headingId} data-queue-id={queue.id} data-below-target={level !== undefined && level.percent !== null && level.percent < level.targetPercent ? "true" : undefined}>
+    <section
+      className="card queue-tile"
+      aria-labelledby={headingId}
+      data-queue-id={queue.id}
+      data-below-target={level !== undefined && level.percent !== null && level.percent < level.targetPercent ? "true" : undefined}
+      data-alerting={alerts.length > 0 ? "true" : undefined}
+    >
       <h3 id={headingId}>{queue.name}</h3>
+      {alerts.length > 0 ? (
+        <ul className="queue-alerts" aria-label={`${queue.name} alerts`} data-testid="board-alerts">
+          {alerts.map((alert) => (
+            <li key={queueAlertKey(alert)} data-alert-kind={alert.kind}>
+              {alertText(alert, alert.recipientId === null ? "" : (rows[alert.recipientId]?.name ?? alert.recipientId))}
+            </li>
+          ))}
+        </ul>
+      ) : null}
       <dl className="queue-figures">
         {figures.map(([label, value, key]) => (
           <div key={key}>
@@ -191,6 +214,20 @@ function StaffingWhatIf({ queueId, name, measured }: { queueId: string; name: st
 }
 
 /** "75% (target 80% in 20 s)"; a dash before anyone stopped waiting today. */
+const NO_ALERTS: readonly QueueAlert[] = [];
+
+/** What an alert says on the card; `who`: the member of a state alert, by name. */
+function alertText(alert: QueueAlert, who: string): string {
+  switch (alert.kind) {
+    case "service_level":
+      return `Service level ${alert.value}% below the ${alert.limit}% target`;
+    case "longest_wait":
+      return `A caller has waited over ${formatDuration(alert.limit * 1000)}`;
+    case "state_too_long":
+      return `${who} ${alert.state ?? "in a state"} over ${formatDuration(alert.limit * 1000)}`;
+  }
+}
+
 function serviceLevelText(level: ServiceLevel | undefined): string {
   if (level === undefined) return "–";
   const target = `target ${level.targetPercent}% in ${level.withinS} s`;

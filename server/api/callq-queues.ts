@@ -4,6 +4,7 @@
 import type { FastifyInstance } from "fastify";
 import { CallqError, type CallqEngine } from "../callq/engine.js";
 import { isRecipientUser } from "../callq-host/index.js";
+import { ALERT_BOUNDS, ALERT_STATES } from "../callq/alerts.js";
 import { DISPOSITION_CODE_PATTERN, QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, SERVICE_LEVEL_BOUNDS, SERVICE_LEVEL_DEFAULTS, WRAPUP_POLICIES, withoutAliases } from "../callq/queue-config.js";
 import { ROUTERS } from "../callq/queue-router.js";
 import { MediaReferenceError, resolveMediaReference } from "../media/reference.js";
@@ -53,6 +54,21 @@ export const queueSchema: JsonSchema = {
       properties: {
         answered_within_s: { type: "integer", minimum: SERVICE_LEVEL_BOUNDS.answered_within_s.min, maximum: SERVICE_LEVEL_BOUNDS.answered_within_s.max },
         target_percent: { type: "number", minimum: SERVICE_LEVEL_BOUNDS.target_percent.min, maximum: SERVICE_LEVEL_BOUNDS.target_percent.max },
+      },
+    },
+    alerts: {
+      type: "object",
+      additionalProperties: false,
+      description:
+        "local addition: when the queue raises an alert (events fire and clear on callq.alert.<queue_id>; the status's alerts lists those that hold); a limit absent raises no alert of its kind. service_level_window_s: the service level over the sessions that stopped waiting in the last that many seconds is below target_percent; longest_wait_s: a caller has waited longer; state_limits: a member has been in that availability state longer",
+      properties: {
+        service_level_window_s: { type: "integer", minimum: ALERT_BOUNDS.min, maximum: ALERT_BOUNDS.max },
+        longest_wait_s: { type: "integer", minimum: ALERT_BOUNDS.min, maximum: ALERT_BOUNDS.max },
+        state_limits: {
+          type: "object",
+          additionalProperties: false,
+          properties: Object.fromEntries(ALERT_STATES.map((state) => [state, { type: "integer", minimum: ALERT_BOUNDS.min, maximum: ALERT_BOUNDS.max }])),
+        },
       },
     },
     members: { type: "object", readOnly: true, additionalProperties: { const: "" }, description: "read-only: recipient ids; change with /recipients" },

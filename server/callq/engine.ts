@@ -4,6 +4,7 @@
 // Every change is one state-machine step (recipient-state.ts, session-state.ts) and one event.
 import { fromGregorianSeconds, systemClock, systemRandom, toGregorianSeconds, type RandomSource } from "../clock.js";
 import { Accounts, type Account } from "./accounts.js";
+import { alertKey, evaluateAlerts, hasAlerts } from "./alerts.js";
 import { LedgerWriter } from "./ledger-writer.js";
 import { CallqPublisher } from "./publisher.js";
 import { IntervalWriter } from "./interval-writer.js";
@@ -80,6 +81,8 @@ export class CallqEngine {
   readonly #logger: CallqLogger;
   readonly #node: string;
   readonly #deviceGraceMs: number;
+  /** Per account: the cancel of the timer that re-evaluates its alerts while a queue has any. */
+  readonly #alertTimers = new Map<string, () => void>();
   #closed = false;
 
   constructor(options: CallqEngineOptions) {
@@ -98,6 +101,8 @@ export class CallqEngine {
   /** Stops every timer and waits for recipient states to reach the ledger. */
   async close(): Promise<void> {
     this.#closed = true;
+    for (const cancel of this.#alertTimers.values()) cancel();
+    this.#alertTimers.clear();
     for (const account of this.#accounts.all()) {
       for (const queue of account.queues.values()) {
         queue.cancelTick?.();
@@ -120,6 +125,7 @@ export class CallqEngine {
 
   async queueStatus(accountId: string, queueId: string): Promise<QueueStatus> {
     const account = await this.#accounts.get(accountId);
+    this.#checkAlerts(account);
     return queueStatus(this.#queue(account, queueId), account.recipients, this.#scheduler.now(), this.#node);
   }
 
@@ -172,6 +178,7 @@ export class CallqEngine {
   /** Every queue of the account runs from its creation; this lists them (the hosted call starts them). */
   async ensureStarted(accountId: string): Promise<string[]> {
     const account = await this.#accounts.get(accountId);
+    this.#checkAlerts(account);
     return [...account.queues.keys()].sort();
   }
 
@@ -372,6 +379,7 @@ export class CallqEngine {
 
   /** Offers the oldest waiting sessions, across the account's queues, to available recipients. */
   #dispatch(account: Account): void {
+    this.#checkAlerts(account);
     const now = this.#scheduler.now();
     // Usually a handful are Ready at once: each session looks only at them, not at every member.
     const ready: Recipient[] = [];
@@ -461,6 +469,7 @@ export class CallqEngine {
         this.#intervalsChanged(queue);
         this.#sessionStep(account, queue, session, "answered");
         this.#events.queue(account.id, queue, "answered", session);
+        this.#checkAlerts(account);
       }
       const settle = (): void => this.#callEnded(account, queue, session, recipient, info, now, recipientStill);
       outcome.ended.then(settle, settle);
@@ -566,6 +575,7 @@ export class CallqEngine {
     queue.drop(session);
     this.#events.queue(account.id, queue, "leave", session, { reason: end.kind });
     session.finish(end);
+    this.#checkAlerts(account);
   }
 
   #startTick(account: Account, queue: Queue): void {
@@ -619,6 +629,7 @@ export class CallqEngine {
     this.#events.recipient(account.id, recipient, taken, detail);
     this.#save(recipient);
     if (taken.to === "Ready") this.#scheduleDispatch(account);
+    this.#checkAlerts(account);
     return taken;
   }
 
@@ -710,6 +721,46 @@ export class CallqEngine {
     return recipientStatus(r, account.wiretaps, (userId) => account.users.get(userId)?.name ?? "", this.#scheduler.now(), this.#node);
   }
 
+  // ---- alerts ----------------------------------------------------------------------------
+
+  /**
+   * Re-evaluates the account's alerts at the engine's now, publishing `fire` and `clear` on
+   * callq.alert.<queue_id> once per change, and keeps a one-second timer while any queue has
+   * alerts (a wait or a state grows past its limit, and a window moves on, with no event).
+   */
+  #checkAlerts(account: Account): void {
+    if (this.#closed) return;
+    const now = this.#scheduler.now();
+    let watched = false;
+    for (const queue of account.queues.values()) {
+      const configured = hasAlerts(queue.config.alerts);
+      watched ||= configured;
+      if (!configured && queue.alerts.size === 0) continue;
+      const holding = evaluateAlerts(queue, account.recipients, queue.stats.stopped, now, queue.alerts);
+      const keys = new Set(holding.map(alertKey));
+      for (const [key, alert] of queue.alerts) {
+        if (keys.has(key)) continue;
+        queue.alerts.delete(key);
+        this.#events.publish(account.id, "alert", queue.id, "clear", { ...alert, queue_name: queue.config.name });
+      }
+      for (const alert of holding) {
+        const key = alertKey(alert);
+        if (queue.alerts.has(key)) continue;
+        queue.alerts.set(key, alert);
+        this.#events.publish(account.id, "alert", queue.id, "fire", { ...alert, queue_name: queue.config.name });
+      }
+    }
+    if (watched && !this.#alertTimers.has(account.id)) {
+      this.#alertTimers.set(
+        account.id,
+        this.#scheduler.after(1000, () => {
+          this.#alertTimers.delete(account.id);
+          this.#checkAlerts(account);
+        }),
+      );
+    }
+  }
+
   #intervalsChanged(queue: Queue): void {
     this.#intervals.save(queue);
   }
@@ -727,6 +778,7 @@ export class CallqEngine {
       if (queue) queue.config = config;
       else account.queues.set(config.id, new Queue(account.id, config));
       this.#scheduleDispatch(account);
+      this.#checkAlerts(account);
     });
   }
 
@@ -738,6 +790,10 @@ export class CallqEngine {
       queue.removed = true;
       queue.cancelTick?.();
       account.queues.delete(queueId);
+      for (const [key, alert] of queue.alerts) {
+        queue.alerts.delete(key);
+        this.#events.publish(account.id, "alert", queue.id, "clear", { ...alert, reason: "queue_deleted" });
+      }
       for (const session of [...queue.sessions]) {
         if (!session.queued) continue;
         this.#sessionStep(account, queue, session, "removed");

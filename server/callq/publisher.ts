@@ -19,7 +19,7 @@ export class CallqPublisher {
   ) {}
 
   /** A publisher that fails is logged: the engine's step stands. */
-  publish(accountId: string, kind: "queue" | "recipient" | "session", id: string, name: string, data: Detail): void {
+  publish(accountId: string, kind: "queue" | "recipient" | "session" | "alert", id: string, name: string, data: Detail): void {
     try {
       this.bus.publish({ account_id: accountId, routing_key: `callq.${kind}.${id}`, name, data: { account_id: accountId, ...data } });
     } catch (err) {

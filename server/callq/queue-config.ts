@@ -1,5 +1,6 @@
 // A queue's settings as the engine uses them: the stored callq_queues document read with the
 // spec's defaults and bounds, and the hosted product's old field names accepted.
+import { alertConfigOf, type AlertConfig } from "./alerts.js";
 import { ROUTERS, type RouterName } from "./queue-router.js";
 
 export interface QueueConfig {
@@ -30,6 +31,8 @@ export interface QueueConfig {
   /** Whether a call of this queue needs a disposition before its recipient is Ready again. */
   dispositionRequired: boolean;
   wrapupPolicy: WrapupPolicy;
+  /** Alerts (local addition, issue 20): none of a kind whose limit is absent. */
+  alerts: AlertConfig;
 }
 
 // ---- dispositions and wrap-up (local additions, issue 19) ---------------------------------
@@ -145,6 +148,7 @@ export function queueConfigOf(id: string, stored: Record<string, unknown>): Queu
     members,
     ...serviceLevelOf(data.service_level),
     ...dispositionConfigOf(data),
+    alerts: alertConfigOf(data.alerts),
   };
 }
 

@@ -6,16 +6,21 @@
 // missed_offers (a local addition, Qubicle's "missed") counts each offer a recipient let go
 // (rejected, not answered in ring_timeout, no device to ring), the same events that add to the
 // recipient's missed_calls.
+import type { StoppedWaiting } from "./alerts.js";
 import { addFigures, dayOf, emptyFigures, intervalStart, round, type IntervalFigures, type QueueInterval } from "./intervals.js";
 
 /** Intervals older than this before the newest are dropped from memory (the ledger keeps them). */
 const KEEP_MS = 48 * 3600_000;
+/** The ends of waiting kept for alerts: their longest window. */
+const STOPPED_KEEP_MS = 86_400_000;
 
 export class QueueStats {
   readonly #queueId: string;
   /** Interval start (Unix ms) -> figures; today's, yesterday's and any a late event touched. */
   readonly #intervals = new Map<number, IntervalFigures>();
   readonly #dirty = new Set<number>();
+  /** Who stopped waiting in the last day, oldest first, for the service level over an alert's window (not stored). */
+  readonly #stopped: StoppedWaiting[] = [];
 
   constructor(queueId: string) {
     this.#queueId = queueId;
@@ -44,6 +49,8 @@ export class QueueStats {
   left(enteredAt: number, now: number, how: "answered" | "abandoned" | "timeout", thresholdS: number): void {
     const wait = (now - enteredAt) / 1000;
     const within = wait <= thresholdS;
+    this.#stopped.push({ at: now, answeredInTime: how === "answered" && within });
+    while (this.#stopped.length > 0 && (this.#stopped[0]?.at ?? now) < now - STOPPED_KEEP_MS) this.#stopped.shift();
     this.#count(enteredAt, (f) => {
       f.wait_sum += wait;
       if (how === "answered") {
@@ -63,6 +70,11 @@ export class QueueStats {
       f.handled += 1;
       f.handle_sum += handleS;
     });
+  }
+
+  /** The sessions that stopped waiting in the last day (since this server started), oldest first. */
+  get stopped(): readonly StoppedWaiting[] {
+    return this.#stopped;
   }
 
   /** The figures of the local day `now` falls in. */

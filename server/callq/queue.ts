@@ -1,5 +1,6 @@
 // One queue's process: its settings, the sessions in it (oldest first), the router's round and
 // the day's stats. It runs whether or not anyone waits; the engine drives it.
+import type { ActiveAlert } from "./alerts.js";
 import type { QueueConfig } from "./queue-config.js";
 import { RoundMemory } from "./queue-router.js";
 import { QueueStats } from "./queue-stats.js";
@@ -16,6 +17,8 @@ export class Queue {
   readonly stats: QueueStats;
   /** The tick timer's cancel while somebody waits. */
   cancelTick: (() => void) | undefined;
+  /** The alerts last published as fired and not yet cleared, by alertKey. */
+  readonly alerts = new Map<string, ActiveAlert>();
   /** Set once the queue's document is deleted. */
   removed = false;
 

@@ -3,6 +3,7 @@
 import { toGregorianSeconds } from "../clock.js";
 import type { MonitorMode } from "../monitor-mode.js";
 import { abandonmentRate, addFigures, averageHandleTime, averageSpeedOfAnswer, averageWait, emptyFigures, finished, round, serviceLevel, type IntervalFigures } from "./intervals.js";
+import type { ActiveAlert } from "./alerts.js";
 import type { Queue } from "./queue.js";
 import type { DispositionCode, WrapupPolicy } from "./queue-config.js";
 import type { AwayReason, CallInfo, Disposition, Recipient, UnavailableReason } from "./recipient.js";
@@ -40,6 +41,8 @@ export interface QueueStatus extends RecipientCounts {
   node: string;
   /** The queue's service-level goal (local addition): percent within seconds. */
   service_level: { answered_within_s: number; target_percent: number };
+  /** The queue's alerts that hold now (local addition), so a board that opens late sees them. */
+  alerts: ActiveAlert[];
   stats: FloorFigures & {
     estimated_wait: number;
     average_wait: number;
@@ -143,6 +146,7 @@ export function queueStatus(queue: Queue, recipients: ReadonlyMap<string, Recipi
     available_recipient_count: available,
     node,
     service_level: { answered_within_s: queue.config.serviceLevelS, target_percent: queue.config.serviceLevelTarget },
+    alerts: [...queue.alerts.values()].map((a) => ({ ...a })),
     ...recipientCounts(members),
     stats: {
       estimated_wait: queue.stats.estimatedWait(now, queued, available),

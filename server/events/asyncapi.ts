@@ -7,6 +7,7 @@
 // default schema format), so Ajv checks real messages against them in the contract tests.
 import type { FiredHook } from "./webhook-payload.js";
 import type { JsonSchema } from "../http/validation.js";
+import { ALERT_STATES } from "../callq/alerts.js";
 import { AVAILABILITY_STATES } from "../callq/recipient-state.js";
 import { SESSION_STATES } from "../callq/session-state.js";
 
@@ -134,6 +135,20 @@ const queueData = object(["account_id", "session_id", "call_id", "queue_id", "qu
   reason: { type: "string", description: "on leave: why the session ended" },
 });
 
+/** A queue's alert fired or cleared (local addition, issue 20): the alert as it fired. */
+const alertData = object(["account_id", "queue_id", "kind", "value", "limit", "since"], {
+  account_id: str,
+  queue_id: str,
+  queue_name: str,
+  kind: { enum: ["service_level", "longest_wait", "state_too_long"], description: "service_level: below target over the queue's alerts.service_level_window_s; longest_wait: a caller waited past alerts.longest_wait_s; state_too_long: a member past alerts.state_limits[state]" },
+  recipient_id: { type: "string", description: "state_too_long: the member" },
+  availability_state: { enum: [...ALERT_STATES], description: "state_too_long: the state held too long" },
+  value: { type: "number", description: "when it fired: the window's service level (percent) or the seconds waited or in the state" },
+  limit: { type: "number", description: "the target percent, or the limit in seconds" },
+  since: { ...gregorian, description: "when it fired" },
+  reason: { type: "string", description: "on clear: queue_deleted when the queue went away" },
+});
+
 /** A recipient's disposition of a queue call (local addition, issue 19). */
 const disposition = object(["code", "label", "note", "set_at"], {
   code: { type: "string", description: "one of the queue's dispositions" },
@@ -246,6 +261,10 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
   callqRecipientEvent: {
     summary: "A recipient's availability and calls (callq.recipient.<user_id>)",
     payload: eventMessage("^callq\\.recipient\\.[^.]+$", ["login", "logout", "ready", "away", "offer", "delivered", "reject", "wrapup", "available", "unavailable", "monitor", "wiretap", "disposition"], recipientData),
+  },
+  callqAlertEvent: {
+    summary: "Local addition: a queue's alert fired or cleared, once per change (callq.alert.<queue_id>)",
+    payload: eventMessage("^callq\\.alert\\.[^.]+$", ["fire", "clear"], alertData),
   },
   callqSessionEvent: {
     summary: "A queue session's state machine (callq.session.<session_id>)",

@@ -254,6 +254,7 @@ describe("status, sessions and start-up", () => {
     available_recipient_count: expect.any(Number),
     node: expect.any(String),
     service_level: { answered_within_s: 20, target_percent: 80 },
+    alerts: [],
     recipients_by_state: expect.any(Object),
     away_reasons: expect.any(Object),
     stats: {
