@@ -2,7 +2,8 @@
 // a call that rings (the screen pop): who the number is (a texting contact's name, a user's), the
 // calls it was in (caller or callee, both directions) newest first and paged, one row per
 // interaction with its agents, queue, disposition and note and the recordings to play, and the
-// texts exchanged with it.
+// texts exchanged with it, and the CRM link (the `queue_id` query's queue's template, else the
+// account's) with the number in it.
 //
 // Who may ask: an admin and a supervisor (call_monitor) any number; any other user only a number
 // one of their live legs (ringing or answered) is with. Another number is 403: an agent may not
@@ -24,6 +25,7 @@ import { CONTACTS_COLLECTION } from "../texting/contacts.js";
 import { MESSAGES_COLLECTION } from "../texting/service.js";
 import { hasCallMonitor } from "./callq-queues.js";
 import type { ApiDeps } from "./deps.js";
+import { crmLinkFor } from "./crm-link.js";
 import type { CountryCode } from "libphonenumber-js";
 
 /** Digits kept from the end of a number for the index: what its national and E.164 forms share. */
@@ -219,9 +221,13 @@ export function registerCallerHistory(app: FastifyInstance, deps: ApiDeps): void
       throw new ApiError("validation_error", { number: { pattern: { message: "a phone number: digits, optionally after a +", cause: raw } } });
     }
     const query = pageSizeOf(ctx.req.query);
+    const queueId = query.queue_id;
+    const queue = queueId === undefined ? undefined : (await deps.collection(accountId, "callq_queues")).get(queueId);
+    if (queueId !== undefined && !queue) throw new ApiError("validation_error", { queue_id: { not_found: { message: "no queue of this account has this id", cause: queueId } } });
     const plan = pagePlan(true, query);
     if (plan.size === undefined) throw new ApiError("validation_error", { paginate: { enum: { message: "the history is always paged", cause: "false" } } });
-    const country = accountCountry((await deps.global("accounts")).get(accountId)?.data);
+    const account = (await deps.global("accounts")).get(accountId)?.data;
+    const country = accountCountry(account);
     const wanted = normalised(raw, country);
     const users = await deps.collection(accountId, "users");
     const asker = ctx.auth?.ownerId ? users.get(ctx.auth.ownerId) : undefined;
@@ -291,6 +297,8 @@ export function registerCallerHistory(app: FastifyInstance, deps: ApiDeps): void
       who.name = text(contact.data.fullName) ?? wanted;
       who.contact_id = contact.id;
     }
+    const template = text(queue?.data.crm_link) ?? text(account?.crm_link);
+    if (template !== undefined) who.crm_link = crmLinkFor(template, wanted);
     return {
       data: { ...who, calls: page.rows.map((c) => c.row(wanted, country, names, recordingIds)), texts },
       ...(page.paging ? { paging: page.paging } : {}),

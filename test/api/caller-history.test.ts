@@ -150,6 +150,28 @@ describe("caller history (local addition)", () => {
     expect(await interactions()).toEqual([]);
   });
 
+  it("carries the CRM link of the call's queue, else the account's, checked as an https template", async () => {
+    for (const bad of ["http://crm.example/?q={number}", "https://crm.example/?q={name}", "https://crm example/", "javascript:alert(1)"]) {
+      const res = await api.call<Record<string, unknown>>("PATCH", base, { token: admin, data: { crm_link: bad } });
+      expect(res.status, bad).toBe(400);
+      expect(res.body.data).toHaveProperty("crm_link");
+    }
+    expect((await api.call<Record<string, unknown>>("GET", base, { token: admin })).body.data.crm_link).toBeUndefined();
+    expect((await history(NUMBER, admin)).body.data).not.toHaveProperty("crm_link");
+    const set = await api.call("PATCH", base, { token: admin, data: { crm_link: "https://crm.example/search?q={number}" } });
+    expect(set.status, set.text).toBe(200);
+    const list = await api.call<{ id: string; name: string }[]>("GET", `${base}/callq_queues`, { token: admin });
+    const support = list.body.data.find((q) => q.name === "Support")?.id ?? "";
+    expect((await api.call("PATCH", `${base}/callq_queues/${support}`, { token: admin, data: { crm_link: "ftp://x/{number}" } })).status).toBe(400);
+    const patched = await api.call("PATCH", `${base}/callq_queues/${support}`, { token: admin, data: { crm_link: "https://support.example/c/{number}/open" } });
+    expect(patched.status, patched.text).toBe(200);
+    expect((await history(NUMBER, admin)).body.data).toMatchObject({ crm_link: "https://crm.example/search?q=%2B14155550100" });
+    expect((await history(NUMBER, admin, { queue_id: support })).body.data).toMatchObject({ crm_link: "https://support.example/c/%2B14155550100/open" });
+    const unknown = await history(NUMBER, admin, { queue_id: "0123456789abcdef0123456789abcdef" });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.data).toHaveProperty("queue_id");
+  });
+
   it("refuses bad input in the envelope", async () => {
     for (const bad of ["abc", "+", "1", "12345678901234567890123"]) {
       const res = await history(bad, admin);
