@@ -32,7 +32,7 @@ function fixture() {
     eventStream: () => ({ lastSeq: null, start: () => undefined, stop: () => undefined, reconnectNow: () => undefined }),
     callerHistoryApi: (options): CallerHistoryApi => ({
       history: async (number, queueId) => {
-        asked.push({ token: options.token, number, ...(queueId === undefined ? {} : { queueId }) });
+        asked.push({ token: options.token ?? "", number, ...(queueId === undefined ? {} : { queueId }) });
         return answer();
       },
     }),
