@@ -181,6 +181,7 @@ describe("caller history (local addition)", () => {
     expect((await history(NUMBER, admin, { page_size: "101" })).status).toBe(400);
     expect((await history(NUMBER, admin, { page_size: "0" })).status).not.toBe(200);
     expect((await history(NUMBER, admin, { paginate: "false" })).status).toBe(400);
+    for (const verb of ["POST", "PUT", "DELETE"]) expect((await api.call(verb, `${base}/caller_history/${encodeURIComponent(NUMBER)}`, { token: admin, data: {} })).status, verb).toBe(405);
   });
 
   it("lets an agent read only a number ringing them or on a call with them; supervisors and admins any", async () => {
