@@ -8,6 +8,7 @@ import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import type { CallView } from "../state/phone.js";
 import { formatDuration } from "./useNow.js";
+import "./caller-history.css";
 
 function when(ms: number): string {
   return new Date(ms).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
