@@ -5,6 +5,7 @@ import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../state/context.js";
 import type { CallView } from "../state/phone.js";
 import { callerOf } from "./CallOffer.js";
+import { CallerHistory } from "./CallerHistory.js";
 import { Keypad } from "./Keypad.js";
 import { lineTitle } from "./LineDock.js";
 import { MonitorCue } from "./MonitorCue.js";
@@ -53,6 +54,7 @@ export function ActiveCall({ call }: { call: CallView }) {
         </span>
       </p>
       <MonitorCue call={call} />
+      {call.merged.length === 0 ? <CallerHistory call={call} /> : null}
       {call.error !== null ? (
         <p className="form-error" role="alert">
           {call.error}

@@ -3,6 +3,7 @@
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../state/context.js";
 import { partyOf, type CallParty, type CallView } from "../state/phone.js";
+import { CallerHistory } from "./CallerHistory.js";
 import { keysOf } from "./shortcuts.js";
 import { formatDuration, useNow } from "./useNow.js";
 
@@ -42,6 +43,7 @@ export function CallOffer({ call }: { call: CallView }) {
         <dt>Ringing for</dt>
         <dd>{formatDuration(now - call.startedAt)}</dd>
       </dl>
+      <CallerHistory call={call} />
       {inProgress !== undefined ? <p className="muted">Accepting puts your call with {callerOf(inProgress).name} on hold.</p> : null}
       {call.error !== null ? <p className="form-error">{call.error}</p> : null}
       <div className="button-row">

@@ -31,8 +31,10 @@ import { createDirectorySlice, type DirectorySlice } from "./directory.js";
 import type { DirectoryApi, DirectoryApiOptions } from "../api/directory.js";
 import { createTrainingSlice, type TrainingSlice } from "./training.js";
 import type { TrainingApi } from "../api/training.js";
+import { createCallerHistorySlice, type CallerHistorySlice } from "./caller-history.js";
+import type { CallerHistoryApi, CallerHistoryApiOptions } from "../api/caller-history.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice & CallerHistorySlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -59,6 +61,8 @@ export interface StoreDeps {
   callq?: (options: CallqApiOptions) => CallqApi;
   /** The directory's local additions for a session; the HTTP one when absent. */
   directoryApi?: (options: DirectoryApiOptions) => DirectoryApi;
+  /** The caller history for a session; the HTTP one when absent. */
+  callerHistoryApi?: (options: CallerHistoryApiOptions) => CallerHistoryApi;
   /** When batched event updates apply: each animation frame when absent. */
   frame?: FrameScheduler;
 }
@@ -82,6 +86,7 @@ export function createAppStore(options: StoreDeps) {
     ...createWallboardsSlice(deps)(...args),
     ...createDirectorySlice(deps)(...args),
     ...createTrainingSlice(deps)(...args),
+    ...createCallerHistorySlice(deps)(...args),
   }));
 }
 

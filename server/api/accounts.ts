@@ -11,6 +11,7 @@ import { dataObject, notFound, privateOf, publicFields, storeError, type Data } 
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
 import { ID_PATTERN, type Collection, type StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
+import { crmLinkSchema } from "./crm-link.js";
 
 export const accountSchema: JsonSchema = {
   type: "object",
@@ -23,6 +24,7 @@ export const accountSchema: JsonSchema = {
     enabled: { type: "boolean" },
     blacklists: { type: "array", uniqueItems: true, items: { type: "string", pattern: ID_PATTERN.source } },
     announce_eavesdrop: { type: "boolean", description: "local addition: agents see when a supervisor eavesdrops on their call (whisper and barge always show)" },
+    crm_link: crmLinkSchema,
   },
 };
 

@@ -15,6 +15,7 @@ import { dataObject, docOutcome, listOutcome, notFound, registerDocResource, sto
 import { fieldError, validate, type FieldErrors, type JsonSchema } from "../http/validation.js";
 import type { Collection, StoredDoc } from "../store/index.js";
 import type { ApiDeps } from "./deps.js";
+import { crmLinkSchema } from "./crm-link.js";
 
 /**
  * The longest wait Node's timers keep (2^31-1 ms): a longer timeout would fire at once. The spec
@@ -73,6 +74,7 @@ export const queueSchema: JsonSchema = {
     },
     members: { type: "object", readOnly: true, additionalProperties: { const: "" }, description: "read-only: recipient ids; change with /recipients" },
     ...dispositionFields(),
+    crm_link: crmLinkSchema,
   },
 };
 

@@ -29,6 +29,7 @@ import { registerDirectory } from "./directory.js";
 import { registerQuickConnects } from "./quick-connects.js";
 import { registerUserPreferences } from "./user-preferences.js";
 import { registerMissedCalls } from "./missed-calls.js";
+import { registerCallerHistory } from "./caller-history.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerAuth(app, deps);
@@ -58,6 +59,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerQuickConnects(app, deps);
   registerUserPreferences(app, deps);
   registerMissedCalls(app, deps);
+  registerCallerHistory(app, deps);
   registerVersions(app);
 }
 
