@@ -14,6 +14,7 @@ interface Row {
   id: string;
   device_type: string;
   owner_id?: string;
+  name?: string;
 }
 
 interface Page {
@@ -93,12 +94,15 @@ describe("device list pages", () => {
     expect(await allPages(url, token, devices, "filter_device_type=softphone")).toEqual(softphones);
     expect(await allPages(url, token, devices, "filter_device_type=softphone&descending=true")).toEqual([...softphones].reverse());
 
-    const [first, second] = softphones;
+    // Two of the test's own: the demo's softphones come back on a restart if deleted (the demo
+    // account's documents are made again when missing).
+    const desks = new Set((await call(url, token, "GET", `${devices}?paginate=false`)).data.filter((d) => d.name?.startsWith("desk ")).map((d) => d.id));
+    const [first, second] = softphones.filter((id) => desks.has(id));
     if (first === undefined || second === undefined) throw new Error("too few softphones");
     expect((await call(url, token, "PATCH", `${devices}/${first}`, { device_type: "sip_device" })).status).toBe(200);
     expect((await call(url, token, "DELETE", `${devices}/${second}`)).status).toBe(200);
     const after = await allPages(url, token, devices, "filter_device_type=softphone");
-    expect(after).toEqual(softphones.slice(2));
+    expect(after).toEqual(softphones.filter((id) => id !== first && id !== second));
     expect(await allPages(url, token, devices, "filter_device_type=sip_device")).toContain(first);
 
     // A user's devices walk the owner_id index: a device given to the user joins them at once.
