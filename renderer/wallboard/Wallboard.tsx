@@ -51,6 +51,11 @@ function QueueTile({ queue, secondsSinceRead }: { queue: BoardQueue; secondsSinc
   return (
     <article className={queue.waiting > 0 ? "wb-queue busy" : "wb-queue"} aria-label={queue.name} data-queue={queue.id}>
       <h2>{queue.name}</h2>
+      {(queue.alerts ?? []).map((a) => (
+        <p key={`${a.kind}-${a.limit}`} className="wb-alert" role="alert">
+          {alertText(a)}
+        </p>
+      ))}
       <dl>
         <Figure label="Waiting" value={String(queue.waiting)} big />
         <Figure label="Longest wait" value={formatDuration(longest * 1000)} big />
@@ -62,6 +67,12 @@ function QueueTile({ queue, secondsSinceRead }: { queue: BoardQueue; secondsSinc
       </dl>
     </article>
   );
+}
+
+function alertText(a: NonNullable<BoardQueue["alerts"]>[number]): string {
+  if (a.kind === "longest_wait") return `A caller has waited over ${formatDuration(a.limit * 1000)}`;
+  if (a.kind === "service_level") return `Service level ${Math.round(a.value)}%, under ${a.limit}%`;
+  return `An agent over ${formatDuration(a.limit * 1000)} in one state`;
 }
 
 /** Today's service level beside its goal; marked when under it. */

@@ -13,6 +13,8 @@ export interface BoardQueue {
   longest_wait: number;
   logged_in: number;
   available: number;
+  /** The queue's alerts that hold now (kinds and figures, never who). */
+  alerts?: { kind: "service_level" | "longest_wait" | "state_too_long"; value: number; limit: number }[];
   /** The queue's goal: target_percent of callers answered within answered_within_s. */
   service_level_goal?: { answered_within_s: number; target_percent: number };
   stats: {

@@ -225,6 +225,8 @@ async function boardNow(deps: ApiDeps, accountId: string, doc: StoredDoc): Promi
       logged_in: status.active_recipient_count,
       available: status.available_recipient_count,
       service_level_goal: status.service_level,
+      // Kinds only: a wall in a shared room names no agent.
+      alerts: status.alerts.map((a) => ({ kind: a.kind, value: a.value, limit: a.limit })),
       stats: status.stats,
     });
   }

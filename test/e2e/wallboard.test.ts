@@ -70,13 +70,17 @@ describe("a wallboard through the day", () => {
     for (const path of scripts) expect(path).not.toMatch(/\/assets\/(?:index|ConsoleRoutes|softphone|admin-http)-/);
     for (const r of requests) expect(r.url()).not.toContain(board.key);
 
-    // A caller waits: nobody is Ready in the demo account's Sales queue.
+    // A caller waits: nobody is Ready in the demo account's Sales queue, which alerts past 2 s.
+    expect((await f.v2("PATCH", await f.queuePath("Sales"), { alerts: { longest_wait_s: 2 } })).status).toBe(200);
     const call = await f.simCall("5001", { caller_id_name: "Wally Waiting", caller_id_number: "+15550101" });
     await tileShows(page, "Sales", "Waiting", "1");
+    const alert = page.getByRole("article", { name: "Sales" }).getByRole("alert").filter({ hasText: "A caller has waited over 0:02" });
+    await alert.waitFor({ timeout: 20_000 });
     await tileShows(page, "Sales", "Longest wait", /^0:0[2-9]|^0:[1-5]\d/);
     await page.screenshot({ path: join(SCREENSHOTS, "wallboard-waiting.png") });
     await f.hangupSim(call);
     await tileShows(page, "Sales", "Waiting", "0");
+    await alert.waitFor({ state: "detached", timeout: 20_000 });
     await tileShows(page, "Sales", "Abandoned", "1");
     // Nobody answered in time: 0% against the default goal, shown as under it.
     await tileShows(page, "Sales", "Service level", "0%");
