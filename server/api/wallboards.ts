@@ -11,14 +11,14 @@
 // Who may: admins and supervisors (users with `call_monitor`) list, read and make wallboards and
 // read boards; admins delete any, a supervisor the ones they made; agents are refused.
 import type { FastifyInstance } from "fastify";
-import { fromGregorianSeconds, toGregorianSeconds } from "../clock.js";
+import { toGregorianSeconds } from "../clock.js";
 import type { AuthContext, Ctx } from "../http/endpoint.js";
 import { registerEndpoint } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
 import { dataObject, notFound, storeError, type Data } from "../http/resource.js";
 import { validate, type JsonSchema } from "../http/validation.js";
 import { newId, type StoredDoc } from "../store/index.js";
-import { askEngine, callqEngine, hasCallMonitor } from "./callq-queues.js";
+import { askEngine, callqEngine, hasCallMonitor, membersOf } from "./callq-queues.js";
 import type { ApiDeps } from "./deps.js";
 
 export const WALLBOARDS_COLLECTION = "wallboards";
@@ -213,15 +213,13 @@ async function boardNow(deps: ApiDeps, accountId: string, doc: StoredDoc): Promi
   const queues: Data[] = [];
   for (const q of queueDocs.slice(0, WALLBOARD_MAX_QUEUES)) {
     const status = await askEngine({ queue: q.id }, () => engine.queueStatus(accountId, q.id));
-    const sessions = await askEngine({ queue: q.id }, () => engine.queueSessions(accountId, q.id));
-    const waiting = sessions.filter((s) => s.state === "waiting" || s.state === "offering");
-    const longest = waiting.reduce((most, s) => Math.max(most, now - fromGregorianSeconds(s.queue_enter_time)), 0);
-    if (typeof q.data.members === "object" && q.data.members !== null) for (const id of Object.keys(q.data.members)) members.add(id);
+    for (const id of membersOf(q.data)) members.add(id);
     queues.push({
       id: q.id,
       name: q.data.name ?? q.id,
-      waiting: waiting.length,
-      longest_wait: Math.max(0, Math.round(longest / 1000)),
+      // The status counts and times the callers still in line (waiting or being offered).
+      waiting: status.stats.active_session_count,
+      longest_wait: Math.round(status.stats.longest_wait),
       logged_in: status.active_recipient_count,
       available: status.available_recipient_count,
       service_level_goal: status.service_level,
