@@ -43,6 +43,10 @@ export const HOOKS = {
   callq_recipient_offer: { name: "Recipient Offer", description: "Events when a caller is offered to a recipient" },
   callq_recipient_delivered: { name: "Recipient Delivered", description: "Events when a caller is delivered to a recipient" },
   callq_recipient_rejected: { name: "Recipient Rejected", description: "Events when a recipient rejects an offered caller" },
+  // Local additions (issues 19 and 20): marked so in the catalogue, which the hosted service's hooks are not.
+  callq_recipient_disposition: { name: "Recipient Disposition", description: "Events when a recipient gives a queue call its disposition code and note", local_addition: true },
+  callq_queue_alert: { name: "Queue Alert", description: "Events when a queue's alert (service level, longest wait, a member too long in a state) fires or clears", local_addition: true },
+  user_presence: { name: "User Presence", description: "Events when a user's presence in the directory changes (on a call, ringing, ready, away, do not disturb, offline)", local_addition: true },
 } as const;
 
 /** What each notification type is, as Kazoo's notifications hook lists its `type` modifier. */

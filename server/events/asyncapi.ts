@@ -300,6 +300,9 @@ export const FIRED_HOOKS: readonly FiredHook[] = [
   "callq_recipient_offer",
   "callq_recipient_delivered",
   "callq_recipient_rejected",
+  "callq_recipient_disposition",
+  "callq_queue_alert",
+  "user_presence",
 ];
 
 const hookBase: Record<string, JsonSchema> = { timestamp: gregorian, account_id: str };
@@ -308,14 +311,6 @@ const channelHookFields = Object.fromEntries(
   ["call_direction", "request", "to", "from", "call_id", "other_leg_call_id", "caller_id_name", "caller_id_number", "callee_id_name", "callee_id_number", "owner_id", "authorizing_id", "authorizing_type"].map((k) => [k, str]),
 );
 
-const HOOK_PAYLOADS: Record<string, Record<string, JsonSchema>> = {
-  channel_create: channelHookFields,
-  channel_answer: channelHookFields,
-  channel_bridge: { ...channelHookFields, original_number: str, other_leg_destination_number: str },
-  channel_destroy: { ...channelHookFields, hangup_cause: str, hangup_code: str, duration_seconds: int, billing_seconds: int, ringing_seconds: int },
-  notifications: { event_name: { enum: [...NOTIFICATION_TYPES] }, type: { enum: [...NOTIFICATION_TYPES] }, device_id: str, owner_id: str, call_id: str },
-  object: { action: { enum: [...OBJECT_ACTIONS] }, type: str, id: str },
-};
 const callqHookFields: Record<string, JsonSchema> = {
   queue_id: str,
   queue_name: str,
@@ -329,6 +324,37 @@ const callqHookFields: Record<string, JsonSchema> = {
   reason: str,
   availability_state: { enum: [...AVAILABILITY_STATES] },
   previous_state: str,
+};
+const HOOK_PAYLOADS: Record<string, Record<string, JsonSchema>> = {
+  channel_create: channelHookFields,
+  channel_answer: channelHookFields,
+  channel_bridge: { ...channelHookFields, original_number: str, other_leg_destination_number: str },
+  channel_destroy: { ...channelHookFields, hangup_cause: str, hangup_code: str, duration_seconds: int, billing_seconds: int, ringing_seconds: int },
+  notifications: { event_name: { enum: [...NOTIFICATION_TYPES] }, type: { enum: [...NOTIFICATION_TYPES] }, device_id: str, owner_id: str, call_id: str },
+  object: { action: { enum: [...OBJECT_ACTIONS] }, type: str, id: str },
+  callq_recipient_disposition: { ...callqHookFields, disposition: { type: "object", description: "code, label, note, set_at (Gregorian seconds)" } },
+  callq_queue_alert: {
+    alert: { enum: ["fire", "clear"] },
+    queue_id: str,
+    queue_name: str,
+    kind: { enum: ["service_level", "longest_wait", "state_too_long"] },
+    recipient_id: str,
+    availability_state: str,
+    value: { type: "number" },
+    limit: { type: "number" },
+    since: gregorian,
+    reason: str,
+  },
+  user_presence: {
+    user_id: str,
+    name: str,
+    presence: { enum: [...PRESENCES] },
+    registered: { type: "boolean" },
+    do_not_disturb: { type: "boolean" },
+    availability_state: str,
+    away_reason: str,
+    extensions: { type: "array", items: str },
+  },
 };
 
 /** A hook's JSON payload; as a form or query string every value is text (objects JSON-encoded). */

@@ -6,7 +6,14 @@ import type { BusEvent } from "./bus.js";
 export type Payload = Record<string, unknown>;
 
 /** The hooks the bus can fire today; the api/ catalogue lists more that fire once their engines exist. */
-export type FiredHook = "channel_create" | "channel_answer" | "channel_bridge" | "channel_destroy" | "notifications" | "object" | CallqHook;
+export type FiredHook = "channel_create" | "channel_answer" | "channel_bridge" | "channel_destroy" | "notifications" | "object" | CallqHook | LocalHook;
+
+/**
+ * Local additions to the hosted service's catalogue (issues 19 and 20): a disposition given, a
+ * queue alert fired or cleared, a user's presence changed. Each fires from its own event family,
+ * so no event a Kazoo hook already sends fires one of these.
+ */
+type LocalHook = "callq_recipient_disposition" | "callq_queue_alert" | "user_presence";
 
 /** Call-queue hooks, by the event that fires them: `callq.queue.<id>` join/leave, `callq.recipient.<id>` the rest. */
 const CALLQ_HOOKS = {
@@ -19,6 +26,7 @@ const CALLQ_HOOKS = {
     offer: "callq_recipient_offer",
     delivered: "callq_recipient_delivered",
     reject: "callq_recipient_rejected",
+    disposition: "callq_recipient_disposition",
   },
 } as const;
 
@@ -97,6 +105,11 @@ const HOOK_FIELDS: Record<FiredHook, readonly string[]> = {
   callq_recipient_offer: CALLQ_FIELDS,
   callq_recipient_delivered: CALLQ_FIELDS,
   callq_recipient_rejected: CALLQ_FIELDS,
+  callq_recipient_disposition: [...CALLQ_FIELDS, "disposition"],
+  // `alert` (fire or clear) is the event's name, set by buildPayload.
+  callq_queue_alert: ["queue_id", "queue_name", "kind", "recipient_id", "availability_state", "value", "limit", "since", "reason"],
+  // `user_id` is the entry's id, set by buildPayload.
+  user_presence: ["name", "first_name", "last_name", "username", "extensions", "presence", "registered", "do_not_disturb", "availability_state", "away_reason"],
 };
 
 /** The hook an event fires, from its routing key; undefined for events no hook listens to. */
@@ -113,6 +126,8 @@ export function triggerOf(event: BusEvent): Trigger | undefined {
     const hook = Object.hasOwn(hooks, event.name) ? hooks[event.name] : undefined;
     return hook ? { hook } : undefined;
   }
+  if (kind === "callq" && name === "alert" && (event.name === "fire" || event.name === "clear")) return { hook: "callq_queue_alert" };
+  if (kind === "directory" && name === "user" && event.name === "presence") return { hook: "user_presence" };
   return undefined;
 }
 
@@ -131,6 +146,8 @@ export function buildPayload(event: BusEvent, trigger: Trigger, customData?: Rec
       const value = event.data[field];
       if (value !== undefined) payload[field] = value;
     }
+    if (trigger.hook === "callq_queue_alert") payload.alert = event.name;
+    if (trigger.hook === "user_presence") payload.user_id = event.data.id;
   }
   if (customData) Object.assign(payload, customData);
   return payload;

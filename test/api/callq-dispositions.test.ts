@@ -154,6 +154,9 @@ describe("the disposition of a queue call", () => {
       data: { dispositions: CODES, disposition_required: true, wrapup_policy: "required", members: {} },
     });
     expect(patched.status, patched.text).toBe(200);
+    const receiver = await HookReceiver.start();
+    const hook = await api.call("PUT", `${base}/webhooks`, { token: admin, data: { name: "disposition", hook: "callq_recipient_disposition", uri: `${receiver.url}/disposition` } });
+    expect(hook.status, hook.text).toBe(201);
     await api.call("POST", `${base}/callq_queues/${sales.id}/recipients`, { token: admin, data: { action: "set", members: [id("agent1"), id("supervisor")] } });
     const agentPath = `${base}/callq_recipients/${id("agent1")}`;
     const socket = await EventsClient.connect(`${api.url.replace(/^http/, "ws")}/events`);
@@ -203,6 +206,12 @@ describe("the disposition of a queue call", () => {
     const event = events.find((e) => e.routing_key === `callq.recipient.${id("agent1")}` && e.name === "disposition");
     expect(event?.data).toMatchObject({ session_id: sessionId, disposition: { code: "wrong_number", note: "asked for the bakery" } });
     expect(events.some((e) => e.routing_key === `callq.session.${sessionId}` && e.name === "disposition")).toBe(true);
+    // The local disposition hook: one delivery, the code and note JSON-encoded in the form.
+    const hooked = await poll("the disposition webhook", async () => receiver.at("/disposition")[0]);
+    expect(hooked).toMatchObject({ hook_event: "callq_recipient_disposition", recipient_id: id("agent1"), session_id: sessionId, queue_id: sales.id });
+    expect(JSON.parse(hooked.disposition ?? "{}")).toMatchObject({ code: "wrong_number", label: "Wrong number", note: "asked for the bakery" });
+    expect(receiver.at("/disposition")).toHaveLength(1);
+    await receiver.close();
 
     // Both disposition events as the websocket sends them, each valid for its AsyncAPI message.
     const asyncapi = (await (await fetch(`${api.url}/v2/asyncapi.json`)).json()) as { channels: { events: { messages: Record<string, { payload: object }> } } };

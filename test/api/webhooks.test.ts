@@ -21,6 +21,10 @@ const HOOKS = [
   "callq_recipient_offer",
   "callq_recipient_delivered",
   "callq_recipient_rejected",
+  // Local additions (issues 19 and 20), marked local_addition in the catalogue.
+  "callq_recipient_disposition",
+  "callq_queue_alert",
+  "user_presence",
 ];
 
 describeConformance({
