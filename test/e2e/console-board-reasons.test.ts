@@ -4,13 +4,11 @@
 // phone registers again, still Ready; an agent whose offer rings out in a queue that allows one
 // missed offer shows "Away · 1 missed offer in a row" until they choose Ready. The board follows the
 // events without a reload, and agrees with the recipient status from the API at every step.
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
-import { expectState, Floor, openView, panelOf, type Agent } from "../helpers/shift.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { SCREENSHOTS } from "../helpers/console-page.js";
+import { expectState, Floor, useFloor, openView, panelOf, type Agent } from "../helpers/shift.js";
 
 /** Seconds without a registered phone before the server withholds offers (10 by default). */
 const GRACE_S = 1;
@@ -18,30 +16,12 @@ const GRACE_S = 1;
 const RING_S = 3;
 const MAX_MISSED = 1;
 
-let floor: Floor | undefined;
-let browser: LaunchedBrowser | undefined;
-const consoles: ConsolePage[] = [];
+const setup = useFloor(["--device-grace", String(GRACE_S)]);
+const signedIn = setup.signedIn;
 
-beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  floor = await Floor.open(["--device-grace", String(GRACE_S)]);
-  browser = await launchBrowser();
+afterAll(() => {
+  expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await floor?.close();
-  expect(consoles.flatMap((c) => c.errors), "uncaught errors in the pages").toEqual([]);
-});
-
-async function signedIn(username: string): Promise<Page> {
-  if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
-  const opened = await openConsole(browser.browser, floor.url);
-  consoles.push(opened);
-  await signIn(opened.page, username);
-  await waitRegistered(opened.page);
-  return opened.page;
-}
 
 /** The agent's row on the board once it shows `state`; its reason is `reason` (null: none shown). */
 async function boardShows(board: Page, f: Floor, username: string, state: string, reason: string | null): Promise<void> {
@@ -57,8 +37,7 @@ async function boardShows(board: Page, f: Floor, username: string, state: string
 
 describe("the board says why an agent gets no calls", () => {
   it("no phone registered for the grace period, then registered again; Away after a missed offer, then Ready", async () => {
-    if (floor === undefined) throw new Error("beforeAll did not start the floor");
-    const f = floor;
+    const f = setup.floor();
     const sales = await f.queuePath("Sales");
     expect((await f.v2("PATCH", sales, { ring_timeout: RING_S, max_missed_offers: MAX_MISSED })).status).toBe(200);
 

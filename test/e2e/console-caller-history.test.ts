@@ -3,46 +3,24 @@
 // the same number calls again and the offer, before the agent answers, shows the caller's previous
 // call with that disposition and note, and the account's CRM link for the number (opened in a new
 // tab, outside the app). Answered, the call card keeps the history.
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { accept, card, expectState, Floor, hangUp, offerOn, openView, panelOf, type Agent } from "../helpers/shift.js";
+import { accept, card, expectState, useFloor, hangUp, offerOn, openView, panelOf, type Agent } from "../helpers/shift.js";
 
-let floor: Floor | undefined;
-let browser: LaunchedBrowser | undefined;
-const consoles: ConsolePage[] = [];
+const setup = useFloor();
+const signedIn = setup.signedIn;
 
-beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  floor = await Floor.open();
-  browser = await launchBrowser();
+afterAll(() => {
+  expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await floor?.close();
-  expect(consoles.flatMap((c) => c.errors), "uncaught errors in the pages").toEqual([]);
-});
-
-async function signedIn(username: string): Promise<Page> {
-  if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
-  const opened = await openConsole(browser.browser, floor.url);
-  consoles.push(opened);
-  await signIn(opened.page, username);
-  await waitRegistered(opened.page);
-  return opened.page;
-}
 
 const CALLER = { caller_id_name: "Casey Customer", caller_id_number: "+14155550123" };
 
 describe("the caller history on the offer", () => {
   it("shows the previous call's disposition and note before the agent answers, and the CRM link", async () => {
-    if (floor === undefined) throw new Error("beforeAll did not start the floor");
-    const f = floor;
+    const f = setup.floor();
     const sales = await f.queuePath("Sales");
     const dispositions = [
       { code: "sale", label: "Sale" },

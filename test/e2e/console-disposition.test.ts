@@ -4,39 +4,18 @@
 // reasons menu (by keyboard). The supervisor's board (a second page) shows beside the state
 // that a disposition is needed, then the reason "Lunch". The CDRs read through the API carry
 // the code and the note on both legs of the call.
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { accept, expectState, Floor, hangUp, openView, panelOf, type Agent } from "../helpers/shift.js";
+import { accept, expectState, useFloor, hangUp, openView, panelOf, type Agent } from "../helpers/shift.js";
 
-let floor: Floor | undefined;
-let browser: LaunchedBrowser | undefined;
-const consoles: ConsolePage[] = [];
+const setup = useFloor();
+const signedIn = setup.signedIn;
 
-beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  floor = await Floor.open();
-  browser = await launchBrowser();
+afterAll(() => {
+  expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await floor?.close();
-  expect(consoles.flatMap((c) => c.errors), "uncaught errors in the pages").toEqual([]);
-});
-
-async function signedIn(username: string): Promise<Page> {
-  if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
-  const opened = await openConsole(browser.browser, floor.url);
-  consoles.push(opened);
-  await signIn(opened.page, username);
-  await waitRegistered(opened.page);
-  return opened.page;
-}
 
 interface Cdr {
   call_id: string;
@@ -45,8 +24,7 @@ interface Cdr {
 
 describe("a required disposition and an Away reason", () => {
   it("refuses Ready until the disposition is given, then Away for lunch shows on the board; the CDRs carry the code and note", async () => {
-    if (floor === undefined) throw new Error("beforeAll did not start the floor");
-    const f = floor;
+    const f = setup.floor();
     const sales = await f.queuePath("Sales");
     const dispositions = [
       { code: "sale", label: "Sale" },

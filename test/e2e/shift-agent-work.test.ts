@@ -9,14 +9,12 @@
 // restart, after which the reason, the time it began and the missed call are all still there;
 // call back from the missed list; sign out. At every step: agent1's console, the colleague's
 // directory, the board and the API agree.
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { describe, expect, it } from "vitest";
+import { SCREENSHOTS, waitRegistered } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { accept, card, expectState, Floor, hangUp, offerOn, openView, panelOf, type Agent } from "../helpers/shift.js";
+import { accept, card, expectState, hangUp, offerOn, openView, panelOf, useFloor, type Agent, type Floor } from "../helpers/shift.js";
 
 const DISPOSITIONS = [
   { code: "sale", label: "Sale" },
@@ -25,28 +23,7 @@ const DISPOSITIONS = [
 ];
 const CASEY = { caller_id_name: "Casey Customer", caller_id_number: "+14155550123" };
 
-let floor: Floor | undefined;
-let browser: LaunchedBrowser | undefined;
-const consoles: ConsolePage[] = [];
-
-beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  floor = await Floor.open();
-  browser = await launchBrowser();
-});
-
-afterAll(async () => {
-  await browser?.close();
-  await floor?.close();
-});
-
-async function signedIn(f: Floor, b: LaunchedBrowser, username: string): Promise<Page> {
-  const opened = await openConsole(b.browser, f.url);
-  consoles.push(opened);
-  await signIn(opened.page, username);
-  await waitRegistered(opened.page);
-  return opened.page;
-}
+const setup = useFloor();
 
 /** The board's row of a recipient, once it shows `state`. */
 function boardRow(board: Page, userId: string, state: string) {
@@ -96,19 +73,18 @@ interface Cdr {
 
 describe("an agent's day with the work around the calls", () => {
   it("reasons, dispositions, the screen pop, a reject taken by auto-answer, do not disturb, a missed call, a restart, call back, sign out", async () => {
-    if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
-    const f = floor;
-    const b = browser;
+    const f = setup.floor();
+    const signedIn = setup.signedIn;
     const sales = await f.queuePath("Sales");
     expect((await f.v2("PATCH", sales, { dispositions: DISPOSITIONS, disposition_required: true, wrapup_policy: "required", ring_timeout: 10 })).status).toBe(200);
     expect((await f.v2("PATCH", "", { crm_link: "https://crm.example/search?q={number}" })).status).toBe(200);
     const id1 = f.userId("agent1");
     const id2 = f.userId("agent2");
 
-    const board = await signedIn(f, b, "supervisor");
+    const board = await signedIn("supervisor");
     await openView(board, "Supervisor");
-    const agent1: Agent = { page: await signedIn(f, b, "agent1"), username: "agent1", name: "Alex Agent" };
-    const agent2: Agent = { page: await signedIn(f, b, "agent2"), username: "agent2", name: "Blair Agent" };
+    const agent1: Agent = { page: await signedIn("agent1"), username: "agent1", name: "Alex Agent" };
+    const agent2: Agent = { page: await signedIn("agent2"), username: "agent2", name: "Blair Agent" };
     const p = agent1.page;
     const q = agent2.page;
 
@@ -261,6 +237,6 @@ describe("an agent's day with the work around the calls", () => {
     await p.getByRole("button", { name: "Sign in" }).waitFor();
     expect(await f.status("agent1")).toMatchObject({ availability_state: "Not-Logged-In", available: false });
     await presenceOn(q, id1, "offline");
-    expect(consoles.flatMap((c) => c.errors), "uncaught errors in the consoles").toEqual([]);
+    expect(setup.errors(), "uncaught errors in the consoles").toEqual([]);
   }, 400_000);
 });

@@ -2,11 +2,13 @@
 // survives a restart, the platform API as the admin sees it (recipient statuses, the users'
 // channels, simulated callers), and the console steps a shift repeats (the agent state panel,
 // offers, call cards, transfers, failed calls).
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { expect } from "vitest";
+import { afterAll, beforeAll, expect } from "vitest";
+import { launchBrowser, type LaunchedBrowser } from "./browser.js";
+import { openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "./console-page.js";
 import { poll } from "./poll.js";
 import { demoGrant, serve, type Served } from "./serve.js";
 
@@ -139,6 +141,55 @@ export class Floor {
     this.#accountId = admin.accountId;
   }
 
+}
+
+/** A floor and a Chromium for a test file, with the consoles it opened. */
+export interface FloorSetup {
+  /** The floor; throws before beforeAll has started it. */
+  floor(): Floor;
+  browser(): LaunchedBrowser;
+  /** A new console page signed in as `username`, its phone registered. */
+  signedIn(username: string): Promise<Page>;
+  /** The uncaught errors of every console opened through signedIn. */
+  errors(): string[];
+}
+
+/**
+ * Starts a floor (serve mode with `args`) and Chromium before the file's tests and stops both
+ * after them; called once at the top of a test file.
+ */
+export function useFloor(args: readonly string[] = []): FloorSetup {
+  let floor: Floor | undefined;
+  let browser: LaunchedBrowser | undefined;
+  const consoles: ConsolePage[] = [];
+  beforeAll(async () => {
+    await mkdir(SCREENSHOTS, { recursive: true });
+    floor = await Floor.open(args);
+    browser = await launchBrowser();
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await floor?.close();
+  });
+  const setup: FloorSetup = {
+    floor: () => {
+      if (floor === undefined) throw new Error("beforeAll did not start the floor");
+      return floor;
+    },
+    browser: () => {
+      if (browser === undefined) throw new Error("beforeAll did not start the browser");
+      return browser;
+    },
+    async signedIn(username) {
+      const opened = await openConsole(setup.browser().browser, setup.floor().url);
+      consoles.push(opened);
+      await signIn(opened.page, username);
+      await waitRegistered(opened.page);
+      return opened.page;
+    },
+    errors: () => consoles.flatMap((c) => c.errors),
+  };
+  return setup;
 }
 
 /** An agent at their console, as a shift test drives them. */
