@@ -33,8 +33,11 @@ import { createTrainingSlice, type TrainingSlice } from "./training.js";
 import type { TrainingApi } from "../api/training.js";
 import { createCallerHistorySlice, type CallerHistorySlice } from "./caller-history.js";
 import type { CallerHistoryApi, CallerHistoryApiOptions } from "../api/caller-history.js";
+import { createQueueHistorySlice, type QueueHistorySlice } from "./queue-history.js";
+import type { QueueHistoryApi } from "../api/queue-history.js";
+import type { AccountConnection } from "../api/account.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice & CallerHistorySlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice & CallerHistorySlice & QueueHistorySlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -63,6 +66,8 @@ export interface StoreDeps {
   directoryApi?: (options: DirectoryApiOptions) => DirectoryApi;
   /** The caller history for a session; the HTTP one when absent. */
   callerHistoryApi?: (options: CallerHistoryApiOptions) => CallerHistoryApi;
+  /** The queues' stored intervals for a session; the HTTP one when absent. */
+  queueHistoryApi?: (connection: AccountConnection) => QueueHistoryApi;
   /** When batched event updates apply: each animation frame when absent. */
   frame?: FrameScheduler;
 }
@@ -87,6 +92,7 @@ export function createAppStore(options: StoreDeps) {
     ...createDirectorySlice(deps)(...args),
     ...createTrainingSlice(deps)(...args),
     ...createCallerHistorySlice(deps)(...args),
+    ...createQueueHistorySlice(deps)(...args),
   }));
 }
 

@@ -12,6 +12,7 @@ import { queueAlertKey, type MonitorMode, type QueueAlert, type QueueEntry, type
 import { StateName, stateReasonShort, useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { QueueDayChart } from "../components/QueueDayChart.js";
+import { QueueHistory } from "../components/QueueHistory.js";
 import { WallboardsPanel } from "../components/WallboardsPanel.js";
 import { formatDuration } from "../components/useNow.js";
 import { systemClock } from "../clock.js";
@@ -45,6 +46,7 @@ export function Supervisor() {
       <MonitorBar />
       <QueueBoard />
       <RecipientBoard />
+      <QueueHistory />
       <WallboardsPanel />
     </div>
   );

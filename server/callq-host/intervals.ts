@@ -1,11 +1,24 @@
-// The queues' figures per 15-minute interval on the store: one callq_intervals document per queue
-// and interval (id `<queue id>-<YYYYMMDD>T<HHMM>` of the local start), written as the engine counts,
-// read back at start (the day so far) and by the history API (a day's documents).
+// The queues' figures per 15-minute interval on the store: one collection per account and local
+// day (`callq_intervals_<YYYYMMDD>`), one document per queue and interval in it (id
+// `<queue id>-<YYYYMMDD>T<HHMM>` of the local start), written as the engine counts, read back at
+// an account's load (yesterday and today) and by the history API (a day's documents, by id). A
+// day's collection holds at most queues x 100 documents however long the history grows, so
+// neither a start nor a day view reads the other days (90 days of 50 queues is 432,000
+// documents; in one collection, opening it took seconds). Session 9 kept every day in one
+// `callq_intervals` collection: an account's first read moves those documents into their days.
+import { dayBounds, dayIntervals, FIGURE_NAMES, dayOf, emptyFigures, timeOf, type IntervalLedger, type QueueInterval } from "../callq/index.js";
 import { fromGregorianSeconds, toGregorianSeconds } from "../clock.js";
-import { FIGURE_NAMES, dayOf, emptyFigures, timeOf, type IntervalLedger, type QueueInterval } from "../callq/index.js";
 import type { Store, StoredDoc } from "../store/index.js";
 
-export const INTERVALS_COLLECTION = "callq_intervals";
+/** Session 9's single collection of every day, read only to move its documents into their days. */
+export const LEGACY_INTERVALS_COLLECTION = "callq_intervals";
+/** Legacy documents moved at once (each a journal write in its day and one in the old collection). */
+const MOVE_BATCH = 1_000;
+
+/** The collection of the local day `day` (YYYY-MM-DD). */
+export function intervalsCollection(day: string): string {
+  return `callq_intervals_${day.replace(/-/g, "")}`;
+}
 
 /** The stored document of one queue's interval: its figures, the local day and time it starts. */
 export function intervalDoc(interval: QueueInterval): Record<string, unknown> {
@@ -32,17 +45,20 @@ export function intervalOf(doc: StoredDoc): QueueInterval | undefined {
 
 export function storeIntervals(store: Store): IntervalLedger {
   return {
-    async load(accountId: string, since: number): Promise<QueueInterval[]> {
-      const docs = await store.account(accountId, INTERVALS_COLLECTION);
+    async load(accountId: string, since: number, until: number): Promise<QueueInterval[]> {
+      await movedToDays(store, accountId);
       const out: QueueInterval[] = [];
-      for (const doc of docs.all()) {
-        const interval = intervalOf(doc);
-        if (interval && interval.start >= since) out.push(interval);
+      for (const day of daysBetween(since, until)) {
+        const docs = await store.account(accountId, intervalsCollection(day));
+        for (const doc of docs.all()) {
+          const interval = intervalOf(doc);
+          if (interval && interval.start >= since && interval.start <= until) out.push(interval);
+        }
       }
       return out;
     },
     async save(accountId: string, interval: QueueInterval): Promise<void> {
-      const docs = await store.account(accountId, INTERVALS_COLLECTION);
+      const docs = await store.account(accountId, intervalsCollection(dayOf(interval.start)));
       const id = intervalId(interval);
       const data = intervalDoc(interval);
       if (docs.has(id)) await docs.update(id, data);
@@ -52,53 +68,75 @@ export function storeIntervals(store: Store): IntervalLedger {
 }
 
 /**
- * A queue's stored intervals of one day without reading every document of the account's history
- * (90 days of 50 queues is 432,000 of them): per account, (queue id, day) -> document ids, built
- * on the first read and kept by the store's change feed from then on.
+ * A queue's stored intervals of one day: that day's collection, its documents found by the ids
+ * the day's interval starts give (no index to build, nothing else read).
  */
 export class IntervalDays {
   readonly #store: Store;
-  readonly #byAccount = new Map<string, Map<string, Set<string>>>();
 
   constructor(store: Store) {
     this.#store = store;
-    store.onChange((change) => {
-      if (change.collection !== INTERVALS_COLLECTION || change.accountId === null) return;
-      const index = this.#byAccount.get(change.accountId);
-      if (!index) return;
-      if (change.kind === "deleted") index.get(dayKey(change.doc.data))?.delete(change.doc.id);
-      else add(index, change.doc);
-    });
   }
 
   async day(accountId: string, queueId: string, day: string): Promise<QueueInterval[]> {
-    const docs = await this.#store.account(accountId, INTERVALS_COLLECTION);
-    let index = this.#byAccount.get(accountId);
-    if (!index) {
-      index = new Map();
-      for (const doc of docs.all()) add(index, doc);
-      this.#byAccount.set(accountId, index);
-    }
+    await movedToDays(this.#store, accountId);
+    const docs = await this.#store.account(accountId, intervalsCollection(day));
     const out: QueueInterval[] = [];
-    for (const id of index.get(`${queueId} ${day}`) ?? []) {
-      const doc = docs.get(id);
+    for (const start of dayIntervals(day)) {
+      const doc = docs.get(intervalId({ queue_id: queueId, start }));
       const interval = doc ? intervalOf(doc) : undefined;
-      if (interval) out.push(interval);
+      // An hour repeated when the clocks go back shares its ids: the document holds the later one.
+      if (interval && interval.queue_id === queueId && interval.start === start) out.push(interval);
     }
     return out;
   }
 }
 
-function dayKey(data: Record<string, unknown>): string {
-  return `${String(data.queue_id)} ${String(data.day)}`;
+/** The local days from `since`'s to `until`'s, in order. */
+function daysBetween(since: number, until: number): string[] {
+  const out: string[] = [];
+  let day = dayOf(since);
+  for (;;) {
+    out.push(day);
+    const end = dayBounds(day)?.end;
+    if (end === undefined || end > until) return out;
+    day = dayOf(end);
+  }
 }
 
-function add(index: Map<string, Set<string>>, doc: StoredDoc): void {
-  const key = dayKey(doc.data);
-  let ids = index.get(key);
-  if (!ids) {
-    ids = new Set();
-    index.set(key, ids);
+/** Per store and account, the move of the legacy collection's documents into their days (once a run). */
+const moves = new WeakMap<Store, Map<string, Promise<void>>>();
+
+function movedToDays(store: Store, accountId: string): Promise<void> {
+  let byAccount = moves.get(store);
+  if (!byAccount) {
+    byAccount = new Map();
+    moves.set(store, byAccount);
   }
-  ids.add(doc.id);
+  let move = byAccount.get(accountId);
+  if (!move) {
+    move = moveLegacy(store, accountId);
+    byAccount.set(accountId, move);
+    // A failed move is tried again by the next read.
+    move.catch(() => byAccount.delete(accountId));
+  }
+  return move;
+}
+
+async function moveLegacy(store: Store, accountId: string): Promise<void> {
+  const legacy = await store.account(accountId, LEGACY_INTERVALS_COLLECTION);
+  const docs = legacy.all();
+  for (let i = 0; i < docs.length; i += MOVE_BATCH) {
+    await Promise.all(
+      docs.slice(i, i + MOVE_BATCH).map(async (doc) => {
+        const interval = intervalOf(doc);
+        if (interval) {
+          const day = await store.account(accountId, intervalsCollection(dayOf(interval.start)));
+          // Written in its day already (a move cut short): the day's copy is the newer.
+          if (!day.has(doc.id)) await day.create(doc.data, { id: doc.id });
+        }
+        await legacy.delete(doc.id);
+      }),
+    );
+  }
 }

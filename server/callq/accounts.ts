@@ -68,10 +68,11 @@ export class Accounts {
   }
 
   async #load(accountId: string): Promise<Account> {
+    const loadedAt = this.now();
     const [{ queues, users }, saved, intervals] = await Promise.all([
       this.directory.load(accountId),
       this.ledger.load(accountId),
-      this.intervals.load(accountId, yesterdayStart(this.now())),
+      this.intervals.load(accountId, yesterdayStart(loadedAt), loadedAt),
     ]);
     const account: Account = {
       id: accountId,

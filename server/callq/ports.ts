@@ -104,8 +104,8 @@ export interface RecipientLedger {
  * restart loses none of the day's figures.
  */
 export interface IntervalLedger {
-  /** The account's stored intervals that start at or after `since` (Unix ms). */
-  load(accountId: string, since: number): Promise<readonly QueueInterval[]>;
+  /** The account's stored intervals that start from `since` to `until` (Unix ms, both included). */
+  load(accountId: string, since: number, until: number): Promise<readonly QueueInterval[]>;
   /** Stores one queue's interval as it is now (replacing what was stored for it). */
   save(accountId: string, interval: QueueInterval): Promise<void>;
 }

@@ -4,7 +4,8 @@
 // counted in the interval its caller entered, and nothing lost across a restart mid-interval.
 import { afterEach, describe, expect, it } from "vitest";
 import { dayBounds, dayOf, intervalStart, type QueueInterval } from "../../server/callq/index.js";
-import { INTERVALS_COLLECTION, IntervalDays, intervalOf } from "../../server/callq-host/index.js";
+import { IntervalDays } from "../../server/callq-host/index.js";
+import { storeIntervals } from "../../server/callq-host/intervals.js";
 import { erlangAAgents, erlangCAgents } from "../../server/callq/erlang.js";
 import { ACCOUNT, callqRig, members, settle, TestCall, type CallqRig } from "../helpers/callq.js";
 
@@ -54,12 +55,10 @@ async function abandoned(r: CallqRig, queue: string, id: string, waitS: number, 
 
 async function storedIntervals(r: CallqRig): Promise<QueueInterval[]> {
   await r.engine.intervalsWritten();
-  const docs = await r.store.account(ACCOUNT, INTERVALS_COLLECTION);
-  return docs
-    .all()
-    .map((d) => intervalOf(d))
-    .filter((i): i is QueueInterval => i !== undefined)
-    .sort((a, b) => a.start - b.start);
+  // Yesterday's and today's day collections: no test here runs longer than a day.
+  const now = r.scheduler.now();
+  const yesterday = dayBounds(dayOf((dayBounds(dayOf(now))?.start ?? now) - 1))?.start ?? now;
+  return [...(await storeIntervals(r.store).load(ACCOUNT, yesterday, now))].sort((a, b) => a.start - b.start);
 }
 
 /** Moves the server's time on to `at` (Unix ms). */

@@ -1,0 +1,81 @@
+// The supervisor's History panel: one queue's (or every queue's, summed) figures per 15-minute
+// interval of one local day, as the server stored them while they happened. Read when the panel
+// opens and each time the queue or day changes; the latest choice's answer wins.
+import type { StateCreator } from "zustand/vanilla";
+import { ApiRequestError } from "../api/client.js";
+import { apiErrorText } from "../api/error-text.js";
+import { createQueueHistoryApi, sumIntervals, type HistoryInterval, type QueueHistoryApi } from "../api/queue-history.js";
+import type { AccountConnection } from "../api/account.js";
+import type { Clock } from "../clock.js";
+import { connectionOf } from "./account-connection.js";
+import type { AppState } from "./store.js";
+
+/** The queue choice that sums every queue of the account. */
+export const ALL_QUEUES = "all";
+
+export interface QueueHistoryState {
+  /** A queue id, or ALL_QUEUES. */
+  queueId: string;
+  /** Local day, YYYY-MM-DD. */
+  day: string;
+  loading: boolean;
+  /** The day's intervals as last read for this queue and day; null before an answer. */
+  intervals: HistoryInterval[] | null;
+  error: string | null;
+}
+
+export interface QueueHistorySlice {
+  queueHistory: QueueHistoryState;
+  /** Shows `queueId`'s (or every queue's) day `day`: today's local day when absent. */
+  showQueueHistory(queueId: string, day?: string): Promise<void>;
+}
+
+export interface QueueHistoryDeps {
+  clock: Clock;
+  queueHistoryApi?: (connection: AccountConnection) => QueueHistoryApi;
+}
+
+/** The local date of `t` (epoch ms), YYYY-MM-DD: the server's own day key. */
+export function localDay(t: number): string {
+  const d = new Date(t);
+  return `${d.getFullYear()}-${String(d.getMonth() + 1).padStart(2, "0")}-${String(d.getDate()).padStart(2, "0")}`;
+}
+
+/** The local day `days` after `day` (before, when negative). */
+export function shiftDay(day: string, days: number): string {
+  const [year, month, date] = day.split("-").map(Number);
+  return localDay(new Date(year ?? 1970, (month ?? 1) - 1, (date ?? 1) + days).getTime());
+}
+
+/** A refusal in the panel's words: the API decides who reads which queue. */
+export function historyErrorText(error: unknown): string {
+  if (error instanceof ApiRequestError && error.status === 403) return "You may not read this history: queue figures are for account admins and supervisors (call_monitor).";
+  return `The history cannot be read: ${apiErrorText(error)}`;
+}
+
+export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<AppState, [], [], QueueHistorySlice> {
+  const makeApi = deps.queueHistoryApi ?? createQueueHistoryApi;
+  return (set, get) => {
+    /** Bumped by every choice: an answer for an older one is dropped. */
+    let asked = 0;
+    return {
+      queueHistory: { queueId: ALL_QUEUES, day: localDay(deps.clock.now()), loading: false, intervals: null, error: null },
+
+      async showQueueHistory(queueId, day) {
+        const connection = connectionOf(get());
+        if (connection === null) return;
+        const chosen = day ?? localDay(deps.clock.now());
+        const mine = ++asked;
+        set((s) => ({ queueHistory: { ...s.queueHistory, queueId, day: chosen, loading: true, error: null } }));
+        const api = makeApi(connection);
+        try {
+          const ids = queueId === ALL_QUEUES ? get().queues.list.map((q) => q.id) : [queueId];
+          const days = await Promise.all(ids.map((id) => api.day(id, chosen)));
+          if (mine === asked) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: sumIntervals(days) } }));
+        } catch (error) {
+          if (mine === asked) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, error: historyErrorText(error) } }));
+        }
+      },
+    };
+  };
+}
