@@ -62,6 +62,33 @@ export interface RecipientStatus {
   dispositionPending: boolean;
   /** The queue call handled now or last, with what its queue asks of its disposition (where the server says). */
   lastCall: LastQueueCall | null;
+  /** Today's figures, where the server keeps them and the reader may see them (status.day). */
+  day: RecipientDay | null;
+}
+
+/** The states whose time a day counts (every state of a signed-in agent). */
+export const DAY_STATES = ["Ready", "Call-Offer", "On-A-Call", "Wrapup-Time", "Away"] as const;
+export type DayState = (typeof DAY_STATES)[number];
+
+/** A recipient's figures of one day as the server counted them at `asOf`. */
+export interface RecipientDay {
+  /** YYYY-MM-DD. */
+  day: string;
+  callsHandled: number;
+  /** Seconds of talk and wrap-up per call handled. */
+  averageHandleTime: number;
+  offers: number;
+  missedOffers: number;
+  /** Seconds in each state at `asOf`. */
+  timeInState: Record<DayState, number>;
+  /** Seconds Away by reason (null: no reason given), longest first. */
+  awayByReason: { reason: string | null; seconds: number }[];
+  /** Percent on calls and wrap-up of the time signed in and not Away; null with no such time. */
+  occupancy: number | null;
+  /** The state in progress (today only): since when, epoch ms. */
+  current: { state: DayState; awayReason: string | null; since: number } | null;
+  /** Epoch ms the figures were counted at. */
+  asOf: number;
 }
 
 export interface DispositionCode {
@@ -365,6 +392,34 @@ export function recipientStatusOf(data: Record<string, unknown>): RecipientStatu
     missedCalls: numberOf(stats["missed_calls"]),
     ...reasonsOf(data),
     lastCall: isRecord(data["last_call"]) ? lastCallOf(data["last_call"]) : null,
+    day: isRecord(data["day"]) ? recipientDayOf(data["day"]) : null,
+  };
+}
+
+function isDayState(value: unknown): value is DayState {
+  return typeof value === "string" && (DAY_STATES as readonly string[]).includes(value);
+}
+
+export function recipientDayOf(data: Record<string, unknown>): RecipientDay {
+  const times = isRecord(data["time_in_state"]) ? data["time_in_state"] : {};
+  const current = isRecord(data["current"]) ? data["current"] : null;
+  const currentState = current?.["state"];
+  return {
+    day: text(data, "day"),
+    callsHandled: numberOf(data["calls_handled"]),
+    averageHandleTime: numberOf(data["average_handle_time"]),
+    offers: numberOf(data["offers"]),
+    missedOffers: numberOf(data["missed_offers"]),
+    timeInState: { Ready: numberOf(times["Ready"]), "Call-Offer": numberOf(times["Call-Offer"]), "On-A-Call": numberOf(times["On-A-Call"]), "Wrapup-Time": numberOf(times["Wrapup-Time"]), Away: numberOf(times["Away"]) },
+    awayByReason: (Array.isArray(data["away_by_reason"]) ? data["away_by_reason"] : [])
+      .filter(isRecord)
+      .map((r) => ({ reason: typeof r["reason"] === "string" && r["reason"] !== "" ? r["reason"] : null, seconds: numberOf(r["seconds"]) })),
+    occupancy: typeof data["occupancy"] === "number" ? data["occupancy"] : null,
+    current:
+      current !== null && isDayState(currentState)
+        ? { state: currentState, awayReason: text(current, "away_reason") || null, since: gregorianToMs(numberOf(current["since"])) }
+        : null,
+    asOf: gregorianToMs(numberOf(data["as_of"])),
   };
 }
 

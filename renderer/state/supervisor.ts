@@ -4,7 +4,7 @@
 // supervisor's own Listen / Whisper / Barge: the server rings the supervisor's phone, the console
 // answers that ring itself, and the mode can change during the call.
 import type { StateCreator } from "zustand/vanilla";
-import { callqEventKind, queueAlertKey, queueAlertOf, recipientEventOf, type AvailabilityState, type QueueAlert, type MonitorMode, type QueueCall, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry, type Staffing, type StaffingWhatIf } from "../api/callq.js";
+import { callqEventKind, queueAlertKey, queueAlertOf, recipientEventOf, type AvailabilityState, type QueueAlert, type MonitorMode, type QueueCall, type RecipientDay, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry, type Staffing, type StaffingWhatIf } from "../api/callq.js";
 import { errorMessage, monitorErrorText } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
@@ -36,9 +36,14 @@ export interface RecipientRow {
   call: QueueCall | null;
   /** Clock ms the wrap-up ends, in Wrapup-Time. */
   wrapupEndsAt: number | null;
-  /** The recipient's stats.total_calls and stats.missed_calls as last read; null before any read while logged in. */
+  /**
+   * Calls handled and offers missed: the day's where the server counts days, else the running
+   * stats.total_calls and stats.missed_calls; as last read, null before any read while logged in.
+   */
   handledCalls: number | null;
   missedCalls: number | null;
+  /** Today's figures as last read (kept while logged out); null where the server gives none. */
+  day: RecipientDay | null;
   /** Why they are Away (a reason they chose, or the server's missed_offers, with how many offers in a row); null otherwise. */
   awayReason: RecipientStatus["awayReason"];
   missedOffers: number;
@@ -388,7 +393,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
 }
 
 function blankRow(entry: RecipientEntry): RecipientRow {
-  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null, handledCalls: null, missedCalls: null, ...NO_REASONS };
+  return { id: entry.id, name: entry.name, state: "Not-Logged-In", since: null, call: null, wrapupEndsAt: null, handledCalls: null, missedCalls: null, day: null, ...NO_REASONS };
 }
 
 const NO_REASONS: Pick<RecipientRow, "awayReason" | "missedOffers" | "unavailableReason" | "dispositionPending"> = {
@@ -399,15 +404,20 @@ const NO_REASONS: Pick<RecipientRow, "awayReason" | "missedOffers" | "unavailabl
 };
 
 function rowOf(row: RecipientRow, status: RecipientStatusEntry, now: number): RecipientRow {
-  if (status === "not_logged_in") return { ...row, state: "Not-Logged-In", since: row.state === "Not-Logged-In" ? row.since : null, call: null, wrapupEndsAt: null, ...NO_REASONS };
+  if (status === "not_logged_in") {
+    // The day so far stays on the board; nothing is in progress once logged out.
+    const day = row.day === null ? null : { ...row.day, current: null };
+    return { ...row, state: "Not-Logged-In", since: row.state === "Not-Logged-In" ? row.since : null, call: null, wrapupEndsAt: null, day, ...NO_REASONS };
+  }
   return {
     ...row,
     state: status.state,
     since: status.lastActionAt > 0 ? status.lastActionAt : row.since,
     call: status.offeredCall ?? status.handlingCall,
     wrapupEndsAt: status.state === "Wrapup-Time" ? now + status.wrapupSeconds * 1000 : null,
-    handledCalls: status.totalCalls,
-    missedCalls: status.missedCalls,
+    handledCalls: status.day?.callsHandled ?? status.totalCalls,
+    missedCalls: status.day?.missedOffers ?? status.missedCalls,
+    day: status.day,
     awayReason: status.awayReason,
     missedOffers: status.missedOffers,
     unavailableReason: status.unavailableReason,

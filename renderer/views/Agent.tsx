@@ -1,12 +1,13 @@
 // The agent's working view: the phone line's state, calls ringing and in progress, the queue
 // call's disposition, the dial pad and recent calls, with the agent's call-queue state
-// (AgentState) on top of the side column.
+// (AgentState) and their day's figures (MyDay) on top of the side column.
 import { useShallow } from "zustand/react/shallow";
 import { ActiveCall } from "../components/ActiveCall.js";
 import { AgentState } from "../components/AgentState.js";
 import { CallOffer } from "../components/CallOffer.js";
 import { DialPad } from "../components/DialPad.js";
 import { DispositionForm } from "../components/DispositionForm.js";
+import { MyDay } from "../components/MyDay.js";
 import { PhoneStatus } from "../components/PhoneStatus.js";
 import { RecentCalls } from "../components/RecentCalls.js";
 import { SHORTCUTS } from "../components/shortcuts.js";
@@ -38,6 +39,7 @@ export function Agent() {
         </div>
         <div className="agent-side">
           <AgentState />
+          <MyDay />
           <PhoneStatus />
           <DialPad />
           <details className="card shortcuts-card">

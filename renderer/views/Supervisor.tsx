@@ -1,7 +1,8 @@
 // The supervisor's board: every queue (waiting, longest wait, service level against its target,
 // average speed of answer, abandonment rate, the staffing estimate, answered, missed offers, timed
 // out, abandoned, average wait, a chart of the day) and every agent (state, time in state, current
-// caller, calls handled and offers missed, and why the server keeps them from offers), live; Listen,
+// caller, the day's calls handled, average handle time, offers missed and occupancy, and why the
+// server keeps them from offers), live; Listen,
 // Whisper and Barge on an agent's call, switchable while listening. Each row and card selects only
 // its own slice of the store, so an event re-renders what it changed and nothing else. A queue's
 // alerts (service level below target over a window, a caller waiting too long, an agent too long
@@ -17,6 +18,7 @@ import { WallboardsPanel } from "../components/WallboardsPanel.js";
 import { formatDuration } from "../components/useNow.js";
 import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
+import { liveDay } from "../state/agent-day.js";
 import { answeredOf, longestWaitSince, missedOffersOf, waitingSessions } from "../state/queues.js";
 import type { AppState } from "../state/store.js";
 
@@ -262,7 +264,11 @@ function RecipientBoard() {
                 <th scope="col">For</th>
                 <th scope="col">Caller</th>
                 <th scope="col">Calls</th>
+                <th scope="col">
+                  <abbr title="Average handle time (talk and wrap-up)">AHT</abbr>
+                </th>
                 <th scope="col">Missed</th>
+                <th scope="col">Occupancy</th>
                 <th scope="col">Supervise</th>
               </tr>
             </thead>
@@ -289,6 +295,8 @@ const RecipientLine = memo(function RecipientLine({ id, tick }: { id: string; ti
   const call = row.call;
   const onCall = row.state === "On-A-Call";
   const reason = stateReasonShort(row, labels);
+  const day = row.day;
+  const occupancy = day === null ? null : liveDay(day, now).occupancy;
   return (
     <tr data-recipient-id={id} data-state={row.state}>
       <th scope="row">{row.name}</th>
@@ -314,7 +322,9 @@ const RecipientLine = memo(function RecipientLine({ id, tick }: { id: string; ti
         )}
       </td>
       <td data-testid="agent-handled">{row.handledCalls ?? "–"}</td>
+      <td data-testid="agent-aht">{day === null || day.callsHandled === 0 ? "–" : formatDuration(day.averageHandleTime * 1000)}</td>
       <td data-testid="agent-missed">{row.missedCalls ?? "–"}</td>
+      <td data-testid="agent-occupancy">{occupancy === null ? "–" : `${occupancy}%`}</td>
       <td>
         {onCall && id !== me ? (
           <div className="monitor-buttons">

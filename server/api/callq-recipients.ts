@@ -2,8 +2,9 @@
 // callq.enabled), their live status, state changes (status and actions), enable/disable, and
 // supervision (monitor). A recipient changes their own state; an admin may change anyone's.
 import type { FastifyInstance } from "fastify";
-import type { RecipientStatus } from "../callq/index.js";
+import { dayBounds, dayOf, dayView, emptyDay, type RecipientDayView, type RecipientStatus } from "../callq/index.js";
 import { RECIPIENT_ACTIONS as ENGINE_ACTIONS, type RecipientAction } from "../callq/recipient-state.js";
+import { storedRecipientDay } from "../callq-host/index.js";
 import { MonitorError, startMonitor, type Monitor } from "../callq-host/monitor.js";
 import { MONITOR_MODES, type MonitorMode } from "../monitor-mode.js";
 import { registerEndpoint, type AuthContext, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
@@ -90,6 +91,22 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     return user;
   };
 
+  /**
+   * May the token read `userId`'s day? The recipient themself, admins (and API keys), and the
+   * supervisors (call_monitor) who are members of a queue with them: their queues' agents.
+   */
+  const maySeeDay = async (ctx: Ctx, userId: string): Promise<boolean> => {
+    const auth = ctx.auth;
+    if (auth?.isAdmin === true || auth?.ownerId === userId) return true;
+    const readerId = auth?.ownerId ?? undefined;
+    if (readerId === undefined || !hasCallMonitor((await usersOf(ctx)).get(readerId))) return false;
+    const queues = await deps.collection(accountOf(ctx), "callq_queues");
+    return queues.all().some((queue) => {
+      const members = membersOf(queue.data);
+      return members.includes(readerId) && members.includes(userId);
+    });
+  };
+
   /** A recipient's status as the token may see it (who listens in is not for everyone). */
   const statusOf = async (ctx: Ctx, userId: string): Promise<RecipientStatus> => {
     const accountId = accountOf(ctx);
@@ -102,7 +119,7 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
    * announces them (`announce_eavesdrop`). Other readers see neither.
    */
   const shownTo = async (ctx: Ctx, userId: string, full: RecipientStatus): Promise<RecipientStatus> => {
-    const status = await lastCallShownTo(ctx, userId, full);
+    const status = await dayShownTo(ctx, userId, await lastCallShownTo(ctx, userId, full));
     if (status.wiretapped_by === undefined && status.wiretapping_recipient === undefined) return status;
     const { wiretapped_by: listeners, wiretapping_recipient: target, wiretap_mode: mode, ...rest } = status;
     const auth = ctx.auth;
@@ -125,6 +142,33 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
     if (chosen.includes(reason)) return reason;
     const engine = ENGINE_REASONS.some((r) => r.code === reason);
     throw fieldError("reason", "enum", engine ? `${reason} is set by the queue engine and cannot be chosen` : `unknown Away reason; the account's are: ${chosen.join(", ")}`, reason);
+  };
+
+  /** The day's figures are for those who may read the recipient's day. */
+  const dayShownTo = async (ctx: Ctx, userId: string, status: RecipientStatus): Promise<RecipientStatus> => {
+    if (status.day === undefined || (await maySeeDay(ctx, userId))) return status;
+    const { day: _hidden, ...rest } = status;
+    return rest;
+  };
+
+  /**
+   * One local day of a recipient's figures: today's (and yesterday's) from the engine, the state
+   * in progress counted up to now; an older day from the store, zeros for a day with nothing.
+   */
+  const dayOfRecipient: Handler = async (ctx) => {
+    const user = await recipientOf(ctx);
+    if (!(await maySeeDay(ctx, user.id))) {
+      throw new ApiError("forbidden", { user: { self_supervisor_or_admin: { message: "a recipient's day is for themself, account admins and the supervisors (call_monitor) of their queues" } } });
+    }
+    const now = ctx.now.getTime();
+    const day = ctx.req.query.day ?? dayOf(now);
+    if (!dayBounds(day)) throw new ApiError("validation_error", { day: { format: { message: "day must be a date, YYYY-MM-DD", value: day } } });
+    const accountId = accountOf(ctx);
+    const live = await askEngine({ recipient: user.id }, () => callqEngine(deps, "recipient").recipientDay(accountId, user.id, day));
+    if (live) return { data: live };
+    const stored = await storedRecipientDay(deps.store, accountId, user.id, day);
+    const view: RecipientDayView = dayView(stored ?? emptyDay(user.id, day), undefined, now);
+    return { data: view };
   };
 
   /**
@@ -257,6 +301,19 @@ export function registerCallqRecipients(app: FastifyInstance, deps: ApiDeps): vo
           validate(statusSchema, data);
           return act(ctx, data.status as RecipientStatusChange, data.queue_id as string | undefined, data.reason);
         },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: `${base}/:id/day`,
+    access: "account",
+    tag: "callq_recipients",
+    verbs: {
+      GET: {
+        summary:
+          "Local addition: a recipient's figures of one local day (day=YYYY-MM-DD, default today): calls_handled, handle_time and average_handle_time (talk and wrap-up), offers, missed_offers, time_in_state per availability state, away_by_reason, signed_in_time, occupancy (percent on calls and wrap-up of the time signed in and not Away), and today the state in progress (current). The recipient themself, admins and the supervisors (call_monitor) of their queues",
+        handler: dayOfRecipient,
       },
     },
   });

@@ -5,9 +5,10 @@
 import { CallqEngine, type CallqEngineOptions } from "../callq/index.js";
 import type { Store } from "../store/index.js";
 import { storeIntervals } from "./intervals.js";
+import { storeRecipientDays } from "./recipient-days.js";
 import { followStore, storeDirectory, storeLedger } from "./store-binding.js";
 
-export interface CallqHostOptions extends Omit<CallqEngineOptions, "directory" | "ledger" | "intervals"> {
+export interface CallqHostOptions extends Omit<CallqEngineOptions, "directory" | "ledger" | "intervals" | "days"> {
   store: Store;
 }
 
@@ -20,7 +21,7 @@ export interface CallqHost {
 /** Starts the engine on the store: every account loaded, queue and user changes followed. */
 export async function startCallqHost(options: CallqHostOptions): Promise<CallqHost> {
   const { store, ...engineOptions } = options;
-  const engine = new CallqEngine({ random: store.random, ...engineOptions, directory: storeDirectory(store), ledger: storeLedger(store), intervals: storeIntervals(store) });
+  const engine = new CallqEngine({ random: store.random, ...engineOptions, directory: storeDirectory(store), ledger: storeLedger(store), intervals: storeIntervals(store), days: storeRecipientDays(store) });
   // Followed before the accounts load: a change made meanwhile reaches the account once loaded.
   const unfollow = followStore(store, engine);
   const accounts = await store.global("accounts");
@@ -36,3 +37,4 @@ export async function startCallqHost(options: CallqHostOptions): Promise<CallqHo
 
 export { callqUserOf, isRecipientUser, RECIPIENT_STATES_COLLECTION } from "./store-binding.js";
 export { IntervalDays, intervalOf, intervalsCollection, LEGACY_INTERVALS_COLLECTION } from "./intervals.js";
+export { RECIPIENT_DAYS_COLLECTION, storedRecipientDay } from "./recipient-days.js";

@@ -1,7 +1,7 @@
 // The engine's accounts: each read once, when the engine first needs it, from the directory (its
 // queues and users) and the ledger (its recipients' saved states); changes arrive afterwards.
 import { dayBounds, dayOf } from "./intervals.js";
-import type { CallqDirectory, CallqUser, IntervalLedger, RecipientLedger } from "./ports.js";
+import type { CallqDirectory, CallqUser, IntervalLedger, RecipientDayLedger, RecipientLedger } from "./ports.js";
 import { Queue } from "./queue.js";
 import { Recipient } from "./recipient.js";
 import type { Wiretap } from "./views.js";
@@ -31,6 +31,8 @@ export class Accounts {
     private readonly now: () => number,
     /** The queues' stored intervals: yesterday's and today's seed their figures. */
     private readonly intervals: IntervalLedger,
+    /** The recipients' stored days: yesterday's and today's seed their figures. */
+    private readonly days: RecipientDayLedger,
   ) {}
 
   /** The account, loading it on first use; a failed load is tried again next time. */
@@ -69,10 +71,11 @@ export class Accounts {
 
   async #load(accountId: string): Promise<Account> {
     const loadedAt = this.now();
-    const [{ queues, users }, saved, intervals] = await Promise.all([
+    const [{ queues, users }, saved, intervals, days] = await Promise.all([
       this.directory.load(accountId),
       this.ledger.load(accountId),
       this.intervals.load(accountId, yesterdayStart(loadedAt), loadedAt),
+      this.days.load(accountId, dayOf(yesterdayStart(loadedAt))),
     ]);
     const account: Account = {
       id: accountId,
@@ -89,6 +92,9 @@ export class Accounts {
       if (account.users.get(id)?.recipient !== true) continue;
       const r = new Recipient(accountId, id);
       r.restore(state, now);
+      r.days.seed(days);
+      // The state comes back now: its time counts from the restart on.
+      r.days.observe(r.state, r.awayReason, now);
       account.recipients.set(id, r);
     }
     this.#loaded.set(accountId, account);

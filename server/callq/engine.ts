@@ -5,15 +5,17 @@
 import { fromGregorianSeconds, systemClock, systemRandom, toGregorianSeconds, type RandomSource } from "../clock.js";
 import { Accounts, type Account } from "./accounts.js";
 import { alertKey, evaluateAlerts, hasAlerts } from "./alerts.js";
+import { DayWriter } from "./day-writer.js";
 import { LedgerWriter } from "./ledger-writer.js";
 import { CallqPublisher } from "./publisher.js";
 import { IntervalWriter } from "./interval-writer.js";
-import { intervalStart } from "./intervals.js";
-import { NO_INTERVAL_LEDGER, type CallqDirectory, type CallqEventSink, type CallqLogger, type CallqUser, type IntervalLedger, type OfferOutcome, type OfferRequest, type QueuedCall, type RecipientLedger, type Scheduler, type SessionEnd } from "./ports.js";
+import { dayOf, intervalStart } from "./intervals.js";
+import { NO_DAY_LEDGER, NO_INTERVAL_LEDGER, type CallqDirectory, type CallqEventSink, type CallqLogger, type CallqUser, type IntervalLedger, type OfferOutcome, type OfferRequest, type QueuedCall, type RecipientDayLedger, type RecipientLedger, type Scheduler, type SessionEnd } from "./ports.js";
 import type { QueueConfig } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
 import { Recipient, type CallInfo, type Disposition } from "./recipient.js";
+import type { RecipientDayView } from "./recipient-day.js";
 import { IllegalRecipientTransition, type RecipientAction, type RecipientTrigger, type Step, type StepContext } from "./recipient-state.js";
 import { Session } from "./session.js";
 import type { SessionTrigger } from "./session-state.js";
@@ -51,6 +53,8 @@ export interface CallqEngineOptions {
   ledger: RecipientLedger;
   /** Queue figures per 15-minute interval across restarts (none kept without it). */
   intervals?: IntervalLedger;
+  /** Recipients' figures per day across restarts (none kept without it). */
+  days?: RecipientDayLedger;
   bus: CallqEventSink;
   scheduler?: Scheduler;
   /** Session ids. */
@@ -75,6 +79,7 @@ export class CallqEngine {
   readonly #accounts: Accounts;
   readonly #ledger: LedgerWriter;
   readonly #intervals: IntervalWriter;
+  readonly #days: DayWriter;
   readonly #events: CallqPublisher;
   readonly #scheduler: Scheduler;
   readonly #random: RandomSource;
@@ -90,9 +95,11 @@ export class CallqEngine {
     this.#random = options.random ?? systemRandom;
     this.#logger = options.logger;
     const intervals = options.intervals ?? NO_INTERVAL_LEDGER;
-    this.#accounts = new Accounts(options.directory, options.ledger, () => this.#scheduler.now(), intervals);
+    const days = options.days ?? NO_DAY_LEDGER;
+    this.#accounts = new Accounts(options.directory, options.ledger, () => this.#scheduler.now(), intervals, days);
     this.#ledger = new LedgerWriter(options.ledger, options.logger);
     this.#intervals = new IntervalWriter(intervals, options.logger);
+    this.#days = new DayWriter(days, options.logger);
     this.#events = new CallqPublisher(options.bus, options.logger, () => this.#scheduler.now());
     this.#node = options.node ?? "switchboard@127.0.0.1";
     this.#deviceGraceMs = options.deviceGraceMs ?? DEFAULT_DEVICE_GRACE_MS;
@@ -101,6 +108,7 @@ export class CallqEngine {
   /** Stops every timer and waits for recipient states to reach the ledger. */
   async close(): Promise<void> {
     this.#closed = true;
+    const now = this.#scheduler.now();
     for (const cancel of this.#alertTimers.values()) cancel();
     this.#alertTimers.clear();
     for (const account of this.#accounts.all()) {
@@ -111,14 +119,22 @@ export class CallqEngine {
       for (const recipient of account.recipients.values()) {
         recipient.cancelWrapup?.();
         recipient.cancelDeviceGrace?.();
+        // The state in progress counts up to the stop, so its time so far is kept.
+        recipient.days.countTo(now);
+        this.#days.save(recipient);
       }
     }
-    await Promise.all([this.#ledger.flushed(), this.#intervals.flushed()]);
+    await Promise.all([this.#ledger.flushed(), this.#intervals.flushed(), this.#days.flushed()]);
   }
 
   /** Resolves once every interval counted so far is in the interval ledger. */
   async intervalsWritten(): Promise<void> {
     await this.#intervals.flushed();
+  }
+
+  /** Resolves once every recipient day counted so far is in the day ledger. */
+  async daysWritten(): Promise<void> {
+    await this.#days.flushed();
   }
 
   // ---- queues ----------------------------------------------------------------------------
@@ -215,6 +231,17 @@ export class CallqEngine {
     const account = await this.#accounts.get(accountId);
     this.#checkRecipient(account, userId);
     return this.#status(account, this.#recipient(account, userId));
+  }
+
+  /**
+   * A recipient's figures of the local day `day` (default today), the state in progress counted
+   * up to now; undefined for a day the engine no longer holds (the day ledger has it).
+   */
+  async recipientDay(accountId: string, userId: string, day?: string): Promise<RecipientDayView | undefined> {
+    const account = await this.#accounts.get(accountId);
+    this.#checkRecipient(account, userId);
+    const now = this.#scheduler.now();
+    return this.#recipient(account, userId).days.view(day ?? dayOf(now), now);
   }
 
   isLoggedIn(accountId: string, userId: string): boolean {
@@ -415,6 +442,7 @@ export class CallqEngine {
     this.#sessionStep(account, queue, session, "offer");
     this.#events.queue(account.id, queue, "offer", session);
     recipient.stats.offers += 1;
+    recipient.days.offered(this.#scheduler.now());
     const info = callInfo(session, queue);
     this.#step(account, recipient, "offer", {}, () => {
       recipient.offered = info;
@@ -479,6 +507,7 @@ export class CallqEngine {
       if (outcome.kind === "cancelled") this.#step(account, recipient, "withdrawn");
       else {
         recipient.stats.missed_calls += 1;
+        recipient.days.offerMissed(now);
         queue.stats.offerMissed(session.enteredAt);
         this.#intervalsChanged(queue);
         if (outcome.kind === "unreachable") recipient.unreachableUntil = now + queue.config.tickMs;
@@ -513,6 +542,7 @@ export class CallqEngine {
     if (delivered) {
       recipient.stats.total_calls += 1;
       recipient.stats.total_call_time += (now - answeredAt) / 1000;
+      recipient.days.callHandled(now);
     }
     if (recipient.state === "On-A-Call" && recipient.handling?.session_id === info.session_id) {
       const policy = queue.config.wrapupPolicy;
@@ -624,8 +654,10 @@ export class CallqEngine {
     during?: () => void,
     detail?: Record<string, unknown>,
   ): Step {
-    const taken = recipient.apply(trigger, ctx, this.#scheduler.now());
+    const now = this.#scheduler.now();
+    const taken = recipient.apply(trigger, ctx, now);
     during?.();
+    recipient.days.observe(recipient.state, recipient.awayReason, now);
     this.#events.recipient(account.id, recipient, taken, detail);
     this.#save(recipient);
     if (taken.to === "Ready") this.#scheduleDispatch(account);
@@ -664,6 +696,7 @@ export class CallqEngine {
       r.missedAwayAfter = 0;
       r.changedAt = now;
       r.stats.last_action_time = toGregorianSeconds(now);
+      r.days.observe(r.state, r.awayReason, now);
       this.#events.recipient(account.id, r, { from: "Away", to: "Away", event: "away", clearsPendingAway: false });
       this.#save(r);
     }
@@ -842,8 +875,10 @@ export class CallqEngine {
     return r;
   }
 
+  /** The recipient's state, and their day's figures where they changed. */
   #save(r: Recipient): void {
     this.#ledger.save(r);
+    this.#days.save(r);
   }
 }
 

@@ -10,6 +10,7 @@ export {
   type OfferOutcome,
   type OfferRequest,
   type QueuedCall,
+  type RecipientDayLedger,
   type RecipientLedger,
   type Scheduler,
   type SessionEnd,
@@ -23,3 +24,4 @@ export { FIGURE_NAMES, INTERVAL_MS, dayBounds, dayIntervals, dayOf, emptyFigures
 export type { StaffingEstimate, WhatIf } from "./staffing.js";
 export type { AccountFloor, FloorFigures } from "./views.js";
 export { SERVICE_LEVEL_BOUNDS, SERVICE_LEVEL_DEFAULTS } from "./queue-config.js";
+export { COUNTED_STATES, dayView, emptyDay, isCountedState, type CountedState, type RecipientDay, type RecipientDayView } from "./recipient-day.js";

@@ -6,6 +6,7 @@ import type { Clock } from "../clock.js";
 import type { QueueInterval } from "./intervals.js";
 import type { QueueConfig } from "./queue-config.js";
 import type { SavedRecipient } from "./recipient.js";
+import type { RecipientDay } from "./recipient-day.js";
 
 /** Time and one-shot timers: the server's clock, which tests and the simulator run by hand. */
 export type Scheduler = Pick<Clock, "now" | "after">;
@@ -112,6 +113,23 @@ export interface IntervalLedger {
 
 /** An interval ledger that keeps nothing: figures last as long as the engine. */
 export const NO_INTERVAL_LEDGER: IntervalLedger = {
+  load: async () => [],
+  save: async () => undefined,
+};
+
+/**
+ * Where recipients' figures per local day are kept as they happen (recipient-day.ts), so a
+ * restart loses none of the day's figures.
+ */
+export interface RecipientDayLedger {
+  /** The account's stored recipient days from `since` (YYYY-MM-DD) on. */
+  load(accountId: string, since: string): Promise<readonly RecipientDay[]>;
+  /** Stores one recipient's day as it is now (replacing what was stored for it). */
+  save(accountId: string, day: RecipientDay): Promise<void>;
+}
+
+/** A day ledger that keeps nothing: figures last as long as the engine. */
+export const NO_DAY_LEDGER: RecipientDayLedger = {
   load: async () => [],
   save: async () => undefined,
 };

@@ -2,6 +2,7 @@
 // per-queue availability and stats. Every change of availability goes through apply().
 import { fromGregorianSeconds, toGregorianSeconds } from "../clock.js";
 import type { DispositionCode, WrapupPolicy } from "./queue-config.js";
+import { RecipientDays } from "./recipient-day.js";
 import { isLoggedIn, step, type AvailabilityState, type SavedAvailabilityState, type RecipientEventName, type RecipientTrigger, type Step, type StepContext } from "./recipient-state.js";
 
 /** A call as the recipient status shows it (offered_call, handling_call). */
@@ -131,9 +132,13 @@ export class Recipient {
     last_handled_time: 0,
   };
 
+  /** The figures of the recipient's days (today's and yesterday's in memory). */
+  readonly days: RecipientDays;
+
   constructor(accountId: string, id: string) {
     this.accountId = accountId;
     this.id = id;
+    this.days = new RecipientDays(id);
   }
 
   get state(): AvailabilityState {

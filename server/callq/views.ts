@@ -2,7 +2,8 @@
 // carry, each a pure function of the engine's state at one moment.
 import { toGregorianSeconds } from "../clock.js";
 import type { MonitorMode } from "../monitor-mode.js";
-import { abandonmentRate, addFigures, averageHandleTime, averageSpeedOfAnswer, averageWait, emptyFigures, finished, round, serviceLevel, type IntervalFigures } from "./intervals.js";
+import { abandonmentRate, addFigures, averageHandleTime, averageSpeedOfAnswer, averageWait, dayOf, emptyFigures, finished, round, serviceLevel, type IntervalFigures } from "./intervals.js";
+import type { RecipientDayView } from "./recipient-day.js";
 import type { ActiveAlert } from "./alerts.js";
 import type { Queue } from "./queue.js";
 import type { DispositionCode, WrapupPolicy } from "./queue-config.js";
@@ -96,6 +97,11 @@ export interface RecipientStatus {
    */
   wiretapped_by?: WiretapListener[];
   wrapup_time_seconds: number;
+  /**
+   * The recipient's figures of today (beyond the spec); the API shows them to the recipient
+   * themself, admins and the supervisors of their queues.
+   */
+  day?: RecipientDayView;
   stats: {
     total_calls: number;
     missed_calls: number;
@@ -271,6 +277,8 @@ export function recipientStatus(r: Recipient, wiretaps: ReadonlyMap<string, Wire
     node,
   };
   if (r.queueAvailability.size > 0) status.queue_availability = Object.fromEntries(r.queueAvailability);
+  const day = r.days.view(dayOf(now), now);
+  if (day) status.day = day;
   if (r.lastCall) {
     const { info, codes, required, policy, disposition } = r.lastCall;
     status.last_call = { ...info, dispositions: codes.map((c) => ({ ...c })), disposition_required: required, wrapup_policy: policy, ...(disposition ? { disposition: { ...disposition } } : {}) };

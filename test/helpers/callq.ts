@@ -9,9 +9,13 @@ import type { OfferOutcome, OfferRequest, QueuedCall, Scheduler } from "../../se
 import { Store, type DocData } from "../../server/store/index.js";
 
 export class ManualScheduler implements Scheduler {
-  #now = Date.UTC(2026, 10, 21, 12, 0, 0);
+  #now: number;
   #timers: { at: number; seq: number; fn: () => void; live: boolean }[] = [];
   #seq = 0;
+
+  constructor(start = Date.UTC(2026, 10, 21, 12, 0, 0)) {
+    this.#now = start;
+  }
 
   now = (): number => this.#now;
 
@@ -127,14 +131,15 @@ export interface CallqRig {
   queue(data: DocData): Promise<string>;
   /** Events of one kind (queue, recipient, session) and optional id, as "name" strings. */
   names(kind: "queue" | "recipient" | "session", id?: string): string[];
-  restart(): Promise<CallqRig>;
+  /** A new engine on the same data; its clock starts at `at` (Unix ms) when given, else where the first rig's did. */
+  restart(at?: number): Promise<CallqRig>;
   close(): Promise<void>;
 }
 
-export async function callqRig(dir?: string): Promise<CallqRig> {
+export async function callqRig(dir?: string, start?: number): Promise<CallqRig> {
   const dataDir = dir ?? (await mkdtemp(join(tmpdir(), "sb-callq-")));
   const store = await Store.open({ dir: dataDir });
-  const scheduler = new ManualScheduler();
+  const scheduler = new ManualScheduler(start);
   const events: PublishedEvent[] = [];
   const log = (): void => undefined;
   const host = await startCallqHost({
@@ -167,10 +172,10 @@ export async function callqRig(dir?: string): Promise<CallqRig> {
     names(kind, id) {
       return events.filter((e) => e.routing_key.startsWith(`callq.${kind}.${id ?? ""}`)).map((e) => e.name);
     },
-    async restart() {
+    async restart(at) {
       await host.close();
       await store.close();
-      return callqRig(dataDir);
+      return callqRig(dataDir, at);
     },
     async close() {
       await host.close();

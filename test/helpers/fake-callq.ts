@@ -34,6 +34,7 @@ export function recipientStatus(partial: Partial<RecipientStatus> = {}): Recipie
     unavailableReason: null,
     dispositionPending: false,
     lastCall: null,
+    day: null,
     ...partial,
   };
 }
