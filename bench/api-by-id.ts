@@ -44,7 +44,7 @@ async function load(child: ChildProcess, url: string, headers: Record<string, st
 
 
 const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-"));
-const profileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR];
+const profileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`];
 const sb = spawn(process.execPath, [...profileArgs, SERVER, "--port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
   stdio: ["ignore", "pipe", "pipe"],
 });

@@ -2,7 +2,7 @@
 // missed offers, occupancy, the time in each state with Away by reason, and the state in
 // progress, as the server counts them. The figures come with the agent's status, read again after
 // each of their events; the state in progress keeps counting on screen between reads.
-import { useId } from "react";
+import { useId, useMemo } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { DAY_STATES } from "../api/callq.js";
 import { useAppStore } from "../state/context.js";
@@ -11,9 +11,12 @@ import { reasonLabel, STATE_LABELS, useFreshNow } from "./AgentState.js";
 import { formatDuration } from "./useNow.js";
 
 export function MyDay() {
-  const { day, labels } = useAppStore(
-    useShallow((state) => ({ day: state.agent.status?.day ?? null, labels: [...state.agent.awayReasons.reasons, ...state.agent.awayReasons.engineReasons] })),
+  // The two lists are selected as they are and joined once per change: a list built inside the
+  // selector is new on every read, which React takes for a change without end.
+  const { day, reasons, engineReasons } = useAppStore(
+    useShallow((state) => ({ day: state.agent.status?.day ?? null, reasons: state.agent.awayReasons.reasons, engineReasons: state.agent.awayReasons.engineReasons })),
   );
+  const labels = useMemo(() => [...reasons, ...engineReasons], [reasons, engineReasons]);
   const headingId = useId();
   const now = useFreshNow(1000, day?.current !== null);
   if (day === null) return null;
