@@ -11,14 +11,14 @@ import { reasonLabel, STATE_LABELS, useFreshNow } from "./AgentState.js";
 import { formatDuration } from "./useNow.js";
 
 export function MyDay() {
-  const { day, labels } = useAppStore(
-    useShallow((state) => ({ day: state.agent.status?.day ?? null, labels: [...state.agent.awayReasons.reasons, ...state.agent.awayReasons.engineReasons] })),
+  const { day, reasons, engineReasons } = useAppStore(
+    useShallow((state) => ({ day: state.agent.status?.day ?? null, reasons: state.agent.awayReasons.reasons, engineReasons: state.agent.awayReasons.engineReasons })),
   );
   const headingId = useId();
   const now = useFreshNow(1000, day?.current !== null);
   if (day === null) return null;
   const live = liveDay(day, now);
-  const awayName = (reason: string | null): string => (reason === null ? "No reason given" : reasonLabel(reason, labels));
+  const awayName = (reason: string | null): string => (reason === null ? "No reason given" : reasonLabel(reason, [...reasons, ...engineReasons]));
   const figures: [string, string, string][] = [
     ["Calls handled", String(day.callsHandled), "calls"],
     ["Average handle time", day.callsHandled === 0 ? "–" : formatDuration(day.averageHandleTime * 1000), "aht"],
