@@ -38,3 +38,10 @@ function occupancyOf(time: Record<DayState, number>): number | null {
   const handling = time["On-A-Call"] + time["Wrapup-Time"];
   return working <= 0 ? null : Math.round((1000 * handling) / working) / 10;
 }
+
+/** Milliseconds from `now` to the next local midnight, when the server starts a new day. */
+export function untilNextDay(now: number): number {
+  const midnight = new Date(now);
+  midnight.setHours(24, 0, 0, 0);
+  return midnight.getTime() - now;
+}

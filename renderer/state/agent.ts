@@ -7,6 +7,7 @@ import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
 import { callqEventKind, recipientEventOf, type AgentRequest, type AwayReasons, type RecipientStatus, type RecipientStatusChange } from "../api/callq.js";
 import { errorMessage, requestErrorText } from "../api/error-text.js";
+import { untilNextDay } from "./agent-day.js";
 import { callqAccess, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
 import type { AppState } from "./store.js";
@@ -66,6 +67,9 @@ const EMPTY: AgentState = {
   dispositionError: null,
 };
 
+/** After local midnight, the new day is read this much later (the server's clock may be a moment behind). */
+const NEW_DAY_READ_DELAY_MS = 2_000;
+
 export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], [], AgentSlice> {
   const callqOf = callqAccess(deps);
   return (set, get, store) => {
@@ -74,6 +78,8 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
     let events = 0;
     let reading = false;
     let readAgain = false;
+    /** Cancels the read at the next local midnight, when the day's figures start again. */
+    let cancelNewDay: (() => void) | null = null;
 
     function apply(status: RecipientStatus): void {
       const now = deps.clock.now();
@@ -88,6 +94,9 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
           readError: null,
         },
       }));
+      // Nothing happens at midnight on the agent's side, so no event brings the new day: read it then.
+      cancelNewDay?.();
+      cancelNewDay = status.day === null ? null : deps.clock.after(untilNextDay(now) + NEW_DAY_READ_DELAY_MS, () => void get().loadAgentStatus());
     }
 
     function listen(): void {
@@ -185,6 +194,8 @@ export function createAgentSlice(deps: CallqDeps): StateCreator<AppState, [], []
       signedOut: () => {
         next?.settle(false);
         next = null;
+        cancelNewDay?.();
+        cancelNewDay = null;
         set({ agent: EMPTY });
       },
     });

@@ -7,6 +7,7 @@ import type { StateCreator } from "zustand/vanilla";
 import { callqEventKind, queueAlertKey, queueAlertOf, recipientEventOf, type AvailabilityState, type QueueAlert, type MonitorMode, type QueueCall, type RecipientDay, type RecipientEntry, type RecipientStatus, type RecipientStatusEntry, type Staffing, type StaffingWhatIf } from "../api/callq.js";
 import { errorMessage, monitorErrorText } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
+import { untilNextDay } from "./agent-day.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
 import type { CallAlerts } from "../phone/phone-line.js";
@@ -18,6 +19,8 @@ export const RECIPIENT_RECONCILE_MS = 500;
 export const MONITOR_ANSWER_WINDOW_MS = 30_000;
 /** The queues' staffing estimates are read again this often while the board is watched. */
 export const STAFFING_REFRESH_MS = 15_000;
+/** After local midnight, the board reads the agents' new day this much later (the server's clock may be a moment behind). */
+const NEW_DAY_READ_DELAY_MS = 2_000;
 /** Until the queue list has arrived, the first staffing read is tried this often. */
 const STAFFING_FIRST_TRY_MS = 1_000;
 /** The routing keys of a queue's alerts, before the queue id. */
@@ -101,6 +104,16 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
     const eventCount = new Map<string, number>();
     let cancelAnswerWindow: (() => void) | null = null;
     let cancelStaffing: (() => void) | null = null;
+    /** Cancels the board's read at the next local midnight, when the agents' day figures start again. */
+    let cancelNewDay: (() => void) | null = null;
+
+    /** No event marks midnight: the rows are read again then (and each midnight after), while the board is watched. */
+    function readAtNewDay(): void {
+      cancelNewDay = deps.clock.after(untilNextDay(deps.clock.now()) + NEW_DAY_READ_DELAY_MS, () => {
+        void get().refreshRecipients();
+        readAtNewDay();
+      });
+    }
     /** Per queue, bumped by each alert event: a status read before the latest one is stale for its alerts. */
     const alertEvents = new Map<string, number>();
 
@@ -280,6 +293,8 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
       },
       signedOut: () => {
         reconcile.cancel();
+        cancelNewDay?.();
+        cancelNewDay = null;
         cancelAnswerWindow?.();
         cancelAnswerWindow = null;
         batch.cancel();
@@ -298,6 +313,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
           void get().refreshRecipients();
           void readStaffing();
           void readAlerts();
+          readAtNewDay();
         }
         let stopped = false;
         return () => {
@@ -309,6 +325,8 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
           stopQueues = null;
           cancelStaffing?.();
           cancelStaffing = null;
+          cancelNewDay?.();
+          cancelNewDay = null;
           reconcile.cancel();
         };
       },

@@ -3,8 +3,9 @@
 // occupancy follows the server's rule outside Away and stands as read while Away.
 import { describe, expect, it } from "vitest";
 import { recipientDayOf, recipientStatusOf } from "../../renderer/api/callq.js";
-import { liveDay } from "../../renderer/state/agent-day.js";
+import { liveDay, untilNextDay } from "../../renderer/state/agent-day.js";
 import { toGregorianSeconds } from "../../server/clock.js";
+import { callqConsole, recipientStatus } from "../helpers/fake-callq.js";
 
 const AS_OF = Date.UTC(2026, 10, 21, 12, 0, 0);
 
@@ -74,5 +75,19 @@ describe("a recipient's day in the console", () => {
     expect(out.timeInState["On-A-Call"]).toBe(90);
     expect(out.occupancy).toBe(39.6);
     expect(out.currentSeconds).toBeNull();
+  });
+});
+
+describe("the agent's day across midnight", () => {
+  it("reads the status again just after local midnight, when the server's new day starts", async () => {
+    const { store, callq, clock } = await callqConsole();
+    const day = recipientDayOf(served({ state: "Ready", since: toGregorianSeconds(clock.now()) }));
+    callq.answers.recipientStatus = recipientStatus({ state: "Ready", day });
+    await store.getState().loadAgentStatus();
+    const reads = callq.calls("recipientStatus").length;
+    await clock.advance(untilNextDay(clock.now()) - 1);
+    expect(callq.calls("recipientStatus"), "no read before the day ends").toHaveLength(reads);
+    await clock.advance(5_000);
+    expect(callq.calls("recipientStatus")).toHaveLength(reads + 1);
   });
 });

@@ -4,6 +4,7 @@
 // (the monitor call answered by the console, the mode switched on the same call, stop).
 import { describe, expect, it } from "vitest";
 import { ApiRequestError } from "../../renderer/api/client.js";
+import { untilNextDay } from "../../renderer/state/agent-day.js";
 import { MONITOR_ANSWER_WINDOW_MS, RECIPIENT_RECONCILE_MS } from "../../renderer/state/supervisor.js";
 import { callqConsole, recipientStatus, toGregorian } from "../helpers/fake-callq.js";
 
@@ -206,5 +207,38 @@ describe("supervisor slice", () => {
     await clock.advance(MONITOR_ANSWER_WINDOW_MS);
     expect(store.getState().supervisor.monitor).toBeNull();
     expect(store.getState().supervisor.monitorError).toMatch(/did not take the monitor call/);
+  });
+});
+
+describe("the board's day figures", () => {
+  it("shows each agent's day from the status, keeps it once they log out, and reads every row again at local midnight", async () => {
+    const { store, callq, clock, events } = await board();
+    const day = {
+      day: "2026-11-21",
+      callsHandled: 4,
+      averageHandleTime: 150,
+      offers: 6,
+      missedOffers: 1,
+      timeInState: { Ready: 600, "Call-Offer": 30, "On-A-Call": 480, "Wrapup-Time": 120, Away: 0 },
+      awayByReason: [],
+      occupancy: 49.6,
+      current: { state: "Ready" as const, awayReason: null, since: clock.now() },
+      asOf: clock.now(),
+    };
+    callq.answers.recipientStatuses = { [A]: recipientStatus({ state: "Ready", totalCalls: 9, missedCalls: 7, day }) };
+    await store.getState().refreshRecipients();
+    // The day's figures where the server counts days; the running totals only where it does not.
+    expect(store.getState().supervisor.rows[A]).toMatchObject({ handledCalls: 4, missedCalls: 1, day: { averageHandleTime: 150, occupancy: 49.6 } });
+    // Logged out: the event, then the status read it sets off.
+    callq.answers.recipientStatuses = { [A]: "not_logged_in" };
+    events.emit(`callq.recipient.${A}`, "logout", { recipient_id: A, availability_state: "Not-Logged-In" });
+    await clock.advance(RECIPIENT_RECONCILE_MS + 100);
+    expect(store.getState().supervisor.rows[A]).toMatchObject({ state: "Not-Logged-In", handledCalls: 4, day: { callsHandled: 4, current: null } });
+
+    const reads = callq.calls("recipientStatuses").length;
+    await clock.advance(untilNextDay(clock.now()) - 1);
+    expect(callq.calls("recipientStatuses"), "no read before the day ends").toHaveLength(reads);
+    await clock.advance(5_000);
+    expect(callq.calls("recipientStatuses").length).toBeGreaterThan(reads);
   });
 });
