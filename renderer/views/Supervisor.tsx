@@ -7,7 +7,7 @@
 // its own slice of the store, so an event re-renders what it changed and nothing else. A queue's
 // alerts (service level below target over a window, a caller waiting too long, an agent too long
 // in a state) show on its card while they hold, with a tone if the supervisor ticked "Alert sound".
-import { memo, useEffect, useRef, useState } from "react";
+import { memo, useEffect, useMemo, useRef, useState } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { queueAlertKey, type MonitorMode, type QueueAlert, type QueueEntry, type ServiceLevel, type Staffing } from "../api/callq.js";
 import { StateName, stateReasonShort, useFreshNow } from "../components/AgentState.js";
@@ -248,6 +248,10 @@ function staffingText(staffing: Staffing | undefined): string {
 function RecipientBoard() {
   const { ids, loading, error } = useAppStore(useShallow((state) => ({ ids: state.supervisor.ids, loading: state.supervisor.loading, error: state.supervisor.error })));
   const now = useFreshNow(1000);
+  // The recipients list names agents by username (the hosted API's shape); the directory the
+  // console already keeps has their names. One map per change of the directory, not a search per row.
+  const colleagues = useAppStore((state) => state.directory.colleagues);
+  const names = useMemo(() => new Map(colleagues.map((c) => [c.id, c.name])), [colleagues]);
   return (
     <section className="board-section" aria-labelledby="board-agents">
       <h2 id="board-agents">Agents</h2>
@@ -274,7 +278,7 @@ function RecipientBoard() {
             </thead>
             <tbody>
               {ids.map((id) => (
-                <RecipientLine key={id} id={id} tick={now} />
+                <RecipientLine key={id} id={id} tick={now} displayName={names.get(id)} />
               ))}
             </tbody>
           </table>
@@ -284,7 +288,7 @@ function RecipientBoard() {
   );
 }
 
-const RecipientLine = memo(function RecipientLine({ id, tick }: { id: string; tick: number }) {
+const RecipientLine = memo(function RecipientLine({ id, tick, displayName }: { id: string; tick: number; displayName: string | undefined }) {
   const now = Math.max(tick, systemClock.now());
   const row = useAppStore((state) => state.supervisor.rows[id]);
   const me = useAppStore((state) => state.session?.ownerId ?? "");
@@ -299,7 +303,15 @@ const RecipientLine = memo(function RecipientLine({ id, tick }: { id: string; ti
   const occupancy = day === null ? null : liveDay(day, now).occupancy;
   return (
     <tr data-recipient-id={id} data-state={row.state}>
-      <th scope="row">{row.name}</th>
+      <th scope="row">
+        {displayName !== undefined && displayName !== row.name ? (
+          <>
+            {displayName} <span className="muted board-username">{row.name}</span>
+          </>
+        ) : (
+          row.name
+        )}
+      </th>
       <td>
         <StateName state={row.state} />
         {row.state === "Wrapup-Time" && row.wrapupEndsAt !== null ? <span className="muted"> ({formatDuration(Math.max(0, row.wrapupEndsAt - now) + 999)} left)</span> : null}

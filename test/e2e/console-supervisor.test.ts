@@ -115,8 +115,14 @@ describe("the supervisor's board", () => {
     const recipients = await rest<{ id: string; name: string }[]>("GET", `/v2/accounts/${admin.accountId}/callq_recipients?paginate=false`, admin.token);
     const agents = page.getByRole("region", { name: "Agents" });
     await agents.getByRole("row").nth(recipients.data.length).waitFor();
+    // Each by their name from the users documents, with the username beside it.
+    const users = await rest<{ id: string; first_name?: string; last_name?: string }[]>("GET", `/v2/accounts/${admin.accountId}/users?paginate=false`, admin.token);
     for (const r of recipients.data) {
-      expect(await agents.getByRole("rowheader", { name: r.name, exact: true }).count(), r.name).toBe(1);
+      const user = users.data.find((u) => u.id === r.id);
+      const name = [user?.first_name, user?.last_name].filter((part) => part !== undefined && part !== "").join(" ");
+      const header = agents.locator(`tr[data-recipient-id="${r.id}"] th`);
+      await header.filter({ hasText: name === "" ? r.name : name }).waitFor();
+      expect(await header.innerText(), r.name).toBe(name === "" ? r.name : `${name} ${r.name}`);
     }
     const agent2 = recipients.data.find((r) => r.name === "agent2");
     if (agent2 === undefined) throw new Error("the demo has no agent2");
