@@ -50,7 +50,7 @@ async function load(child: ChildProcess, url: string, headers: Record<string, st
 }
 
 function startServer(dataDir: string, profile = false): { child: ChildProcess; url: Promise<string> } {
-  const profileArgs = profile && PROFILE_DIR !== undefined ? ["--cpu-prof", "--cpu-prof-dir", PROFILE_DIR] : [];
+  const profileArgs = profile && PROFILE_DIR !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
   const child = spawn(process.execPath, [...profileArgs, SERVER, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--media-workers", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
