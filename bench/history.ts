@@ -1,5 +1,6 @@
 // The queues' history after a start (issue 20, item 3 figures): 50 queues with 90 days of stored
-// 15-minute intervals each (432,000 callq_intervals documents, every interval of every day), then
+// 15-minute intervals each (432,000 intervals, every interval of every day: one document per queue
+// and day in the day's collection, or BENCH_HISTORY_LAYOUT=legacy's document per interval), then
 // serve mode started on that data directory, alternating with the same directory without the
 // history: spawn to the first HTTP 200 on `/` (the start), then signed in as the admin, the first
 // day view after the start (GET callq_queues/{id}/intervals?day= of a day 30 days back, timed from
@@ -13,8 +14,8 @@ import { cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
-import { dayIntervals, dayOf, emptyFigures, type QueueInterval } from "../server/callq/index.js";
-import { intervalDoc, intervalId, intervalsCollection, LEGACY_INTERVALS_COLLECTION } from "../server/callq-host/intervals.js";
+import { dayIntervals, dayOf, emptyFigures, FIGURE_NAMES, type QueueInterval } from "../server/callq/index.js";
+import { dayDocId, intervalsCollection, LEGACY_INTERVALS_COLLECTION, legacyIntervalDoc, legacyIntervalId } from "../server/callq-host/intervals.js";
 import { toGregorianSeconds } from "../server/clock.js";
 import { percentile, report } from "./report.js";
 
@@ -111,15 +112,23 @@ async function writeHistory(dir: string, accountId: string, queueIds: readonly s
   for (const day of days) {
     const docs: unknown[] = [];
     for (const queueId of queueIds) {
-      for (const start of dayIntervals(day)) {
+      const intervals = dayIntervals(day).map((start): QueueInterval => {
         const hour = new Date(start).getHours();
-        const offered = hour >= 8 && hour < 18 ? 3 + ((start / 60_000 + queueId.length) % 7) : 0;
+        const offered = hour >= 8 && hour < 18 ? 3 + ((start / 60_000) % 7) : 0;
         const answered = Math.max(0, offered - 1);
-        const interval: QueueInterval = { ...emptyFigures(), queue_id: queueId, start, offered, answered, abandoned: offered - answered, answered_within: answered, wait_sum: 12 * offered, answered_wait_sum: 10 * answered };
-        docs.push({ id: intervalId(interval), rev: `1-${randomBytes(16).toString("hex")}`, created: now, modified: now, data: intervalDoc(interval) });
+        return { ...emptyFigures(), queue_id: queueId, start, offered, answered, abandoned: offered - answered, answered_within: answered, wait_sum: 12 * offered, answered_wait_sum: 10 * answered };
+      });
+      const stored = (id: string, data: Record<string, unknown>) => ({ id, rev: `1-${randomBytes(16).toString("hex")}`, created: now, modified: now, data });
+      if (LEGACY) {
+        for (const interval of intervals) docs.push(stored(legacyIntervalId(interval), legacyIntervalDoc(interval)));
+      } else {
+        // The day document as the server writes it: the starts, then each figure in their order.
+        const data: Record<string, unknown> = { queue_id: queueId, day, interval_start: intervals.map((i) => toGregorianSeconds(i.start)) };
+        for (const name of FIGURE_NAMES) data[name] = intervals.map((i) => i[name]);
+        docs.push(stored(dayDocId(queueId, day), data));
       }
+      written += intervals.length;
     }
-    written += docs.length;
     if (LEGACY) all.push(...docs);
     else await write(intervalsCollection(day), docs);
   }
@@ -161,7 +170,7 @@ try {
   await cp(base, withHistory, { recursive: true });
   const written = performance.now();
   const docs = await writeHistory(withHistory, accountId, queueIds, days);
-  process.stdout.write(`history: ${docs} interval documents written in ${Math.round(performance.now() - written)} ms\n`);
+  process.stdout.write(`history: ${docs} intervals written in ${Math.round(performance.now() - written)} ms\n`);
 
   const plain: number[] = [];
   const plainViews: number[] = [];
@@ -183,7 +192,7 @@ try {
   }
   const later = runs.flatMap((r) => r.laterMs);
   const ms = (v: number) => `${v.toFixed(1)} ms`;
-  report(`history: ${QUEUES} queues x ${DAYS} days (${docs} interval documents), ${RUNS} runs alternating`, [
+  report(`history: ${QUEUES} queues x ${DAYS} days (${docs} intervals${LEGACY ? ", one document each in one collection" : ""}), ${RUNS} runs alternating`, [
     ["start, no history: median / max", `${ms(percentile(plain, 50))} / ${ms(Math.max(...plain))}`],
     ["start, with history: median / max", `${ms(percentile(runs.map((r) => r.startMs), 50))} / ${ms(Math.max(...runs.map((r) => r.startMs)))}`],
     ["first day view after the start, no history: median / max", `${ms(percentile(plainViews, 50))} / ${ms(Math.max(...plainViews))}`],

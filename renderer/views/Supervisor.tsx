@@ -7,7 +7,7 @@
 // its own slice of the store, so an event re-renders what it changed and nothing else. A queue's
 // alerts (service level below target over a window, a caller waiting too long, an agent too long
 // in a state) show on its card while they hold, with a tone if the supervisor ticked "Alert sound".
-import { memo, useEffect, useMemo, useRef, useState } from "react";
+import { memo, useEffect, useMemo, useRef, useState, type UIEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { queueAlertKey, type MonitorMode, type QueueAlert, type QueueEntry, type ServiceLevel, type Staffing } from "../api/callq.js";
 import { StateName, stateReasonShort, useFreshNow } from "../components/AgentState.js";
@@ -93,6 +93,9 @@ function MonitorBar() {
   );
 }
 
+/** From this many queues the tiles out of view are not laid out or painted (CSS content-visibility). */
+const MANY_QUEUES = 12;
+
 function QueueBoard() {
   const { list, error } = useAppStore(useShallow((state) => ({ list: state.queues.list, error: state.queues.error })));
   const now = useFreshNow(1000);
@@ -105,7 +108,7 @@ function QueueBoard() {
       </label>
       {error !== null ? <p className="form-error">{error}</p> : null}
       {list.length === 0 ? <p className="muted">No queues.</p> : null}
-      <div className="queues-grid">
+      <div className={list.length >= MANY_QUEUES ? "queues-grid queues-many" : "queues-grid"}>
         {list.map((queue) => (
           <QueueTile key={queue.id} queue={queue} tick={now} />
         ))}
@@ -121,7 +124,8 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
   const status = live?.status ?? null;
   const staffing = useAppStore((state) => state.supervisor.staffing[queue.id]);
   const alerts = useAppStore((state) => state.supervisor.alerts[queue.id] ?? NO_ALERTS);
-  const rows = useAppStore((state) => state.supervisor.rows);
+  // Only the names its alerts mention: a tile must not re-render for every recipient's change.
+  const alertNames = useAppStore(useShallow((state) => alerts.map((alert) => (alert.recipientId === null ? "" : (state.supervisor.rows[alert.recipientId]?.name ?? alert.recipientId)))));
   const oldest = longestWaitSince(live);
   const level = status?.serviceLevel;
   const headingId = `board-queue-${queue.id}`;
@@ -151,9 +155,9 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
       <h3 id={headingId}>{queue.name}</h3>
       {alerts.length > 0 ? (
         <ul className="queue-alerts" aria-label={`${queue.name} alerts`} data-testid="board-alerts">
-          {alerts.map((alert) => (
+          {alerts.map((alert, i) => (
             <li key={queueAlertKey(alert)} data-alert-kind={alert.kind}>
-              {alertText(alert, alert.recipientId === null ? "" : (rows[alert.recipientId]?.name ?? alert.recipientId))}
+              {alertText(alert, alertNames[i] ?? "")}
             </li>
           ))}
         </ul>
@@ -245,6 +249,13 @@ function staffingText(staffing: Staffing | undefined): string {
   return `${staffing.agentsNeeded}${withAbandonment}`;
 }
 
+/** From this many agents the table renders only the rows in its scrolled view (and a few around). */
+const WINDOW_FROM = 100;
+/** A row's height in a windowed table (fixed there by CSS: the window counts rows by it). */
+const ROW_PX = 40;
+/** Rows rendered beyond each edge of the view, so a scroll shows rows already there. */
+const OVERSCAN = 8;
+
 function RecipientBoard() {
   const { ids, loading, error } = useAppStore(useShallow((state) => ({ ids: state.supervisor.ids, loading: state.supervisor.loading, error: state.supervisor.error })));
   const now = useFreshNow(1000);
@@ -252,6 +263,17 @@ function RecipientBoard() {
   // console already keeps has their names. One map per change of the directory, not a search per row.
   const colleagues = useAppStore((state) => state.directory.colleagues);
   const names = useMemo(() => new Map(colleagues.map((c) => [c.id, c.name])), [colleagues]);
+  // The rows in view of a windowed table: 500 rows re-rendered each second (their timers) and laid
+  // out on every change kept the board from its frames.
+  const [view, setView] = useState({ first: 0, rows: 15 });
+  const windowed = ids.length >= WINDOW_FROM;
+  const start = windowed ? Math.max(0, view.first - OVERSCAN) : 0;
+  const end = windowed ? Math.min(ids.length, view.first + view.rows + OVERSCAN) : ids.length;
+  const onScroll = (e: UIEvent<HTMLDivElement>): void => {
+    const box = e.currentTarget;
+    const next = { first: Math.floor(box.scrollTop / ROW_PX), rows: Math.ceil(box.clientHeight / ROW_PX) };
+    setView((v) => (v.first === next.first && v.rows === next.rows ? v : next));
+  };
   return (
     <section className="board-section" aria-labelledby="board-agents">
       <h2 id="board-agents">Agents</h2>
@@ -259,10 +281,10 @@ function RecipientBoard() {
       {ids.length === 0 ? (
         <p className="muted">{loading ? "Reading the agents…" : "No agents."}</p>
       ) : (
-        <div className="scroll-x" role="group" aria-labelledby="board-agents" tabIndex={0}>
-          <table className="board-table">
+        <div className={windowed ? "scroll-x board-window" : "scroll-x"} role="group" aria-labelledby="board-agents" tabIndex={0} onScroll={windowed ? onScroll : undefined}>
+          <table className="board-table" aria-rowcount={ids.length + 1}>
             <thead>
-              <tr>
+              <tr aria-rowindex={1}>
                 <th scope="col">Agent</th>
                 <th scope="col">State</th>
                 <th scope="col">For</th>
@@ -277,9 +299,11 @@ function RecipientBoard() {
               </tr>
             </thead>
             <tbody>
-              {ids.map((id) => (
-                <RecipientLine key={id} id={id} tick={now} displayName={names.get(id)} />
+              {start > 0 ? <tr aria-hidden="true" style={{ height: start * ROW_PX }} /> : null}
+              {ids.slice(start, end).map((id, i) => (
+                <RecipientLine key={id} id={id} tick={now} rowIndex={start + i + 2} displayName={names.get(id)} />
               ))}
+              {end < ids.length ? <tr aria-hidden="true" style={{ height: (ids.length - end) * ROW_PX }} /> : null}
             </tbody>
           </table>
         </div>
@@ -288,7 +312,7 @@ function RecipientBoard() {
   );
 }
 
-const RecipientLine = memo(function RecipientLine({ id, tick, displayName }: { id: string; tick: number; displayName: string | undefined }) {
+const RecipientLine = memo(function RecipientLine({ id, tick, rowIndex, displayName }: { id: string; tick: number; rowIndex: number; displayName: string | undefined }) {
   const now = Math.max(tick, systemClock.now());
   const row = useAppStore((state) => state.supervisor.rows[id]);
   const me = useAppStore((state) => state.session?.ownerId ?? "");
@@ -302,7 +326,7 @@ const RecipientLine = memo(function RecipientLine({ id, tick, displayName }: { i
   const day = row.day;
   const occupancy = day === null ? null : liveDay(day, now).occupancy;
   return (
-    <tr data-recipient-id={id} data-state={row.state}>
+    <tr data-recipient-id={id} data-state={row.state} aria-rowindex={rowIndex}>
       <th scope="row">
         {displayName !== undefined && displayName !== row.name ? (
           <>

@@ -36,5 +36,5 @@ export async function startCallqHost(options: CallqHostOptions): Promise<CallqHo
 }
 
 export { callqUserOf, isRecipientUser, RECIPIENT_STATES_COLLECTION } from "./store-binding.js";
-export { IntervalDays, intervalOf, intervalsCollection, LEGACY_INTERVALS_COLLECTION } from "./intervals.js";
+export { IntervalDays, intervalsCollection, LEGACY_INTERVALS_COLLECTION } from "./intervals.js";
 export { RECIPIENT_DAYS_COLLECTION, storedRecipientDay } from "./recipient-days.js";

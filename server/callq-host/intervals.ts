@@ -1,38 +1,104 @@
 // The queues' figures per 15-minute interval on the store: one collection per account and local
-// day (`callq_intervals_<YYYYMMDD>`), one document per queue and interval in it (id
-// `<queue id>-<YYYYMMDD>T<HHMM>` of the local start), written as the engine counts, read back at
-// an account's load (yesterday and today) and by the history API (a day's documents, by id). A
-// day's collection holds at most queues x 100 documents however long the history grows, so
-// neither a start nor a day view reads the other days (90 days of 50 queues is 432,000
-// documents; in one collection, opening it took seconds). Session 9 kept every day in one
-// `callq_intervals` collection: an account's first read moves those documents into their days.
-import { dayBounds, dayIntervals, FIGURE_NAMES, dayOf, emptyFigures, timeOf, type IntervalLedger, type QueueInterval } from "../callq/index.js";
+// day (`callq_intervals_<YYYYMMDD>`), holding one document per queue (id `<queue id>-<YYYYMMDD>`)
+// with the starts of the intervals counted that day and each figure's values in the same order.
+// Written as the engine counts, read back at an account's load (yesterday and today) and by the
+// history API (one document). A day's collection holds one small document per queue however long
+// the history grows, so neither a start nor a day view reads other days: 90 days of 50 queues
+// were 432,000 documents in one collection, whose opening took seconds. Session 9 kept one
+// document per interval, every day in one `callq_intervals` collection: an account's first read
+// moves those into the day documents.
+import { dayBounds, dayOf, emptyFigures, FIGURE_NAMES, timeOf, type IntervalFigures, type IntervalLedger, type QueueInterval } from "../callq/index.js";
 import { fromGregorianSeconds, toGregorianSeconds } from "../clock.js";
 import type { Store, StoredDoc } from "../store/index.js";
 
 /** Session 9's single collection of every day, read only to move its documents into their days. */
 export const LEGACY_INTERVALS_COLLECTION = "callq_intervals";
-/** Legacy documents moved at once (each a journal write in its day and one in the old collection). */
+/** Legacy documents moved at once. */
 const MOVE_BATCH = 1_000;
 
 /** The collection of the local day `day` (YYYY-MM-DD). */
 export function intervalsCollection(day: string): string {
-  return `callq_intervals_${day.replace(/-/g, "")}`;
+  return `callq_intervals_${compactDay(day)}`;
 }
 
-/** The stored document of one queue's interval: its figures, the local day and time it starts. */
-export function intervalDoc(interval: QueueInterval): Record<string, unknown> {
+/** The document of a queue's day in that day's collection. */
+export function dayDocId(queueId: string, day: string): string {
+  return `${queueId}-${compactDay(day)}`;
+}
+
+function compactDay(day: string): string {
+  return day.replace(/-/g, "");
+}
+
+/**
+ * A queue's day document with `interval` written into it (added in order of its start, or
+ * replacing what was stored for that start); `data` is the document as stored, if any.
+ */
+export function dayDocWith(data: Record<string, unknown> | undefined, interval: QueueInterval): Record<string, unknown> {
+  const stored = data === undefined ? [] : dayColumns(data);
+  const starts = stored.map((row) => row.start);
+  const columns = FIGURE_NAMES.map((name) => stored.map((row) => row.figures[name]));
+  const start = toGregorianSeconds(interval.start);
+  let at = starts.indexOf(start);
+  if (at < 0) {
+    at = starts.findIndex((s) => s > start);
+    if (at < 0) at = starts.length;
+    starts.splice(at, 0, start);
+    for (const column of columns) column.splice(at, 0, 0);
+  }
+  const out: Record<string, unknown> = { queue_id: interval.queue_id, day: dayOf(interval.start), interval_start: starts };
+  FIGURE_NAMES.forEach((name, i) => {
+    const column = columns[i] ?? [];
+    column[at] = interval[name];
+    out[name] = column;
+  });
+  return out;
+}
+
+/**
+ * A day document's rows (a start in Gregorian seconds and its figures), each checked: a start
+ * that is not a number is dropped with its figures, a figure that is not a count reads as 0 (a
+ * hand-edited file cannot break the engine).
+ */
+function dayColumns(data: Record<string, unknown>): { start: number; figures: IntervalFigures }[] {
+  const starts = Array.isArray(data.interval_start) ? data.interval_start : [];
+  const columns = FIGURE_NAMES.map((name) => {
+    const column = data[name];
+    return Array.isArray(column) ? column : [];
+  });
+  const rows: { start: number; figures: IntervalFigures }[] = [];
+  starts.forEach((start: unknown, i) => {
+    if (typeof start !== "number" || !Number.isFinite(start)) return;
+    const figures = emptyFigures();
+    FIGURE_NAMES.forEach((name, f) => {
+      const v: unknown = columns[f]?.[i];
+      if (typeof v === "number" && Number.isFinite(v) && v >= 0) figures[name] = v;
+    });
+    rows.push({ start, figures });
+  });
+  return rows;
+}
+
+/** A day document's intervals. */
+export function dayIntervalsOf(doc: StoredDoc): QueueInterval[] {
+  const queueId = doc.data.queue_id;
+  if (typeof queueId !== "string") return [];
+  return dayColumns(doc.data).map((row) => ({ queue_id: queueId, start: fromGregorianSeconds(row.start), ...row.figures }));
+}
+
+/** Session 9's document of one queue's interval (its own id, its figures as fields). */
+export function legacyIntervalDoc(interval: QueueInterval): Record<string, unknown> {
   const figures: Record<string, number> = {};
   for (const name of FIGURE_NAMES) figures[name] = interval[name];
   return { queue_id: interval.queue_id, day: dayOf(interval.start), time: timeOf(interval.start), interval_start: toGregorianSeconds(interval.start), ...figures };
 }
 
-export function intervalId(interval: Pick<QueueInterval, "queue_id" | "start">): string {
-  return `${interval.queue_id}-${dayOf(interval.start).replace(/-/g, "")}T${timeOf(interval.start).replace(":", "")}`;
+export function legacyIntervalId(interval: Pick<QueueInterval, "queue_id" | "start">): string {
+  return `${interval.queue_id}-${compactDay(dayOf(interval.start))}T${timeOf(interval.start).replace(":", "")}`;
 }
 
-/** A stored interval read back, each figure checked (a hand-edited file cannot break the engine). */
-export function intervalOf(doc: StoredDoc): QueueInterval | undefined {
+/** A session 9 interval document read back, each figure checked. */
+export function legacyIntervalOf(doc: StoredDoc): QueueInterval | undefined {
   const { queue_id: queueId, interval_start: start } = doc.data;
   if (typeof queueId !== "string" || typeof start !== "number" || !Number.isFinite(start)) return undefined;
   const figures = emptyFigures();
@@ -43,6 +109,18 @@ export function intervalOf(doc: StoredDoc): QueueInterval | undefined {
   return { queue_id: queueId, start: fromGregorianSeconds(start), ...figures };
 }
 
+/** Writes `interval` into its queue's day document. */
+async function saveInterval(store: Store, accountId: string, interval: QueueInterval): Promise<void> {
+  const day = dayOf(interval.start);
+  const docs = await store.account(accountId, intervalsCollection(day));
+  // Read and written in one turn: two intervals of one queue and day saved at once both land.
+  const id = dayDocId(interval.queue_id, day);
+  const stored = docs.get(id);
+  const data = dayDocWith(stored?.data, interval);
+  if (stored) await docs.update(id, data);
+  else await docs.create(data, { id });
+}
+
 export function storeIntervals(store: Store): IntervalLedger {
   return {
     async load(accountId: string, since: number, until: number): Promise<QueueInterval[]> {
@@ -50,27 +128,15 @@ export function storeIntervals(store: Store): IntervalLedger {
       const out: QueueInterval[] = [];
       for (const day of daysBetween(since, until)) {
         const docs = await store.account(accountId, intervalsCollection(day));
-        for (const doc of docs.all()) {
-          const interval = intervalOf(doc);
-          if (interval && interval.start >= since && interval.start <= until) out.push(interval);
-        }
+        for (const doc of docs.all()) for (const interval of dayIntervalsOf(doc)) if (interval.start >= since && interval.start <= until) out.push(interval);
       }
       return out;
     },
-    async save(accountId: string, interval: QueueInterval): Promise<void> {
-      const docs = await store.account(accountId, intervalsCollection(dayOf(interval.start)));
-      const id = intervalId(interval);
-      const data = intervalDoc(interval);
-      if (docs.has(id)) await docs.update(id, data);
-      else await docs.create(data, { id });
-    },
+    save: (accountId, interval) => saveInterval(store, accountId, interval),
   };
 }
 
-/**
- * A queue's stored intervals of one day: that day's collection, its documents found by the ids
- * the day's interval starts give (no index to build, nothing else read).
- */
+/** A queue's stored intervals of one day: one document of that day's collection, nothing else read. */
 export class IntervalDays {
   readonly #store: Store;
 
@@ -80,15 +146,8 @@ export class IntervalDays {
 
   async day(accountId: string, queueId: string, day: string): Promise<QueueInterval[]> {
     await movedToDays(this.#store, accountId);
-    const docs = await this.#store.account(accountId, intervalsCollection(day));
-    const out: QueueInterval[] = [];
-    for (const start of dayIntervals(day)) {
-      const doc = docs.get(intervalId({ queue_id: queueId, start }));
-      const interval = doc ? intervalOf(doc) : undefined;
-      // An hour repeated when the clocks go back shares its ids: the document holds the later one.
-      if (interval && interval.queue_id === queueId && interval.start === start) out.push(interval);
-    }
-    return out;
+    const doc = (await this.#store.account(accountId, intervalsCollection(day))).get(dayDocId(queueId, day));
+    return doc ? dayIntervalsOf(doc).filter((i) => i.queue_id === queueId) : [];
   }
 }
 
@@ -115,10 +174,11 @@ function movedToDays(store: Store, accountId: string): Promise<void> {
   }
   let move = byAccount.get(accountId);
   if (!move) {
+    const accounts = byAccount;
     move = moveLegacy(store, accountId);
-    byAccount.set(accountId, move);
+    accounts.set(accountId, move);
     // A failed move is tried again by the next read.
-    move.catch(() => byAccount.delete(accountId));
+    move.catch(() => accounts.delete(accountId));
   }
   return move;
 }
@@ -129,14 +189,17 @@ async function moveLegacy(store: Store, accountId: string): Promise<void> {
   for (let i = 0; i < docs.length; i += MOVE_BATCH) {
     await Promise.all(
       docs.slice(i, i + MOVE_BATCH).map(async (doc) => {
-        const interval = intervalOf(doc);
-        if (interval) {
-          const day = await store.account(accountId, intervalsCollection(dayOf(interval.start)));
-          // Written in its day already (a move cut short): the day's copy is the newer.
-          if (!day.has(doc.id)) await day.create(doc.data, { id: doc.id });
-        }
+        const interval = legacyIntervalOf(doc);
+        if (interval && !(await stored(store, accountId, interval))) await saveInterval(store, accountId, interval);
         await legacy.delete(doc.id);
       }),
     );
   }
+}
+
+/** Whether the interval's day document has its start already (a move cut short: that copy is the newer). */
+async function stored(store: Store, accountId: string, interval: QueueInterval): Promise<boolean> {
+  const day = dayOf(interval.start);
+  const doc = (await store.account(accountId, intervalsCollection(day))).get(dayDocId(interval.queue_id, day));
+  return doc !== undefined && dayColumns(doc.data).some((row) => row.start === toGregorianSeconds(interval.start));
 }

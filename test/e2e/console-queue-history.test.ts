@@ -56,7 +56,7 @@ interface Counts {
 async function panelCounts(page: Page, salesId: string): Promise<Counts> {
   await openView(page, "Supervisor");
   const panel = page.getByRole("region", { name: "History" });
-  await panel.getByLabel("Queue").selectOption(salesId);
+  await panel.getByRole("combobox", { name: "Queue" }).selectOption(salesId);
   await panel.getByTestId("history-state").filter({ hasText: "per 15 minutes" }).waitFor({ timeout: 15_000 });
   const figure = async (name: string) => Number(await panel.getByTestId(`history-${name}`).innerText());
   return { offered: await figure("offered"), answered: await figure("answered"), abandoned: await figure("abandoned") };

@@ -1,5 +1,5 @@
-// The queues' stored intervals on a real store: one collection per local day, a day view reading
-// that day's documents of one queue, an account's load reading only the days asked, and session
+// The queues' stored intervals on a real store: one collection per local day with a document per
+// queue, a day view reading one queue's day, an account's load reading only the days asked, and session
 // 9's single callq_intervals collection moved into the day collections on the first read.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -7,7 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { dayBounds, emptyFigures, type QueueInterval } from "../../server/callq/index.js";
 import { IntervalDays, intervalsCollection, LEGACY_INTERVALS_COLLECTION } from "../../server/callq-host/index.js";
-import { intervalDoc, intervalId, storeIntervals } from "../../server/callq-host/intervals.js";
+import { dayDocId, legacyIntervalDoc, legacyIntervalId, storeIntervals } from "../../server/callq-host/intervals.js";
 import { Store } from "../../server/store/index.js";
 import { ACCOUNT } from "../helpers/callq.js";
 
@@ -45,7 +45,8 @@ describe("the queues' stored intervals", () => {
     const again = { ...interval(QUEUE, "2026-03-02", 0, 3) };
     await ledger.save(ACCOUNT, again);
     const expected = [again, mine[1]];
-    expect((await s.account(ACCOUNT, intervalsCollection("2026-03-02"))).size).toBe(3);
+    // One document per queue and day.
+    expect((await s.account(ACCOUNT, intervalsCollection("2026-03-02"))).all().map((d) => d.id).sort()).toEqual([dayDocId(QUEUE, "2026-03-02"), dayDocId(OTHER, "2026-03-02")].sort());
     expect((await s.account(ACCOUNT, intervalsCollection("2026-03-03"))).size).toBe(1);
     expect(await new IntervalDays(s).day(ACCOUNT, QUEUE, "2026-03-02")).toEqual(expected);
     expect(await new IntervalDays(s).day(ACCOUNT, QUEUE, "2026-03-04")).toEqual([]);
@@ -62,13 +63,13 @@ describe("the queues' stored intervals", () => {
     let s = await openStore();
     const legacy = await s.account(ACCOUNT, LEGACY_INTERVALS_COLLECTION);
     const old = [interval(QUEUE, "2026-03-02", 15, 4), interval(QUEUE, "2026-03-03", 30, 6), interval(OTHER, "2026-03-03", 30, 1)];
-    for (const i of old) await legacy.create(intervalDoc(i), { id: intervalId(i) });
+    for (const i of old) await legacy.create(legacyIntervalDoc(i), { id: legacyIntervalId(i) });
     await s.close();
 
     s = await openStore();
     expect(await new IntervalDays(s).day(ACCOUNT, QUEUE, "2026-03-03")).toEqual([old[1]]);
     expect((await s.account(ACCOUNT, LEGACY_INTERVALS_COLLECTION)).size).toBe(0);
-    expect((await s.account(ACCOUNT, intervalsCollection("2026-03-02"))).all().map((d) => d.id)).toEqual([intervalId(old[0] ?? interval(QUEUE, "2026-03-02", 0, 0))]);
+    expect((await s.account(ACCOUNT, intervalsCollection("2026-03-02"))).all().map((d) => d.id)).toEqual([dayDocId(QUEUE, "2026-03-02")]);
     await s.close();
 
     // Nothing is lost across a restart: the days hold them now.
