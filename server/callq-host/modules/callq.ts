@@ -4,6 +4,7 @@
 import { silence, type AudioSource } from "../../media/index.js";
 import type { CallflowModule, ModuleOutcome, ModuleRun } from "../../calls/callflow-executor.js";
 import type { CallqEngine } from "../../callq/engine.js";
+import type { SessionEnd } from "../../callq/ports.js";
 import { queueConfigOf } from "../../callq/queue-config.js";
 import { ChannelQueuedCall } from "../queued-call.js";
 
@@ -46,10 +47,12 @@ export function callqModule(engine: CallqEngine): CallflowModule {
   };
 }
 
-function outcomeOf(kind: "handled" | "abandoned" | "timeout" | "removed" | "no_queue"): ModuleOutcome {
+function outcomeOf(kind: SessionEnd["kind"]): ModuleOutcome {
   switch (kind) {
     case "handled":
     case "abandoned":
+    case "callback":
+    case "callback_failed":
       return { kind: "handled" };
     case "timeout":
     case "removed":
