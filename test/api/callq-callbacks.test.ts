@@ -3,10 +3,12 @@
 // the queue's sessions and status, offered to an agent's phone with its number, the server dialling
 // the simulated caller's phone (the simulator's carrier) and bridging the two; a busy phone's
 // attempts spent; the events and CDRs of it.
+import { Ajv } from "ajv";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../server/events/index.js";
 import type { TestApi } from "../helpers/api.js";
 import { startCallApi, type CallApi } from "../helpers/call-api.js";
+import { EventsClient } from "../helpers/events-client.js";
 import { connected, until } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
 
@@ -112,6 +114,8 @@ describe("a callback end to end", () => {
     expect((await api.call("POST", agentPath, { token: token("agent1"), data: { action: "login" } })).status).toBe(200);
     await api.call("POST", agentPath, { token: token("agent1"), data: { action: "away" } });
 
+    const socket = await EventsClient.connect(`${api.url.replace(/^http/, "ws")}/events`);
+    expect(await socket.subscribe(t.accountId, ["callq.#"], { auth_token: admin })).toMatchObject({ status: "success" });
     const simId = await callerAsksForCallback("+14155550123");
     const [row] = await poll("the callback in the queue", async () => {
       const list = await sessions(sales.id);
@@ -143,6 +147,15 @@ describe("a callback end to end", () => {
     await until(() => api.server.calls.channels.size === 0, "both legs to end", 10_000);
     expect(sessionEvents(sessionId)).toEqual(["create", "callback_requested", "callback_offered", "callback_dialing", "callback_connected", "handled", "end"]);
     expect(await sessions(sales.id)).toEqual([]);
+
+    // Every callq event of it as the websocket sent it is one the AsyncAPI document describes.
+    const doc = (await (await fetch(`${api.url}/v2/asyncapi.json`)).json()) as { channels: { events: { messages: Record<string, { payload: object }> } } };
+    const ajv = new Ajv({ strict: false, allErrors: true });
+    const validators = ["callqQueueEvent", "callqSessionEvent", "callqRecipientEvent"].map((name) => ajv.compile(doc.channels.events.messages[name]?.payload ?? {}));
+    const seen = socket.events.filter((e) => e.routing_key === `callq.session.${sessionId}` || e.routing_key === `callq.queue.${sales.id}`);
+    expect(seen.map((e) => e.name)).toContain("callback_connected");
+    for (const event of socket.events) expect(validators.filter((v) => v(event)).length, `${event.routing_key} ${event.name} ${JSON.stringify(event.data)}`).toBe(1);
+    await socket.close();
 
     const cdrs = await poll("the callback's CDRs", async () => {
       const res = await api.call<Record<string, unknown>[]>("GET", `${base}/cdrs`, { token: admin });
