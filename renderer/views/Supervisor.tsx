@@ -16,7 +16,7 @@ import { WallboardsPanel } from "../components/WallboardsPanel.js";
 import { formatDuration } from "../components/useNow.js";
 import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
-import { answeredOf, longestWaitSince, missedOffersOf, waitingSessions } from "../state/queues.js";
+import { answeredOf, longestWaitSince, missedOffersOf, waitingCallbacks, waitingSessions } from "../state/queues.js";
 import type { AppState } from "../state/store.js";
 
 /** Admins and users with the call_monitor permission. */
@@ -119,10 +119,12 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
   const alerts = useAppStore((state) => state.supervisor.alerts[queue.id] ?? NO_ALERTS);
   const rows = useAppStore((state) => state.supervisor.rows);
   const oldest = longestWaitSince(live);
+  const callbacks = waitingCallbacks(live);
   const level = status?.serviceLevel;
   const headingId = `board-queue-${queue.id}`;
   const figures: [string, string, string][] = [
     ["Waiting", String(waitingSessions(live).length), "waiting"],
+    ...(callbacks.length > 0 || status?.stats.callbacksWaiting !== undefined ? [["Callbacks waiting", String(callbacks.length), "callbacks"] as [string, string, string]] : []),
     ["Longest wait", oldest === null ? "–" : formatDuration(now - oldest), "longest"],
     ["Service level", status === null ? "…" : serviceLevelText(level), "service-level"],
     ["Speed of answer", level === undefined ? "–" : formatDuration(level.asa * 1000), "asa"],

@@ -7,7 +7,7 @@ import { CALLBACK_NUMBER_VAR, QUEUE_SESSION_VAR } from "../calls/cdrs.js";
 import { dial, dialNumber, type DialResult } from "../calls/dial.js";
 import type { CallbackDial, CallbackFailure, CallerId, OfferOutcome, OfferRequest, QueuedCall } from "../callq/ports.js";
 import { DEFAULT_FAILURE_MEDIA, playPrompt } from "./modules/prompts.js";
-import { queueHeaders, queueTargets } from "./queued-call.js";
+import { offeredCallerId, queueHeaders, queueTargets } from "./queued-call.js";
 
 /** The INVITE header that tells the console an offer is a callback, and to which number. */
 export const CALLBACK_HEADER = "X-Callback-Number";
@@ -74,12 +74,11 @@ export class CallbackQueuedCall implements QueuedCall {
     const targets = await queueTargets(ctx, request.accountId, request.recipientId);
     if (targets.length === 0) return { kind: "unreachable" };
     const number = request.callback?.number ?? this.caller.number;
-    const queueName = request.queueName.trim();
     const result = await dial(ctx, {
       accountId: request.accountId,
       realm: this.#realm,
       targets,
-      caller: { name: `${queueName === "" ? "" : `${queueName}: `}Callback ${number}`, number },
+      caller: offeredCallerId({ name: this.caller.name, number }, request.queueName),
       timeoutMs: request.timeoutMs,
       signal,
       headers: [...queueHeaders(request, ctx.clock.now()), [CALLBACK_HEADER, number]],

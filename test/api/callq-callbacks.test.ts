@@ -132,7 +132,7 @@ describe("a callback end to end", () => {
     const offered = await t.phone("agent1").incoming(15_000);
     const invite = t.signalling.invites.slice(invitesBefore).find((i) => i.callId === offered.callId);
     expect(new Map(invite?.options.headers).get("X-Callback-Number")).toBe("+14155550123");
-    expect(offered.from?.display).toContain("Callback +14155550123");
+    expect(offered.from).toMatchObject({ user: "+14155550123", display: "Sales: Casey Customer" });
     const status = await api.call<Record<string, unknown>>("GET", `${agentPath}/status`, { token: token("agent1") });
     expect(status.body.data).toMatchObject({ availability_state: "Call-Offer", offered_call: { callback_number: "+14155550123", session_id: sessionId } });
 
