@@ -206,6 +206,20 @@ const recipientData = object(["account_id", "recipient_id"], {
   callback_number: { type: "string", description: "local addition: offer, delivered: the call is a callback to this number" },
 });
 
+/** A scheduled callback's reminder (local addition, issue 19): the callback as it is. */
+const callbackData = object(["account_id", "callback_id", "number", "remind_at", "user_id", "state"], {
+  account_id: str,
+  callback_id: str,
+  id: str,
+  number: str,
+  remind_at: gregorian,
+  note: str,
+  user_id: { type: "string", description: "whom the reminder is for" },
+  queue_id: str,
+  created_by: str,
+  state: { enum: ["scheduled", "reminded"] },
+});
+
 const NOTIFICATION_TYPES = ["register", "deregister", "missed_call"] as const;
 const notificationData = object(["type", "account_id"], {
   type: { enum: [...NOTIFICATION_TYPES] },
@@ -293,6 +307,10 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
   callqSessionEvent: {
     summary: "A queue session's state machine (callq.session.<session_id>)",
     payload: eventMessage("^callq\\.session\\.[^.]+$", ["create", "offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end", "disposition", ...CALLBACK_SESSION_EVENTS], sessionData),
+  },
+  callqCallbackEvent: {
+    summary: "Local addition: a scheduled callback's time has come: remind its user (callq.callback.<callback_id>)",
+    payload: eventMessage("^callq\\.callback\\.[^.]+$", ["reminder"], callbackData),
   },
   notificationEvent: {
     summary: "Registrations and missed calls (notification.<type>.<id>)",
