@@ -155,6 +155,8 @@ export interface QueueStatus {
     answered?: number;
     /** Offers of the day rejected, not answered or not deliverable (missed_offers, where the server says). */
     missedOffers?: number;
+    /** Callbacks not yet connected, where the queue offers them (local addition). */
+    callbacksWaiting?: number;
   };
   /** The day's service level and the figures beside it, where the server says (Switchboard does). */
   serviceLevel?: ServiceLevel;
@@ -243,6 +245,8 @@ export interface QueueSession {
   enteredAt: number;
   state: SessionListState;
   recipientId: string | null;
+  /** A callback (local addition): the caller left the line and is called back at this number. */
+  callbackNumber: string | null;
 }
 
 /** What the console asks of the queue engine's API, so slice tests can hand in a fake. */
@@ -480,6 +484,7 @@ export function queueStatusOf(data: Record<string, unknown>): QueueStatus {
       abandoned: numberOf(stats["abandoned_sessions"]),
       ...(typeof stats["answered_sessions"] === "number" ? { answered: stats["answered_sessions"] } : {}),
       ...(typeof stats["missed_offers"] === "number" ? { missedOffers: stats["missed_offers"] } : {}),
+      ...(typeof stats["callbacks_waiting"] === "number" ? { callbacksWaiting: stats["callbacks_waiting"] } : {}),
     },
     ...(isRecord(data["service_level"]) ? { serviceLevel: serviceLevelOf(data["service_level"], stats) } : {}),
     ...(Array.isArray(data["alerts"]) ? { alerts: data["alerts"].filter(isRecord).map(queueAlertOf).filter((a): a is QueueAlert => a !== null) } : {}),
@@ -538,6 +543,7 @@ export function sessionOf(data: Record<string, unknown>, queueId = ""): QueueSes
     enteredAt: gregorianToMs(numberOf(data["queue_enter_time"])),
     state: state === "offering" || state === "handled" ? state : "waiting",
     recipientId: recipientId === "" ? null : recipientId,
+    callbackNumber: isRecord(data["callback"]) ? text(data["callback"], "number") || null : null,
   };
 }
 

@@ -49,6 +49,7 @@ export function ActiveCall({ call }: { call: CallView }) {
         {call.muted ? <span className="badge">Muted</span> : null}
         <RecordingCue callId={call.callId} />
         {call.offer.queueName !== undefined ? <span className="muted"> · {call.offer.queueName}</span> : null}
+        {call.offer.callbackNumber !== undefined ? <span className="badge">Callback</span> : null}
         <span className="call-timer mono" aria-label="Call duration">
           {formatDuration(now - (call.answeredAt ?? call.startedAt))}
         </span>

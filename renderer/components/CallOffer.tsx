@@ -1,5 +1,6 @@
 // A ringing call: who calls (name and number), from which queue and how long they waited when the
-// queue's offer says so, with Accept and Reject, and which call accepting puts on hold.
+// queue's offer says so, with Accept and Reject, and which call accepting puts on hold. A queue
+// callback says so: accepting it has the server dial that number.
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../state/context.js";
 import { partyOf, type CallParty, type CallView } from "../state/phone.js";
@@ -17,16 +18,18 @@ export function CallOffer({ call }: { call: CallView }) {
   const now = useNow();
   const caller = callerOf(call);
   const headingId = `offer-${call.id}`;
+  const callback = call.offer.callbackNumber;
   const waited = call.offer.waitedS === undefined ? null : call.offer.waitedS * 1000 + (now - call.startedAt);
 
   return (
     <section className="card call-offer" aria-labelledby={headingId} data-call-id={call.callId}>
       <h2 id={headingId}>
         <span className="ringing-dot" aria-hidden="true" />
-        Incoming call
+        {callback !== undefined ? `Callback to ${callback}` : "Incoming call"}
       </h2>
       <p className="caller-name">{caller.name}</p>
       {caller.number !== "" ? <p className="caller-number mono">{caller.number}</p> : null}
+      {callback !== undefined ? <p className="muted">The caller asked to be called back. Accept, and the server dials them for you.</p> : null}
       <dl className="offer-facts">
         {call.offer.queueName !== undefined || call.offer.queueId !== undefined ? (
           <>

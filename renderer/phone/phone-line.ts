@@ -21,6 +21,8 @@ export interface OfferDetails {
   queueName?: string;
   /** Seconds the caller waited in the queue before this offer. */
   waitedS?: number;
+  /** The offer is a queue callback: accepting it dials this number (local addition). */
+  callbackNumber?: string;
 }
 
 export interface CallInfo {

@@ -41,7 +41,7 @@ export interface SoftphoneOptions {
 const REGISTER_DEADLINE_MS = 8000;
 
 /** The INVITE headers a queue's offer carries; absent on a direct call. */
-export const OFFER_HEADERS = { queueId: "X-Queue-ID", queueName: "X-Queue-Name", waited: "X-Queue-Wait-Seconds" } as const;
+export const OFFER_HEADERS = { queueId: "X-Queue-ID", queueName: "X-Queue-Name", waited: "X-Queue-Wait-Seconds", callbackNumber: "X-Callback-Number" } as const;
 
 export function offerDetails(header: (name: string) => string | undefined): OfferDetails {
   const out: OfferDetails = {};
@@ -51,6 +51,8 @@ export function offerDetails(header: (name: string) => string | undefined): Offe
   if (queueId) out.queueId = queueId;
   if (queueName) out.queueName = decodeHeaderText(queueName);
   if (Number.isFinite(waited) && waited >= 0 && header(OFFER_HEADERS.waited) !== undefined) out.waitedS = Math.floor(waited);
+  const callbackNumber = header(OFFER_HEADERS.callbackNumber)?.trim();
+  if (callbackNumber) out.callbackNumber = callbackNumber;
   return out;
 }
 

@@ -220,8 +220,14 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
 }
 
 /** Callers still waiting for someone (not yet answered). */
+/** Callers on the line waiting or being offered (callbacks left the line: waitingCallbacks). */
 export function waitingSessions(live: QueueLive | undefined): QueueSession[] {
-  return live === undefined ? [] : live.sessions.filter((s) => s.state !== "handled");
+  return live === undefined ? [] : live.sessions.filter((s) => s.state !== "handled" && s.callbackNumber === null);
+}
+
+/** Callbacks not yet connected, in their place (oldest first). */
+export function waitingCallbacks(live: QueueLive | undefined): QueueSession[] {
+  return live === undefined ? [] : live.sessions.filter((s) => s.state !== "handled" && s.callbackNumber !== null);
 }
 
 /** Clock ms the longest-waiting caller entered; null when nobody waits. */

@@ -8,7 +8,7 @@ import { useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { formatDuration } from "../components/useNow.js";
 import { useAppStore } from "../state/context.js";
-import { longestWaitSince, waitingSessions } from "../state/queues.js";
+import { longestWaitSince, waitingCallbacks, waitingSessions } from "../state/queues.js";
 
 export function Queues() {
   const watch = useAppStore((state) => state.watchQueues);
@@ -46,6 +46,7 @@ const QueueCard = memo(function QueueCard({ queue }: { queue: QueueEntry }) {
   const live = useAppStore((state) => state.queues.live[queue.id]);
   const now = useFreshNow(1000);
   const waiting = waitingSessions(live);
+  const callbacks = waitingCallbacks(live);
   const oldest = longestWaitSince(live);
   const status = live?.status ?? null;
   const headingId = `queue-${queue.id}`;
@@ -58,6 +59,12 @@ const QueueCard = memo(function QueueCard({ queue }: { queue: QueueEntry }) {
           <dt>Waiting</dt>
           <dd data-testid="queue-waiting">{waiting.length}</dd>
         </div>
+        {callbacks.length > 0 || status?.stats.callbacksWaiting !== undefined ? (
+          <div>
+            <dt>Callbacks waiting</dt>
+            <dd data-testid="queue-callbacks">{callbacks.length}</dd>
+          </div>
+        ) : null}
         <div>
           <dt>Longest wait</dt>
           <dd data-testid="queue-longest">{oldest === null ? "–" : formatDuration(now - oldest)}</dd>

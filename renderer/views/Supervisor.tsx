@@ -19,7 +19,7 @@ import { formatDuration } from "../components/useNow.js";
 import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
 import { liveDay } from "../state/agent-day.js";
-import { answeredOf, longestWaitSince, missedOffersOf, waitingSessions } from "../state/queues.js";
+import { answeredOf, longestWaitSince, missedOffersOf, waitingCallbacks, waitingSessions } from "../state/queues.js";
 import type { AppState } from "../state/store.js";
 
 /** Admins and users with the call_monitor permission. */
@@ -127,10 +127,12 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
   // Only the names its alerts mention: a tile must not re-render for every recipient's change.
   const alertNames = useAppStore(useShallow((state) => alerts.map((alert) => (alert.recipientId === null ? "" : (state.supervisor.rows[alert.recipientId]?.name ?? alert.recipientId)))));
   const oldest = longestWaitSince(live);
+  const callbacks = waitingCallbacks(live);
   const level = status?.serviceLevel;
   const headingId = `board-queue-${queue.id}`;
   const figures: [string, string, string][] = [
     ["Waiting", String(waitingSessions(live).length), "waiting"],
+    ...(callbacks.length > 0 || status?.stats.callbacksWaiting !== undefined ? [["Callbacks waiting", String(callbacks.length), "callbacks"] as [string, string, string]] : []),
     ["Longest wait", oldest === null ? "–" : formatDuration(now - oldest), "longest"],
     ["Service level", status === null ? "…" : serviceLevelText(level), "service-level"],
     ["Speed of answer", level === undefined ? "–" : formatDuration(level.asa * 1000), "asa"],

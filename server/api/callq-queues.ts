@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { CallqError, type CallqEngine } from "../callq/engine.js";
 import { isRecipientUser } from "../callq-host/index.js";
 import { ALERT_BOUNDS, ALERT_STATES } from "../callq/alerts.js";
-import { DISPOSITION_CODE_PATTERN, QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, SERVICE_LEVEL_BOUNDS, SERVICE_LEVEL_DEFAULTS, WRAPUP_POLICIES, withoutAliases } from "../callq/queue-config.js";
+import { CALLBACK_BOUNDS, CALLBACK_DEFAULTS, CALLBACK_DIGIT_PATTERN, DISPOSITION_CODE_PATTERN, QUEUE_ALIASES, QUEUE_BOUNDS, QUEUE_DEFAULTS, SERVICE_LEVEL_BOUNDS, SERVICE_LEVEL_DEFAULTS, WRAPUP_POLICIES, withoutAliases } from "../callq/queue-config.js";
 import { ROUTERS } from "../callq/queue-router.js";
 import { MediaReferenceError, resolveMediaReference } from "../media/reference.js";
 import { ifMatch, registerEndpoint, type Ctx, type Handler, type Outcome } from "../http/endpoint.js";
@@ -75,6 +75,18 @@ export const queueSchema: JsonSchema = {
     members: { type: "object", readOnly: true, additionalProperties: { const: "" }, description: "read-only: recipient ids; change with /recipients" },
     ...dispositionFields(),
     crm_link: crmLinkSchema,
+    callback: {
+      type: "object",
+      additionalProperties: false,
+      required: ["enabled"],
+      description: `local addition: callbacks. A caller waiting in the queue hears three short beeps on joining and may press digit (default ${CALLBACK_DEFAULTS.digit}) to be called back: they keep their place without holding the line, and when their turn comes a recipient is offered the callback (the offer carries X-Callback-Number) and the server dials the caller once they accept. A failed attempt (no answer, busy, refused, unreachable) waits again in its place for retry_delay_s (default ${CALLBACK_DEFAULTS.retry_delay_s}) until max_attempts (default ${CALLBACK_DEFAULTS.max_attempts}) are spent. Absent or enabled false: no callbacks, as the hosted service`,
+      properties: {
+        enabled: { type: "boolean" },
+        digit: { type: "string", pattern: CALLBACK_DIGIT_PATTERN, description: "one DTMF digit: 0-9, * or #" },
+        max_attempts: { type: "integer", minimum: CALLBACK_BOUNDS.max_attempts.min, maximum: CALLBACK_BOUNDS.max_attempts.max },
+        retry_delay_s: { type: "integer", minimum: CALLBACK_BOUNDS.retry_delay_s.min, maximum: CALLBACK_BOUNDS.retry_delay_s.max },
+      },
+    },
   },
 };
 

@@ -29,6 +29,7 @@ import { registerDirectory } from "./directory.js";
 import { registerQuickConnects } from "./quick-connects.js";
 import { registerUserPreferences } from "./user-preferences.js";
 import { registerMissedCalls } from "./missed-calls.js";
+import { registerCallqCallbacks } from "./callq-callbacks.js";
 import { registerCallerHistory } from "./caller-history.js";
 
 export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
@@ -59,6 +60,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerQuickConnects(app, deps);
   registerUserPreferences(app, deps);
   registerMissedCalls(app, deps);
+  registerCallqCallbacks(app, deps);
   registerCallerHistory(app, deps);
   registerVersions(app);
 }

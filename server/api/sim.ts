@@ -11,10 +11,12 @@ import { registerEndpoint, type Ctx, type Handler, type Outcome } from "../http/
 import { ApiError } from "../http/errors.js";
 import { filterFromQuery } from "../http/filters.js";
 import { paginate } from "../http/paging.js";
+import { isObject } from "../http/request.js";
 import { dataObject, notFound, type Data } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
 import { SimCallStateError, type SimulatedCaller } from "../sim/caller.js";
-import { SimCallLimitError, SimCallRequestError, type SimCallers } from "../sim/callers.js";
+import { SimCallLimitError, SimCallRequestError, type SimCallers, type SimCallRequest } from "../sim/callers.js";
+import { PHONE_ANSWERS } from "../sim/phones.js";
 import type { CallerScript, ScriptStep } from "../sim/script.js";
 import { DEFAULT_LANGUAGE } from "../sim/speech.js";
 import type { ApiDeps } from "./deps.js";
@@ -75,6 +77,17 @@ const startSchema: JsonSchema = {
     caller_id_number: { type: "string", minLength: 1, maxLength: 64, pattern: DIALABLE },
     audio: { type: "string", minLength: 1, maxLength: 1024, description: "what the caller plays once answered: a media id, tone_stream://... or silence_stream://... (or give script)" },
     script: { ...scriptSchema, description: "what the caller says and does (or give audio)" },
+    phone: {
+      type: "object",
+      additionalProperties: false,
+      required: ["answer"],
+      description:
+        "local addition: how the caller's phone takes a call to caller_id_number later, such as a queue callback (the simulator carries calls to its callers' numbers for 24 hours): answer (the default), busy, or no_answer; answered, it plays audio on a loop (default: the call's audio, else a steady 440 Hz tone) until the server hangs up",
+      properties: {
+        answer: { type: "string", enum: [...PHONE_ANSWERS] },
+        audio: { type: "string", minLength: 1, maxLength: 1024, description: "a media id, tone_stream://... or silence_stream://..." },
+      },
+    },
   },
 };
 
@@ -149,6 +162,13 @@ export function simCallRow(caller: SimulatedCaller): Data {
   };
 }
 
+/** The validated `phone` as the simulator's, when given. */
+function phoneOf(value: unknown): Pick<SimCallRequest, "phone"> {
+  if (!isObject(value)) return {};
+  const answer = PHONE_ANSWERS.find((a) => a === value.answer) ?? "answer";
+  return { phone: { answer, ...(typeof value.audio === "string" ? { audio: value.audio } : {}) } };
+}
+
 async function start(sim: SimCallers | undefined, ctx: Ctx): Promise<Outcome> {
   const data = dataObject(ctx);
   validate(startSchema, data);
@@ -166,6 +186,7 @@ async function start(sim: SimCallers | undefined, ctx: Ctx): Promise<Outcome> {
       callerIdNumber: number,
       callerIdName: typeof data.caller_id_name === "string" ? data.caller_id_name : number,
       behaviour,
+      ...phoneOf(data.phone),
     });
   } catch (err) {
     if (err instanceof SimCallRequestError) throw fieldError(err.field, err.rule, err.message, err.value);

@@ -106,7 +106,7 @@ export function evaluateAlerts(
   }
   if (alerts.longestWaitS !== undefined) {
     let oldest: number | undefined;
-    for (const s of queue.sessions) if (s.queued && (oldest === undefined || s.enteredAt < oldest)) oldest = s.enteredAt;
+    for (const s of queue.sessions) if (s.callerQueued && (oldest === undefined || s.enteredAt < oldest)) oldest = s.enteredAt;
     const wait = oldest === undefined ? 0 : Math.floor((now - oldest) / 1000);
     if (wait > alerts.longestWaitS) hold({ kind: "longest_wait", value: wait, limit: alerts.longestWaitS });
   }

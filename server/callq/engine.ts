@@ -10,7 +10,7 @@ import { LedgerWriter } from "./ledger-writer.js";
 import { CallqPublisher } from "./publisher.js";
 import { IntervalWriter } from "./interval-writer.js";
 import { dayOf, intervalStart } from "./intervals.js";
-import { NO_DAY_LEDGER, NO_INTERVAL_LEDGER, type CallqDirectory, type CallqEventSink, type CallqLogger, type CallqUser, type IntervalLedger, type OfferOutcome, type OfferRequest, type QueuedCall, type RecipientDayLedger, type RecipientLedger, type Scheduler, type SessionEnd } from "./ports.js";
+import { NO_DAY_LEDGER, NO_INTERVAL_LEDGER, type CallbackDial, type CallqDirectory, type CallqEventSink, type CallqLogger, type CallqUser, type IntervalLedger, type OfferOutcome, type OfferRequest, type QueuedCall, type RecipientDayLedger, type RecipientLedger, type Scheduler, type SessionEnd } from "./ports.js";
 import type { QueueConfig } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
@@ -32,7 +32,9 @@ export type CallqErrorCode =
   /** Ready refused: the wrap-up may not be cut short. */
   | "wrapup_locked"
   /** A disposition code the call's queue does not have. */
-  | "bad_disposition";
+  | "bad_disposition"
+  /** A callback the queue does not offer, or a session that cannot become one. */
+  | "callback_refused";
 
 export class CallqError extends Error {
   constructor(
@@ -218,11 +220,50 @@ export class CallqEngine {
       this.#timeout(account, queue, session);
     } else {
       session.cancelTimeout = this.#scheduler.after(config.timeoutS * 1000, () => this.#timeout(account, queue, session));
-      call.onGone(() => this.#abandon(account, queue, session));
+      // Once the caller asked for a callback their hang-up is expected: the session stays.
+      call.onGone(() => {
+        if (session.callback === undefined) this.#abandon(account, queue, session);
+      });
       this.#startTick(account, queue);
       this.#scheduleDispatch(account);
     }
     return session.done;
+  }
+
+  /**
+   * The caller of call `callId` in the queue asks to be called back (local addition): their
+   * session keeps its place (its time of entry) with `callback` as its call from now on, the
+   * caller's own wait ends with `{kind: "callback"}` so the call side can hang up, and the
+   * queue's timeout no longer applies (nobody holds the line). An offer ringing for them is
+   * withdrawn and made again as a callback.
+   */
+  async requestCallback(accountId: string, queueId: string, callId: string, callback: QueuedCall): Promise<SessionRow> {
+    const account = await this.#accounts.get(accountId);
+    const queue = this.#queue(account, queueId);
+    const config = queue.config.callback;
+    if (!config) throw new CallqError("callback_refused", `queue ${queue.config.name} offers no callbacks`, queueId);
+    const session = queue.sessions.find((s) => s.call.callId === callId && s.callback === undefined);
+    if (!session) throw new CallqError("no_session", `no caller of call ${callId} in queue ${queueId}`, callId);
+    if (!session.queued) throw new CallqError("callback_refused", `session ${session.id} is ${session.state}; only a waiting caller can ask for a callback`, session.id);
+    const now = this.#scheduler.now();
+    session.cancelTimeout?.();
+    session.cancelTimeout = undefined;
+    const offer = session.offer;
+    session.offer = undefined;
+    session.recipientId = undefined;
+    session.call = callback;
+    session.callback = { number: callback.caller.number, requestedAt: now, attempts: 0, notBefore: now };
+    queue.stats.callback(session.enteredAt, "requested");
+    this.#intervalsChanged(queue);
+    this.#sessionStep(account, queue, session, "callback_requested", { max_attempts: config.maxAttempts });
+    this.#events.queue(account.id, queue, "callback_requested", session);
+    // Settles as cancelled: the recipient is freed, the session (no longer offering) untouched.
+    offer?.abort();
+    session.release({ kind: "callback" });
+    this.#startTick(account, queue);
+    this.#scheduleDispatch(account);
+    this.#checkAlerts(account);
+    return sessionRow(session);
   }
 
   // ---- recipients ------------------------------------------------------------------------
@@ -413,7 +454,7 @@ export class CallqEngine {
     for (const r of account.recipients.values()) if (r.available && now >= r.unreachableUntil) ready.push(r);
     if (ready.length === 0) return;
     const waiting: Session[] = [];
-    for (const queue of account.queues.values()) for (const s of queue.sessions) if (s.waiting) waiting.push(s);
+    for (const queue of account.queues.values()) for (const s of queue.sessions) if (s.waiting && (s.callback === undefined || s.callback.notBefore <= now)) waiting.push(s);
     waiting.sort((a, b) => a.enteredAt - b.enteredAt);
     for (const session of waiting) {
       const queue = account.queues.get(session.queueId);
@@ -439,8 +480,9 @@ export class CallqEngine {
     session.tried.add(recipient.id);
     session.recipientId = recipient.id;
     session.offer = controller;
-    this.#sessionStep(account, queue, session, "offer");
-    this.#events.queue(account.id, queue, "offer", session);
+    const callback = session.callback;
+    this.#sessionStep(account, queue, session, callback ? "callback_offered" : "offer", callback ? { recipient_id: recipient.id, attempt: callback.attempts + 1 } : undefined);
+    this.#events.queue(account.id, queue, callback ? "callback_offered" : "offer", session);
     recipient.stats.offers += 1;
     recipient.days.offered(this.#scheduler.now());
     const info = callInfo(session, queue);
@@ -456,6 +498,7 @@ export class CallqEngine {
       sessionId: session.id,
       timeoutMs: queue.config.ringTimeoutS * 1000,
       enteredAt: session.enteredAt,
+      ...(callback ? { callback: { number: callback.number, attempt: callback.attempts + 1 } } : {}),
     };
     let offering: Promise<OfferOutcome>;
     try {
@@ -489,7 +532,9 @@ export class CallqEngine {
           recipient.lastCall = { info, codes: dispositions.map((c) => ({ ...c })), required: dispositionRequired, policy: wrapupPolicy, disposition: undefined };
         });
       }
-      if (sessionStill) {
+      if (sessionStill && session.callback) {
+        this.#callbackAccepted(account, queue, session, recipient, outcome.dialed);
+      } else if (sessionStill) {
         session.cancelTimeout?.();
         session.cancelTimeout = undefined;
         session.leftWaitingAt = now;
@@ -535,6 +580,62 @@ export class CallqEngine {
       this.#sessionStep(account, queue, session, "missed", { reason: outcome.kind, recipient_id: recipient.id });
     }
     this.#scheduleDispatch(account);
+  }
+
+  /**
+   * The recipient accepted a callback: the call side dials the caller. Connected, the session is
+   * answered like a caller's; failed, the attempt counts and the callback waits again in its
+   * place after the queue's retry delay, or is given up after the last attempt.
+   */
+  #callbackAccepted(account: Account, queue: Queue, session: Session, recipient: Recipient, dialed: Promise<CallbackDial> | undefined): void {
+    const callback = session.callback;
+    if (!callback) return;
+    callback.attempts += 1;
+    this.#sessionStep(account, queue, session, "callback_dialing", { recipient_id: recipient.id, number: callback.number, attempt: callback.attempts });
+    this.#events.queue(account.id, queue, "callback_dialing", session);
+    const failed: CallbackDial = { kind: "failed", reason: "unreachable" };
+    (dialed ?? Promise.resolve(failed)).then(
+      (result) => this.#callbackDialed(account, queue, session, result),
+      (err: unknown) => {
+        this.#logger.warn({ err, session_id: session.id }, "callq: dialling a callback failed");
+        this.#callbackDialed(account, queue, session, failed);
+      },
+    );
+  }
+
+  #callbackDialed(account: Account, queue: Queue, session: Session, result: CallbackDial): void {
+    const callback = session.callback;
+    if (!callback || session.state !== "dialing") return;
+    const now = this.#scheduler.now();
+    if (result.kind === "connected") {
+      session.leftWaitingAt = now;
+      queue.stats.callback(session.enteredAt, "connected");
+      this.#intervalsChanged(queue);
+      this.#sessionStep(account, queue, session, "callback_connected", { number: callback.number, attempt: callback.attempts });
+      this.#events.queue(account.id, queue, "callback_connected", session);
+      this.#checkAlerts(account);
+      return;
+    }
+    const maxAttempts = queue.config.callback?.maxAttempts ?? callback.attempts;
+    const retry = callback.attempts < maxAttempts && !queue.removed;
+    const retryDelayMs = (queue.config.callback?.retryDelayS ?? 0) * 1000;
+    if (!retry) {
+      queue.stats.callback(session.enteredAt, "failed");
+      this.#intervalsChanged(queue);
+    }
+    this.#sessionStep(account, queue, session, "callback_failed", { reason: result.reason, attempt: callback.attempts, max_attempts: maxAttempts, retry });
+    this.#events.queue(account.id, queue, "callback_failed", session, { reason: result.reason, retry });
+    session.recipientId = undefined;
+    if (!retry) {
+      this.#end(account, queue, session, { kind: "callback_failed" });
+      return;
+    }
+    callback.notBefore = now + retryDelayMs;
+    session.tried.clear();
+    this.#sessionStep(account, queue, session, "callback_retry", { retry_at: toGregorianSeconds(callback.notBefore) });
+    this.#startTick(account, queue);
+    if (retryDelayMs === 0) this.#scheduleDispatch(account);
+    else this.#scheduler.after(retryDelayMs, () => this.#scheduleDispatch(account));
   }
 
   #callEnded(account: Account, queue: Queue, session: Session, recipient: Recipient, info: CallInfo, answeredAt: number, delivered: boolean): void {

@@ -31,6 +31,12 @@ export interface IntervalFigures {
   handle_sum: number;
   /** Offers an agent let go (rejected, rung out, no device). */
   missed_offers: number;
+  /** Callers who asked to be called back (local addition): counted apart from the service level. */
+  callbacks_requested: number;
+  /** Callbacks whose caller answered the server's call. */
+  callbacks_connected: number;
+  /** Callbacks given up after their last failed attempt. */
+  callbacks_failed: number;
 }
 
 export const FIGURE_NAMES = [
@@ -45,6 +51,9 @@ export const FIGURE_NAMES = [
   "handled",
   "handle_sum",
   "missed_offers",
+  "callbacks_requested",
+  "callbacks_connected",
+  "callbacks_failed",
 ] as const satisfies readonly (keyof IntervalFigures)[];
 
 /** One queue's figures in one interval. */
@@ -55,7 +64,7 @@ export interface QueueInterval extends IntervalFigures {
 }
 
 export function emptyFigures(): IntervalFigures {
-  return { offered: 0, answered: 0, abandoned: 0, timed_out: 0, answered_within: 0, abandoned_within: 0, wait_sum: 0, answered_wait_sum: 0, handled: 0, handle_sum: 0, missed_offers: 0 };
+  return { offered: 0, answered: 0, abandoned: 0, timed_out: 0, answered_within: 0, abandoned_within: 0, wait_sum: 0, answered_wait_sum: 0, handled: 0, handle_sum: 0, missed_offers: 0, callbacks_requested: 0, callbacks_connected: 0, callbacks_failed: 0 };
 }
 
 /** Adds `from` into `into`. */

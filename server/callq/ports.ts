@@ -32,11 +32,25 @@ export interface OfferRequest {
   timeoutMs: number;
   /** When the caller entered the queue (Unix ms): the console shows how long they waited. */
   enteredAt: number;
+  /** Set when the offer is a callback: the number to dial once the recipient accepts. */
+  callback?: { number: string; attempt: number };
 }
+
+/** Why dialling a caller back did not connect them. */
+export const CALLBACK_FAILURES = ["no_answer", "busy", "rejected", "unreachable", "recipient_hung_up"] as const;
+export type CallbackFailure = (typeof CALLBACK_FAILURES)[number];
+
+/** How dialling the caller back went, once the recipient accepted a callback. */
+export type CallbackDial = { kind: "connected" } | { kind: "failed"; reason: CallbackFailure };
 
 export type OfferOutcome =
   /** The recipient answered and is bridged to the caller; `ended` settles when that call ends. */
-  | { kind: "answered"; ended: Promise<void> }
+  | {
+      kind: "answered";
+      ended: Promise<void>;
+      /** A callback's: settles once the caller is dialled (connected) or could not be (failed). */
+      dialed?: Promise<CallbackDial>;
+    }
   /** The recipient's device refused the call. */
   | { kind: "rejected" }
   /** Nobody answered within the ring timeout. */
@@ -68,7 +82,11 @@ export type SessionEnd =
   /** Taken out of the queue through the API. */
   | { kind: "removed" }
   /** The queue does not exist (or was deleted while the caller waited). */
-  | { kind: "no_queue" };
+  | { kind: "no_queue" }
+  /** The caller asked to be called back: the line ends, the session keeps its place (local addition). */
+  | { kind: "callback" }
+  /** A callback given up after its last failed attempt (local addition). */
+  | { kind: "callback_failed" };
 
 /** A user of an account as the engine knows them. */
 export interface CallqUser {

@@ -33,6 +33,36 @@ export interface QueueConfig {
   wrapupPolicy: WrapupPolicy;
   /** Alerts (local addition, issue 20): none of a kind whose limit is absent. */
   alerts: AlertConfig;
+  /** Callbacks (local addition, issue 19): absent unless the queue enables them. */
+  callback: CallbackConfig | undefined;
+}
+
+// ---- callbacks (local addition, issue 19) -------------------------------------------------
+
+export interface CallbackConfig {
+  /** The DTMF digit a waiting caller presses to be called back. */
+  digit: string;
+  /** Dialling attempts before the callback is given up. */
+  maxAttempts: number;
+  /** Seconds between a failed attempt and the next offer of the callback. */
+  retryDelayS: number;
+}
+
+export const CALLBACK_DEFAULTS = { digit: "1", max_attempts: 3, retry_delay_s: 60 } as const;
+export const CALLBACK_BOUNDS = { max_attempts: { min: 1, max: 10 }, retry_delay_s: { min: 0, max: 86_400 } } as const;
+export const CALLBACK_DIGIT_PATTERN = "^[0-9*#]$";
+
+function callbackConfigOf(value: unknown): CallbackConfig | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const given = value as Record<string, unknown>;
+  if (given.enabled !== true) return undefined;
+  const digit = typeof given.digit === "string" && new RegExp(CALLBACK_DIGIT_PATTERN).test(given.digit) ? given.digit : CALLBACK_DEFAULTS.digit;
+  const attempts = Math.floor(num(given.max_attempts, CALLBACK_DEFAULTS.max_attempts, CALLBACK_BOUNDS.max_attempts.min));
+  return {
+    digit,
+    maxAttempts: Math.min(attempts, CALLBACK_BOUNDS.max_attempts.max),
+    retryDelayS: Math.min(num(given.retry_delay_s, CALLBACK_DEFAULTS.retry_delay_s, CALLBACK_BOUNDS.retry_delay_s.min), CALLBACK_BOUNDS.retry_delay_s.max),
+  };
 }
 
 // ---- dispositions and wrap-up (local additions, issue 19) ---------------------------------
@@ -149,6 +179,7 @@ export function queueConfigOf(id: string, stored: Record<string, unknown>): Queu
     ...serviceLevelOf(data.service_level),
     ...dispositionConfigOf(data),
     alerts: alertConfigOf(data.alerts),
+    callback: callbackConfigOf(data.callback),
   };
 }
 

@@ -64,6 +64,14 @@ export class QueueStats {
     });
   }
 
+  /**
+   * A callback's step: asked for, connected, or given up. A callback's caller left the line by
+   * choice, so it counts in neither the waits nor the service level.
+   */
+  callback(enteredAt: number, what: "requested" | "connected" | "failed"): void {
+    this.#count(enteredAt, (f) => (f[`callbacks_${what}`] += 1));
+  }
+
   /** An answered call of a session that entered at `enteredAt` ended after `handleS` seconds. */
   handled(enteredAt: number, handleS: number): void {
     this.#count(enteredAt, (f) => {

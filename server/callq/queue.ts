@@ -54,6 +54,20 @@ export class Queue {
     return n;
   }
 
+  /** Callers on the line waiting or being offered (callbacks left the line). */
+  get callersQueued(): number {
+    let n = 0;
+    for (const s of this.sessions) if (s.callerQueued) n += 1;
+    return n;
+  }
+
+  /** Callbacks not yet connected. */
+  get callbacksWaiting(): number {
+    let n = 0;
+    for (const s of this.sessions) if (s.callbackWaiting) n += 1;
+    return n;
+  }
+
   drop(session: Session): void {
     const i = this.sessions.indexOf(session);
     if (i >= 0) this.sessions.splice(i, 1);

@@ -15,6 +15,8 @@ export interface CallInfo {
   caller_id_number: string;
   /** Gregorian seconds. */
   queue_enter_time: number;
+  /** Set when the call is a callback (local addition): the number the server dials. */
+  callback_number?: string;
 }
 
 export interface RecipientStats {

@@ -6,17 +6,27 @@
 //                        |                                                              v
 //   waiting / offering --abandoned (caller hung up) / timeout / removed (API)--> ... --end--> ended
 //
+// A callback (local addition): a caller who asked to be called back leaves the line and the
+// session keeps its place, waiting with no call; its offers and their outcome have steps of their own:
+//
+//   waiting / offering --callback_requested--> waiting --callback_offered--> offering
+//   offering --callback_dialing (the recipient accepted)--> dialing --callback_connected--> answered
+//   dialing --callback_failed--> failed --callback_retry--> waiting   (attempts left)
+//                                       --end--> ended                 (none left)
+//
 // Every step emits one `callq.session.<id>` event named as in the table.
 
-export const SESSION_STATES = ["waiting", "offering", "answered", "handled", "abandoned", "timeout", "removed", "ended"] as const;
+export const SESSION_STATES = ["waiting", "offering", "dialing", "answered", "handled", "abandoned", "timeout", "removed", "failed", "ended"] as const;
 export type SessionState = (typeof SESSION_STATES)[number];
 
 /** A session's state as a queue's session list shows it (fidelity: waiting | offering | handled). */
 export type ListedSessionState = Extract<SessionState, "waiting" | "offering" | "handled">;
 
-export type SessionTrigger = "offer" | "missed" | "answered" | "handled" | "abandoned" | "timeout" | "removed" | "end";
+type CallbackTrigger = "callback_requested" | "callback_offered" | "callback_dialing" | "callback_connected" | "callback_failed" | "callback_retry";
 
-export type SessionEventName = "offer" | "missed" | "answered" | "handled" | "abandoned" | "timeout" | "removed" | "end";
+export type SessionTrigger = "offer" | "missed" | "answered" | "handled" | "abandoned" | "timeout" | "removed" | "end" | CallbackTrigger;
+
+export type SessionEventName = SessionTrigger;
 
 export class IllegalSessionTransition extends Error {
   constructor(
@@ -36,7 +46,13 @@ const TABLE: Record<SessionTrigger, { from: readonly SessionState[]; to: Session
   abandoned: { from: ["waiting", "offering"], to: "abandoned" },
   timeout: { from: ["waiting", "offering"], to: "timeout" },
   removed: { from: ["waiting", "offering"], to: "removed" },
-  end: { from: ["handled", "abandoned", "timeout", "removed"], to: "ended" },
+  end: { from: ["handled", "abandoned", "timeout", "removed", "failed"], to: "ended" },
+  callback_requested: { from: ["waiting", "offering"], to: "waiting" },
+  callback_offered: { from: ["waiting"], to: "offering" },
+  callback_dialing: { from: ["offering"], to: "dialing" },
+  callback_connected: { from: ["dialing"], to: "answered" },
+  callback_failed: { from: ["dialing"], to: "failed" },
+  callback_retry: { from: ["failed"], to: "waiting" },
 };
 
 export function sessionStep(from: SessionState, trigger: SessionTrigger): { from: SessionState; to: SessionState; event: SessionEventName } {
@@ -47,5 +63,7 @@ export function sessionStep(from: SessionState, trigger: SessionTrigger): { from
 
 export function listedState(state: SessionState): ListedSessionState {
   if (state === "waiting" || state === "offering") return state;
+  // A callback being dialled is still the recipient's offer until the caller answers.
+  if (state === "dialing") return "offering";
   return "handled";
 }

@@ -3,11 +3,26 @@
 import type { QueuedCall, SessionEnd } from "./ports.js";
 import { sessionStep, type SessionEventName, type SessionState, type SessionTrigger } from "./session-state.js";
 
+/** A session that became a callback: whom to call and how the attempts went (local addition). */
+export interface SessionCallback {
+  /** The number the server dials, the caller's as they asked from it. */
+  number: string;
+  /** Unix ms. */
+  requestedAt: number;
+  /** Dialling attempts made so far. */
+  attempts: number;
+  /** Unix ms before which a failed callback is not offered again. */
+  notBefore: number;
+}
+
 export class Session {
   readonly id: string;
   readonly accountId: string;
   readonly queueId: string;
-  readonly call: QueuedCall;
+  /** The caller's call; for a callback, the call side's handle that dials them back. */
+  call: QueuedCall;
+  /** Set once the caller asked to be called back. */
+  callback: SessionCallback | undefined;
   /** Unix ms. */
   readonly enteredAt: number;
   #state: SessionState = "waiting";
@@ -41,6 +56,16 @@ export class Session {
     return this.#state === "waiting";
   }
 
+  /** A caller on the line waiting or being offered (not a callback). */
+  get callerQueued(): boolean {
+    return this.callback === undefined && this.queued;
+  }
+
+  /** A callback not yet connected: waiting, offered or being dialled. */
+  get callbackWaiting(): boolean {
+    return this.callback !== undefined && (this.queued || this.#state === "dialing");
+  }
+
   /** Still in the queue's hands (not yet answered or ended). */
   get queued(): boolean {
     return this.#state === "waiting" || this.#state === "offering";
@@ -50,6 +75,11 @@ export class Session {
     const taken = sessionStep(this.#state, trigger);
     this.#state = taken.to;
     return taken;
+  }
+
+  /** Ends the caller's own wait (a callback asked) while the session stays in the queue. */
+  release(end: SessionEnd): void {
+    this.#resolve(end);
   }
 
   finish(end: SessionEnd): void {

@@ -56,7 +56,16 @@ export interface QueueStatus extends RecipientCounts {
     answered_sessions: number;
     /** Offers of the day a recipient rejected, let ring out or could not be rung for (beyond the spec: Qubicle's missed). */
     missed_offers: number;
-  };
+  } & Partial<CallbackFigures>;
+}
+
+/** Callbacks in a queue now and over the day (local addition; all 0 where none is enabled). */
+export interface CallbackFigures {
+  /** Callbacks not yet connected: waiting in their place, offered, or being dialled. */
+  callbacks_waiting: number;
+  callbacks_requested: number;
+  callbacks_connected: number;
+  callbacks_failed: number;
 }
 
 export interface SessionRow {
@@ -69,6 +78,17 @@ export interface SessionRow {
   queue_enter_time: number;
   state: ListedSessionState;
   recipient_id?: string;
+  /** Set once the caller asked to be called back (local addition). */
+  callback?: SessionCallbackView;
+}
+
+export interface SessionCallbackView {
+  number: string;
+  /** Gregorian seconds. */
+  requested_at: number;
+  attempts: number;
+  /** Gregorian seconds before which a failed callback is not offered again. */
+  retry_at?: number;
 }
 
 export interface RecipientStatus {
@@ -140,6 +160,7 @@ export interface WiretapListener {
 export function queueStatus(queue: Queue, recipients: ReadonlyMap<string, Recipient>, now: number, node: string): QueueStatus {
   let available = 0;
   for (const id of queue.config.members) if (recipients.get(id)?.availableFor(queue.id, now)) available += 1;
+  // Callbacks keep their place, so they count as ahead of a new caller in the estimate.
   const queued = queue.queuedCount;
   const day = queue.stats.today(now);
   const members: Recipient[] = [];
@@ -158,12 +179,14 @@ export function queueStatus(queue: Queue, recipients: ReadonlyMap<string, Recipi
       estimated_wait: queue.stats.estimatedWait(now, queued, available),
       average_wait: averageWait(day),
       recipient_count: queue.config.members.length,
-      active_session_count: queued,
+      active_session_count: queue.callersQueued,
       total_sessions: day.offered,
       missed_sessions: day.timed_out,
       abandoned_sessions: day.abandoned,
       answered_sessions: day.answered,
       missed_offers: day.missed_offers,
+      // Only where callbacks are (or were today) offered: a hosted queue's status stays as it was.
+      ...(queue.config.callback !== undefined || day.callbacks_requested > 0 ? callbackFigures(day, queue.callbacksWaiting) : {}),
       ...floorFigures(day, longestWait(queue, now)),
     },
   };
@@ -182,7 +205,7 @@ export interface AccountFloor extends RecipientCounts {
     abandoned_sessions: number;
     missed_sessions: number;
     missed_offers: number;
-  };
+  } & CallbackFigures;
 }
 
 /**
@@ -193,12 +216,14 @@ export function accountFloor(queues: Iterable<Queue>, recipients: ReadonlyMap<st
   const day = emptyFigures();
   let count = 0;
   let queued = 0;
+  let callbacks = 0;
   let longest = 0;
   for (const queue of queues) {
     if (queue.removed) continue;
     count += 1;
     addFigures(day, queue.stats.today(now));
-    queued += queue.queuedCount;
+    queued += queue.callersQueued;
+    callbacks += queue.callbacksWaiting;
     longest = Math.max(longest, longestWait(queue, now));
   }
   const all = [...recipients.values()];
@@ -214,9 +239,14 @@ export function accountFloor(queues: Iterable<Queue>, recipients: ReadonlyMap<st
       abandoned_sessions: day.abandoned,
       missed_sessions: day.timed_out,
       missed_offers: day.missed_offers,
+      ...callbackFigures(day, callbacks),
       ...floorFigures(day, longest),
     },
   };
+}
+
+function callbackFigures(day: IntervalFigures, waiting: number): CallbackFigures {
+  return { callbacks_waiting: waiting, callbacks_requested: day.callbacks_requested, callbacks_connected: day.callbacks_connected, callbacks_failed: day.callbacks_failed };
 }
 
 function floorFigures(day: IntervalFigures, longest: number): FloorFigures {
@@ -231,10 +261,10 @@ function floorFigures(day: IntervalFigures, longest: number): FloorFigures {
   };
 }
 
-/** Seconds the longest-waiting caller still in line (waiting or being offered) has waited. */
+/** Seconds the longest-waiting caller still on the line (waiting or being offered) has waited; callbacks hold no line. */
 function longestWait(queue: Queue, now: number): number {
   let oldest: number | undefined;
-  for (const s of queue.sessions) if (s.queued && (oldest === undefined || s.enteredAt < oldest)) oldest = s.enteredAt;
+  for (const s of queue.sessions) if (s.callerQueued && (oldest === undefined || s.enteredAt < oldest)) oldest = s.enteredAt;
   return oldest === undefined ? 0 : round(Math.max(0, now - oldest) / 1000);
 }
 
@@ -317,6 +347,10 @@ export function sessionRow(s: Session): SessionRow {
     state: listedState(s.state),
   };
   if (s.recipientId !== undefined) row.recipient_id = s.recipientId;
+  if (s.callback) {
+    const { number, requestedAt, attempts, notBefore } = s.callback;
+    row.callback = { number, requested_at: toGregorianSeconds(requestedAt), attempts, ...(notBefore > requestedAt ? { retry_at: toGregorianSeconds(notBefore) } : {}) };
+  }
   return row;
 }
 
@@ -330,6 +364,7 @@ export function callInfo(session: Session, queue: Queue): CallInfo {
     caller_id_name: session.call.caller.name,
     caller_id_number: session.call.caller.number,
     queue_enter_time: toGregorianSeconds(session.enteredAt),
+    ...(session.callback ? { callback_number: session.callback.number } : {}),
   };
 }
 

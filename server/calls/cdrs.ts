@@ -14,6 +14,13 @@ export const CDRS_COLLECTION = "cdrs";
  */
 export const QUEUE_SESSION_VAR = "callq_session_id";
 
+/**
+ * The custom channel variable of both legs of a queue callback (local addition): the number called
+ * back. Their CDRs carry it as `callq_callback_number` with the session id as `callq_session_id`,
+ * so a report tells a callback from a caller's call; other CDRs are as before.
+ */
+export const CALLBACK_NUMBER_VAR = "callq_callback_number";
+
 /** Queue sessions whose fields are remembered for CDRs still to be written or to update. */
 const ANNOTATED_SESSIONS_KEPT = 10_000;
 
@@ -38,6 +45,11 @@ export function cdrOf(channel: Channel): Record<string, unknown> {
     // Ties the CDRs of one conversation together across transfers (calls/interaction.ts).
     interaction_id: interactionOf(channel),
   };
+  const callbackNumber = channel.customVars.get(CALLBACK_NUMBER_VAR);
+  if (callbackNumber !== undefined) {
+    cdr[CALLBACK_NUMBER_VAR] = callbackNumber;
+    cdr[QUEUE_SESSION_VAR] = channel.customVars.get(QUEUE_SESSION_VAR);
+  }
   for (const key of Object.keys(cdr)) if (cdr[key] === undefined) delete cdr[key];
   return cdr;
 }

@@ -45,7 +45,7 @@ export async function dial(ctx: CallContext, request: DialRequest): Promise<Dial
 }
 
 /** Waits for the first answer among `legs`, or the end of them all. */
-function race(ctx: CallContext, request: DialRequest, legs: readonly Channel[]): Promise<DialResult> {
+function race(ctx: CallContext, request: Pick<DialRequest, "timeoutMs" | "signal" | "origin">, legs: readonly Channel[]): Promise<DialResult> {
   return new Promise((resolve) => {
     const pending = new Set(legs);
     const codes: number[] = [];
@@ -112,6 +112,69 @@ function race(ctx: CallContext, request: DialRequest, legs: readonly Channel[]):
       settle({ kind: "failed", code, cause: causeOfSipCode(code) });
     }
   });
+}
+
+export interface NumberDialRequest {
+  accountId: string;
+  realm: string;
+  /** The outside number called. */
+  number: string;
+  /** Shown to the called party. */
+  caller: ChannelParty;
+  timeoutMs: number;
+  signal: AbortSignal;
+  /** The channel the call is placed for (its origin). */
+  origin?: Channel;
+}
+
+/**
+ * Calls an outside number through the signalling's carrier (`dialOut`): answered, refused, rung
+ * out, or `SUBSCRIBER_ABSENT` when nothing carries calls to it (the server has no carrier of its
+ * own; the simulator carries calls to its callers' numbers).
+ */
+export async function dialNumber(ctx: CallContext, request: NumberDialRequest): Promise<DialResult> {
+  if (request.signal.aborted) return { kind: "aborted" };
+  const signalling = ctx.signalling;
+  if (!signalling?.dialOut) return { kind: "failed", code: 480, cause: "SUBSCRIBER_ABSENT" };
+  const media = ctx.media.createLeg();
+  let offer: string;
+  try {
+    offer = await media.createOffer();
+  } catch (err) {
+    ctx.onError(err, "making an offer");
+    await media.close("offer failed");
+    return { kind: "failed", code: 500, cause: "NORMAL_TEMPORARY_FAILURE" };
+  }
+  if (request.signal.aborted) {
+    await media.close("cancelled");
+    return { kind: "aborted" };
+  }
+  const { caller, number, realm } = request;
+  const call = signalling.dialOut({ accountId: request.accountId, number }, { offer, from: { user: caller.number, display: caller.name }, to: { user: number } });
+  if (!call) {
+    await media.close("no carrier");
+    return { kind: "failed", code: 480, cause: "SUBSCRIBER_ABSENT" };
+  }
+  const leg = ctx.channel({
+    sip: { direction: "outbound", call },
+    media,
+    originId: request.origin?.id,
+    identity: {
+      accountId: request.accountId,
+      realm,
+      // No device of the account: the number is the far end's only name.
+      deviceId: number,
+      username: number,
+      presenceId: `${number}@${realm}`,
+      caller,
+      callee: { name: number, number },
+      destination: number,
+      request: `${number}@${realm}`,
+      from: `${caller.number}@${realm}`,
+      to: `${number}@${realm}`,
+    },
+  });
+  return race(ctx, request, [leg]);
 }
 
 /** Offers a call to one device; undefined when it is not registered (or the offer failed). */

@@ -127,12 +127,29 @@ const sessionFields: Record<string, JsonSchema> = {
   caller_id_number: str,
   queue_enter_time: gregorian,
   state: { enum: [...SESSION_STATES] },
+  callback: {
+    type: "object",
+    additionalProperties: false,
+    required: ["number", "requested_at", "attempts"],
+    description: "local addition: set once the caller asked to be called back",
+    properties: { number: str, requested_at: gregorian, attempts: int, retry_at: { ...gregorian, description: "after a failed attempt: not offered again before" } },
+  },
+};
+
+/** The callback steps' own fields (local addition, issue 19). */
+const callbackStepFields: Record<string, JsonSchema> = {
+  number: { type: "string", description: "callback_dialing, callback_connected: the number dialled" },
+  attempt: { type: "integer", minimum: 1, description: "callback_offered, callback_dialing, callback_connected, callback_failed: which attempt" },
+  max_attempts: { type: "integer", minimum: 1, description: "callback_requested, callback_failed: the queue's attempts" },
+  retry: { type: "boolean", description: "callback_failed: whether the callback waits again (else it ends)" },
+  retry_at: { ...gregorian, description: "callback_retry: not offered again before" },
 };
 
 const queueData = object(["account_id", "session_id", "call_id", "queue_id", "queue_enter_time", "state"], {
   ...sessionFields,
   wait_time: { type: "number", minimum: 0, description: "seconds waited, to the tenth" },
-  reason: { type: "string", description: "on leave: why the session ended" },
+  reason: { type: "string", description: "on leave: why the session ended; callback_failed: no_answer, busy, rejected, unreachable or recipient_hung_up" },
+  retry: { type: "boolean", description: "callback_failed: whether the callback waits again" },
 });
 
 /** A queue's alert fired or cleared (local addition, issue 20): the alert as it fired. */
@@ -161,6 +178,8 @@ const sessionData = object(["account_id", "session_id", "call_id", "queue_id", "
   ...sessionFields,
   previous_state: { enum: [...SESSION_STATES] },
   disposition: { ...disposition, description: "local addition: on disposition, how the recipient said the call ended" },
+  reason: { type: "string", description: "missed: why the offer ended; callback_failed: no_answer, busy, rejected, unreachable or recipient_hung_up" },
+  ...callbackStepFields,
 });
 
 const recipientData = object(["account_id", "recipient_id"], {
@@ -184,6 +203,21 @@ const recipientData = object(["account_id", "recipient_id"], {
   caller_id_number: str,
   queue_id: str,
   session_id: str,
+  callback_number: { type: "string", description: "local addition: offer, delivered: the call is a callback to this number" },
+});
+
+/** A scheduled callback's reminder (local addition, issue 19): the callback as it is. */
+const callbackData = object(["account_id", "callback_id", "number", "remind_at", "user_id", "state"], {
+  account_id: str,
+  callback_id: str,
+  id: str,
+  number: str,
+  remind_at: gregorian,
+  note: str,
+  user_id: { type: "string", description: "whom the reminder is for" },
+  queue_id: str,
+  created_by: str,
+  state: { enum: ["scheduled", "reminded"] },
 });
 
 const NOTIFICATION_TYPES = ["register", "deregister", "missed_call"] as const;
@@ -250,13 +284,17 @@ const directoryData = object(["account_id", "id", "name", "extensions", "presenc
   away_reason: str,
 });
 
+/** A callback's steps (local addition, issue 19): on the session, and the queue's view of them. */
+const CALLBACK_SESSION_EVENTS = ["callback_requested", "callback_offered", "callback_dialing", "callback_connected", "callback_failed", "callback_retry"] as const;
+const CALLBACK_QUEUE_EVENTS = ["callback_requested", "callback_offered", "callback_dialing", "callback_connected", "callback_failed"] as const;
+
 /** Each event message: its name in the document, the routing keys it covers, its payload. */
 export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSchema }> = {
   callEvent: { summary: "A call leg's state changed (binding call.<EVENT>.<call_id>)", payload: eventMessage("^call\\.CHANNEL_[A-Z]+\\.[^.]+$", CALL_EVENTS, channelData) },
   objectEvent: { summary: "A configuration document was created, edited or deleted (object.<action>.<type>)", payload: eventMessage("^object\\.doc_(created|edited|deleted)\\.[a-z_]+$", OBJECT_ACTIONS, objectData) },
   callqQueueEvent: {
     summary: "A caller's way through a queue (callq.queue.<queue_id>)",
-    payload: eventMessage("^callq\\.queue\\.[^.]+$", ["join", "offer", "answered", "timeout", "abandoned", "leave"], queueData),
+    payload: eventMessage("^callq\\.queue\\.[^.]+$", ["join", "offer", "answered", "timeout", "abandoned", "leave", ...CALLBACK_QUEUE_EVENTS], queueData),
   },
   callqRecipientEvent: {
     summary: "A recipient's availability and calls (callq.recipient.<user_id>)",
@@ -268,7 +306,11 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
   },
   callqSessionEvent: {
     summary: "A queue session's state machine (callq.session.<session_id>)",
-    payload: eventMessage("^callq\\.session\\.[^.]+$", ["create", "offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end", "disposition"], sessionData),
+    payload: eventMessage("^callq\\.session\\.[^.]+$", ["create", "offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end", "disposition", ...CALLBACK_SESSION_EVENTS], sessionData),
+  },
+  callqCallbackEvent: {
+    summary: "Local addition: a scheduled callback's time has come: remind its user (callq.callback.<callback_id>)",
+    payload: eventMessage("^callq\\.callback\\.[^.]+$", ["reminder"], callbackData),
   },
   notificationEvent: {
     summary: "Registrations and missed calls (notification.<type>.<id>)",

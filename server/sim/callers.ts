@@ -11,6 +11,7 @@ import type { CallSignalling, InboundCall } from "../sip/call-signalling.js";
 import type { Store } from "../store/index.js";
 import { newId } from "../store/index.js";
 import { SimulatedCaller, type ScriptMedia } from "./caller.js";
+import { DEFAULT_PHONE_AUDIO, SimPhones, type PhoneAnswer } from "./phones.js";
 import type { ConductPlan, ConductStep } from "./conduct.js";
 import type { CallerScript } from "./script.js";
 import { SPEECH_PROGRAM, SpeechRenderError, SpeechUnavailableError, SUPERVISOR_LINE, type SpeechSynthesiser, type SpokenLine } from "./speech.js";
@@ -27,6 +28,12 @@ export interface SimCallRequest {
    * a media id of the account, tone_stream:// or silence_stream://) played once, or a script.
    */
   behaviour: { audio: string } | { script: CallerScript };
+  /**
+   * How the caller's phone takes a call to their number later (a queue callback): answers (the
+   * default), is busy or never answers; once answered it plays `audio` (a media reference; the
+   * call's own audio, else a steady tone, by default) until the server hangs up.
+   */
+  phone?: { answer: PhoneAnswer; audio?: string };
 }
 
 /** A request the simulator refuses, naming the field and the rule (the API's 400). */
@@ -67,10 +74,13 @@ export class SimCallers {
   /** The leg each simulated call is bridged with, by that leg's id: its hold is the caller's. */
   readonly #parties = new Map<string, string>();
   readonly #unsubscribe: () => void;
+  /** The callers' numbers, which calls out to them reach. */
+  readonly #phones: SimPhones;
 
   constructor(deps: SimCallersDeps) {
     this.#deps = deps;
     this.#library = new MediaLibrary(deps.store, deps.media);
+    this.#phones = new SimPhones(deps);
     this.#unsubscribe = deps.bus.subscribe((event) => this.#follow(event));
   }
 
@@ -82,6 +92,7 @@ export class SimCallers {
         this.#handlers.push(handler);
       },
       invite: (target, options) => sip?.invite(target, options) ?? null,
+      dialOut: (target, options) => this.#phones.dialOut(target, options) ?? sip?.dialOut?.(target, options) ?? null,
     };
   }
 
@@ -92,6 +103,8 @@ export class SimCallers {
       throw new SimCallLimitError(`an account may have ${MAX_SIM_CALLS_PER_ACCOUNT} simulated calls at once`);
     }
     const id = newId(this.#deps.random);
+    const phoneAudio = request.phone?.audio ?? ("audio" in request.behaviour ? request.behaviour.audio : undefined);
+    const phoneUri = phoneAudio === undefined ? DEFAULT_PHONE_AUDIO : await this.#playable(accountId, phoneAudio, request.phone?.audio === undefined ? "audio" : "phone.audio");
     const behaviour = "audio" in request.behaviour
       ? { kind: "audio" as const, source: await this.#audio(accountId, request.behaviour.audio, "audio"), name: request.behaviour.audio }
       : { kind: "script" as const, plan: await this.#plan(accountId, request.behaviour.script), media: this.#scriptMedia(id) };
@@ -114,6 +127,7 @@ export class SimCallers {
       clock: this.#deps.clock,
     });
     this.#calls.set(caller.id, caller);
+    this.#phones.own(accountId, request.callerIdNumber, { answer: request.phone?.answer ?? "answer", audioUri: phoneUri });
     caller.on("state", (change) => {
       if (change.to !== "ended") return;
       this.#calls.delete(caller.id);
@@ -136,6 +150,7 @@ export class SimCallers {
   /** Every simulated caller hangs up (server shutdown). */
   close(): void {
     this.#unsubscribe();
+    this.#phones.close();
     for (const caller of [...this.#calls.values()]) caller.hangup();
   }
 

@@ -108,4 +108,16 @@ export interface CallSignalling {
    * CANCELled); null when the device has no registration.
    */
   invite(target: DeviceRef, options: InviteOptions): OutboundCall | null;
+  /**
+   * A call to a number outside the account (a carrier's work): null when nothing carries calls to
+   * that number. The server has no carrier of its own; the simulator carries calls to the numbers
+   * its simulated callers call from (sim/phones.ts).
+   */
+  dialOut?(target: NumberRef, options: InviteOptions): OutboundCall | null;
+}
+
+/** An outside number called for an account. */
+export interface NumberRef {
+  accountId: string;
+  number: string;
 }

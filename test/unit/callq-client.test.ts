@@ -68,10 +68,13 @@ describe("call-queue client requests", () => {
     const row = { session_id: "s1", call_id: "c1", queue_id: SALES, caller_id_name: "Casey", caller_id_number: "+1415", queue_enter_time: G + 100, state: "offering", recipient_id: ME, extra: true };
     const wrapped = recordedApi(() => [{ queue_id: SALES, session_list: [row] }]);
     expect(await wrapped.api.queueSessions(SALES)).toEqual([
-      { sessionId: "s1", callId: "c1", queueId: SALES, callerName: "Casey", callerNumber: "+1415", enteredAt: 100_000, state: "offering", recipientId: ME },
+      { sessionId: "s1", callId: "c1", queueId: SALES, callerName: "Casey", callerNumber: "+1415", enteredAt: 100_000, state: "offering", recipientId: ME, callbackNumber: null },
     ]);
     const bare = recordedApi(() => [{ ...row, queue_id: undefined, state: "queued" }]);
     expect(await bare.api.queueSessions(SALES)).toMatchObject([{ queueId: SALES, state: "waiting" }]);
+    // A callback (local addition) says the number it calls back.
+    const callback = recordedApi(() => [{ ...row, state: "waiting", callback: { number: "+14155550123", requested_at: G + 100, attempts: 0 } }]);
+    expect(await callback.api.queueSessions(SALES)).toMatchObject([{ state: "waiting", callbackNumber: "+14155550123" }]);
   });
 
   it("reads queue statuses and membership, all queues when no ids are given", async () => {

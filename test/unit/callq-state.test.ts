@@ -96,17 +96,34 @@ describe("session state machine", () => {
     expect(sessionStep(state, "end").to).toBe("ended");
   });
 
-  it("takes exactly these transitions from the eight states, and refuses every other", () => {
-    const triggers: SessionTrigger[] = ["offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end"];
-    const left = { abandoned: "abandoned", timeout: "timeout", removed: "removed" } as const;
+  it("takes exactly these transitions from the ten states, and refuses every other", () => {
+    const triggers: SessionTrigger[] = [
+      "offer",
+      "missed",
+      "answered",
+      "handled",
+      "abandoned",
+      "timeout",
+      "removed",
+      "end",
+      "callback_requested",
+      "callback_offered",
+      "callback_dialing",
+      "callback_connected",
+      "callback_failed",
+      "callback_retry",
+    ];
+    const left = { abandoned: "abandoned", timeout: "timeout", removed: "removed", callback_requested: "waiting" } as const;
     const table: Record<(typeof SESSION_STATES)[number], Partial<Record<SessionTrigger, string>>> = {
-      waiting: { offer: "offering", ...left },
-      offering: { missed: "waiting", answered: "answered", ...left },
+      waiting: { offer: "offering", callback_offered: "offering", ...left },
+      offering: { missed: "waiting", answered: "answered", callback_dialing: "dialing", ...left },
+      dialing: { callback_connected: "answered", callback_failed: "failed" },
       answered: { handled: "handled" },
       handled: { end: "ended" },
       abandoned: { end: "ended" },
       timeout: { end: "ended" },
       removed: { end: "ended" },
+      failed: { callback_retry: "waiting", end: "ended" },
       ended: {},
     };
     expect([...SESSION_STATES].sort()).toEqual(Object.keys(table).sort());

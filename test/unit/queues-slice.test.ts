@@ -10,7 +10,7 @@ const SALES = "1".repeat(32);
 const SUPPORT = "2".repeat(32);
 
 function session(id: string, enteredAt: number, state: QueueSession["state"] = "waiting"): QueueSession {
-  return { sessionId: id, callId: `c-${id}`, queueId: SALES, callerName: `Caller ${id}`, callerNumber: "+14155550100", enteredAt, state, recipientId: null };
+  return { sessionId: id, callId: `c-${id}`, queueId: SALES, callerName: `Caller ${id}`, callerNumber: "+14155550100", enteredAt, state, recipientId: null, callbackNumber: null };
 }
 
 async function watched() {

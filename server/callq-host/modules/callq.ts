@@ -4,8 +4,12 @@
 import { silence, type AudioSource } from "../../media/index.js";
 import type { CallflowModule, ModuleOutcome, ModuleRun } from "../../calls/callflow-executor.js";
 import type { CallqEngine } from "../../callq/engine.js";
-import { queueConfigOf } from "../../callq/queue-config.js";
+import type { SessionEnd } from "../../callq/ports.js";
+import { queueConfigOf, type CallbackConfig } from "../../callq/queue-config.js";
+import type { ChannelDtmf } from "../../calls/channel.js";
+import { CallbackQueuedCall } from "../callback-call.js";
 import { ChannelQueuedCall } from "../queued-call.js";
+import { DEFAULT_CALLBACK_PROMPT, DEFAULT_SUCCESS_MEDIA, playPrompt } from "./prompts.js";
 
 /** How many timeout_redirect hops one caller may take: queues redirecting in a circle end here. */
 export const MAX_REDIRECTS = 5;
@@ -26,10 +30,22 @@ export function callqModule(engine: CallqEngine): CallflowModule {
         return { kind: "failed", code: 404, cause: "UNALLOCATED_NUMBER" };
       }
       if (!(await channel.answer()) || signal.aborted) return { kind: "handled" };
+      const callback = await callbackOf(run, queueId);
+      if (callback) await playPrompt(ctx, channel, undefined, DEFAULT_CALLBACK_PROMPT, signal);
+      if (signal.aborted) return { kind: "handled" };
       channel.media.play(treatment);
       // One QueuedCall per queue: a redirected caller's departure is no news to the queue before.
-      const end = await engine.join(channel.accountId, queueId, new ChannelQueuedCall(ctx, channel, signal));
+      const joined = engine.join(channel.accountId, queueId, new ChannelQueuedCall(ctx, channel, signal));
+      const stopListening = callback ? offerCallback(run, engine, queueId, callback.digit) : () => undefined;
+      const end = await joined;
+      stopListening();
       if (signal.aborted) return { kind: "handled" };
+      if (end.kind === "callback") {
+        // The caller keeps their place without holding the line: they hear it agreed, then the call ends.
+        await playPrompt(ctx, channel, undefined, DEFAULT_SUCCESS_MEDIA, signal);
+        if (!channel.over) channel.hangup("NORMAL_CLEARING");
+        return { kind: "handled" };
+      }
       const outcome = outcomeOf(end.kind);
       if (end.kind === "timeout" && end.redirect !== undefined && end.redirect !== "") {
         if (hop === MAX_REDIRECTS) {
@@ -46,10 +62,12 @@ export function callqModule(engine: CallqEngine): CallflowModule {
   };
 }
 
-function outcomeOf(kind: "handled" | "abandoned" | "timeout" | "removed" | "no_queue"): ModuleOutcome {
+function outcomeOf(kind: SessionEnd["kind"]): ModuleOutcome {
   switch (kind) {
     case "handled":
     case "abandoned":
+    case "callback":
+    case "callback_failed":
       return { kind: "handled" };
     case "timeout":
     case "removed":
@@ -58,6 +76,52 @@ function outcomeOf(kind: "handled" | "abandoned" | "timeout" | "removed" | "no_q
       return { kind: "failed", code: 404, cause: "UNALLOCATED_NUMBER" };
   }
 }
+
+/** The queue's callback setting (local addition), when it offers them. */
+async function callbackOf(run: ModuleRun, queueId: string): Promise<CallbackConfig | undefined> {
+  const { channel, ctx } = run;
+  const doc = (await ctx.store.account(channel.accountId, "callq_queues")).get(queueId);
+  return doc ? queueConfigOf(doc.id, doc.data).callback : undefined;
+}
+
+/**
+ * Listens for the queue's callback digit while the caller waits; on it, asks the engine to turn
+ * the caller's session into a callback to their number. A caller with no number to call back
+ * (anonymous, an extension's odd id) hears the refusal and keeps waiting. Returns the stop.
+ */
+function offerCallback(run: ModuleRun, engine: CallqEngine, queueId: string, digit: string): () => void {
+  const { channel, ctx, signal } = run;
+  let asked = false;
+  const onDtmf = (dtmf: ChannelDtmf): void => {
+    if (dtmf.digit !== digit || asked || channel.bridged) return;
+    const number = channel.identity.caller.number;
+    if (!CALLBACK_NUMBER.test(number)) {
+      ctx.logger.info({ call_id: channel.id, queue_id: queueId }, "callq module: a callback asked with no number to call back");
+      return;
+    }
+    asked = true;
+    const callback = new CallbackQueuedCall(ctx, {
+      callId: channel.id,
+      caller: { name: channel.identity.caller.name, number },
+      realm: channel.identity.realm,
+      dialled: channel.identity.destination,
+    });
+    engine.requestCallback(channel.accountId, queueId, channel.id, callback).catch((err: unknown) => {
+      asked = false;
+      ctx.logger.warn({ err, call_id: channel.id, queue_id: queueId }, "callq module: the callback was refused");
+    });
+  };
+  channel.on("dtmf", onDtmf);
+  const stop = (): void => {
+    channel.off("dtmf", onDtmf);
+    signal.removeEventListener("abort", stop);
+  };
+  signal.addEventListener("abort", stop, { once: true });
+  return stop;
+}
+
+/** A number the server can call back: digits, with a leading + (E.164) or not. */
+const CALLBACK_NUMBER = /^\+?\d{2,20}$/;
 
 /** The caller stops hearing the treatment when the flow goes on without a bridge. */
 function leave(run: ModuleRun, outcome: ModuleOutcome): ModuleOutcome {

@@ -9,6 +9,8 @@ import type { Clock } from "../../clock.js";
 export const DEFAULT_PIN_PROMPT = "tone_stream://%(150,100,660);loops=2";
 export const DEFAULT_SUCCESS_MEDIA = "tone_stream://%(150,50,880);%(250,100,1320)";
 export const DEFAULT_FAILURE_MEDIA = "tone_stream://%(300,100,330);loops=2";
+/** A queue that offers callbacks says so to a caller joining it: three short high beeps. */
+export const DEFAULT_CALLBACK_PROMPT = "tone_stream://%(100,100,988);loops=3";
 
 /**
  * Plays a media id or URI (`wanted`, else `fallback`) once to the channel and resolves when it has
