@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../server/events/index.js";
 import { MediaEngine } from "../../server/media/index.js";
 import { startApi, type TestApi } from "../helpers/api.js";
+import { EventsClient } from "../helpers/events-client.js";
 import { FakeSignalling, sleep, type FakePhone } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
 
@@ -197,6 +198,9 @@ describe("a live training run", () => {
       queues: [{ number: "5002", rate_per_hour: 0, bursts: [{ at_s: 0, count: 1, within_s: 0.1 }] }],
       personas: [{ ...persona, patience: { distribution: "fixed", mean_s: 2.5 } }],
     });
+    const socket = await EventsClient.connect(`${api.url.replace(/^http/, "ws")}/events`);
+    const reply = await socket.subscribe(accountId, "training.run.*", { auth_token: admin });
+    expect(reply).toMatchObject({ action: "reply", status: "success" });
     const started = await api.call<RunDoc>("POST", `${base}/training_scenarios/${id}/runs`, { token: admin });
     expect(started.status, started.text).toBe(201);
     const runId = started.body.data.id;
@@ -217,6 +221,11 @@ describe("a live training run", () => {
     const run = await readRun(runId);
     expect(run.callers[0]?.outcome).toBe("abandoned");
     expect(run.timeline.map((e) => e.name)).toEqual(expect.arrayContaining(["started", "caller_arrived", "caller_waiting", "paused", "resumed", "caller_abandoned", "ended"]));
+    // The event websocket said each step of the run, on training.run.<id>.
+    await poll("the run's end on the event websocket", () => (socket.events.some((e) => e.name === "ended") ? true : undefined));
+    expect(socket.events.every((e) => e.routing_key === `training.run.${runId}`)).toBe(true);
+    expect(socket.events.map((e) => e.name)).toEqual(run.timeline.map((e) => e.name));
+    await socket.close();
     const stopAgain = await api.call("POST", `${base}/training_runs/${runId}`, { token: admin, data: { action: "stop" } });
     expect(stopAgain.status, stopAgain.text).toBe(400);
   }, 30_000);
