@@ -64,6 +64,8 @@ export interface LiveCaller {
   agent_id: string | null;
   digits: string | null;
   digits_sent: boolean;
+  /** Why the caller hung up by itself (sim/'s words: abandoned, talk_time, ...), if it did. */
+  left: string | null;
 }
 
 export interface RunAgent {
@@ -159,6 +161,7 @@ class LiveRun {
       agent_id: null,
       digits: p.digits ?? null,
       digits_sent: false,
+      left: null,
     }));
   }
 
@@ -399,6 +402,7 @@ export class LiveRuns {
     this.#note(run, "caller_arrived", { index: p.index, call_id: sim.id, queue: p.queue, persona: p.persona_name, caller_id_number: p.caller_id.number });
     const digitsStep = p.digits === undefined ? -1 : 0;
     sim.on("progress", (progress) => {
+      if (progress.left !== undefined) caller.left = progress.left;
       if (digitsStep >= 0 && !caller.digits_sent && progress.step > digitsStep) {
         caller.digits_sent = true;
         const party = run.parties.get(sim.id);
