@@ -438,6 +438,7 @@ export class LiveRuns {
     if (key.startsWith("callq.queue.") || key.startsWith("callq.recipient.")) {
       run.observed.push({ at_ms: event.at, routing_key: key, name: event.name, data: pick(event.data, OBSERVED_FIELDS) });
       if (key.startsWith("callq.queue.")) this.#queueStep(run, event);
+      else if (event.name === "wrapup" && event.data.previous_state === "On-A-Call") this.#botWrapup(run, key.slice("callq.recipient.".length));
     } else if (key.startsWith("call.CHANNEL_BRIDGE.") || key.startsWith("call.CHANNEL_HOLD.") || key.startsWith("call.CHANNEL_UNHOLD.") || key.startsWith("call.CHANNEL_UNBRIDGE.")) {
       run.observed.push({ at_ms: event.at, routing_key: key, name: event.name, data: pick(event.data, OBSERVED_FIELDS) });
       const callId = key.slice(key.lastIndexOf(".") + 1);
@@ -450,6 +451,18 @@ export class LiveRuns {
         if (typeof other === "string" && run.byCall.has(other)) run.parties.set(other, { leg: callId, owner });
       }
     }
+  }
+
+  /**
+   * A bot wraps up for the scenario's wrapup_s on the run's clock, then takes the next call: it
+   * ends a longer queue wrap-up early (a queue's shorter wrap-up ends by itself first).
+   */
+  #botWrapup(run: LiveRun, userId: string): void {
+    if (!run.botIds.has(userId)) return;
+    run.after(run.scenario.agents.wrapup_s * 1000, () => {
+      // Refused when the bot is back already (the queue's own wrap-up was shorter): nothing to do.
+      void this.#deps.callq.recipientAction(run.accountId, userId, "wrapup_cancel").catch(() => undefined);
+    });
   }
 
   #queueStep(run: LiveRun, event: BusEvent): void {

@@ -1,14 +1,14 @@
 // Live training runs on a started server (real time, real werift legs, no browser): a scenario's
 // callers call the Sales queue as scripted simulated callers, a simulated agent logs in as a real
 // recipient beside a trainee whose fake phone answers, and the scorecard's figures equal what the
-// CDRs and the queue and recipient events say. Pausing the run holds a waiting caller's patience
+// CDRs and the queue and recipient events say (hold and wrap-up included). Pausing the run holds a waiting caller's patience
 // and wait; only admins and trainers run and see runs, a trainee sees their own scorecard row.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../server/events/index.js";
 import { MediaEngine } from "../../server/media/index.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { EventsClient } from "../helpers/events-client.js";
-import { FakeSignalling, sleep, type FakePhone } from "../helpers/fake-signalling.js";
+import { FakeSignalling, sleep, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
 
 interface Person {
@@ -20,6 +20,7 @@ interface Person {
   abandoned_while_ringing: number;
   average_speed_of_answer_s: number | null;
   talk_s: number;
+  hold_s: number;
   wrapup_s: number;
   digits_collected: number;
 }
@@ -68,7 +69,7 @@ afterAll(async () => {
   await media.close();
 });
 
-const persona = { name: "Dana Caller", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 2 }, digits: "42" };
+const persona = { name: "Dana Caller", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 3 }, digits: "42" };
 
 async function scenario(data: Record<string, unknown>): Promise<string> {
   const res = await api.call<{ id: string }>("PUT", `${base}/training_scenarios`, { token: admin, data });
@@ -87,7 +88,11 @@ async function callersDone(id: string): Promise<void> {
 describe("a live training run", () => {
   it("plays callers against a trainee and a simulated agent; the scorecard equals the CDRs and the queue's events", async () => {
     await api.server.callq.recipientAction(accountId, trainee.id, "login_ready");
-    // The trainee answers every call after a moment and greets the caller: a prompt, so the caller presses its digits.
+    // The trainee answers every call after a moment and greets the caller: a prompt, so the
+    // caller presses its digits. The first caller is put on hold for a moment.
+    let held = false;
+    // Read through a function: the state changes across awaits, where a narrowed read would lie.
+    const talking = (call: PhoneCall): boolean => call.state === "talking";
     const answering = (async () => {
       for (;;) {
         const call = await trainee.phone.incoming(60_000).catch(() => undefined);
@@ -96,6 +101,13 @@ describe("a live training run", () => {
         if (call.state !== "offered" && call.state !== "ringing") continue;
         await call.answer();
         await call.say("tone_stream://%(400,3000,440)");
+        if (held) continue;
+        held = true;
+        await sleep(500);
+        if (!talking(call)) continue;
+        await call.hold();
+        await sleep(800);
+        if (talking(call)) await call.unhold();
       }
     })();
     const id = await scenario({
@@ -124,6 +136,11 @@ describe("a live training run", () => {
     expect(run.callers).toHaveLength(4);
     expect(run.timeline.map((e) => e.name)).toContain("ended");
 
+    // Every leg has hung up and written its CDR before the card is read.
+    await poll("every channel gone", () => (api.server.calls.channels.size === 0 ? true : undefined));
+    const answeredLegs = async () => (await api.server.store.account(accountId, "cdrs")).all().filter((d) => d.data.owner_id !== undefined && Number(d.data.billing_seconds) > 0).length;
+    const answers = events.filter((e) => e.routing_key === `callq.queue.${salesId}` && e.name === "answered").length;
+    await poll("the agents' CDRs written", async () => ((await answeredLegs()) >= answers ? true : undefined));
     const card = (await api.call<Card>("GET", `${base}/training_runs/${runId}/scorecard`, { token: admin })).body.data;
     const cdrs = (await api.server.store.account(accountId, "cdrs")).all().map((d) => d.data);
     const callIds = new Set(run.callers.map((c) => c.call_id));
@@ -155,8 +172,25 @@ describe("a live training run", () => {
       const legs = cdrs.filter((c) => c.owner_id === person.user_id && Number(c.billing_seconds) > 0);
       expect(legs).toHaveLength(person.answered);
       expect(person.talk_s).toBe(legs.reduce((sum, c) => sum + Number(c.billing_seconds), 0));
+      // Wrap-up: from each wrapup event to the person's next event.
+      let wrapupMs = 0;
+      recipient.forEach((e, i) => {
+        const next = recipient[i + 1];
+        if (e.name === "wrapup" && recipient[i - 1]?.name !== "wrapup" && next !== undefined) wrapupMs += next.at - e.at;
+      });
       expect(person.wrapup_s).toBeGreaterThan(0);
+      expect(person.wrapup_s).toBeCloseTo(wrapupMs / 1000, 1);
     }
+    // Hold: from the trainee's leg's CHANNEL_HOLD to its next call event.
+    const legEvents = events.filter((e) => e.routing_key.startsWith("call.CHANNEL_"));
+    let holdMs = 0;
+    for (const hold of legEvents.filter((e) => e.name === "CHANNEL_HOLD" && e.data.owner_id === trainee.id)) {
+      const leg = hold.routing_key.slice(hold.routing_key.lastIndexOf(".") + 1);
+      const after = legEvents.find((e) => e.seq > hold.seq && e.routing_key.endsWith(`.${leg}`));
+      holdMs += (after?.at ?? hold.at) - hold.at;
+    }
+    expect(holdMs).toBeGreaterThan(0);
+    expect(me.hold_s).toBeCloseTo(holdMs / 1000, 1);
     // A caller presses its digits once it hears a prompt (sound, then quiet): every caller the
     // trainee greeted did, and the trainee's phone received what their card counts. (A bot's
     // callers press theirs when the hold music gives way to the bot's silence, if it did play.)
