@@ -8,7 +8,7 @@ import type { BusEvent } from "../../server/events/index.js";
 import { MediaEngine } from "../../server/media/index.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { EventsClient } from "../helpers/events-client.js";
-import { FakeSignalling, sleep, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
+import { connected, FakeSignalling, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
 
 interface Person {
@@ -33,7 +33,7 @@ interface RunDoc {
   status: string;
   agents: { id: string; name: string }[];
   callers: { index: number; state: string; outcome: string | null; wait_s?: number; call_id: string | null }[];
-  timeline: { name: string }[];
+  timeline: { name: string; at_ms: number }[];
 }
 
 const media = new MediaEngine({ maxSendLatenessMs: Infinity });
@@ -89,7 +89,7 @@ describe("a live training run", () => {
   it("plays callers against a trainee and a simulated agent; the scorecard equals the CDRs and the queue's events", async () => {
     await api.server.callq.recipientAction(accountId, trainee.id, "login_ready");
     // The trainee answers every call after a moment and greets the caller: a prompt, so the
-    // caller presses its digits. The first caller is put on hold for a moment.
+    // caller presses its digits. The first caller is then put on hold for a moment.
     let held = false;
     // Read through a function: the state changes across awaits, where a narrowed read would lie.
     const talking = (call: PhoneCall): boolean => call.state === "talking";
@@ -103,7 +103,9 @@ describe("a live training run", () => {
         await call.say("tone_stream://%(400,3000,440)");
         if (held) continue;
         held = true;
-        await sleep(500);
+        // On hold once the caller has pressed its digits, so the hold cuts nothing short.
+        await connected(call);
+        await until(() => call.dtmfIn.length >= 2 || !talking(call), "the caller's digits");
         if (!talking(call)) continue;
         await call.hold();
         await sleep(800);
@@ -134,6 +136,7 @@ describe("a live training run", () => {
     await api.server.callq.recipientAction(accountId, trainee.id, "logout");
     const run = await readRun(runId);
     expect(run.callers).toHaveLength(4);
+    const endedAt = run.timeline.find((e) => e.name === "ended")?.at_ms ?? 0;
     expect(run.timeline.map((e) => e.name)).toContain("ended");
 
     // Every leg has hung up and written its CDR before the card is read.
@@ -172,12 +175,17 @@ describe("a live training run", () => {
       const legs = cdrs.filter((c) => c.owner_id === person.user_id && Number(c.billing_seconds) > 0);
       expect(legs).toHaveLength(person.answered);
       expect(person.talk_s).toBe(legs.reduce((sum, c) => sum + Number(c.billing_seconds), 0));
-      // Wrap-up: from each wrapup event to the person's next event.
+      // Wrap-up: from each wrapup event to the person's next event, or to the run's end.
       let wrapupMs = 0;
-      recipient.forEach((e, i) => {
-        const next = recipient[i + 1];
-        if (e.name === "wrapup" && recipient[i - 1]?.name !== "wrapup" && next !== undefined) wrapupMs += next.at - e.at;
-      });
+      let since: number | undefined;
+      for (const e of recipient.filter((x) => x.at <= endedAt)) {
+        if (since !== undefined && e.name !== "wrapup") {
+          wrapupMs += e.at - since;
+          since = undefined;
+        }
+        if (e.name === "wrapup") since ??= e.at;
+      }
+      if (since !== undefined) wrapupMs += endedAt - since;
       expect(person.wrapup_s).toBeGreaterThan(0);
       expect(person.wrapup_s).toBeCloseTo(wrapupMs / 1000, 1);
     }
@@ -187,7 +195,7 @@ describe("a live training run", () => {
     for (const hold of legEvents.filter((e) => e.name === "CHANNEL_HOLD" && e.data.owner_id === trainee.id)) {
       const leg = hold.routing_key.slice(hold.routing_key.lastIndexOf(".") + 1);
       const after = legEvents.find((e) => e.seq > hold.seq && e.routing_key.endsWith(`.${leg}`));
-      holdMs += (after?.at ?? hold.at) - hold.at;
+      holdMs += Math.min(after?.at ?? endedAt, endedAt) - hold.at;
     }
     expect(holdMs).toBeGreaterThan(0);
     expect(me.hold_s).toBeCloseTo(holdMs / 1000, 1);
