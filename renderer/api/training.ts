@@ -63,6 +63,86 @@ export interface PreviewSummary {
   faults: { at_s: number; kind: string; target: string | null; applied: boolean }[];
 }
 
+/** A row of GET .../training_runs, newest first. */
+export interface RunRow {
+  id: string;
+  scenario_id: string;
+  scenario_name: string;
+  seed: number;
+  status: RunStatus;
+  /** Gregorian seconds, as the server's other times. */
+  started: number;
+  ended: number | null;
+}
+
+export type RunStatus = "running" | "paused" | "ended";
+
+export interface RunCaller {
+  index: number;
+  queue: string;
+  arrival_s: number;
+  persona: string;
+  caller_id_number: string;
+  state: "planned" | "calling" | "waiting" | "talking" | "ended";
+  outcome: string | null;
+  agent_id: string | null;
+  /** Seconds waited so far, while waiting (run time: a pause holds it). */
+  wait_s?: number;
+}
+
+/** GET .../training_runs/{id}: the run as it stands. */
+export interface RunDoc {
+  id: string;
+  scenario_id: string;
+  scenario_name: string;
+  status: RunStatus;
+  run_seconds: number;
+  duration_s: number;
+  agents: { id: string; name: string }[];
+  callers: RunCaller[];
+  timeline: { name: string; at_s: number }[];
+}
+
+export type RunAction = "pause" | "resume" | "stop";
+
+export interface ScorePerson {
+  user_id: string;
+  name: string;
+  simulated: boolean;
+  offered: number;
+  answered: number;
+  missed: number;
+  abandoned_while_ringing: number;
+  average_speed_of_answer_s: number | null;
+  talk_s: number;
+  hold_s: number;
+  wrapup_s: number;
+  average_handle_time_s: number | null;
+  handle_time_met: boolean | null;
+  transfers: number;
+  digits_collected: number;
+}
+
+/** GET .../training_runs/{id}/scorecard. */
+export interface Scorecard {
+  run_id: string;
+  scenario_name: string;
+  status: RunStatus;
+  targets: { service_level: { answered_within_s: number; percent: number }; handle_time_s: number };
+  run: {
+    callers: number;
+    offered: number;
+    answered: number;
+    abandoned: number;
+    timed_out: number;
+    abandoned_while_ringing: number;
+    service_level: { answered_within_s: number; target_percent: number; percent: number | null; met: boolean | null };
+    average_speed_of_answer_s: number | null;
+    digits_collected: number;
+  };
+  people: ScorePerson[];
+}
+
 /** Everything the training slice asks of the server, so tests can hand it a fake. */
 export interface TrainingApi {
   list(connection: AccountConnection): Promise<ScenarioRow[]>;
@@ -73,7 +153,16 @@ export interface TrainingApi {
   /** POST of a scenario file on the collection; answers the new scenario. */
   importFile(connection: AccountConnection, file: ScenarioDoc): Promise<ScenarioDoc>;
   preview(connection: AccountConnection, id: string): Promise<PreviewSummary>;
+  /** Starts a live run of the scenario. */
+  startRun(connection: AccountConnection, scenarioId: string): Promise<RunDoc>;
+  listRuns(connection: AccountConnection): Promise<RunRow[]>;
+  readRun(connection: AccountConnection, id: string): Promise<RunDoc>;
+  driveRun(connection: AccountConnection, id: string, action: RunAction): Promise<RunDoc>;
+  scorecard(connection: AccountConnection, id: string): Promise<Scorecard>;
 }
+
+const RUNS = "/training_runs";
+const run = (id: string) => `${RUNS}/${encodeURIComponent(id)}`;
 
 const PATH = "/training_scenarios";
 const one = (id: string) => `${PATH}/${encodeURIComponent(id)}`;
@@ -97,7 +186,25 @@ export const httpTrainingApi: TrainingApi = {
   async preview(connection, id) {
     return (await accountRequest<PreviewSummary>(connection, "POST", `${one(id)}/preview`, {})).data;
   },
+  async startRun(connection, scenarioId) {
+    return (await accountRequest<RunDoc>(connection, "POST", `${one(scenarioId)}/runs`, {})).data;
+  },
+  listRuns: (connection) => accountList<RunRow>(connection, RUNS),
+  async readRun(connection, id) {
+    return (await accountRequest<RunDoc>(connection, "GET", run(id))).data;
+  },
+  async driveRun(connection, id, action) {
+    return (await accountRequest<RunDoc>(connection, "POST", run(id), { action })).data;
+  },
+  async scorecard(connection, id) {
+    return (await accountRequest<Scorecard>(connection, "GET", `${run(id)}/scorecard`)).data;
+  },
 };
+
+/** Where the browser downloads a run's scorecard as CSV. */
+export function scorecardCsvUrl(connection: AccountConnection, id: string): string {
+  return accountMediaUrl(connection, `${run(id)}/scorecard`, { accept: "csv", file_name: `scorecard-${id}.csv` });
+}
 
 /** Where the browser downloads a scenario's file from (the server names it, as an attachment). */
 export function scenarioFileUrl(connection: AccountConnection, id: string): string {

@@ -4,7 +4,8 @@
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
 import { apiErrorText } from "../api/error-text.js";
-import { httpTrainingApi, type PreviewSummary, type ScenarioDoc, type ScenarioRow, type TrainingApi } from "../api/training.js";
+import { httpTrainingApi, type PreviewSummary, type RunAction, type RunDoc, type RunRow, type ScenarioDoc, type ScenarioRow, type Scorecard, type TrainingApi } from "../api/training.js";
+import { systemClock, type Clock } from "../clock.js";
 import { connectionOf } from "./account-connection.js";
 import { emptyResource, homeIn, resourceList, type ResourceState } from "./resource.js";
 import type { AppState } from "./store.js";
@@ -17,8 +18,19 @@ export interface PreviewState {
   error: string | null;
 }
 
+/** Live runs: the history, and the run the trainer has open with its scorecard. */
+export interface RunsState {
+  rows: RunRow[];
+  current: RunDoc | null;
+  scorecard: Scorecard | null;
+  /** A start, pause, resume or stop under way. */
+  busy: boolean;
+  error: string | null;
+}
+
 export interface TrainingState extends ResourceState<ScenarioRow> {
   preview: PreviewState;
+  runs: RunsState;
 }
 
 /** One field the server refused, by its dotted path ("queues.0.rate_per_hour"), in its words. */
@@ -43,7 +55,21 @@ export interface TrainingSlice {
   importScenario(fileText: string): Promise<ScenarioDoc | null>;
   /** Runs the scenario headless on the server; the summary lands in `training.preview`. */
   previewScenario(id: string): Promise<void>;
+  loadRuns(): Promise<void>;
+  /** Starts a live run of the scenario and opens it. */
+  startRun(scenarioId: string): Promise<void>;
+  /** Opens a run: its state and scorecard. */
+  openRun(id: string): Promise<void>;
+  driveRun(action: RunAction): Promise<void>;
+  /**
+   * Reads the open run and its scorecard again every second while it is live (the live view);
+   * the answer stops it.
+   */
+  followRun(): () => void;
 }
+
+/** How often the live view reads the run again. */
+export const RUN_REFRESH_MS = 1000;
 
 /**
  * Whether the signed-in user may use the training view: admins and users whose document says
@@ -82,9 +108,13 @@ function nameOf(doc: ScenarioDoc): string {
 
 const SIGNED_OUT = "You are signed out.";
 const NO_PREVIEW: PreviewState = { scenarioId: null, running: false, summary: null, error: null };
+const NO_RUNS: RunsState = { rows: [], current: null, scorecard: null, busy: false, error: null };
 
-export function createTrainingSlice(deps: { trainingApi?: TrainingApi }): StateCreator<AppState, [], [], TrainingSlice> {
+const ACTION_WORDS: Record<RunAction, string> = { pause: "paused", resume: "resumed", stop: "stopped" };
+
+export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: Clock }): StateCreator<AppState, [], [], TrainingSlice> {
   const api = deps.trainingApi ?? httpTrainingApi;
+  const clock = deps.clock ?? systemClock;
   return (set, get) => {
     const home = homeIn(set, get, "training", () => connectionOf(get()));
     const list = resourceList<TrainingState>(home, {
@@ -94,9 +124,94 @@ export function createTrainingSlice(deps: { trainingApi?: TrainingApi }): StateC
     // Bumped by every preview, so a slow earlier run never replaces a newer one's figures.
     let previewGeneration = 0;
     const patchPreview = (changes: Partial<PreviewState>) => home.patch({ preview: { ...home.get().preview, ...changes } });
+    const patchRuns = (changes: Partial<RunsState>) => home.patch({ runs: { ...home.get().runs, ...changes } });
+    // Bumped by every opening, so a slow read of a run left behind never lands over the new one.
+    let runGeneration = 0;
+
+    /** The run and its scorecard read again; only the newest opening's answers land. */
+    const readRun = async (id: string, mine: number): Promise<void> => {
+      const connection = home.connection();
+      if (connection === null) return;
+      try {
+        const [current, scorecard] = await Promise.all([api.readRun(connection, id), api.scorecard(connection, id)]);
+        if (mine === runGeneration) patchRuns({ current, scorecard, error: null });
+      } catch (error) {
+        if (mine === runGeneration) patchRuns({ error: `The run could not be read: ${apiErrorText(error)}` });
+      }
+    };
+
+    const loadRuns = async (): Promise<void> => {
+      const connection = home.connection();
+      if (connection === null) return;
+      try {
+        patchRuns({ rows: await api.listRuns(connection) });
+      } catch (error) {
+        patchRuns({ error: `The runs could not be listed: ${apiErrorText(error)}` });
+      }
+    };
 
     return {
-      training: { ...emptyResource<ScenarioRow>(), preview: NO_PREVIEW },
+      training: { ...emptyResource<ScenarioRow>(), preview: NO_PREVIEW, runs: NO_RUNS },
+
+      loadRuns,
+
+      async startRun(scenarioId) {
+        const connection = home.connection();
+        if (connection === null) return;
+        patchRuns({ busy: true, error: null });
+        try {
+          const started = await api.startRun(connection, scenarioId);
+          const mine = ++runGeneration;
+          patchRuns({ busy: false, current: started, scorecard: null });
+          home.patch({ notice: `Run of “${started.scenario_name}” started.` });
+          await Promise.all([readRun(started.id, mine), loadRuns()]);
+        } catch (error) {
+          patchRuns({ busy: false, error: `The run did not start: ${apiErrorText(error)}` });
+        }
+      },
+
+      async openRun(id) {
+        const mine = ++runGeneration;
+        patchRuns({ current: null, scorecard: null, error: null });
+        await readRun(id, mine);
+      },
+
+      async driveRun(action) {
+        const connection = home.connection();
+        const current = home.get().runs.current;
+        if (connection === null || current === null) return;
+        patchRuns({ busy: true, error: null });
+        try {
+          const after = await api.driveRun(connection, current.id, action);
+          const mine = runGeneration;
+          patchRuns({ busy: false, current: after });
+          home.patch({ notice: `Run ${ACTION_WORDS[action]}.` });
+          await Promise.all([readRun(current.id, mine), loadRuns()]);
+        } catch (error) {
+          patchRuns({ busy: false, error: `The run was not ${ACTION_WORDS[action]}: ${apiErrorText(error)}` });
+        }
+      },
+
+      followRun() {
+        let cancel: (() => void) | null = null;
+        let stopped = false;
+        const tick = (): void => {
+          cancel = clock.after(RUN_REFRESH_MS, () => {
+            const current = home.get().runs.current;
+            const live = current !== null && current.status !== "ended";
+            // The run that ends under the live view goes to the history as ended.
+            const refresh = live ? readRun(current.id, runGeneration).then(() => (home.get().runs.current?.status === "ended" ? loadRuns() : undefined)) : Promise.resolve();
+            void refresh.finally(() => {
+              if (!stopped) tick();
+            });
+          });
+        };
+        tick();
+        return () => {
+          stopped = true;
+          cancel?.();
+        };
+      },
 
       async loadScenarios() {
         await list.load();

@@ -9,6 +9,7 @@ import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import { trainerAccess, type FieldProblem } from "../state/training.js";
 import { ConfirmDialog } from "./admin/ConfirmDialog.js";
+import { TrainingRuns } from "./TrainingRuns.js";
 import { DataTable, ErrorAlert } from "./admin/parts.js";
 import "./admin/views.css";
 import "./training.css";
@@ -66,6 +67,7 @@ function TrainingPage() {
       deleteScenario: state.deleteScenario,
       importScenario: state.importScenario,
       previewScenario: state.previewScenario,
+      startRun: state.startRun,
     })),
   );
   const { training, loadScenarios, session, serverUrl } = s;
@@ -165,6 +167,15 @@ function TrainingPage() {
                     Export
                   </a>
                 ) : null}
+                <button
+                  type="button"
+                  className="button button-small"
+                  aria-label={`Start a run of ${row.name}`}
+                  aria-disabled={training.runs.busy}
+                  onClick={() => (training.runs.busy ? undefined : void s.startRun(row.id))}
+                >
+                  Start run
+                </button>
                 <button type="button" className="button button-small button-danger" aria-label={`Delete ${row.name}`} onClick={() => setConfirming(row)}>
                   Delete
                 </button>
@@ -182,6 +193,8 @@ function TrainingPage() {
         <ErrorAlert message={training.preview.error} />
         {training.preview.summary !== null ? <PreviewFigures summary={training.preview.summary} /> : training.preview.running ? null : <p className="muted">Choose Preview on a scenario to see its service level, waits and each simulated agent's work.</p>}
       </section>
+
+      <TrainingRuns />
 
       <ConfirmDialog
         open={confirming !== null}

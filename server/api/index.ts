@@ -23,6 +23,7 @@ import { registerCallqQueues } from "./callq-queues.js";
 import { registerCallqRecipients } from "./callq-recipients.js";
 import { registerCallqStats } from "./callq-stats.js";
 import { registerVersions } from "./versions.js";
+import { registerTrainingRuns } from "./training-runs.js";
 import { registerTrainingScenarios } from "./training-scenarios.js";
 import { registerWallboards } from "./wallboards.js";
 import { registerDirectory } from "./directory.js";
@@ -53,6 +54,7 @@ export function registerApi(app: FastifyInstance, deps: ApiDeps): void {
   registerCallqQueues(app, deps);
   registerCallqRecipients(app, deps);
   registerTrainingScenarios(app, deps);
+  registerTrainingRuns(app, deps);
   registerWallboards(app, deps);
   registerCallqStats(app, deps);
   registerCallqAwayReasons(app, deps);

@@ -288,6 +288,24 @@ const directoryData = object(["account_id", "id", "name", "extensions", "presenc
 const CALLBACK_SESSION_EVENTS = ["callback_requested", "callback_offered", "callback_dialing", "callback_connected", "callback_failed", "callback_retry"] as const;
 const CALLBACK_QUEUE_EVENTS = ["callback_requested", "callback_offered", "callback_dialing", "callback_connected", "callback_failed"] as const;
 
+// ---- training runs (local addition, issue 18) -------------------------------------------------
+
+export const TRAINING_RUN_EVENTS = ["started", "paused", "resumed", "ended", "caller_arrived", "caller_not_placed", "caller_waiting", "caller_answered", "caller_abandoned", "caller_digits", "caller_left"] as const;
+const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"], {
+  account_id: str,
+  run_id: str,
+  at_s: { type: "number", description: "run time from the start, pauses left out" },
+  at_ms: { type: "integer", description: "Unix ms on the server's clock" },
+  name: { enum: [...TRAINING_RUN_EVENTS] },
+  index: { type: "integer", description: "the caller's place in arrival order" },
+  call_id: str,
+  agent_id: { type: ["string", "null"] },
+  wait_s: { type: "number" },
+  outcome: str,
+  digits: str,
+  reason: str,
+});
+
 /** Each event message: its name in the document, the routing keys it covers, its payload. */
 export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSchema }> = {
   callEvent: { summary: "A call leg's state changed (binding call.<EVENT>.<call_id>)", payload: eventMessage("^call\\.CHANNEL_[A-Z]+\\.[^.]+$", CALL_EVENTS, channelData) },
@@ -321,6 +339,10 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
     payload: eventMessage("^directory\\.user\\.[^.]+$", ["presence"], directoryData),
   },
   textingEvent: { summary: "A text message was created or changed (texting.message.<id>)", payload: eventMessage("^texting\\.message\\.[^.]+$", ["created", "updated"], textingData) },
+  trainingRunEvent: {
+    summary: "Local addition: a step of a live training run: started, paused, resumed, ended, and each caller's way (training.run.<run_id>)",
+    payload: eventMessage("^training\\.run\\.[^.]+$", TRAINING_RUN_EVENTS, trainingRunData),
+  },
 };
 
 // ---- webhooks and the texting relay -------------------------------------------------------

@@ -120,7 +120,7 @@ const CATCH_UP_PAGE = 500;
  * The families a binding may start with: what the bus publishes, and `qubicle`, the hosted
  * product's old spelling of `callq`. An unknown family is refused, as the hosted service does.
  */
-const FAMILIES = new Set(["call", "object", "callq", "qubicle", "notification", "texting", "directory"]);
+const FAMILIES = new Set(["call", "object", "callq", "qubicle", "notification", "texting", "directory", "training"]);
 const SEGMENT = /^(?:[A-Za-z0-9_-]+|\*|#)$/;
 const MAX_BINDING_LENGTH = 256;
 

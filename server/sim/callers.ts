@@ -10,6 +10,7 @@ import { MediaReferenceError } from "../media/reference.js";
 import type { CallSignalling, InboundCall } from "../sip/call-signalling.js";
 import type { Store } from "../store/index.js";
 import { newId } from "../store/index.js";
+import { BotCall, type BotPhoneConduct } from "./bot-phone.js";
 import { SimulatedCaller, type ScriptMedia } from "./caller.js";
 import { DEFAULT_PHONE_AUDIO, SimPhones, type PhoneAnswer } from "./phones.js";
 import type { ConductPlan, ConductStep } from "./conduct.js";
@@ -76,6 +77,8 @@ export class SimCallers {
   readonly #unsubscribe: () => void;
   /** The callers' numbers, which calls out to them reach. */
   readonly #phones: SimPhones;
+  /** Simulated agents' phones by `<account id>/<device id>`: the engine's INVITEs to them end here. */
+  readonly #bots = new Map<string, BotPhoneConduct>();
 
   constructor(deps: SimCallersDeps) {
     this.#deps = deps;
@@ -91,8 +94,24 @@ export class SimCallers {
         sip?.onInbound(handler);
         this.#handlers.push(handler);
       },
-      invite: (target, options) => sip?.invite(target, options) ?? null,
+      invite: (target, options) => {
+        const bot = this.#bots.get(`${target.accountId}/${target.deviceId}`);
+        if (bot) return new BotCall(newId(this.#deps.random), target, options, this.#deps.media, bot);
+        return sip?.invite(target, options) ?? null;
+      },
       dialOut: (target, options) => this.#phones.dialOut(target, options) ?? sip?.dialOut?.(target, options) ?? null,
+    };
+  }
+
+  /**
+   * Makes `device` a simulated agent's phone: from now on the engine's calls to it are answered
+   * as `conduct` says, never sent over SIP. The returned function gives the device back.
+   */
+  botPhone(device: { accountId: string; deviceId: string }, conduct: BotPhoneConduct): () => void {
+    const key = `${device.accountId}/${device.deviceId}`;
+    this.#bots.set(key, conduct);
+    return () => {
+      if (this.#bots.get(key) === conduct) this.#bots.delete(key);
     };
   }
 

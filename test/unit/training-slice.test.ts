@@ -1,11 +1,11 @@
 // The training slice through the whole store, with a fake training API: who may use the view
 // (from the profile), the list, saving with the server's refusal kept per field, deleting,
-// importing a file (and refusing what is not one before any request), and previews (only the
-// newest lands).
+// importing a file (and refusing what is not one before any request), previews (only the
+// newest lands), and live runs (start, drive, the live view's refresh until the run ends).
 import { describe, expect, it } from "vitest";
 import { ApiRequestError } from "../../renderer/api/client.js";
-import type { PreviewSummary, ScenarioDoc, ScenarioRow, TrainingApi } from "../../renderer/api/training.js";
-import { isTrainingView, trainerAccess } from "../../renderer/state/training.js";
+import type { PreviewSummary, RunDoc, RunStatus, ScenarioDoc, ScenarioRow, Scorecard, TrainingApi } from "../../renderer/api/training.js";
+import { isTrainingView, RUN_REFRESH_MS, trainerAccess } from "../../renderer/state/training.js";
 import { consoleStore, deferred, OWNER_ID } from "../helpers/console-store.js";
 
 const httpError = (status: number, data: unknown = null) => new ApiRequestError("http", status, "", data, null, `answered ${status}`);
@@ -38,8 +38,35 @@ function summary(id: string, offered: number): PreviewSummary {
   };
 }
 
+function runDoc(id: string, status: RunStatus, waitS: number): RunDoc {
+  return {
+    id,
+    scenario_id: "s1",
+    scenario_name: "Monday",
+    status,
+    run_seconds: waitS,
+    duration_s: 600,
+    agents: [],
+    callers: [{ index: 0, queue: "q", arrival_s: 0, persona: "P", caller_id_number: "+1", state: status === "ended" ? "ended" : "waiting", outcome: null, agent_id: null, wait_s: waitS }],
+    timeline: [],
+  };
+}
+
+function card(id: string, status: RunStatus, answered: number): Scorecard {
+  return {
+    run_id: id,
+    scenario_name: "Monday",
+    status,
+    targets: { service_level: { answered_within_s: 20, percent: 80 }, handle_time_s: 300 },
+    run: { callers: 1, offered: 1, answered, abandoned: 0, timed_out: 0, abandoned_while_ringing: 0, service_level: { answered_within_s: 20, target_percent: 80, percent: null, met: null }, average_speed_of_answer_s: null, digits_collected: 0 },
+    people: [],
+  };
+}
+
 function fakeTrainingApi() {
   const calls: string[] = [];
+  /** The one run the fake knows: its status and how long its caller has waited. */
+  const live = { status: "running" as RunStatus, waitS: 0, answered: 0 };
   const docs = new Map<string, ScenarioDoc>();
   let nextId = 0;
   const previews: { id: string; answer: ReturnType<typeof deferred<PreviewSummary>> }[] = [];
@@ -80,15 +107,38 @@ function fakeTrainingApi() {
       previews.push({ id, answer });
       return answer.promise;
     },
+    async startRun(_c, scenarioId) {
+      calls.push(`startRun ${scenarioId}`);
+      live.status = "running";
+      return runDoc("r1", live.status, live.waitS);
+    },
+    async listRuns() {
+      calls.push("listRuns");
+      return [{ id: "r1", scenario_id: "s1", scenario_name: "Monday", seed: 1, status: live.status, started: 1, ended: null }];
+    },
+    async readRun(_c, id) {
+      calls.push("readRun");
+      return runDoc(id, live.status, live.waitS);
+    },
+    async driveRun(_c, id, action) {
+      calls.push(`driveRun ${action}`);
+      if (action === "resume" && live.status !== "paused") throw httpError(400, { action: { state: { message: "the run is running" } } });
+      live.status = action === "pause" ? "paused" : action === "resume" ? "running" : "ended";
+      return runDoc(id, live.status, live.waitS);
+    },
+    async scorecard(_c, id) {
+      calls.push("scorecard");
+      return card(id, live.status, live.answered);
+    },
   };
-  return { api, calls, docs, previews, refuse: (error: unknown) => (refuseSave = error) };
+  return { api, calls, docs, previews, live, refuse: (error: unknown) => (refuseSave = error) };
 }
 
 async function setup() {
   const fake = fakeTrainingApi();
-  const { store, signIn } = consoleStore({ trainingApi: fake.api });
+  const { store, signIn, clock } = consoleStore({ trainingApi: fake.api });
   await signIn("admin");
-  return { store, ...fake };
+  return { store, clock, ...fake };
 }
 
 const profile = { id: OWNER_ID, username: "trainer", firstName: "Tia", lastName: "Trainer", isAdmin: false, canMonitor: false, isTrainer: true, presenceId: "1003" };
@@ -183,5 +233,43 @@ describe("training slice: preview", () => {
     previews[2]?.answer.reject(httpError(400, { scenario: { too_big: { message: "a preview runs at most 20000 callers" } } }));
     await failed;
     expect(store.getState().training.preview).toEqual({ scenarioId: "b", running: false, summary: null, error: "The preview did not run: the server refused it: scenario: a preview runs at most 20000 callers." });
+  });
+});
+
+describe("training slice: live runs", () => {
+  it("starts a run and opens it with its scorecard; pause and stop say so; a refusal is in words", async () => {
+    const { store, calls } = await setup();
+    await store.getState().startRun("s1");
+    expect(store.getState().training.runs).toMatchObject({ busy: false, error: null, current: { id: "r1", status: "running" }, scorecard: { run_id: "r1" }, rows: [{ id: "r1" }] });
+    expect(store.getState().training.notice).toBe("Run of “Monday” started.");
+    expect(calls).toEqual(["startRun s1", "readRun", "scorecard", "listRuns"]);
+    await store.getState().driveRun("pause");
+    expect(store.getState().training.runs.current?.status).toBe("paused");
+    expect(store.getState().training.notice).toBe("Run paused.");
+    await store.getState().driveRun("stop");
+    expect(store.getState().training.runs).toMatchObject({ current: { status: "ended" }, scorecard: { status: "ended" }, rows: [{ status: "ended" }] });
+    await store.getState().driveRun("resume");
+    expect(store.getState().training.runs.error).toBe("The run was not resumed: the server refused it: action: the run is running.");
+    expect(store.getState().training.runs.current?.status).toBe("ended");
+  });
+
+  it("the live view reads the run and its scorecard every second until it ends, then lists it as ended", async () => {
+    const { store, clock, calls, live } = await setup();
+    await store.getState().startRun("s1");
+    const stop = store.getState().followRun();
+    calls.length = 0;
+    live.waitS = 4;
+    live.answered = 1;
+    await clock.advance(RUN_REFRESH_MS);
+    expect(store.getState().training.runs).toMatchObject({ current: { callers: [{ wait_s: 4 }] }, scorecard: { run: { answered: 1 } } });
+    expect(calls).toEqual(["readRun", "scorecard"]);
+    live.status = "ended";
+    await clock.advance(RUN_REFRESH_MS);
+    expect(store.getState().training.runs.rows[0]?.status).toBe("ended");
+    expect(calls).toEqual(["readRun", "scorecard", "readRun", "scorecard", "listRuns"]);
+    // Ended: nothing more to read.
+    await clock.advance(3 * RUN_REFRESH_MS);
+    expect(calls).toHaveLength(5);
+    stop();
   });
 });

@@ -1,0 +1,234 @@
+// Live training runs (local addition, issue 18): POST .../training_scenarios/{id}/runs starts one
+// (one at a time per account); /v2/accounts/{account_id}/training_runs lists them (newest first),
+// reads one (its callers, timeline, live state), drives it (POST {action: pause|resume|stop});
+// .../training_runs/{id}/scorecard answers the scorecard (accept=csv for CSV).
+//
+// Admins and trainers (training.trainer) do everything; any other user of the account may read
+// the scorecard of a run they took calls in, which then holds their own row and the run's figures
+// alone (a trainee sees how they did, not how their colleagues did).
+import type { FastifyInstance } from "fastify";
+import { registerEndpoint, type AuthContext, type Ctx } from "../http/endpoint.js";
+import { ApiError } from "../http/errors.js";
+import { isObject, wantsCsv } from "../http/request.js";
+import { clientFields, notFound, publicFields } from "../http/resource.js";
+import { validate, type JsonSchema } from "../http/validation.js";
+import type { StoredDoc } from "../store/index.js";
+import {
+  LiveRuns,
+  RunConflictError,
+  RunScenarioError,
+  RUNS_COLLECTION,
+  RunStateError,
+  ScenarioTooBigError,
+  scenarioProblems,
+  scenarioSchema,
+  scorecard,
+  scorecardRows,
+  withDefaults,
+  type ObservedEvent,
+  type RunEvent,
+  type Scenario,
+  type Scorecard,
+} from "../training/index.js";
+import type { ApiDeps } from "./deps.js";
+
+export const RUN_ACTIONS = ["pause", "resume", "stop"] as const;
+
+const actionSchema: JsonSchema = {
+  type: "object",
+  required: ["action"],
+  additionalProperties: false,
+  properties: { action: { type: "string", enum: [...RUN_ACTIONS] } },
+};
+
+async function isTrainer(deps: ApiDeps, auth: AuthContext): Promise<boolean> {
+  if (auth.isAdmin) return true;
+  const user = auth.ownerId === null ? undefined : (await deps.collection(auth.accountId, "users")).get(auth.ownerId);
+  const training = user?.data.training;
+  return isObject(training) && training.trainer === true;
+}
+
+async function mustBeTrainer(deps: ApiDeps, auth: AuthContext): Promise<void> {
+  if (await isTrainer(deps, auth)) return;
+  throw new ApiError("forbidden", { user: { trainer: { message: "training runs are for admins and trainers (training.trainer in the user's document)" } } });
+}
+
+const authOf = (ctx: Ctx): AuthContext => {
+  if (!ctx.auth) throw new ApiError("invalid_credentials");
+  return ctx.auth;
+};
+
+const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void {
+  const { sim, callq, events } = deps;
+  if (!sim || !callq || !events) return;
+  const runs = new LiveRuns({ store: deps.store, sim, callq, bus: events.bus, clock: deps.clock, onError: (err, what) => app.log.warn({ err }, `training: ${what} failed`) });
+  app.addHook("onClose", () => runs.close());
+  const base = "/v2/accounts/:account_id/training_runs";
+  const accountOf = (ctx: Ctx): string => ctx.params.account_id ?? "";
+
+  /** The run's data: a live run from memory (fresher than its document), else its document. */
+  const runData = async (ctx: Ctx): Promise<{ doc: StoredDoc; data: Record<string, unknown> }> => {
+    const id = ctx.params.id ?? "";
+    const doc = (await deps.collection(accountOf(ctx), RUNS_COLLECTION)).get(id);
+    if (!doc) throw notFound(id);
+    const live = runs.live(accountOf(ctx));
+    return { doc, data: live?.id === id ? runs.snapshot(live) : doc.data };
+  };
+
+  const cardOf = async (ctx: Ctx, id: string, data: Record<string, unknown>): Promise<Scorecard> => {
+    const startedMs = num(data.pvt_started_ms);
+    const endedMs = typeof data.pvt_ended_ms === "number" ? data.pvt_ended_ms : deps.clock.now();
+    const cdrs = (await deps.collection(accountOf(ctx), "cdrs")).all().filter((c) => {
+      const at = num(c.data.pvt_started_ms);
+      return at >= startedMs && at <= endedMs;
+    });
+    const users = await deps.collection(accountOf(ctx), "users");
+    const agents = Array.isArray(data.agents) ? (data.agents as { id: string; name: string }[]) : [];
+    const bots = new Map(agents.map((a) => [a.id, a.name]));
+    const callers = Array.isArray(data.callers) ? data.callers.length : 0;
+    return scorecard({
+      runId: id,
+      scenarioName: typeof data.scenario_name === "string" ? data.scenario_name : "",
+      status: typeof data.status === "string" ? data.status : "",
+      targets: data.targets as Scenario["targets"],
+      startedMs,
+      endedMs,
+      callers,
+      timeline: Array.isArray(data.timeline) ? (data.timeline as RunEvent[]) : [],
+      observed: Array.isArray(data.pvt_observed) ? (data.pvt_observed as ObservedEvent[]) : [],
+      cdrs: cdrs.map((c) => c.data),
+      bots: new Set(bots.keys()),
+      nameOf: (userId) => {
+        const bot = bots.get(userId);
+        if (bot !== undefined) return bot;
+        const user = users.get(userId);
+        if (!user) return undefined;
+        const name = [user.data.first_name, user.data.last_name].filter((p): p is string => typeof p === "string" && p !== "").join(" ");
+        return name !== "" ? name : typeof user.data.username === "string" ? user.data.username : undefined;
+      },
+    });
+  };
+
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/training_scenarios/:id/runs",
+    access: "account",
+    tag: RUNS_COLLECTION,
+    verbs: {
+      POST: {
+        summary: "Start a live run of the scenario (local addition; admins and trainers): its callers call, its simulated agents log in; one run at a time per account",
+        answers: [201],
+        handler: async (ctx) => {
+          const auth = authOf(ctx);
+          await mustBeTrainer(deps, auth);
+          const id = ctx.params.id ?? "";
+          const doc = (await deps.collection(accountOf(ctx), "training_scenarios")).get(id);
+          if (!doc) throw notFound(id);
+          const scenario = withDefaults(clientFields(doc.data)) as unknown as Scenario;
+          // A stored document may be hand-edited: it is checked again before it runs.
+          validate(scenarioSchema, scenario);
+          if (scenarioProblems(scenario).length > 0) throw new ApiError("invalid_data", { scenario: { invalid: { message: "the stored scenario does not pass its checks: save it again" } } });
+          let runId: string;
+          try {
+            runId = await runs.start({ accountId: accountOf(ctx), scenarioId: id, scenario, startedBy: auth.ownerId });
+          } catch (err) {
+            if (err instanceof RunConflictError) throw new ApiError("datastore_conflict", { run: { unique: { message: err.message, value: err.runId } } });
+            if (err instanceof RunScenarioError) throw new ApiError("invalid_data", { [err.field]: { [err.rule]: err.value === undefined ? { message: err.message } : { message: err.message, value: err.value } } });
+            if (err instanceof ScenarioTooBigError) throw new ApiError("invalid_data", { scenario: { too_big: { message: err.message, value: Math.round(err.callers), target: err.limit } } });
+            throw err;
+          }
+          const live = runs.live(accountOf(ctx));
+          const data = live?.id === runId ? runs.snapshot(live) : {};
+          return { data: { ...publicFields(data), id: runId }, status: 201, headers: { Location: `/v2/accounts/${accountOf(ctx)}/training_runs/${runId}` } };
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: base,
+    access: "account",
+    tag: RUNS_COLLECTION,
+    verbs: {
+      GET: {
+        summary: "The account's training runs, newest first (local addition; admins and trainers)",
+        handler: async (ctx) => {
+          await mustBeTrainer(deps, authOf(ctx));
+          const live = runs.live(accountOf(ctx));
+          const all = (await deps.collection(accountOf(ctx), RUNS_COLLECTION)).all();
+          const rows = all.map((doc) => {
+            const d = live?.id === doc.id ? runs.snapshot(live) : doc.data;
+            return { id: doc.id, scenario_id: d.scenario_id, scenario_name: d.scenario_name, seed: d.seed, status: d.status, started: d.started, ended: d.ended ?? null, started_ms: num(d.pvt_started_ms) };
+          });
+          rows.sort((a, b) => b.started_ms - a.started_ms || (a.id < b.id ? 1 : -1));
+          return { data: rows.map(({ started_ms: _ms, ...row }) => row) };
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: `${base}/:id`,
+    access: "account",
+    tag: RUNS_COLLECTION,
+    verbs: {
+      GET: {
+        summary: "A training run: its status, callers, simulated agents and timeline (local addition; admins and trainers)",
+        handler: async (ctx) => {
+          await mustBeTrainer(deps, authOf(ctx));
+          const { doc, data } = await runData(ctx);
+          return { data: { ...publicFields(data), id: doc.id } };
+        },
+      },
+      POST: {
+        summary: "Drive a live run: pause, resume or stop (local addition; admins and trainers)",
+        body: actionSchema,
+        handler: async (ctx) => {
+          await mustBeTrainer(deps, authOf(ctx));
+          const { doc } = await runData(ctx);
+          const data = ctx.req.data;
+          const action = isObject(data) ? data.action : undefined;
+          if (typeof action === "string" && !RUN_ACTIONS.some((a) => a === action)) {
+            throw new ApiError("invalid_data", { action: { enum: { message: `unknown action; use one of ${RUN_ACTIONS.join(", ")}`, value: action } } });
+          }
+          validate(actionSchema, data);
+          try {
+            if (action === "pause") runs.pause(accountOf(ctx), doc.id);
+            else if (action === "resume") runs.resume(accountOf(ctx), doc.id);
+            else await runs.stop(accountOf(ctx), doc.id);
+          } catch (err) {
+            if (err instanceof RunStateError) throw new ApiError("invalid_data", { action: { state: { message: err.message, value: action } } });
+            throw err;
+          }
+          const after = await runData(ctx);
+          return { data: { ...publicFields(after.data), id: doc.id } };
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: `${base}/:id/scorecard`,
+    access: "account",
+    tag: RUNS_COLLECTION,
+    verbs: {
+      GET: {
+        summary:
+          "A run's scorecard per person and for the run, from its queue and recipient events and the CDRs of its window; accept=csv for CSV (local addition; admins and trainers see everyone, a trainee their own row)",
+        handler: async (ctx) => {
+          const auth = authOf(ctx);
+          const { doc, data } = await runData(ctx);
+          const card = await cardOf(ctx, doc.id, data);
+          let shown = card;
+          if (!(await isTrainer(deps, auth))) {
+            const own = card.people.filter((p) => p.user_id === auth.ownerId);
+            if (own.length === 0) throw new ApiError("forbidden", { user: { trainee: { message: "a run's scorecard is for admins, trainers and the people who took calls in it" } } });
+            shown = { ...card, people: own };
+          }
+          return { data: wantsCsv(ctx.req.accept) ? scorecardRows(shown) : shown };
+        },
+      },
+    },
+  });
+}

@@ -1,0 +1,584 @@
+// Live training runs: a scenario played against the real server. Its planned callers become
+// scripted simulated callers (server/sim/) placed at their arrival times, its simulated agents
+// become real recipients (a user and a device each, their phones answered by sim/'s bot phones),
+// and everything the run needs for its scorecard (the queue and recipient events, bridges, holds,
+// what each caller did) is kept as its timeline. One run at a time per account.
+//
+// The run's own timers (arrivals, the callers' patience, the bots' ring and talk) run on a
+// ControllableClock over the server's clock: pausing the run holds them, while the server's clock,
+// and with it media, SIP and every other account, keeps real time.
+import type { Cancel, Clock } from "../clock.js";
+import { toGregorianSeconds } from "../clock.js";
+import { ControllableClock } from "../clock-control.js";
+import type { CallqEngine } from "../callq/engine.js";
+import type { BusEvent, EventBus } from "../events/bus.js";
+import type { SimCallers } from "../sim/callers.js";
+import type { SimulatedCaller } from "../sim/caller.js";
+import type { CallerScript, ScriptStep } from "../sim/script.js";
+import type { Collection, Store } from "../store/index.js";
+import { draw } from "./distributions.js";
+import { plannedCallers, STREAMS, type PlannedCaller } from "./generator.js";
+import { Prng } from "./prng.js";
+import { queueKey, type Scenario } from "./scenario.js";
+
+export const RUNS_COLLECTION = "training_runs";
+
+/** A live run places at most this many callers: the simulator's own bound on live calls is 50. */
+export const MAX_LIVE_CALLERS = 500;
+/** And at most this many bots (each a user, a device and a leg per call). */
+export const MAX_LIVE_AGENTS = 20;
+
+export type RunStatus = "running" | "paused" | "ended";
+
+/** A step of a run, as its timeline keeps it and the event websocket says it (training.run.<id>). */
+export interface RunEvent {
+  /** Seconds of run time from the start (pauses do not count). */
+  at_s: number;
+  /** Unix ms on the server's clock. */
+  at_ms: number;
+  name: string;
+  [field: string]: unknown;
+}
+
+/** What the scorecard reads of the account's events during the run, each kept in short. */
+export interface ObservedEvent {
+  at_ms: number;
+  routing_key: string;
+  name: string;
+  data: Record<string, unknown>;
+}
+
+export interface LiveCaller {
+  index: number;
+  queue: string;
+  arrival_s: number;
+  persona: string;
+  caller_id_number: string;
+  call_id: string | null;
+  /** calling: placed, not yet in the queue; waiting: in the queue; then how it ended. */
+  state: "planned" | "calling" | "waiting" | "talking" | "ended";
+  /** Run seconds when they entered the queue, and when they stopped waiting (answered or left). */
+  joined_s: number | null;
+  waited_until_s: number | null;
+  outcome: "answered" | "abandoned" | "timeout" | "hung_up" | "not_placed" | "stopped" | null;
+  agent_id: string | null;
+  digits: string | null;
+  digits_sent: boolean;
+  /** Why the caller hung up by itself (sim/'s words: abandoned, talk_time, ...), if it did. */
+  left: string | null;
+}
+
+export interface RunAgent {
+  id: string;
+  device_id: string;
+  name: string;
+}
+
+export class RunConflictError extends Error {
+  override name = "RunConflictError";
+  constructor(readonly runId: string) {
+    super(`a run of this account is under way (${runId}); stop it first`);
+  }
+}
+
+export class RunStateError extends Error {
+  override name = "RunStateError";
+}
+
+/** A scenario that cannot run live as it is (a queue with no number to dial, too many callers). */
+export class RunScenarioError extends Error {
+  override name = "RunScenarioError";
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+    message: string,
+    readonly value?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+export interface LiveRunsDeps {
+  store: Store;
+  sim: SimCallers;
+  callq: CallqEngine;
+  bus: EventBus;
+  clock: Clock;
+  onError?(err: unknown, what: string): void;
+}
+
+export interface StartRequest {
+  accountId: string;
+  scenarioId: string;
+  scenario: Scenario;
+  startedBy: string | null;
+}
+
+/** Everything a run is: its stored document's data is built from this. */
+class LiveRun {
+  readonly clock: ControllableClock;
+  readonly callers: LiveCaller[];
+  readonly timeline: RunEvent[] = [];
+  readonly observed: ObservedEvent[] = [];
+  readonly agents: RunAgent[] = [];
+  readonly timers = new Set<Cancel>();
+  readonly sims = new Map<string, SimulatedCaller>();
+  readonly releases: (() => void)[] = [];
+  /** Bot user ids: their events are the run's, not a trainee's. */
+  readonly botIds = new Set<string>();
+  /** Each caller's call id to its index. */
+  readonly byCall = new Map<string, number>();
+  /** The leg each caller is bridged with now, and that leg's owner. */
+  readonly parties = new Map<string, { leg: string; owner: string | null }>();
+  status: RunStatus = "running";
+  endedMs: number | null = null;
+  pausedMs = 0;
+  readonly startedRun: number;
+
+  constructor(
+    readonly id: string,
+    readonly accountId: string,
+    readonly scenarioId: string,
+    readonly scenario: Scenario,
+    readonly startedMs: number,
+    readonly startedBy: string | null,
+    base: Clock,
+    planned: readonly PlannedCaller[],
+  ) {
+    this.clock = new ControllableClock({ base });
+    this.startedRun = this.clock.now();
+    this.callers = planned.map((p) => ({
+      index: p.index,
+      queue: p.queue,
+      arrival_s: round(p.arrival_s, 3),
+      persona: p.persona_name,
+      caller_id_number: p.caller_id.number,
+      call_id: null,
+      state: "planned",
+      joined_s: null,
+      waited_until_s: null,
+      outcome: null,
+      agent_id: null,
+      digits: p.digits ?? null,
+      digits_sent: false,
+      left: null,
+    }));
+  }
+
+  /** Read through a method: the status changes across awaits, where a narrowed field would lie. */
+  over(): boolean {
+    return this.status === "ended";
+  }
+
+  /** Seconds of run time since the start. */
+  runSeconds(): number {
+    return round((this.clock.now() - this.startedRun) / 1000, 3);
+  }
+
+  after(ms: number, fn: () => void): void {
+    const cancel = this.clock.after(ms, () => {
+      this.timers.delete(cancel);
+      fn();
+    });
+    this.timers.add(cancel);
+  }
+}
+
+export class LiveRuns {
+  readonly #deps: LiveRunsDeps;
+  /** The live run of each account. */
+  readonly #live = new Map<string, LiveRun>();
+  readonly #unsubscribe: () => void;
+
+  constructor(deps: LiveRunsDeps) {
+    this.#deps = deps;
+    this.#unsubscribe = deps.bus.subscribe((event) => this.#observe(event));
+  }
+
+  /** The account's live run (running or paused), if any. */
+  live(accountId: string): LiveRun | undefined {
+    return this.#live.get(accountId);
+  }
+
+  async start(request: StartRequest): Promise<string> {
+    const { accountId, scenario } = request;
+    const existing = this.#live.get(accountId);
+    if (existing) throw new RunConflictError(existing.id);
+    if (scenario.agents.count > MAX_LIVE_AGENTS) {
+      throw new RunScenarioError("agents.count", "maximum", `a live run has at most ${MAX_LIVE_AGENTS} simulated agents`, scenario.agents.count);
+    }
+    const planned = plannedCallers(scenario, MAX_LIVE_CALLERS);
+    const targets = await this.#dialled(accountId, scenario);
+    const runs = await this.#runs(accountId);
+    const now = this.#deps.clock.now();
+    const doc = await runs.create({ scenario_id: request.scenarioId, scenario_name: scenario.name, seed: scenario.seed, status: "running", started: toGregorianSeconds(now), pvt_started_ms: now });
+    const run = new LiveRun(doc.id, accountId, request.scenarioId, scenario, now, request.startedBy, this.#deps.clock, planned);
+    this.#live.set(accountId, run);
+    try {
+      await this.#addBots(run, targets);
+    } catch (err) {
+      await this.#finish(run, "failed");
+      throw err;
+    }
+    this.#note(run, "started", { scenario_id: request.scenarioId, seed: scenario.seed, callers: planned.length, agents: run.agents.map((a) => a.id) });
+    for (const p of planned) {
+      if (p.texts_instead) {
+        const caller = run.callers[p.index];
+        if (caller) {
+          caller.state = "ended";
+          caller.outcome = "not_placed";
+        }
+        continue;
+      }
+      run.after(p.arrival_s * 1000, () => void this.#place(run, p, targets.get(p.queue) ?? p.queue));
+    }
+    // The run ends on its own once its time is up and its callers are gone.
+    run.after(scenario.duration_s * 1000, () => this.#endWhenDrained(run));
+    await this.#save(run);
+    return run.id;
+  }
+
+  pause(accountId: string, runId: string): void {
+    const run = this.#running(accountId, runId);
+    if (run.status !== "running") throw new RunStateError(`the run is ${run.status}`);
+    run.clock.pause();
+    run.status = "paused";
+    this.#note(run, "paused", {});
+    void this.#save(run);
+  }
+
+  resume(accountId: string, runId: string): void {
+    const run = this.#running(accountId, runId);
+    if (run.status !== "paused") throw new RunStateError(`the run is ${run.status}`);
+    run.clock.resume();
+    run.status = "running";
+    this.#note(run, "resumed", {});
+    void this.#save(run);
+  }
+
+  /** Ends the run now: its callers hang up, its bots log out and go away. */
+  async stop(accountId: string, runId: string): Promise<void> {
+    const run = this.#running(accountId, runId);
+    await this.#finish(run, "stopped");
+  }
+
+  /** The run's document data as it stands (a live run from memory). */
+  snapshot(run: LiveRun): Record<string, unknown> {
+    return {
+      scenario_id: run.scenarioId,
+      scenario_name: run.scenario.name,
+      seed: run.scenario.seed,
+      status: run.status,
+      started: toGregorianSeconds(run.startedMs),
+      ended: run.endedMs === null ? null : toGregorianSeconds(run.endedMs),
+      started_by: run.startedBy,
+      run_seconds: run.runSeconds(),
+      duration_s: run.scenario.duration_s,
+      targets: run.scenario.targets,
+      agents: run.agents.map((a) => ({ id: a.id, name: a.name })),
+      callers: run.callers.map((c) => ({ ...c, ...(c.state === "waiting" && c.joined_s !== null ? { wait_s: round(run.runSeconds() - c.joined_s, 1) } : {}) })),
+      timeline: run.timeline,
+      pvt_started_ms: run.startedMs,
+      pvt_ended_ms: run.endedMs,
+      pvt_observed: run.observed,
+    };
+  }
+
+  /** Every run ends (server shutdown). */
+  async close(): Promise<void> {
+    this.#unsubscribe();
+    for (const run of [...this.#live.values()]) await this.#finish(run, "shutdown");
+  }
+
+  #running(accountId: string, runId: string): LiveRun {
+    const run = this.#live.get(accountId);
+    if (!run || run.id !== runId) throw new RunStateError("the run has ended");
+    return run;
+  }
+
+  /** What each scenario queue's callers dial: a queue's callflow number, or the number given. */
+  async #dialled(accountId: string, scenario: Scenario): Promise<Map<string, string>> {
+    const callflows = (await this.#deps.store.account(accountId, "callflows")).all();
+    const queues = await this.#deps.store.account(accountId, "callq_queues");
+    const out = new Map<string, string>();
+    scenario.queues.forEach((q, i) => {
+      const key = queueKey(q) ?? String(i);
+      if (q.number !== undefined) {
+        out.set(key, q.number);
+        return;
+      }
+      if (q.queue_id === undefined) return;
+      if (!queues.get(q.queue_id)) throw new RunScenarioError(`queues.${i}.queue_id`, "not_found", "no queue of the account has this id", q.queue_id);
+      const flow = callflows.find((c) => {
+        const f = c.data.flow as { module?: unknown; data?: { id?: unknown } } | undefined;
+        return f?.module === "callq" && f.data?.id === q.queue_id && Array.isArray(c.data.numbers) && c.data.numbers.length > 0;
+      });
+      const number = flow && Array.isArray(flow.data.numbers) ? flow.data.numbers.find((n): n is string => typeof n === "string") : undefined;
+      if (number === undefined) throw new RunScenarioError(`queues.${i}.queue_id`, "no_number", "no callflow leads to this queue: callers would have nothing to dial", q.queue_id);
+      out.set(key, number);
+    });
+    return out;
+  }
+
+  /** Each bot: a user who is a recipient of the scenario's queues, a device whose phone the simulator answers. */
+  async #addBots(run: LiveRun, targets: ReadonlyMap<string, string>): Promise<void> {
+    const { store, sim, callq } = this.#deps;
+    const users = await store.account(run.accountId, "users");
+    const devices = await store.account(run.accountId, "devices");
+    const queues = await store.account(run.accountId, "callq_queues");
+    const queueIds = run.scenario.queues.map((q) => q.queue_id).filter((id): id is string => id !== undefined && targets.has(id));
+    const agents = run.scenario.agents;
+    for (let i = 0; i < agents.count; i += 1) {
+      const tag = `${run.id.slice(0, 8)}-${i + 1}`;
+      const user = await users.create({
+        username: `sim-agent-${tag}`,
+        first_name: "Simulated agent",
+        last_name: String(i + 1),
+        priv_level: "user",
+        enabled: true,
+        callq: { enabled: true },
+        training: { simulated_agent_of: run.id },
+      });
+      const device = await devices.create({
+        name: `Simulated agent ${i + 1} phone`,
+        device_type: "softphone",
+        enabled: true,
+        owner_id: user.id,
+        sip: { username: `sim-agent-${tag}`, password: "" },
+        training: { simulated_agent_of: run.id },
+      });
+      run.agents.push({ id: user.id, device_id: device.id, name: `Simulated agent ${i + 1}` });
+      run.botIds.add(user.id);
+      const rng = new Prng(run.scenario.seed, STREAMS.firstAgent + i);
+      run.releases.push(
+        sim.botPhone(
+          { accountId: run.accountId, deviceId: device.id },
+          { clock: run.clock, ringDelayMs: agents.ring_delay_s * 1000, nextTalkMs: () => draw(agents.handle_time, rng) * 1000, onError: this.#deps.onError },
+        ),
+      );
+    }
+    for (const queueId of queueIds) {
+      const queue = queues.get(queueId);
+      if (!queue) continue;
+      const members = typeof queue.data.members === "object" && queue.data.members !== null ? (queue.data.members as Record<string, unknown>) : {};
+      await queues.update(queueId, { ...queue.data, members: { ...members, ...Object.fromEntries(run.agents.map((a) => [a.id, ""])) } });
+    }
+    for (const agent of run.agents) await callq.recipientAction(run.accountId, agent.id, "login_ready");
+  }
+
+  /** The caller's script: its digits (for a prompt) first, then its lines; patience is the run's. */
+  #script(run: LiveRun, p: PlannedCaller): CallerScript {
+    const persona = run.scenario.personas[p.persona];
+    const steps: ScriptStep[] = [];
+    if (p.digits !== undefined) steps.push({ kind: "digits", digits: p.digits });
+    for (const line of persona?.lines ?? []) {
+      if (line.text !== undefined) steps.push({ kind: "say", line: { text: line.text, language: p.language }, ...(line.media_id === undefined ? {} : { media: line.media_id }) });
+      else if (line.media_id !== undefined) steps.push({ kind: "play", media: line.media_id });
+    }
+    return { steps, asksForSupervisor: p.asks_for_supervisor, language: p.language, ...(p.talk_s === null ? {} : { talkS: p.talk_s }) };
+  }
+
+  async #place(run: LiveRun, p: PlannedCaller, to: string): Promise<void> {
+    const caller = run.callers[p.index];
+    if (!caller || run.status === "ended") return;
+    let sim: SimulatedCaller;
+    try {
+      sim = await this.#deps.sim.start(run.accountId, { to, callerIdName: p.caller_id.name, callerIdNumber: p.caller_id.number, behaviour: { script: this.#script(run, p) } });
+    } catch (err) {
+      caller.state = "ended";
+      caller.outcome = "not_placed";
+      this.#note(run, "caller_not_placed", { index: p.index, reason: err instanceof Error ? err.message : String(err) });
+      this.#endWhenDrained(run);
+      return;
+    }
+    if (run.over()) {
+      sim.hangup();
+      return;
+    }
+    caller.call_id = sim.id;
+    caller.state = "calling";
+    run.byCall.set(sim.id, p.index);
+    run.sims.set(sim.id, sim);
+    this.#note(run, "caller_arrived", { index: p.index, call_id: sim.id, queue: p.queue, persona: p.persona_name, caller_id_number: p.caller_id.number });
+    const digitsStep = p.digits === undefined ? -1 : 0;
+    sim.on("progress", (progress) => {
+      if (progress.left !== undefined) caller.left = progress.left;
+      if (digitsStep >= 0 && !caller.digits_sent && progress.step > digitsStep) {
+        caller.digits_sent = true;
+        const party = run.parties.get(sim.id);
+        this.#note(run, "caller_digits", { index: p.index, call_id: sim.id, digits: p.digits, agent_id: party?.owner ?? null });
+      }
+    });
+    sim.on("state", (change) => {
+      if (change.to !== "ended") return;
+      run.sims.delete(sim.id);
+      if (caller.state !== "ended") {
+        if (caller.outcome === null) caller.outcome = run.status === "ended" ? "stopped" : "hung_up";
+        if (caller.waited_until_s === null && caller.joined_s !== null) caller.waited_until_s = run.runSeconds();
+        caller.state = "ended";
+        this.#note(run, "caller_left", { index: p.index, call_id: sim.id, outcome: caller.outcome });
+      }
+      this.#endWhenDrained(run);
+    });
+    // Patience runs on the run's clock, from the call's start, so a pause holds it.
+    if (p.patience_s !== null) {
+      run.after(p.patience_s * 1000, () => {
+        if (caller.state !== "calling" && caller.state !== "waiting") return;
+        caller.outcome = "abandoned";
+        sim.hangup();
+      });
+    }
+  }
+
+  /** The account's events the scorecard needs, and the run's view of its callers. */
+  #observe(event: BusEvent): void {
+    const run = event.account_id === undefined ? undefined : this.#live.get(event.account_id);
+    if (!run || run.status === "ended") return;
+    const key = event.routing_key;
+    if (key.startsWith("callq.queue.") || key.startsWith("callq.recipient.")) {
+      run.observed.push({ at_ms: event.at, routing_key: key, name: event.name, data: pick(event.data, OBSERVED_FIELDS) });
+      if (key.startsWith("callq.queue.")) this.#queueStep(run, event);
+      else if (event.name === "wrapup" && event.data.previous_state === "On-A-Call") this.#botWrapup(run, key.slice("callq.recipient.".length));
+    } else if (key.startsWith("call.CHANNEL_BRIDGE.") || key.startsWith("call.CHANNEL_HOLD.") || key.startsWith("call.CHANNEL_UNHOLD.") || key.startsWith("call.CHANNEL_UNBRIDGE.")) {
+      run.observed.push({ at_ms: event.at, routing_key: key, name: event.name, data: pick(event.data, OBSERVED_FIELDS) });
+      const callId = key.slice(key.lastIndexOf(".") + 1);
+      if (run.byCall.has(callId)) {
+        if (event.name === "CHANNEL_BRIDGE" && typeof event.data.other_leg_call_id === "string") run.parties.set(callId, { leg: event.data.other_leg_call_id, owner: null });
+        if (event.name === "CHANNEL_UNBRIDGE") run.parties.delete(callId);
+      } else if (event.name === "CHANNEL_BRIDGE") {
+        const other = event.data.other_leg_call_id;
+        const owner = typeof event.data.owner_id === "string" ? event.data.owner_id : null;
+        if (typeof other === "string" && run.byCall.has(other)) run.parties.set(other, { leg: callId, owner });
+      }
+    }
+  }
+
+  /**
+   * A bot wraps up for the scenario's wrapup_s on the run's clock, then takes the next call: it
+   * ends a longer queue wrap-up early (a queue's shorter wrap-up ends by itself first).
+   */
+  #botWrapup(run: LiveRun, userId: string): void {
+    if (!run.botIds.has(userId)) return;
+    run.after(run.scenario.agents.wrapup_s * 1000, () => {
+      // Refused when the bot is back already (the queue's own wrap-up was shorter): nothing to do.
+      void this.#deps.callq.recipientAction(run.accountId, userId, "wrapup_cancel").catch(() => undefined);
+    });
+  }
+
+  #queueStep(run: LiveRun, event: BusEvent): void {
+    const index = typeof event.data.call_id === "string" ? run.byCall.get(event.data.call_id) : undefined;
+    const caller = index === undefined ? undefined : run.callers[index];
+    if (!caller) return;
+    const now = run.runSeconds();
+    switch (event.name) {
+      case "join":
+        caller.state = "waiting";
+        caller.joined_s = now;
+        this.#note(run, "caller_waiting", { index: caller.index, call_id: caller.call_id });
+        break;
+      case "answered":
+        caller.state = "talking";
+        caller.waited_until_s = now;
+        caller.outcome = "answered";
+        caller.agent_id = typeof event.data.recipient_id === "string" ? event.data.recipient_id : null;
+        this.#note(run, "caller_answered", { index: caller.index, call_id: caller.call_id, agent_id: caller.agent_id, wait_s: round(now - (caller.joined_s ?? now), 1) });
+        break;
+      case "abandoned":
+        caller.waited_until_s = now;
+        caller.outcome = "abandoned";
+        this.#note(run, "caller_abandoned", { index: caller.index, call_id: caller.call_id, wait_s: round(now - (caller.joined_s ?? now), 1) });
+        break;
+      case "timeout":
+        caller.waited_until_s = now;
+        caller.outcome = "timeout";
+        break;
+    }
+  }
+
+  /** Past its duration with no caller left to come or still on the line, the run ends. */
+  #endWhenDrained(run: LiveRun): void {
+    if (run.status === "ended") return;
+    if (run.runSeconds() < run.scenario.duration_s) return;
+    if (run.callers.some((c) => c.state !== "ended")) return;
+    void this.#finish(run, "completed").catch((err: unknown) => this.#deps.onError?.(err, "ending a training run"));
+  }
+
+  async #finish(run: LiveRun, why: string): Promise<void> {
+    if (run.status === "ended") return;
+    run.status = "ended";
+    run.endedMs = this.#deps.clock.now();
+    for (const cancel of run.timers) cancel();
+    run.timers.clear();
+    for (const caller of run.callers) {
+      if (caller.state === "ended") continue;
+      caller.outcome ??= caller.state === "planned" ? "not_placed" : "stopped";
+      if (caller.waited_until_s === null && caller.joined_s !== null) caller.waited_until_s = run.runSeconds();
+      caller.state = "ended";
+    }
+    for (const sim of [...run.sims.values()]) sim.hangup();
+    this.#note(run, "ended", { reason: why });
+    this.#live.delete(run.accountId);
+    await this.#removeBots(run);
+    await this.#save(run);
+  }
+
+  /** Bots log out, leave the queues and go: the account is as it was, the run keeps their names. */
+  async #removeBots(run: LiveRun): Promise<void> {
+    const { store, callq } = this.#deps;
+    for (const release of run.releases.splice(0)) release();
+    for (const agent of run.agents) {
+      try {
+        await callq.recipientAction(run.accountId, agent.id, "logout");
+      } catch (err) {
+        this.#deps.onError?.(err, "logging a simulated agent out");
+      }
+    }
+    const queues = await store.account(run.accountId, "callq_queues");
+    for (const queue of queues.all()) {
+      const members = queue.data.members;
+      if (typeof members !== "object" || members === null) continue;
+      const kept = Object.fromEntries(Object.entries(members).filter(([id]) => !run.botIds.has(id)));
+      if (Object.keys(kept).length !== Object.keys(members).length) await queues.update(queue.id, { ...queue.data, members: kept });
+    }
+    const devices = await store.account(run.accountId, "devices");
+    const users = await store.account(run.accountId, "users");
+    for (const agent of run.agents) {
+      if (devices.get(agent.device_id)) await devices.delete(agent.device_id);
+      if (users.get(agent.id)) await users.delete(agent.id);
+    }
+  }
+
+  #note(run: LiveRun, name: string, fields: Record<string, unknown>): void {
+    const event: RunEvent = { at_s: run.runSeconds(), at_ms: this.#deps.clock.now(), name, ...fields };
+    run.timeline.push(event);
+    this.#deps.bus.publish({ account_id: run.accountId, routing_key: `training.run.${run.id}`, name, data: { account_id: run.accountId, run_id: run.id, ...event } });
+  }
+
+  async #save(run: LiveRun): Promise<void> {
+    try {
+      const runs = await this.#runs(run.accountId);
+      if (runs.get(run.id)) await runs.update(run.id, this.snapshot(run));
+    } catch (err) {
+      this.#deps.onError?.(err, "saving a training run");
+    }
+  }
+
+  #runs(accountId: string): Promise<Collection> {
+    return this.#deps.store.account(accountId, RUNS_COLLECTION);
+  }
+}
+
+const OBSERVED_FIELDS = ["call_id", "session_id", "queue_id", "recipient_id", "wait_time", "previous_state", "availability_state", "reason", "other_leg_call_id", "owner_id"] as const;
+
+function pick(data: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const key of keys) if (data[key] !== undefined) out[key] = data[key];
+  return out;
+}
+
+function round(x: number, digits: number): number {
+  const f = 10 ** digits;
+  return Math.round(x * f) / f;
+}
+
+export type { LiveRun };
