@@ -91,8 +91,13 @@ function MonitorBar() {
   );
 }
 
-/** From this many queues the tiles out of view are not laid out or painted (CSS content-visibility). */
+/**
+ * From this many queues a tile out of view (and a margin) is a placeholder with its name: 50 live
+ * tiles each watching the store, re-rendered every second, kept the board from its frames.
+ */
 const MANY_QUEUES = 12;
+/** How far beyond the view a tile comes alive, so a scroll finds it drawn. */
+const TILE_MARGIN = "400px";
 
 function QueueBoard() {
   const { list, error } = useAppStore(useShallow((state) => ({ list: state.queues.list, error: state.queues.error })));
@@ -106,12 +111,34 @@ function QueueBoard() {
       </label>
       {error !== null ? <p className="form-error">{error}</p> : null}
       {list.length === 0 ? <p className="muted">No queues.</p> : null}
-      <div className={list.length >= MANY_QUEUES ? "queues-grid queues-many" : "queues-grid"}>
-        {list.map((queue) => (
-          <QueueTile key={queue.id} queue={queue} tick={now} />
-        ))}
+      <div className="queues-grid">
+        {list.map((queue) => (list.length >= MANY_QUEUES ? <QueueTileInView key={queue.id} queue={queue} tick={now} /> : <QueueTile key={queue.id} queue={queue} tick={now} />))}
       </div>
     </section>
+  );
+}
+
+/** The queue's tile while it is near the view; its name alone, at a tile's height, otherwise. */
+function QueueTileInView({ queue, tick }: { queue: QueueEntry; tick: number }) {
+  const slot = useRef<HTMLDivElement | null>(null);
+  const [near, setNear] = useState(false);
+  useEffect(() => {
+    const element = slot.current;
+    if (element === null) return undefined;
+    const observer = new IntersectionObserver((entries) => setNear(entries.some((e) => e.isIntersecting)), { rootMargin: TILE_MARGIN });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <div ref={slot} className="queue-slot">
+      {near ? (
+        <QueueTile queue={queue} tick={tick} />
+      ) : (
+        <section className="card queue-tile queue-tile-away" aria-label={queue.name} data-queue-id={queue.id}>
+          <h3>{queue.name}</h3>
+        </section>
+      )}
+    </div>
   );
 }
 
