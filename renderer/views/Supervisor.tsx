@@ -290,11 +290,16 @@ function RecipientBoard() {
   const windowed = ids.length >= WINDOW_FROM;
   const start = windowed ? Math.max(0, view.first - OVERSCAN) : 0;
   const end = windowed ? Math.min(ids.length, view.first + view.rows + OVERSCAN) : ids.length;
-  const onScroll = (e: UIEvent<HTMLDivElement>): void => {
-    const box = e.currentTarget;
-    const next = { first: Math.floor(box.scrollTop / ROW_PX), rows: Math.ceil(box.clientHeight / ROW_PX) };
+  const box = useRef<HTMLDivElement | null>(null);
+  const measure = (element: HTMLDivElement): void => {
+    const next = { first: Math.floor(element.scrollTop / ROW_PX), rows: Math.ceil(element.clientHeight / ROW_PX) };
     setView((v) => (v.first === next.first && v.rows === next.rows ? v : next));
   };
+  const onScroll = (e: UIEvent<HTMLDivElement>): void => measure(e.currentTarget);
+  // The box's own height decides how many rows are in view, once it is laid out.
+  useEffect(() => {
+    if (windowed && box.current !== null) measure(box.current);
+  }, [windowed]);
   return (
     <section className="board-section" aria-labelledby="board-agents">
       <h2 id="board-agents">Agents</h2>
@@ -302,7 +307,7 @@ function RecipientBoard() {
       {ids.length === 0 ? (
         <p className="muted">{loading ? "Reading the agents…" : "No agents."}</p>
       ) : (
-        <div className={windowed ? "scroll-x board-window" : "scroll-x"} role="group" aria-labelledby="board-agents" tabIndex={0} onScroll={windowed ? onScroll : undefined}>
+        <div ref={box} className={windowed ? "scroll-x board-window" : "scroll-x"} role="group" aria-labelledby="board-agents" tabIndex={0} onScroll={windowed ? onScroll : undefined}>
           <table className="board-table" aria-rowcount={ids.length + 1}>
             <thead>
               <tr aria-rowindex={1}>
