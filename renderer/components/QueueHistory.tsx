@@ -190,7 +190,7 @@ function HistoryChart({ intervals, label }: { intervals: readonly HistoryInterva
           values: (_u, splits) => splits.map((s) => new Date(s * 1000).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" })),
         },
         { scale: "count", stroke: text, grid: { stroke: "rgba(127,127,127,0.25)", width: 1 }, size: 32, font: axisFont },
-        { scale: "percent", side: 1, stroke: text, grid: { show: false }, size: 40, font: axisFont, values: (_u, splits) => splits.map((s) => `${s}%`) },
+        { scale: "percent", side: 1, stroke: text, grid: { show: false }, size: 48, font: axisFont, values: (_u, splits) => splits.map((s) => `${s}%`) },
       ],
       series: [
         {},

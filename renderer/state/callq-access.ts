@@ -30,7 +30,7 @@ export function callqAccess(deps: CallqDeps): (state: AppState) => CallqApi | nu
   };
 }
 
-export function frameScheduler(deps: CallqDeps): FrameScheduler {
+export function frameScheduler(deps: Pick<CallqDeps, "clock" | "frame">): FrameScheduler {
   if (deps.frame !== undefined) return deps.frame;
   // Typed by hand: the slices also compile without the DOM library (tsconfig.node.json).
   const page = globalThis as { requestAnimationFrame?: (callback: () => void) => number; cancelAnimationFrame?: (handle: number) => void };

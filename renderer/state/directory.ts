@@ -6,6 +6,7 @@ import type { StateCreator } from "zustand/vanilla";
 import { createDirectoryApi, colleagueOf, type Colleague, type DirectoryApi, type DirectoryApiOptions, type MissedCall, type Preferences, type QuickConnect } from "../api/directory.js";
 import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
+import { frameBatcher, frameScheduler, type CallqDeps } from "./callq-access.js";
 import type { AppState } from "./store.js";
 
 export interface DirectoryState {
@@ -30,7 +31,7 @@ export interface DirectorySlice {
   clearColleagues(): void;
 }
 
-export interface DirectoryDeps {
+export interface DirectoryDeps extends Pick<CallqDeps, "clock" | "frame"> {
   directoryApi?: (options: DirectoryApiOptions) => DirectoryApi;
 }
 
@@ -81,12 +82,20 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
       }
     };
 
+    // Presence changes land once a frame, together: a floor of 500 agents changing state 200 times
+    // a second must not change the store (and run every view's selectors) 200 times.
+    const presence = frameBatcher<Colleague>(frameScheduler(deps), (entries) => {
+      const changed = new Map(entries.map((entry) => [entry.id, entry]));
+      const known = get().directory.colleagues;
+      const colleagues = known.map((c) => changed.get(c.id) ?? c);
+      const seen = new Set(known.map((c) => c.id));
+      for (const entry of changed.values()) if (!seen.has(entry.id)) colleagues.push(entry);
+      patch({ colleagues });
+    });
+
     const onEvent = (event: PlatformEvent): void => {
       if (event.routingKey.startsWith("directory.user.")) {
-        const entry = colleagueOf(event.data);
-        const known = get().directory.colleagues;
-        const colleagues = known.some((c) => c.id === entry.id) ? known.map((c) => (c.id === entry.id ? entry : c)) : [...known, entry];
-        patch({ colleagues });
+        presence.push(colleagueOf(event.data));
       } else if (event.routingKey.startsWith("notification.missed_call.") && event.data["owner_id"] === get().session?.ownerId) {
         // The server keeps it once the notification is out; read the list a moment after.
         void readMissed();
@@ -165,6 +174,7 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
 
       clearColleagues() {
         generation++;
+        presence.cancel();
         watching?.();
         watching = null;
         api = null;

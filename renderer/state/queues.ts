@@ -79,6 +79,12 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     let directoryReads = 0;
     let statusReads = 0;
 
+    /**
+     * Queues whose callers changed by events since their lists were last read: only those lists
+     * are read again (a recipient's change moves a queue's counts, not its callers; at 200 of them
+     * a second, reading every member queue's list was 100 requests a second for nothing).
+     */
+    const sessionsTouched = new Set<string>();
     const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
     const reconcile = touchedReads(deps.clock, QUEUE_RECONCILE_MS, (ids) => {
       if (watchers > 0) void readLive(ids);
@@ -99,6 +105,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
         const row = sessionOf(event.data, kind.kind === "queue" ? kind.id : "");
         if (row.queueId === "" || row.sessionId === "") continue;
         touched.add(row.queueId);
+        sessionsTouched.add(row.queueId);
         eventCount.set(row.queueId, (eventCount.get(row.queueId) ?? 0) + 1);
         const current = live[row.queueId] ?? { status: null, sessions: [] };
         const others = current.sessions.filter((s) => s.sessionId !== row.sessionId);
@@ -114,25 +121,30 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
       if (api === null) return;
       const mine = ++statusReads;
       const queueIds = ids ?? get().queues.list.map((q) => q.id);
+      const listIds = ids === undefined ? queueIds : queueIds.filter((id) => sessionsTouched.has(id));
+      for (const id of listIds) sessionsTouched.delete(id);
       const seen = new Map(queueIds.map((id) => [id, eventCount.get(id) ?? 0]));
       try {
-        const [statuses, lists] = await Promise.all([api.queueStatuses(ids), Promise.all(queueIds.map((id) => api.queueSessions(id).then((rows) => [id, rows] as const)))]);
+        const [statuses, lists] = await Promise.all([api.queueStatuses(ids), Promise.all(listIds.map((id) => api.queueSessions(id).then((rows) => [id, rows] as const)))]);
         const dayBefore = get().queues.day;
         set((s) => {
           const live = { ...s.queues.live };
+          for (const [id, status] of Object.entries(statuses)) {
+            const current = live[id] ?? { status: null, sessions: [] };
+            live[id] = { ...current, status: mine === statusReads || current.status === null ? status : current.status };
+          }
           for (const [id, rows] of lists) {
             // Events that came in while the list was read are newer than it: they stand.
             const fresh = (eventCount.get(id) ?? 0) === seen.get(id);
             const current = live[id] ?? { status: null, sessions: [] };
-            live[id] = { status: mine === statusReads || current.status === null ? (statuses[id] ?? current.status) : current.status, sessions: fresh ? rows : current.sessions };
-          }
-          for (const [id, status] of Object.entries(statuses)) {
-            if (!(id in live)) live[id] = { status, sessions: [] };
+            live[id] = { ...current, sessions: fresh ? rows : current.sessions };
           }
           return { queues: { ...s.queues, live, day: sampleDay(s.queues.day, live, deps.clock.now()), error: null } };
         });
         if (get().queues.day !== dayBefore) saveDay(deps.storage, get());
       } catch (error) {
+        // Their lists are read again with the next read.
+        for (const id of listIds) sessionsTouched.add(id);
         set((s) => ({ queues: { ...s.queues, error: `Cannot read the queues: ${errorMessage(error)}` } }));
       }
     }

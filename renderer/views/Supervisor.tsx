@@ -93,8 +93,13 @@ function MonitorBar() {
   );
 }
 
-/** From this many queues the tiles out of view are not laid out or painted (CSS content-visibility). */
+/**
+ * From this many queues a tile out of view (and a margin) is a placeholder with its name: 50 live
+ * tiles each watching the store, re-rendered every second, kept the board from its frames.
+ */
 const MANY_QUEUES = 12;
+/** How far beyond the view a tile comes alive, so a scroll finds it drawn. */
+const TILE_MARGIN = "400px";
 
 function QueueBoard() {
   const { list, error } = useAppStore(useShallow((state) => ({ list: state.queues.list, error: state.queues.error })));
@@ -108,12 +113,34 @@ function QueueBoard() {
       </label>
       {error !== null ? <p className="form-error">{error}</p> : null}
       {list.length === 0 ? <p className="muted">No queues.</p> : null}
-      <div className={list.length >= MANY_QUEUES ? "queues-grid queues-many" : "queues-grid"}>
-        {list.map((queue) => (
-          <QueueTile key={queue.id} queue={queue} tick={now} />
-        ))}
+      <div className="queues-grid">
+        {list.map((queue) => (list.length >= MANY_QUEUES ? <QueueTileInView key={queue.id} queue={queue} tick={now} /> : <QueueTile key={queue.id} queue={queue} tick={now} />))}
       </div>
     </section>
+  );
+}
+
+/** The queue's tile while it is near the view; its name alone, at a tile's height, otherwise. */
+function QueueTileInView({ queue, tick }: { queue: QueueEntry; tick: number }) {
+  const slot = useRef<HTMLDivElement | null>(null);
+  const [near, setNear] = useState(false);
+  useEffect(() => {
+    const element = slot.current;
+    if (element === null) return undefined;
+    const observer = new IntersectionObserver((entries) => setNear(entries.some((e) => e.isIntersecting)), { rootMargin: TILE_MARGIN });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
+  return (
+    <div ref={slot} className="queue-slot">
+      {near ? (
+        <QueueTile queue={queue} tick={tick} />
+      ) : (
+        <section className="card queue-tile queue-tile-away" aria-label={queue.name} data-queue-id={queue.id}>
+          <h3>{queue.name}</h3>
+        </section>
+      )}
+    </div>
   );
 }
 
@@ -271,11 +298,16 @@ function RecipientBoard() {
   const windowed = ids.length >= WINDOW_FROM;
   const start = windowed ? Math.max(0, view.first - OVERSCAN) : 0;
   const end = windowed ? Math.min(ids.length, view.first + view.rows + OVERSCAN) : ids.length;
-  const onScroll = (e: UIEvent<HTMLDivElement>): void => {
-    const box = e.currentTarget;
-    const next = { first: Math.floor(box.scrollTop / ROW_PX), rows: Math.ceil(box.clientHeight / ROW_PX) };
+  const box = useRef<HTMLDivElement | null>(null);
+  const measure = (element: HTMLDivElement): void => {
+    const next = { first: Math.floor(element.scrollTop / ROW_PX), rows: Math.ceil(element.clientHeight / ROW_PX) };
     setView((v) => (v.first === next.first && v.rows === next.rows ? v : next));
   };
+  const onScroll = (e: UIEvent<HTMLDivElement>): void => measure(e.currentTarget);
+  // The box's own height decides how many rows are in view, once it is laid out.
+  useEffect(() => {
+    if (windowed && box.current !== null) measure(box.current);
+  }, [windowed]);
   return (
     <section className="board-section" aria-labelledby="board-agents">
       <h2 id="board-agents">Agents</h2>
@@ -283,7 +315,7 @@ function RecipientBoard() {
       {ids.length === 0 ? (
         <p className="muted">{loading ? "Reading the agents…" : "No agents."}</p>
       ) : (
-        <div className={windowed ? "scroll-x board-window" : "scroll-x"} role="group" aria-labelledby="board-agents" tabIndex={0} onScroll={windowed ? onScroll : undefined}>
+        <div ref={box} className={windowed ? "scroll-x board-window" : "scroll-x"} role="group" aria-labelledby="board-agents" tabIndex={0} onScroll={windowed ? onScroll : undefined}>
           <table className="board-table" aria-rowcount={ids.length + 1}>
             <thead>
               <tr aria-rowindex={1}>

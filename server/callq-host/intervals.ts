@@ -13,7 +13,7 @@ import type { Store, StoredDoc } from "../store/index.js";
 
 /** Session 9's single collection of every day, read only to move its documents into their days. */
 export const LEGACY_INTERVALS_COLLECTION = "callq_intervals";
-/** Legacy documents moved at once. */
+/** Legacy documents moved at once (their queue-day documents written together, then they are deleted). */
 const MOVE_BATCH = 1_000;
 
 /** The collection of the local day `day` (YYYY-MM-DD). */
@@ -187,19 +187,33 @@ async function moveLegacy(store: Store, accountId: string): Promise<void> {
   const legacy = await store.account(accountId, LEGACY_INTERVALS_COLLECTION);
   const docs = legacy.all();
   for (let i = 0; i < docs.length; i += MOVE_BATCH) {
-    await Promise.all(
-      docs.slice(i, i + MOVE_BATCH).map(async (doc) => {
-        const interval = legacyIntervalOf(doc);
-        if (interval && !(await stored(store, accountId, interval))) await saveInterval(store, accountId, interval);
-        await legacy.delete(doc.id);
-      }),
-    );
+    const batch = docs.slice(i, i + MOVE_BATCH);
+    // One write per queue and day of the batch, not one per interval.
+    const byDayDoc = new Map<string, QueueInterval[]>();
+    for (const doc of batch) {
+      const interval = legacyIntervalOf(doc);
+      if (!interval) continue;
+      const key = `${interval.queue_id} ${dayOf(interval.start)}`;
+      byDayDoc.set(key, [...(byDayDoc.get(key) ?? []), interval]);
+    }
+    await Promise.all([...byDayDoc.values()].map((intervals) => moveIntoDay(store, accountId, intervals)));
+    await Promise.all(batch.map((doc) => legacy.delete(doc.id)));
   }
 }
 
-/** Whether the interval's day document has its start already (a move cut short: that copy is the newer). */
-async function stored(store: Store, accountId: string, interval: QueueInterval): Promise<boolean> {
-  const day = dayOf(interval.start);
-  const doc = (await store.account(accountId, intervalsCollection(day))).get(dayDocId(interval.queue_id, day));
-  return doc !== undefined && dayColumns(doc.data).some((row) => row.start === toGregorianSeconds(interval.start));
+/** Writes one queue's intervals of one day into its day document, keeping any start it has already (a move cut short: that copy is the newer). */
+async function moveIntoDay(store: Store, accountId: string, intervals: readonly QueueInterval[]): Promise<void> {
+  const first = intervals[0];
+  if (first === undefined) return;
+  const day = dayOf(first.start);
+  const docs = await store.account(accountId, intervalsCollection(day));
+  const id = dayDocId(first.queue_id, day);
+  const stored = docs.get(id);
+  const has = new Set(stored === undefined ? [] : dayColumns(stored.data).map((row) => row.start));
+  const [head, ...rest] = intervals.filter((interval) => !has.has(toGregorianSeconds(interval.start)));
+  if (head === undefined) return;
+  let data = dayDocWith(stored?.data, head);
+  for (const interval of rest) data = dayDocWith(data, interval);
+  if (stored) await docs.update(id, data);
+  else await docs.create(data, { id });
 }

@@ -128,6 +128,8 @@ describe("the directory slice", () => {
     expect(d.quickConnects[0]?.number).toBe("5001");
     expect(unseenMissed(d)).toBe(1);
     f.event({ name: "presence", routingKey: "directory.user.u3", accountId: "a", seq: 1, data: { id: "u3", name: "Casey Agent", username: "agent3", extensions: ["1004"], presence: "away", away_reason: "lunch" } });
+    // Presence lands with the next frame.
+    await f.clock.advance(16);
     expect(f.store.getState().directory.colleagues.find((c) => c.id === "u3")).toMatchObject({ presence: "away", awayReason: "lunch" });
     f.store.getState().setDirectoryQuery("1003");
     expect(searchColleagues(f.store.getState().directory).map((c) => c.id)).toEqual(["u2"]);

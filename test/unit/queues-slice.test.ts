@@ -102,11 +102,15 @@ describe("queues slice", () => {
   it("reads again a queue whose members' availability changed, and every queue every half minute", async () => {
     const { callq, events, clock } = await watched();
     const before = callq.calls("queueStatuses").length;
+    const listsBefore = callq.calls("queueSessions").length;
     events.emit("callq.recipient.other", "ready", { recipient_id: "other", availability_state: "Ready" });
     await clock.advance(16 + QUEUE_RECONCILE_MS);
     expect(callq.calls("queueStatuses").slice(before)).toEqual([{ method: "queueStatuses", args: [[SALES, SUPPORT]] }]);
+    // A recipient's change moves the counts, not the callers: no list is read for it.
+    expect(callq.calls("queueSessions").length).toBe(listsBefore);
     await clock.advance(QUEUE_REFRESH_MS);
     expect(callq.calls("queueStatuses").at(-1)?.args).toEqual([undefined]);
+    expect(callq.calls("queueSessions").length).toBe(listsBefore + 2);
   });
 
   it("stops following events when no view watches", async () => {
