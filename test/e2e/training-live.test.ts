@@ -1,8 +1,9 @@
 // A live training run in Debian Chromium against serve mode: the trainer (the admin's console)
 // starts a scenario from the Training view, pauses it before its first caller (nobody calls while
 // paused) and resumes it; the trainee (agent1's console, real SIP and WebRTC) takes the Sales
-// queue's callers beside a simulated agent: one caller abandons while both are busy, the callers
-// the trainee greets press their digits, the bot takes the overflow. The trainer stops the run and
+// queue's callers beside a simulated agent: one caller abandons while both are busy, callers press
+// their digits once the hold music gives way to whoever answers, the bot takes the overflow. The
+// trainer stops the run and
 // the scorecard table shows what the API's scorecard says, whose figures equal the CDRs and the
 // queue and recipient events seen on the event websocket; the runs list keeps the run.
 import { mkdir } from "node:fs/promises";

@@ -71,7 +71,7 @@ afterAll(async () => {
   await media.close();
 });
 
-const persona = { name: "Dana Caller", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 3 }, digits: "42" };
+const persona = { name: "Dana Caller", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 5 }, digits: "42" };
 
 async function scenario(data: Record<string, unknown>): Promise<string> {
   const res = await api.call<{ id: string }>("PUT", `${base}/training_scenarios`, { token: admin, data });
@@ -104,11 +104,11 @@ describe("a live training run", () => {
         await call.answer();
         await call.say("tone_stream://%(400,3000,440)");
         if (held) continue;
-        held = true;
         // On hold once the caller has pressed its digits, so the hold cuts nothing short.
         await connected(call);
         await until(() => call.dtmfIn.length >= 2 || !talking(call), "the caller's digits");
         if (!talking(call)) continue;
+        held = true;
         await call.hold();
         await sleep(800);
         if (talking(call)) await call.unhold();
