@@ -12,7 +12,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plannedCallers, withDefaults, type Scenario } from "../../server/training/index.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
 import { EventsClient } from "../helpers/events-client.js";
 import { poll } from "../helpers/poll.js";
 import { demoGrant } from "../helpers/serve.js";
@@ -136,7 +136,7 @@ describe("a live training run in the console", () => {
 
     const trainer = await signedIn("admin", false);
     await openView(trainer, "Training");
-    await trainer.getByRole("button", { name: "Start a run of Live shift e2e" }).click();
+    await trainer.getByRole("button", { name: "Start run of Live shift e2e" }).click();
     const live = trainer.getByRole("region", { name: "Run of Live shift e2e" });
     await live.getByText(/^Running: /).waitFor();
     // Paused before its first caller's time (6 s of run time), nobody calls: the four are still to call.
@@ -180,6 +180,7 @@ describe("a live training run in the console", () => {
     await live.getByText(/^Ended: /).waitFor();
     await live.getByRole("heading", { name: "Scorecard", exact: true }).waitFor();
     await trainer.screenshot({ path: join(SCREENSHOTS, "training-live-scorecard.png"), fullPage: true });
+    expect(await seriousAxeViolations(trainer)).toEqual([]);
 
     const ended = await run();
     expect(ended.callers.map((c) => c.outcome)).toEqual(["answered", "answered", "abandoned", "answered"]);
