@@ -170,7 +170,7 @@ function TrainingPage() {
                 <button
                   type="button"
                   className="button button-small"
-                  aria-label={`Start a run of ${row.name}`}
+                  aria-label={`Start run of ${row.name}`}
                   aria-disabled={training.runs.busy}
                   onClick={() => (training.runs.busy ? undefined : void s.startRun(row.id))}
                 >

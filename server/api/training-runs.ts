@@ -65,6 +65,10 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
   if (!sim || !callq || !events) return;
   const runs = new LiveRuns({ store: deps.store, sim, callq, bus: events.bus, clock: deps.clock, onError: (err, what) => app.log.warn({ err }, `training: ${what} failed`) });
   app.addHook("onClose", () => runs.close());
+  // Runs a stopped server left live end now; in the background, so the start does not wait for every account's runs.
+  app.addHook("onReady", async () => {
+    void runs.recover().catch((err: unknown) => app.log.warn({ err }, "training: ending the runs of a previous start failed"));
+  });
   const base = "/v2/accounts/:account_id/training_runs";
   const accountOf = (ctx: Ctx): string => ctx.params.account_id ?? "";
 

@@ -189,6 +189,8 @@ export class LiveRuns {
   /** The live run of each account. */
   readonly #live = new Map<string, LiveRun>();
   readonly #unsubscribe: () => void;
+  /** The recovery of a previous start's runs: a new run starts after it, never during. */
+  #recovered: Promise<void> = Promise.resolve();
 
   constructor(deps: LiveRunsDeps) {
     this.#deps = deps;
@@ -202,6 +204,8 @@ export class LiveRuns {
 
   async start(request: StartRequest): Promise<string> {
     const { accountId, scenario } = request;
+    // A failed recovery was logged where it was started; a new run may start all the same.
+    await this.#recovered.catch(() => undefined);
     const existing = this.#live.get(accountId);
     if (existing) throw new RunConflictError(existing.id);
     if (scenario.agents.count > MAX_LIVE_AGENTS) {
@@ -282,6 +286,29 @@ export class LiveRuns {
       pvt_ended_ms: run.endedMs,
       pvt_observed: run.observed,
     };
+  }
+
+  /**
+   * Runs a previous server left live (it stopped without ending them: a crash, a kill) are ended
+   * as of now, and their simulated agents removed from the account, as a stop would have.
+   */
+  recover(): Promise<void> {
+    this.#recovered = this.#recover();
+    return this.#recovered;
+  }
+
+  async #recover(): Promise<void> {
+    const now = this.#deps.clock.now();
+    for (const account of (await this.#deps.store.global("accounts")).all()) {
+      const runs = await this.#runs(account.id);
+      for (const doc of runs.all()) {
+        if (doc.data.status === "ended" || this.#live.get(account.id)?.id === doc.id) continue;
+        const timeline = Array.isArray(doc.data.timeline) ? doc.data.timeline : [];
+        const ended = { at_s: typeof doc.data.run_seconds === "number" ? doc.data.run_seconds : 0, at_ms: now, name: "ended", reason: "restart" };
+        await runs.update(doc.id, { ...doc.data, status: "ended", ended: toGregorianSeconds(now), pvt_ended_ms: now, timeline: [...timeline, ended] });
+        await this.#removeSimulatedAgents(account.id, doc.id);
+      }
+    }
   }
 
   /** Every run ends (server shutdown). */
@@ -524,28 +551,36 @@ export class LiveRuns {
 
   /** Bots log out, leave the queues and go: the account is as it was, the run keeps their names. */
   async #removeBots(run: LiveRun): Promise<void> {
-    const { store, callq } = this.#deps;
     for (const release of run.releases.splice(0)) release();
-    for (const agent of run.agents) {
+    await this.#removeSimulatedAgents(run.accountId, run.id);
+  }
+
+  /** The run's simulated agents (users and devices marked as its own) out of the queues, then gone. */
+  async #removeSimulatedAgents(accountId: string, runId: string): Promise<void> {
+    const { store, callq } = this.#deps;
+    const ofRun = (data: Record<string, unknown>): boolean => {
+      const training = data.training;
+      return typeof training === "object" && training !== null && (training as Record<string, unknown>).simulated_agent_of === runId;
+    };
+    const users = await store.account(accountId, "users");
+    const devices = await store.account(accountId, "devices");
+    const bots = new Set(users.all().filter((u) => ofRun(u.data)).map((u) => u.id));
+    for (const id of bots) {
       try {
-        await callq.recipientAction(run.accountId, agent.id, "logout");
+        await callq.recipientAction(accountId, id, "logout");
       } catch (err) {
         this.#deps.onError?.(err, "logging a simulated agent out");
       }
     }
-    const queues = await store.account(run.accountId, "callq_queues");
+    const queues = await store.account(accountId, "callq_queues");
     for (const queue of queues.all()) {
       const members = queue.data.members;
       if (typeof members !== "object" || members === null) continue;
-      const kept = Object.fromEntries(Object.entries(members).filter(([id]) => !run.botIds.has(id)));
+      const kept = Object.fromEntries(Object.entries(members).filter(([id]) => !bots.has(id)));
       if (Object.keys(kept).length !== Object.keys(members).length) await queues.update(queue.id, { ...queue.data, members: kept });
     }
-    const devices = await store.account(run.accountId, "devices");
-    const users = await store.account(run.accountId, "users");
-    for (const agent of run.agents) {
-      if (devices.get(agent.device_id)) await devices.delete(agent.device_id);
-      if (users.get(agent.id)) await users.delete(agent.id);
-    }
+    for (const device of devices.all()) if (ofRun(device.data)) await devices.delete(device.id);
+    for (const id of bots) await users.delete(id);
   }
 
   #note(run: LiveRun, name: string, fields: Record<string, unknown>): void {

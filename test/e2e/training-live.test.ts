@@ -1,8 +1,9 @@
 // A live training run in Debian Chromium against serve mode: the trainer (the admin's console)
 // starts a scenario from the Training view, pauses it before its first caller (nobody calls while
 // paused) and resumes it; the trainee (agent1's console, real SIP and WebRTC) takes the Sales
-// queue's callers beside a simulated agent: one caller abandons while both are busy, the callers
-// the trainee greets press their digits, the bot takes the overflow. The trainer stops the run and
+// queue's callers beside a simulated agent: one caller abandons while both are busy, callers press
+// their digits once the hold music gives way to whoever answers, the bot takes the overflow. The
+// trainer stops the run and
 // the scorecard table shows what the API's scorecard says, whose figures equal the CDRs and the
 // queue and recipient events seen on the event websocket; the runs list keeps the run.
 import { mkdir } from "node:fs/promises";
@@ -11,7 +12,7 @@ import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { plannedCallers, withDefaults, type Scenario } from "../../server/training/index.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
 import { EventsClient } from "../helpers/events-client.js";
 import { poll } from "../helpers/poll.js";
 import { demoGrant } from "../helpers/serve.js";
@@ -67,7 +68,7 @@ interface RunDoc {
   id: string;
   status: string;
   agents: { id: string }[];
-  callers: { state: string; outcome: string | null; call_id: string | null; persona: string }[];
+  callers: { state: string; outcome: string | null; call_id: string | null; persona: string; left: string | null }[];
 }
 
 const PATIENT = { name: "Pat Patient", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 120 }, talk_time: { distribution: "fixed", mean_s: 3 }, digits: "5" };
@@ -89,14 +90,14 @@ function scenarioFor(salesId: string): Record<string, unknown> {
           queue_id: salesId,
           rate_per_hour: 0,
           bursts: [
-            { at_s: 2, count: 2, within_s: 0.5 },
-            { at_s: 10, count: 1, within_s: 0.1 },
-            { at_s: 11, count: 1, within_s: 0.1 },
+            { at_s: 6, count: 2, within_s: 0.5 },
+            { at_s: 14, count: 1, within_s: 0.1 },
+            { at_s: 15, count: 1, within_s: 0.1 },
           ],
         },
       ],
       personas: [PATIENT, IMPATIENT],
-      agents: { count: 1, ring_delay_s: 1, handle_time: { distribution: "fixed", mean_s: 30 }, wrapup_s: 2 },
+      agents: { count: 1, ring_delay_s: 1, handle_time: { distribution: "fixed", mean_s: 30 }, wrapup_s: 10 },
     };
     const names = plannedCallers(withDefaults(doc) as unknown as Scenario).map((c) => c.persona_name);
     if (names.join() === [PATIENT.name, PATIENT.name, IMPATIENT.name, PATIENT.name].join()) return doc;
@@ -113,6 +114,13 @@ describe("a live training run in the console", () => {
     const created = await f.v2<{ id: string }>("PUT", "/training_scenarios", scenarioFor(salesId));
     expect(created.status).toBe(201);
 
+    // A cold server's first call can lose its media while the media workers warm up on a loaded
+    // machine (MEDIA_TIMEOUT): one caller waits in Support a moment first, so the run's callers
+    // meet a warm server.
+    const warm = await f.simCall("5002", { caller_id_name: "Warm Up", caller_id_number: "+14155550000" });
+    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await f.hangupSim(warm);
+
     // The account's queue and recipient events, as any client of the event websocket sees them.
     const grant = await demoGrant(f.url, "admin");
     const socket = await EventsClient.connect(`${f.url.replace(/^http/, "ws")}/events`);
@@ -128,10 +136,10 @@ describe("a live training run in the console", () => {
 
     const trainer = await signedIn("admin", false);
     await openView(trainer, "Training");
-    await trainer.getByRole("button", { name: "Start a run of Live shift e2e" }).click();
+    await trainer.getByRole("button", { name: "Start run of Live shift e2e" }).click();
     const live = trainer.getByRole("region", { name: "Run of Live shift e2e" });
     await live.getByText(/^Running: /).waitFor();
-    // Paused before its first caller's time, nobody calls: the four are still to call.
+    // Paused before its first caller's time (6 s of run time), nobody calls: the four are still to call.
     await live.getByRole("button", { name: "Pause run" }).click();
     await live.getByText(/^Paused: /).waitFor();
     await trainer.waitForTimeout(3000);
@@ -160,12 +168,19 @@ describe("a live training run in the console", () => {
     );
     expect(taken).toBeGreaterThan(0);
     const done = await run();
+    // A caller whose media failed (MEDIA_TIMEOUT: ICE never came up on a machine loaded far past its
+    // cores) leaves the queue as if it abandoned, and upsets the rest of the plan: said as such.
+    const callerLegs = (await f.v2<{ call_id?: string; hangup_cause?: string }[]>("GET", "/cdrs?paginate=false")).body.data.filter((c) => done.callers.some((x) => x.call_id === c.call_id));
+    expect(callerLegs.filter((c) => c.hangup_cause === "MEDIA_TIMEOUT").map((c) => c.call_id), "callers whose media failed").toEqual([]);
     expect(done.callers.map((c) => c.outcome), JSON.stringify(done.callers)).toEqual(["answered", "answered", "abandoned", "answered"]);
+    // The impatient caller left by the run's patience, not by itself or a failure.
+    expect(done.callers[2]?.left).toBeNull();
     await live.locator('[aria-label="Callers so far"] [data-count="abandoned"]').filter({ hasText: /^1$/ }).waitFor();
     await live.getByRole("button", { name: "Stop run" }).click();
     await live.getByText(/^Ended: /).waitFor();
     await live.getByRole("heading", { name: "Scorecard", exact: true }).waitFor();
     await trainer.screenshot({ path: join(SCREENSHOTS, "training-live-scorecard.png"), fullPage: true });
+    expect(await seriousAxeViolations(trainer)).toEqual([]);
 
     const ended = await run();
     expect(ended.callers.map((c) => c.outcome)).toEqual(["answered", "answered", "abandoned", "answered"]);

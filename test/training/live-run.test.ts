@@ -6,7 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../server/events/index.js";
 import { MediaEngine } from "../../server/media/index.js";
-import { startApi, type TestApi } from "../helpers/api.js";
+import { rm } from "node:fs/promises";
+import { startServer } from "../../server/index.js";
+import { localServerConfig, startApi, type TestApi } from "../helpers/api.js";
 import { EventsClient } from "../helpers/events-client.js";
 import { connected, FakeSignalling, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
@@ -69,7 +71,7 @@ afterAll(async () => {
   await media.close();
 });
 
-const persona = { name: "Dana Caller", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 3 }, digits: "42" };
+const persona = { name: "Dana Caller", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 5 }, digits: "42" };
 
 async function scenario(data: Record<string, unknown>): Promise<string> {
   const res = await api.call<{ id: string }>("PUT", `${base}/training_scenarios`, { token: admin, data });
@@ -102,11 +104,11 @@ describe("a live training run", () => {
         await call.answer();
         await call.say("tone_stream://%(400,3000,440)");
         if (held) continue;
-        held = true;
         // On hold once the caller has pressed its digits, so the hold cuts nothing short.
         await connected(call);
         await until(() => call.dtmfIn.length >= 2 || !talking(call), "the caller's digits");
         if (!talking(call)) continue;
+        held = true;
         await call.hold();
         await sleep(800);
         if (talking(call)) await call.unhold();
@@ -297,5 +299,35 @@ describe("a live training run", () => {
     expect(stopped.body.data.status).toBe("ended");
     expect((await api.call("GET", `${base}/training_runs/${"0".repeat(32)}`, { token: admin })).status).toBe(404);
     await api.call("PATCH", `${base}/users/${agent.ownerId}`, { token: admin, data: { training: { trainer: false } } });
+  });
+
+  it("ends at the next start a run a stopped server left live, its simulated agents gone from the account and the queue", async () => {
+    const other = await startApi();
+    const { accountId: account } = await other.login("admin");
+    const store = other.server.store;
+    const run = await (await store.account(account, "training_runs")).create({ scenario_id: "x", scenario_name: "Left live", seed: 1, status: "running", started: 1, timeline: [], pvt_started_ms: 1 });
+    const bot = await (await store.account(account, "users")).create({ username: "sim-agent-left", first_name: "Simulated agent", last_name: "1", enabled: true, callq: { enabled: true }, training: { simulated_agent_of: run.id } });
+    const device = await (await store.account(account, "devices")).create({ name: "Simulated agent 1 phone", enabled: true, owner_id: bot.id, training: { simulated_agent_of: run.id } });
+    const queues = await store.account(account, "callq_queues");
+    const sales = queues.all().find((q) => q.data.name === "Sales");
+    if (!sales) throw new Error("no Sales queue");
+    await queues.update(sales.id, { ...sales.data, members: { ...(sales.data.members as object), [bot.id]: "" } });
+    // The data stays as a crash would leave it: the server closes without the run live in it.
+    await other.server.close();
+    const again = await startServer(localServerConfig(other.dataDir));
+    try {
+      const runs = await again.store.account(account, "training_runs");
+      const users = await again.store.account(account, "users");
+      await poll("the run ended and its bot gone", () => (runs.get(run.id)?.data.status === "ended" && users.get(bot.id) === undefined ? true : undefined));
+      expect((runs.get(run.id)?.data.timeline as { name: string; reason?: string }[]).at(-1)).toMatchObject({ name: "ended", reason: "restart" });
+      expect((await again.store.account(account, "users")).get(bot.id)).toBeUndefined();
+      expect((await again.store.account(account, "devices")).get(device.id)).toBeUndefined();
+      const members = (await again.store.account(account, "callq_queues")).get(sales.id)?.data.members as Record<string, string>;
+      expect(Object.keys(members)).not.toContain(bot.id);
+      expect(Object.keys(members).length).toBeGreaterThan(0);
+    } finally {
+      await again.close();
+      await rm(other.dataDir, { recursive: true, force: true });
+    }
   });
 });
