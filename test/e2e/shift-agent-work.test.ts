@@ -4,9 +4,11 @@
 // account has a CRM link. Login, Away for a break, Ready; a first call with no history, refused
 // Ready until the disposition is given; a rejected offer that the colleague's auto-answer takes; the
 // same customer again, whose offer shows the first call's disposition and note before anyone
-// answers; do not disturb refusing a colleague's direct call while queue offers still come; a
+// answers; a caller who asks to be called back, offered to the agent once Ready and dialled by the
+// server; do not disturb refusing a colleague's direct call while queue offers still come; a
 // direct call missed, counted in the navigation and the title; Away for lunch and a server
-// restart, after which the reason, the time it began and the missed call are all still there;
+// restart, after which the reason, the time it began, the missed call and the agent's own day
+// (calls handled, missed offers) are all still there;
 // call back from the missed list; sign out. At every step: agent1's console, the colleague's
 // directory, the board and the API agree.
 import { join } from "node:path";
@@ -72,7 +74,7 @@ interface Cdr {
 }
 
 describe("an agent's day with the work around the calls", () => {
-  it("reasons, dispositions, the screen pop, a reject taken by auto-answer, do not disturb, a missed call, a restart, call back, sign out", async () => {
+  it("reasons, dispositions, the screen pop, a reject taken by auto-answer, a queue callback, do not disturb, a missed call, My day, a restart, call back, sign out", async () => {
     const f = setup.floor();
     const signedIn = setup.signedIn;
     const sales = await f.queuePath("Sales");
@@ -164,6 +166,35 @@ describe("an agent's day with the work around the calls", () => {
     });
     expect(cdrs.filter((c) => c.disposition?.code === "sale").map((c) => c.disposition?.note)).toEqual(["Upgraded the line", "Upgraded the line"]);
 
+    // A caller asks to be called back while agent1 is in a meeting: the callback keeps its place
+    // on the board; Ready, agent1 is offered "Callback to" the number, accepts, the server dials
+    // the caller's phone, which answers; then the usual disposition.
+    expect((await f.v2("PATCH", sales, { callback: { enabled: true, digit: "5" } })).status).toBe(200);
+    await awayFor(f, agent1, "Meeting", "meeting");
+    const callbackNumber = "+14155550177";
+    const asking = await f.v2<{ id: string }>("POST", "/sim/calls", {
+      to: "5001",
+      caller_id_name: "Cameron Callback",
+      caller_id_number: callbackNumber,
+      script: { steps: [{ digits: "5", after_s: 1 }, { wait_s: 30 }] },
+      phone: { answer: "answer", audio: "tone_stream://700" },
+    });
+    expect(asking.status).toBe(201);
+    await poll("the asking caller's line to end", async () => ((await f.v2("GET", `/sim/calls/${asking.body.data.id}`)).status === 404 ? true : undefined), 20_000, 500);
+    const tile = board.getByRole("region", { name: "Queues" }).getByRole("region", { name: "Sales" });
+    await tile.getByTestId("board-callbacks").filter({ hasText: "1" }).waitFor({ timeout: 20_000 });
+    await panelOf(p).getByRole("button", { name: "Ready" }).click();
+    const callbackOffer = p.getByRole("region", { name: `Callback to ${callbackNumber}` });
+    await callbackOffer.getByRole("button", { name: "Accept" }).click({ timeout: 20_000 });
+    await card(p, "Cameron Callback").getByText("Connected").waitFor({ timeout: 20_000 });
+    await poll("the callback connected", async () => {
+      const status = await f.v2<{ stats: { callbacks_connected?: number } }>("GET", `${sales}/status`);
+      return status.body.data.stats.callbacks_connected === 1 ? true : undefined;
+    }, 20_000);
+    await tile.getByTestId("board-callbacks").filter({ hasText: "0" }).waitFor({ timeout: 20_000 });
+    await hangUp(p, "Cameron Callback");
+    await dispose(f, agent1, "sale", "Sale", "Called back about the quote");
+
     // Do not disturb: the colleague's direct call is refused (their console says so, agent1's
     // does not ring), while a queue offer still comes.
     await openView(p, "Directory");
@@ -198,6 +229,16 @@ describe("an agent's day with the work around the calls", () => {
     await poll("the title counting the missed call", async () => ((await p.title()).startsWith("(1 missed)") ? true : undefined));
     await f.noChannels("agent1", "agent2");
 
+    // The agent's own day so far, as the server counts it and as My day shows it: four queue
+    // calls handled (Casey twice, the callback, the call taken in do not disturb), one missed offer
+    // (the reject).
+    const dayPath = `/callq_recipients/${id1}/day`;
+    const dayBefore = (await f.v2<{ calls_handled: number; missed_offers: number }>("GET", dayPath)).body.data;
+    expect(dayBefore).toMatchObject({ calls_handled: 4, missed_offers: 1 });
+    const myDay = p.getByTestId("my-day");
+    await myDay.getByTestId("day-calls").filter({ hasText: /^4$/ }).waitFor({ timeout: 20_000 });
+    await myDay.getByTestId("day-missed").filter({ hasText: /^1$/ }).waitFor();
+
     // Away for lunch, then the server restarts: the reason and the time it began survive, the
     // console and the board show them again, and the missed call is still counted.
     const since = await awayFor(f, agent1, "Lunch", "lunch");
@@ -210,6 +251,9 @@ describe("an agent's day with the work around the calls", () => {
     await boardRow(board, id1, "Away").getByTestId("agent-reason").filter({ hasText: "Lunch" }).waitFor({ timeout: 30_000 });
     await count.waitFor({ timeout: 15_000 });
     expect(await count.innerText()).toContain("1");
+    // The day survives the restart too.
+    expect((await f.v2<{ calls_handled: number; missed_offers: number }>("GET", dayPath)).body.data).toMatchObject({ calls_handled: 4, missed_offers: 1 });
+    await myDay.getByTestId("day-calls").filter({ hasText: /^4$/ }).waitFor({ timeout: 20_000 });
     await p.screenshot({ path: join(SCREENSHOTS, "shift-work-after-restart.png") });
 
     // Call back from the missed list (seen there, the count goes); the colleague answers.
