@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { accept, expectState, Floor, hangUp, offerOn, openView, panelOf, type Agent } from "../helpers/shift.js";
+import { accept, expectState, Floor, formatDuration, hangUp, offerOn, openView, panelOf, type Agent } from "../helpers/shift.js";
 
 /** Sales's wrap-up after each call, seconds. */
 const WRAPUP_S = 3;
@@ -49,14 +49,6 @@ interface Day {
   time_in_state: Record<"Ready" | "Call-Offer" | "On-A-Call" | "Wrapup-Time" | "Away", number>;
   away_by_reason: { reason: string | null; seconds: number }[];
   current: { state: string; away_reason?: string } | null;
-}
-
-/** How the console writes a duration: m:ss (whole seconds, cut), h:mm:ss from an hour on. */
-function formatDuration(ms: number): string {
-  const total = Math.floor(ms / 1000);
-  const [h, m, sec] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
-  const two = (n: number) => String(n).padStart(2, "0");
-  return h > 0 ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
 }
 
 /** Matches the whole text and nothing more. */

@@ -4,12 +4,15 @@
 // statuses and the CDRs. Then the supervisor listens, whispers and barges on an agent's call, and
 // the agent's call card says so at each mode (listening in only once the account announces it),
 // and the cue goes when the supervisor stops. Who may read who listens in is checked on the way.
+// At the end of the shift each agent's row shows their day as the server counts it, and the
+// History panel the day's callers as the board counted them.
 import type { Locator, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { openConsole as openConsolePage, signIn, waitRegistered } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 import { demoGrant, serve, type DemoGrant, type Served } from "../helpers/serve.js";
+import { formatDuration } from "../helpers/shift.js";
 
 let server: Served | undefined;
 let launched: LaunchedBrowser | undefined;
@@ -286,6 +289,26 @@ describe("a supervisor's shift", () => {
     // The day chart saw every caller since the board opened (at 0), the first five minutes included.
     const chart = board.getByRole("img", { name: /^Sales today: / });
     await poll("the chart to count the day's callers", async () => ((await chart.getAttribute("aria-label"))?.includes("6 new callers") === true ? true : undefined), 5000);
+
+    // Each agent's row carries their day as the server counts it: calls handled, missed offers and
+    // the average handle time (fixed while they wait Ready).
+    for (const who of ["agent1", "agent2"] as const) {
+      const day = (await rest<{ calls_handled: number; missed_offers: number; average_handle_time: number }>("GET", `${account}/callq_recipients/${grants[who].ownerId}/day`, supervisor.token)).data;
+      const row = agentsBoard.locator(`tr[data-recipient-id="${grants[who].ownerId}"]`);
+      await agentCell(who, "handled", day.calls_handled);
+      await agentCell(who, "missed", day.missed_offers);
+      const aht = day.calls_handled === 0 ? "–" : formatDuration(day.average_handle_time * 1000);
+      await row.getByTestId("agent-aht").filter({ hasText: new RegExp(`^${aht}$`) }).waitFor({ timeout: 10_000 });
+    }
+
+    // The History panel, Sales today: the six callers, four answered, one abandoned (the timed-out
+    // one is counted apart), as the board said through the day.
+    const history = supervisorPage.getByRole("region", { name: "History" });
+    await history.getByRole("combobox", { name: "Queue" }).selectOption(salesId);
+    await history.getByTestId("history-state").filter({ hasText: "per 15 minutes" }).waitFor({ timeout: 15_000 });
+    await history.getByTestId("history-offered").filter({ hasText: /^6$/ }).waitFor({ timeout: 15_000 });
+    expect(await history.getByTestId("history-answered").innerText()).toBe("4");
+    expect(await history.getByTestId("history-abandoned").innerText()).toBe("1");
 
     for (const page of [supervisorPage, pages.agent1, pages.agent2]) await page.close();
     // A shift: six callers, one rung out and one timed out on purpose, three consoles.

@@ -192,6 +192,14 @@ export function useFloor(args: readonly string[] = []): FloorSetup {
   return setup;
 }
 
+/** How the console writes a duration: m:ss (whole seconds, cut), h:mm:ss from an hour on. */
+export function formatDuration(ms: number): string {
+  const total = Math.max(0, Math.floor(ms / 1000));
+  const [h, m, sec] = [Math.floor(total / 3600), Math.floor((total % 3600) / 60), total % 60];
+  const two = (n: number) => String(n).padStart(2, "0");
+  return h > 0 ? `${h}:${two(m)}:${two(sec)}` : `${m}:${two(sec)}`;
+}
+
 /** An agent at their console, as a shift test drives them. */
 export interface Agent {
   page: Page;
