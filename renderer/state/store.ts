@@ -32,9 +32,11 @@ import type { DirectoryApi, DirectoryApiOptions } from "../api/directory.js";
 import { createTrainingSlice, type TrainingSlice } from "./training.js";
 import type { TrainingApi } from "../api/training.js";
 import { createCallerHistorySlice, type CallerHistorySlice } from "./caller-history.js";
+import { createCallbacksSlice, type CallbacksSlice } from "./callbacks.js";
 import type { CallerHistoryApi, CallerHistoryApiOptions } from "../api/caller-history.js";
+import type { CallbacksApi, CallbacksApiOptions } from "../api/callbacks.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice & CallerHistorySlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice & CallerHistorySlice & CallbacksSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -63,6 +65,8 @@ export interface StoreDeps {
   directoryApi?: (options: DirectoryApiOptions) => DirectoryApi;
   /** The caller history for a session; the HTTP one when absent. */
   callerHistoryApi?: (options: CallerHistoryApiOptions) => CallerHistoryApi;
+  /** Scheduled callbacks for a session; the HTTP one when absent. */
+  callbacksApi?: (options: CallbacksApiOptions) => CallbacksApi;
   /** When batched event updates apply: each animation frame when absent. */
   frame?: FrameScheduler;
 }
@@ -87,6 +91,7 @@ export function createAppStore(options: StoreDeps) {
     ...createDirectorySlice(deps)(...args),
     ...createTrainingSlice(deps)(...args),
     ...createCallerHistorySlice(deps)(...args),
+    ...createCallbacksSlice(deps)(...args),
   }));
 }
 

@@ -9,6 +9,7 @@ import { DialPad } from "../components/DialPad.js";
 import { DispositionForm } from "../components/DispositionForm.js";
 import { PhoneStatus } from "../components/PhoneStatus.js";
 import { RecentCalls } from "../components/RecentCalls.js";
+import { CallbackReminders, ScheduledCallbacks } from "../components/ScheduledCallbacks.js";
 import { SHORTCUTS } from "../components/shortcuts.js";
 import { useAppStore } from "../state/context.js";
 
@@ -22,6 +23,7 @@ export function Agent() {
       <h1 className="visually-hidden">Agent</h1>
       <div className="agent-columns">
         <div className="agent-calls">
+          <CallbackReminders />
           {offers.map((call) => (
             <CallOffer key={call.id} call={call} />
           ))}
@@ -35,6 +37,7 @@ export function Agent() {
           ) : null}
           <DispositionForm />
           <RecentCalls />
+          <ScheduledCallbacks />
         </div>
         <div className="agent-side">
           <AgentState />
