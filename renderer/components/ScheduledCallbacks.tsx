@@ -16,7 +16,7 @@ export function CallbackReminders() {
   );
   if (reminders.length === 0) return null;
   return (
-    <section className="card callback-reminders" aria-label="Callback reminders" role="alert">
+    <section className="card callback-reminders" aria-label="Callback reminders" aria-live="assertive">
       {reminders.map((r) => (
         <div key={r.id} className="callback-reminder" data-callback-id={r.id}>
           <p>
