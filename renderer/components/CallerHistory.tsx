@@ -7,6 +7,7 @@ import { recordingAudioUrl } from "../api/recordings.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import type { CallView } from "../state/phone.js";
+import { ScheduleCallbackForm } from "./ScheduledCallbacks.js";
 import { formatDuration } from "./useNow.js";
 import "./caller-history.css";
 
@@ -63,6 +64,7 @@ export function CallerHistory({ call }: { call: CallView }) {
       {playing !== null && connection !== null ? (
         <audio key={playing} src={recordingAudioUrl(connection, { id: playing }, "play")} controls autoPlay data-recording-id={playing} onEnded={() => setPlaying(null)} />
       ) : null}
+      {/^\+?\d{2,20}$/.test(number) ? <ScheduleCallbackForm number={number} /> : null}
       {history !== null && history.crmLink !== "" ? (
         <p>
           <a href={history.crmLink} target="_blank" rel="noopener noreferrer">

@@ -133,7 +133,7 @@ export function createConnectionSlice(deps: ConnectionDeps): StateCreator<AppSta
           if (connectedAs !== who) return;
           set((state) => ({ connection: { ...state.connection, profileError: errorMessage(error) } }));
         }
-        await Promise.all([get().startPhone(), get().loadRecentCalls(), get().loadColleagues()]);
+        await Promise.all([get().startPhone(), get().loadRecentCalls(), get().loadColleagues(), get().loadCallbacks()]);
       },
 
       async disconnect() {

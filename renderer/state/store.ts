@@ -32,12 +32,14 @@ import type { DirectoryApi, DirectoryApiOptions } from "../api/directory.js";
 import { createTrainingSlice, type TrainingSlice } from "./training.js";
 import type { TrainingApi } from "../api/training.js";
 import { createCallerHistorySlice, type CallerHistorySlice } from "./caller-history.js";
+import { createCallbacksSlice, type CallbacksSlice } from "./callbacks.js";
 import type { CallerHistoryApi, CallerHistoryApiOptions } from "../api/caller-history.js";
 import { createQueueHistorySlice, type QueueHistorySlice } from "./queue-history.js";
 import type { QueueHistoryApi } from "../api/queue-history.js";
 import type { AccountConnection } from "../api/account.js";
+import type { CallbacksApi, CallbacksApiOptions } from "../api/callbacks.js";
 
-export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice & CallerHistorySlice & QueueHistorySlice;
+export type AppState = SettingsSlice & SessionSlice & ConnectionSlice & PhoneSlice & CallFailuresSlice & RecentCallsSlice & AgentSlice & QueuesSlice & SupervisorSlice & TextingSlice & RecordingsSlice & AdminSlice & AudioSlice & WallboardsSlice & DirectorySlice & TrainingSlice & CallerHistorySlice & QueueHistorySlice & CallbacksSlice;
 
 export interface StoreDeps {
   storage: KeyValueStorage;
@@ -68,6 +70,8 @@ export interface StoreDeps {
   callerHistoryApi?: (options: CallerHistoryApiOptions) => CallerHistoryApi;
   /** The queues' stored intervals for a session; the HTTP one when absent. */
   queueHistoryApi?: (connection: AccountConnection) => QueueHistoryApi;
+  /** Scheduled callbacks for a session; the HTTP one when absent. */
+  callbacksApi?: (options: CallbacksApiOptions) => CallbacksApi;
   /** When batched event updates apply: each animation frame when absent. */
   frame?: FrameScheduler;
 }
@@ -93,6 +97,7 @@ export function createAppStore(options: StoreDeps) {
     ...createTrainingSlice(deps)(...args),
     ...createCallerHistorySlice(deps)(...args),
     ...createQueueHistorySlice(deps)(...args),
+    ...createCallbacksSlice(deps)(...args),
   }));
 }
 

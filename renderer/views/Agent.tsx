@@ -10,6 +10,7 @@ import { DispositionForm } from "../components/DispositionForm.js";
 import { MyDay } from "../components/MyDay.js";
 import { PhoneStatus } from "../components/PhoneStatus.js";
 import { RecentCalls } from "../components/RecentCalls.js";
+import { CallbackReminders, ScheduledCallbacks } from "../components/ScheduledCallbacks.js";
 import { SHORTCUTS } from "../components/shortcuts.js";
 import { useAppStore } from "../state/context.js";
 
@@ -23,6 +24,7 @@ export function Agent() {
       <h1 className="visually-hidden">Agent</h1>
       <div className="agent-columns">
         <div className="agent-calls">
+          <CallbackReminders />
           {offers.map((call) => (
             <CallOffer key={call.id} call={call} />
           ))}
@@ -36,6 +38,7 @@ export function Agent() {
           ) : null}
           <DispositionForm />
           <RecentCalls />
+          <ScheduledCallbacks />
         </div>
         <div className="agent-side">
           <AgentState />

@@ -19,6 +19,11 @@ export const CALLBACKS_COLLECTION = "callq_callbacks";
 export const CALLBACK_STATES = ["scheduled", "reminded"] as const;
 /** The farthest ahead a callback may be scheduled. */
 const MAX_AHEAD_S = 366 * 86_400;
+/**
+ * How far in the past a time may be and still be "now" (reminded at once): a form picks a time to
+ * the minute, so the current minute may have begun up to 59 s ago.
+ */
+const NOW_SLACK_S = 60;
 
 export const scheduledCallbackSchema: JsonSchema = {
   type: "object",
@@ -26,7 +31,7 @@ export const scheduledCallbackSchema: JsonSchema = {
   additionalProperties: false,
   properties: {
     number: { type: "string", pattern: "^\\+?[0-9]{2,20}$", description: "the number to call back" },
-    remind_at: { type: "integer", minimum: 0, description: "Gregorian seconds: when the user is reminded (not in the past, at most a year ahead)" },
+    remind_at: { type: "integer", minimum: 0, description: "Gregorian seconds: when the user is reminded (at most a year ahead; a time in the last minute is now, reminded at once)" },
     note: { type: "string", maxLength: 2000 },
     user_id: { type: "string", description: "whom the reminder is for (default: the user asking); another user needs an admin, or a supervisor of a queue that user is a member of" },
     queue_id: { type: "string", description: "the queue the callback is for, if any" },
@@ -157,7 +162,7 @@ export function registerCallqCallbacks(app: FastifyInstance, deps: ApiDeps): voi
           }
           const now = toGregorianSeconds(deps.clock.now());
           const at = Number(data.remind_at);
-          if (at < now) throw fieldError("remind_at", "minimum", "a callback is scheduled for now or later", at);
+          if (at < now - NOW_SLACK_S) throw fieldError("remind_at", "minimum", "a callback is scheduled for now or later", at);
           if (at > now + MAX_AHEAD_S) throw fieldError("remind_at", "maximum", "a callback is scheduled at most a year ahead", at);
           const stored: Data = { ...data, user_id: userId, note: typeof data.note === "string" ? data.note : "", created_by: auth.ownerId ?? "api", state: "scheduled" };
           if (!reaches(await reachOf(deps, accountId, auth), stored)) throw forbidden();

@@ -82,7 +82,7 @@ const startSchema: JsonSchema = {
       additionalProperties: false,
       required: ["answer"],
       description:
-        "local addition: how the caller's phone takes a call to caller_id_number later, such as a queue callback (the simulator carries calls to its callers' numbers for 24 hours): answer (the default), busy, or no_answer; answered, it plays audio on a loop (default: the call's audio, else a steady 440 Hz tone) until the server hangs up",
+        "local addition: makes caller_id_number a phone that calls can reach for 24 hours (a queue callback, an agent calling back; without it they reach nothing): answer, busy, or no_answer; answered, it plays audio on a loop (default: the call's audio, else a steady 440 Hz tone) until the server hangs up",
       properties: {
         answer: { type: "string", enum: [...PHONE_ANSWERS] },
         audio: { type: "string", minLength: 1, maxLength: 1024, description: "a media id, tone_stream://... or silence_stream://..." },

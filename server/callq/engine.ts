@@ -200,8 +200,11 @@ export class CallqEngine {
     return [...account.queues.keys()].sort();
   }
 
-  /** The callq module's entry: the caller waits in the queue until handled, gone or timed out. */
-  async join(accountId: string, queueId: string, call: QueuedCall): Promise<SessionEnd> {
+  /**
+   * The callq module's entry: the caller waits in the queue until handled, gone or timed out.
+   * `joined` is called once the session is in the queue (not when it ends at once).
+   */
+  async join(accountId: string, queueId: string, call: QueuedCall, joined?: () => void): Promise<SessionEnd> {
     const account = await this.#accounts.get(accountId);
     const queue = account.queues.get(queueId);
     if (!queue || queue.removed || this.#closed) return { kind: "no_queue" };
@@ -226,6 +229,8 @@ export class CallqEngine {
       });
       this.#startTick(account, queue);
       this.#scheduleDispatch(account);
+      // The session is in its queue now: what the caller asked for meanwhile (a callback) can be done.
+      joined?.();
     }
     return session.done;
   }

@@ -3,13 +3,19 @@
 import type { InboundCall } from "../sip/call-signalling.js";
 import type { StoredDoc } from "../store/index.js";
 import { CallflowExecutor, nodeOf, type ModuleRegistry } from "./callflow-executor.js";
-import type { Channel } from "./channel.js";
+import type { Channel, ChannelChange } from "./channel.js";
+import { dialNumber } from "./dial.js";
 import type { CallContext } from "./context.js";
 import { blocklistRefusal, isAnonymous } from "./blocklist.js";
 import { callerIdOf, ownerIdOf, presenceIdOf, sipUsernameOf } from "./identity.js";
 import { findCallflow } from "./routing.js";
 
 const ANONYMOUS = { name: "anonymous", number: "anonymous" };
+
+/** A number no callflow has that a carrier may take: digits (7 or more), a leading + or not. */
+const OUTSIDE_NUMBER = /^\+?\d{7,20}$/;
+/** How long an outside number may ring. */
+const OUTSIDE_RING_MS = 60_000;
 
 export class B2bua {
   readonly #ctx: CallContext;
@@ -75,6 +81,37 @@ export class B2bua {
     }
   }
 
+  /**
+   * A number no callflow has, offered to the signalling's carrier (dialOut): answered, the caller
+   * is bridged to it; refused, the caller hears why. A number nothing carries is 404 as before.
+   */
+  async #outside(channel: Channel, number: string): Promise<void> {
+    const gone = new AbortController();
+    const onState = (change: ChannelChange): void => {
+      if (change.to === "hungup") gone.abort();
+    };
+    channel.on("state", onState);
+    const { identity } = channel;
+    try {
+      const result = await dialNumber(this.#ctx, { accountId: channel.accountId, realm: identity.realm, number, caller: identity.caller, timeoutMs: OUTSIDE_RING_MS, signal: gone.signal, origin: channel });
+      if (result.kind === "aborted") return;
+      if (result.kind === "failed") {
+        if (result.cause === "SUBSCRIBER_ABSENT") channel.hangup("UNALLOCATED_NUMBER", 404);
+        else channel.hangup(result.cause, result.code);
+        return;
+      }
+      const far = result.channel;
+      if (channel.over || !(await channel.answer())) {
+        far.hangup("ORIGINATOR_CANCEL");
+        return;
+      }
+      channel.setCallee(far.identity.callee);
+      this.#ctx.bridge(channel, far);
+    } finally {
+      channel.off("state", onState);
+    }
+  }
+
   async #open(call: InboundCall): Promise<Channel> {
     const { store } = this.#ctx;
     const { accountId, deviceId } = call.device;
@@ -124,7 +161,8 @@ export class B2bua {
     }
     const callflow = await findCallflow(store, channel.accountId, call.dialled);
     if (!callflow) {
-      channel.hangup("UNALLOCATED_NUMBER", 404);
+      if (OUTSIDE_NUMBER.test(call.dialled) && this.#ctx.signalling?.dialOut) await this.#outside(channel, call.dialled);
+      else channel.hangup("UNALLOCATED_NUMBER", 404);
       return;
     }
     if (channel.state === "hungup") return;

@@ -30,9 +30,10 @@ export interface SimCallRequest {
    */
   behaviour: { audio: string } | { script: CallerScript };
   /**
-   * How the caller's phone takes a call to their number later (a queue callback): answers (the
-   * default), is busy or never answers; once answered it plays `audio` (a media reference; the
-   * call's own audio, else a steady tone, by default) until the server hangs up.
+   * Given, the caller's number becomes a phone calls can reach later (a queue callback, an agent
+   * calling back): it answers, is busy or never answers; once answered it plays `audio` (a media
+   * reference; the call's own audio, else a steady tone, by default) until the server hangs up.
+   * Not given, calls to the number reach nothing.
    */
   phone?: { answer: PhoneAnswer; audio?: string };
 }
@@ -122,8 +123,9 @@ export class SimCallers {
       throw new SimCallLimitError(`an account may have ${MAX_SIM_CALLS_PER_ACCOUNT} simulated calls at once`);
     }
     const id = newId(this.#deps.random);
-    const phoneAudio = request.phone?.audio ?? ("audio" in request.behaviour ? request.behaviour.audio : undefined);
-    const phoneUri = phoneAudio === undefined ? DEFAULT_PHONE_AUDIO : await this.#playable(accountId, phoneAudio, request.phone?.audio === undefined ? "audio" : "phone.audio");
+    const phone = request.phone;
+    const phoneAudio = phone === undefined ? undefined : (phone.audio ?? ("audio" in request.behaviour ? request.behaviour.audio : undefined));
+    const phoneUri = phoneAudio === undefined ? DEFAULT_PHONE_AUDIO : await this.#playable(accountId, phoneAudio, phone?.audio === undefined ? "audio" : "phone.audio");
     const behaviour = "audio" in request.behaviour
       ? { kind: "audio" as const, source: await this.#audio(accountId, request.behaviour.audio, "audio"), name: request.behaviour.audio }
       : { kind: "script" as const, plan: await this.#plan(accountId, request.behaviour.script), media: this.#scriptMedia(id) };
@@ -146,7 +148,9 @@ export class SimCallers {
       clock: this.#deps.clock,
     });
     this.#calls.set(caller.id, caller);
-    this.#phones.own(accountId, request.callerIdNumber, { answer: request.phone?.answer ?? "answer", audioUri: phoneUri });
+    // Only a caller who says how their phone answers owns their number: calls to it (a callback,
+    // an agent calling back) reach nothing otherwise, as before phones.
+    if (phone !== undefined) this.#phones.own(accountId, request.callerIdNumber, { answer: phone.answer, audioUri: phoneUri });
     caller.on("state", (change) => {
       if (change.to !== "ended") return;
       this.#calls.delete(caller.id);

@@ -1,7 +1,7 @@
-// The simulator's carrier for calls out: every simulated caller's number stays a phone the
-// simulator owns for a while after its call, so a call the server places to that number (a queue
-// callback dialling the caller back) reaches it, as a carrier would deliver it to the caller's
-// phone. The phone answers (or is busy, or never answers, as its caller's request said) and
+// The simulator's carrier for calls out: a simulated caller who said how their phone answers
+// (`phone` of POST /sim/calls) owns their number for a while after their call, so a call the
+// server places to it (a queue callback dialling the caller back, an agent calling back) reaches
+// it, as a carrier would deliver it to the caller's phone. The phone answers (or is busy, or never answers, as its caller's request said) and
 // plays its audio on a loop until the server hangs up.
 import { EventEmitter } from "node:events";
 import type { Clock } from "../clock.js";

@@ -116,7 +116,7 @@ describe("a callback end to end", () => {
 
     const socket = await EventsClient.connect(`${api.url.replace(/^http/, "ws")}/events`);
     expect(await socket.subscribe(t.accountId, ["callq.#"], { auth_token: admin })).toMatchObject({ status: "success" });
-    const simId = await callerAsksForCallback("+14155550123");
+    const simId = await callerAsksForCallback("+14155550123", { answer: "answer" });
     const [row] = await poll("the callback in the queue", async () => {
       const list = await sessions(sales.id);
       return list.some((s) => s.callback) ? list : undefined;
@@ -167,32 +167,38 @@ describe("a callback end to end", () => {
     expect(cdrs.some((c) => c.callee_id_number === "+14155550123" && c.call_direction === "outbound")).toBe(true);
   });
 
-  it("a busy phone: the attempt fails, the callback waits again, then is given up after its last attempt", async () => {
-    const sales = await queueByName("Sales");
-    const agentPath = `${base}/callq_recipients/${id("agent1")}`;
-    await api.call("POST", agentPath, { token: token("agent1"), data: { action: "away" } });
-    await callerAsksForCallback("+14155550199", { answer: "busy" });
-    const [row] = await poll("the callback in the queue", async () => {
-      const list = await sessions(sales.id);
-      return list.some((s) => s.callback) ? list : undefined;
+  for (const [what, phone, reason] of [
+    ["a busy phone", { answer: "busy" }, "busy"],
+    ["a number no phone answers for (a caller who gave no phone)", undefined, "unreachable"],
+  ] as const) {
+    it(`${what}: the attempt fails, the callback waits again, then is given up after its last attempt`, async () => {
+      const sales = await queueByName("Sales");
+      const agentPath = `${base}/callq_recipients/${id("agent1")}`;
+      await api.call("POST", agentPath, { token: token("agent1"), data: { action: "login" } });
+      await api.call("POST", agentPath, { token: token("agent1"), data: { action: "away" } });
+      await callerAsksForCallback(reason === "busy" ? "+14155550199" : "+14155550188", phone);
+      const [row] = await poll("the callback in the queue", async () => {
+        const list = await sessions(sales.id);
+        return list.some((s) => s.callback) ? list : undefined;
+      });
+      const sessionId = row?.session_id ?? "";
+      await api.call("POST", agentPath, { token: token("agent1"), data: { action: "ready" } });
+      for (let attempt = 1; attempt <= 2; attempt += 1) {
+        const offered = await t.phone("agent1").incoming(15_000);
+        await offered.answer();
+        // The server hangs the agent up once the phone said busy.
+        await offered.reaches("ended", 15_000);
+      }
+      await poll("the callback given up", async () => (sessionEvents(sessionId).includes("end") ? true : undefined), 15_000);
+      const failed = events.filter((e) => e.routing_key === `callq.session.${sessionId}` && e.name === "callback_failed").map((e) => [e.data.reason, e.data.retry]);
+      expect(failed).toEqual([
+        [reason, true],
+        [reason, false],
+      ]);
+      expect(await stats(sales.id)).toMatchObject({ callbacks_waiting: 0, callbacks_failed: reason === "busy" ? 1 : 2 });
+      await api.call("POST", agentPath, { token: token("agent1"), data: { action: "logout" } });
     });
-    const sessionId = row?.session_id ?? "";
-    await api.call("POST", agentPath, { token: token("agent1"), data: { action: "ready" } });
-    for (let attempt = 1; attempt <= 2; attempt += 1) {
-      const offered = await t.phone("agent1").incoming(15_000);
-      await offered.answer();
-      // The server hangs the agent up once the phone said busy.
-      await offered.reaches("ended", 15_000);
-    }
-    await poll("the callback given up", async () => (sessionEvents(sessionId).includes("end") ? true : undefined), 15_000);
-    const failed = events.filter((e) => e.routing_key === `callq.session.${sessionId}` && e.name === "callback_failed").map((e) => [e.data.reason, e.data.retry]);
-    expect(failed).toEqual([
-      ["busy", true],
-      ["busy", false],
-    ]);
-    expect(await stats(sales.id)).toMatchObject({ callbacks_waiting: 0, callbacks_failed: 1 });
-    await api.call("POST", agentPath, { token: token("agent1"), data: { action: "logout" } });
-  });
+  }
 });
 
 describe("a caller's digit where callbacks are off", () => {

@@ -78,7 +78,7 @@ describe("scheduled callbacks", () => {
     const cases: [string, Record<string, unknown>, string, string][] = [
       ["agent1", { number: "call me", remind_at: inS(60) }, "number", "pattern"],
       ["agent1", { number: "+14155550123" }, "remind_at", "required"],
-      ["agent1", { number: "+14155550123", remind_at: inS(-60) }, "remind_at", "minimum"],
+      ["agent1", { number: "+14155550123", remind_at: inS(-120) }, "remind_at", "minimum"],
       ["agent1", { number: "+14155550123", remind_at: inS(400 * 86_400) }, "remind_at", "maximum"],
       ["agent1", { number: "+14155550123", remind_at: inS(60), note: "x".repeat(2001) }, "note", "maxLength"],
       ["agent1", { number: "+14155550123", remind_at: inS(60), queue_id: "nope" }, "queue_id", "not_found"],

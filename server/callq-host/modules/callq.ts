@@ -31,14 +31,17 @@ export function callqModule(engine: CallqEngine): CallflowModule {
       }
       if (!(await channel.answer()) || signal.aborted) return { kind: "handled" };
       const callback = await callbackOf(run, queueId);
+      // Listening from before the announcement: a digit pressed over it counts once the caller is in.
+      const listener = callback ? offerCallback(run, engine, queueId, callback.digit) : undefined;
       if (callback) await playPrompt(ctx, channel, undefined, DEFAULT_CALLBACK_PROMPT, signal);
-      if (signal.aborted) return { kind: "handled" };
+      if (signal.aborted) {
+        listener?.stop();
+        return { kind: "handled" };
+      }
       channel.media.play(treatment);
       // One QueuedCall per queue: a redirected caller's departure is no news to the queue before.
-      const joined = engine.join(channel.accountId, queueId, new ChannelQueuedCall(ctx, channel, signal));
-      const stopListening = callback ? offerCallback(run, engine, queueId, callback.digit) : () => undefined;
-      const end = await joined;
-      stopListening();
+      const end = await engine.join(channel.accountId, queueId, new ChannelQueuedCall(ctx, channel, signal), () => listener?.joined());
+      listener?.stop();
       if (signal.aborted) return { kind: "handled" };
       if (end.kind === "callback") {
         // The caller keeps their place without holding the line: they hear it agreed, then the call ends.
@@ -85,15 +88,17 @@ async function callbackOf(run: ModuleRun, queueId: string): Promise<CallbackConf
 }
 
 /**
- * Listens for the queue's callback digit while the caller waits; on it, asks the engine to turn
- * the caller's session into a callback to their number. A caller with no number to call back
- * (anonymous, an extension's odd id) hears the refusal and keeps waiting. Returns the stop.
+ * Listens for the queue's callback digit from the announcement on; once the caller is in the
+ * queue (`joined`), the digit asks the engine to turn their session into a callback to their
+ * number. A caller with no number to call back (anonymous, an extension) keeps waiting.
  */
-function offerCallback(run: ModuleRun, engine: CallqEngine, queueId: string, digit: string): () => void {
+function offerCallback(run: ModuleRun, engine: CallqEngine, queueId: string, digit: string): { joined(): void; stop(): void } {
   const { channel, ctx, signal } = run;
   let asked = false;
-  const onDtmf = (dtmf: ChannelDtmf): void => {
-    if (dtmf.digit !== digit || asked || channel.bridged) return;
+  let inQueue = false;
+  /** The digit came before the caller was in the queue. */
+  let pending = false;
+  const ask = (): void => {
     const number = channel.identity.caller.number;
     if (!CALLBACK_NUMBER.test(number)) {
       ctx.logger.info({ call_id: channel.id, queue_id: queueId }, "callq module: a callback asked with no number to call back");
@@ -111,13 +116,24 @@ function offerCallback(run: ModuleRun, engine: CallqEngine, queueId: string, dig
       ctx.logger.warn({ err, call_id: channel.id, queue_id: queueId }, "callq module: the callback was refused");
     });
   };
+  const onDtmf = (dtmf: ChannelDtmf): void => {
+    if (dtmf.digit !== digit || asked || channel.bridged) return;
+    if (inQueue) ask();
+    else pending = true;
+  };
   channel.on("dtmf", onDtmf);
   const stop = (): void => {
     channel.off("dtmf", onDtmf);
     signal.removeEventListener("abort", stop);
   };
   signal.addEventListener("abort", stop, { once: true });
-  return stop;
+  return {
+    joined() {
+      inQueue = true;
+      if (pending && !asked) ask();
+    },
+    stop,
+  };
 }
 
 /** A number the server can call back: digits, with a leading + (E.164) or not. */
