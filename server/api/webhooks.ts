@@ -46,6 +46,7 @@ export const HOOKS = {
   // Local additions (issues 19 and 20): marked so in the catalogue, which the hosted service's hooks are not.
   callq_recipient_disposition: { name: "Recipient Disposition", description: "Events when a recipient gives a queue call its disposition code and note", local_addition: true },
   callq_queue_alert: { name: "Queue Alert", description: "Events when a queue's alert (service level, longest wait, a member too long in a state) fires or clears", local_addition: true },
+  callq_queue_callback: { name: "Queue Callback", description: "Events when a waiting caller asks to be called back, and as the callback is offered, dialled, connected or fails", local_addition: true },
   user_presence: { name: "User Presence", description: "Events when a user's presence in the directory changes (on a call, ringing, ready, away, do not disturb, offline)", local_addition: true },
 } as const;
 

@@ -366,6 +366,7 @@ export const FIRED_HOOKS: readonly FiredHook[] = [
   "callq_recipient_rejected",
   "callq_recipient_disposition",
   "callq_queue_alert",
+  "callq_queue_callback",
   "user_presence",
 ];
 
@@ -408,6 +409,12 @@ const HOOK_PAYLOADS: Record<string, Record<string, JsonSchema>> = {
     limit: { type: "number" },
     since: gregorian,
     reason: str,
+  },
+  callq_queue_callback: {
+    ...callqHookFields,
+    callback_step: { enum: ["requested", "offered", "dialing", "connected", "failed"] },
+    callback: { type: "object", description: "number, requested_at and retry_at (Gregorian seconds), attempts" },
+    retry: { type: "boolean", description: "on failed: whether the callback waits for another attempt" },
   },
   user_presence: {
     user_id: str,

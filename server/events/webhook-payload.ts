@@ -13,7 +13,10 @@ export type FiredHook = "channel_create" | "channel_answer" | "channel_bridge" |
  * queue alert fired or cleared, a user's presence changed. Each fires from its own event family,
  * so no event a Kazoo hook already sends fires one of these.
  */
-type LocalHook = "callq_recipient_disposition" | "callq_queue_alert" | "user_presence";
+type LocalHook = "callq_recipient_disposition" | "callq_queue_alert" | "callq_queue_callback" | "user_presence";
+
+/** The callback steps a queue publishes (callq.queue.<id>), each a callq_queue_callback delivery. */
+const CALLBACK_STEPS = new Set(["callback_requested", "callback_offered", "callback_dialing", "callback_connected", "callback_failed"]);
 
 /** Call-queue hooks, by the event that fires them: `callq.queue.<id>` join/leave, `callq.recipient.<id>` the rest. */
 const CALLQ_HOOKS = {
@@ -108,6 +111,8 @@ const HOOK_FIELDS: Record<FiredHook, readonly string[]> = {
   callq_recipient_disposition: [...CALLQ_FIELDS, "disposition"],
   // `alert` (fire or clear) is the event's name, set by buildPayload.
   callq_queue_alert: ["queue_id", "queue_name", "kind", "recipient_id", "availability_state", "value", "limit", "since", "reason"],
+  // `callback_step` (requested, offered, dialing, connected, failed) is the event's name, set by buildPayload.
+  callq_queue_callback: [...CALLQ_FIELDS, "callback", "retry"],
   // `user_id` is the entry's id, set by buildPayload.
   user_presence: ["name", "first_name", "last_name", "username", "extensions", "presence", "registered", "do_not_disturb", "availability_state", "away_reason"],
 };
@@ -121,6 +126,7 @@ export function triggerOf(event: BusEvent): Trigger | undefined {
   }
   if (kind === "notification" && name) return { hook: "notifications", notification: name };
   if (kind === "object") return { hook: "object" };
+  if (kind === "callq" && name === "queue" && CALLBACK_STEPS.has(event.name)) return { hook: "callq_queue_callback" };
   if (kind === "callq" && (name === "queue" || name === "recipient")) {
     const hooks: Partial<Record<string, CallqHook>> = CALLQ_HOOKS[name];
     const hook = Object.hasOwn(hooks, event.name) ? hooks[event.name] : undefined;
@@ -147,6 +153,7 @@ export function buildPayload(event: BusEvent, trigger: Trigger, customData?: Rec
       if (value !== undefined) payload[field] = value;
     }
     if (trigger.hook === "callq_queue_alert") payload.alert = event.name;
+    if (trigger.hook === "callq_queue_callback") payload.callback_step = event.name.replace(/^callback_/, "");
     if (trigger.hook === "user_presence") payload.user_id = event.data.id;
   }
   if (customData) Object.assign(payload, customData);

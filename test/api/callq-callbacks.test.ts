@@ -11,6 +11,7 @@ import { startCallApi, type CallApi } from "../helpers/call-api.js";
 import { EventsClient } from "../helpers/events-client.js";
 import { connected, until } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
+import { HookReceiver } from "../helpers/webhook-receiver.js";
 
 let t: CallApi;
 let api: TestApi;
@@ -116,6 +117,9 @@ describe("a callback end to end", () => {
 
     const socket = await EventsClient.connect(`${api.url.replace(/^http/, "ws")}/events`);
     expect(await socket.subscribe(t.accountId, ["callq.#"], { auth_token: admin })).toMatchObject({ status: "success" });
+    const receiver = await HookReceiver.start();
+    const hook = await api.call("PUT", `${base}/webhooks`, { token: admin, data: { name: "callbacks", hook: "callq_queue_callback", uri: `${receiver.url}/callback` } });
+    expect(hook.status, hook.text).toBe(201);
     const simId = await callerAsksForCallback("+14155550123", { answer: "answer" });
     const [row] = await poll("the callback in the queue", async () => {
       const list = await sessions(sales.id);
@@ -147,6 +151,17 @@ describe("a callback end to end", () => {
     await until(() => api.server.calls.channels.size === 0, "both legs to end", 10_000);
     expect(sessionEvents(sessionId)).toEqual(["create", "callback_requested", "callback_offered", "callback_dialing", "callback_connected", "handled", "end"]);
     expect(await sessions(sales.id)).toEqual([]);
+    // The local callback hook: one delivery per step, in order, each naming the session and number.
+    const deliveries = await poll("the four callback webhooks", async () => {
+      const mine = receiver.at("/callback").filter((b) => b.session_id === sessionId);
+      return mine.length >= 4 ? mine : undefined;
+    });
+    expect(deliveries.map((b) => b.callback_step)).toEqual(["requested", "offered", "dialing", "connected"]);
+    for (const b of deliveries) {
+      expect(b).toMatchObject({ hook_event: "callq_queue_callback", queue_id: sales.id, caller_id_number: "+14155550123" });
+      expect(JSON.parse(b.callback ?? "{}")).toMatchObject({ number: "+14155550123" });
+    }
+    await receiver.close();
 
     // Every callq event of it as the websocket sent it is one the AsyncAPI document describes.
     const doc = (await (await fetch(`${api.url}/v2/asyncapi.json`)).json()) as { channels: { events: { messages: Record<string, { payload: object }> } } };

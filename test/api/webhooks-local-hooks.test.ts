@@ -35,7 +35,7 @@ describe("local hooks", () => {
     const res = await api.call<{ id: string; local_addition?: boolean }[]>("GET", "/v2/webhooks", { token: admin.token });
     expect(res.status, res.text).toBe(200);
     const local = res.body.data.filter((h) => h.local_addition === true).map((h) => h.id);
-    expect(local.sort()).toEqual(["callq_queue_alert", "callq_recipient_disposition", "user_presence"]);
+    expect(local.sort()).toEqual(["callq_queue_alert", "callq_queue_callback", "callq_recipient_disposition", "user_presence"]);
     for (const kazoo of ["channel_create", "channel_destroy", "object", "notifications", "callq_recipient_away"]) {
       expect(res.body.data.find((h) => h.id === kazoo), kazoo).not.toHaveProperty("local_addition");
     }

@@ -24,6 +24,7 @@ const HOOKS = [
   // Local additions (issues 19 and 20), marked local_addition in the catalogue.
   "callq_recipient_disposition",
   "callq_queue_alert",
+  "callq_queue_callback",
   "user_presence",
 ];
 
