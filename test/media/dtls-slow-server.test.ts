@@ -2,7 +2,8 @@
 // (the DTLS client) sends for 700 ms from its first DTLS datagram on, then passes it on in order,
 // as the socket of a DTLS server not scheduled for that long would: the client repeats its ClientHello after 500 ms, the server answers both with a
 // HelloVerifyRequest, and werift's client used to fail its handshake on the second one ("dtls
-// failed", which calls/ reports as MEDIA_TIMEOUT). The legs must connect and carry audio.
+// failed", which calls/ reports as MEDIA_TIMEOUT). The legs must connect and carry audio, in this
+// thread and in a media worker (where serve mode and the app run them).
 import { createSocket, type Socket } from "node:dgram";
 import { afterAll, describe, expect, it } from "vitest";
 import { MediaEngine, toneShare, type WebRtcLeg } from "../../server/media/index.js";
@@ -83,8 +84,11 @@ async function heard(engine: MediaEngine, leg: WebRtcLeg, ms: number): Promise<I
   return out;
 }
 
-describe("a DTLS server slower than the client's 500 ms ClientHello retransmission", () => {
-  const engine = new MediaEngine({ workers: 0 });
+describe.each([
+  { where: "in this thread", workers: 0 },
+  { where: "in a media worker", workers: 1 },
+])("a DTLS server slower than the client's 500 ms ClientHello retransmission, legs $where", ({ workers }) => {
+  const engine = new MediaEngine({ workers });
   let relay: Relay | undefined;
   afterAll(async () => {
     await engine.close();
