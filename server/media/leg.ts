@@ -6,6 +6,7 @@ import { EventEmitter } from "node:events";
 import type { MediaStreamTrack, RTCPeerConnection, RtpPacket, RTCRtpTransceiver } from "werift";
 import { randomUuid, systemClock, systemRandom, type Cancel, type Clock, type RandomSource } from "../clock.js";
 import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
+import { guardHelloVerify } from "./dtls-guard.js";
 import { DirectRtpPath, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
 import { DtmfDetector, DtmfSender, type DtmfSendOptions } from "./dtmf.js";
 import type { TickSource } from "./frame-clock.js";
@@ -313,6 +314,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const local = this.#pc.localDescription?.sdp ?? "";
     const remote = this.#pc.remoteDescription?.sdp ?? "";
     this.#receiveTypes = new Set([telephoneEventPayloadType(local), telephoneEventPayloadType(remote)].filter((pt) => pt !== undefined));
+    for (const transport of this.#pc.dtlsTransports) guardHelloVerify(transport);
     if (this.state === "negotiating" && this.#cancelConnectTimeout === undefined) {
       this.#cancelConnectTimeout = this.#wallClock.after(this.#connectTimeoutMs, () => void this.close("connect timeout"));
     }
