@@ -4,42 +4,22 @@
 // exactly the figures the server counted (GET callq_recipients/{id}/day), and those agree with
 // the agent's legs in the CDRs: one answered (its talk plus the wrap-up is the handle time), one
 // not (the missed offer).
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { accept, expectState, Floor, formatDuration, hangUp, offerOn, openView, panelOf, type Agent } from "../helpers/shift.js";
+import { accept, expectState, formatDuration, hangUp, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
 
 /** Sales's wrap-up after each call, seconds. */
 const WRAPUP_S = 3;
 
-let floor: Floor | undefined;
-let browser: LaunchedBrowser | undefined;
-const consoles: ConsolePage[] = [];
+const setup = useFloor();
+const signedIn = setup.signedIn;
 
-beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  floor = await Floor.open();
-  browser = await launchBrowser();
+afterAll(() => {
+  expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await floor?.close();
-  expect(consoles.flatMap((c) => c.errors), "uncaught errors in the pages").toEqual([]);
-});
-
-async function signedIn(username: string): Promise<Page> {
-  if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
-  const opened = await openConsole(browser.browser, floor.url);
-  consoles.push(opened);
-  await signIn(opened.page, username);
-  await waitRegistered(opened.page);
-  return opened.page;
-}
 
 interface Day {
   calls_handled: number;
@@ -64,8 +44,7 @@ interface Cdr {
 
 describe("the agent's day", () => {
   it("a call taken, one rejected, Away for lunch: My day and the board row show the server's figures", async () => {
-    if (floor === undefined) throw new Error("beforeAll did not start the floor");
-    const f = floor;
+    const f = setup.floor();
     const sales = await f.queuePath("Sales");
     expect((await f.v2("PATCH", sales, { agent_wrapup_time: WRAPUP_S, force_away_on_reject: true })).status).toBe(200);
 

@@ -5,39 +5,19 @@
 // its tone: the agent's page hears it. The queue's figures and both legs' CDRs say it was a callback.
 // During that call the agent schedules another callback from the caller's history, due at once:
 // the reminder shows, and "Call now" calls the number out through the same carrier.
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { heardLevel, openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { heardLevel, SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { card, expectState, Floor, hangUp, openView, panelOf, type Agent } from "../helpers/shift.js";
+import { card, expectState, hangUp, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
 
-let floor: Floor | undefined;
-let browser: LaunchedBrowser | undefined;
-const consoles: ConsolePage[] = [];
+const setup = useFloor();
+const signedIn = setup.signedIn;
 
-beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  floor = await Floor.open();
-  browser = await launchBrowser();
+afterAll(() => {
+  expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await floor?.close();
-  expect(consoles.flatMap((c) => c.errors), "uncaught errors in the pages").toEqual([]);
-});
-
-async function signedIn(username: string): Promise<Page> {
-  if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
-  const opened = await openConsole(browser.browser, floor.url);
-  consoles.push(opened);
-  await signIn(opened.page, username);
-  await waitRegistered(opened.page);
-  return opened.page;
-}
 
 const NUMBER = "+14155550123";
 /** What the caller's phone plays once it answers the callback; ringback is 440 and 480 Hz. */
@@ -57,8 +37,7 @@ async function toneOverFloor(page: Page): Promise<number> {
 
 describe("a callback in the console", () => {
   it("a caller's digit turns into a callback the agent accepts; the server dials the caller, who answers and is heard", async () => {
-    if (floor === undefined) throw new Error("beforeAll did not start the floor");
-    const f = floor;
+    const f = setup.floor();
     const sales = await f.queuePath("Sales");
     expect((await f.v2("PATCH", sales, { callback: { enabled: true, digit: "5" } })).status).toBe(200);
 

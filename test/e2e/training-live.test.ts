@@ -6,42 +6,21 @@
 // trainer stops the run and
 // the scorecard table shows what the API's scorecard says, whose figures equal the CDRs and the
 // queue and recipient events seen on the event websocket; the runs list keeps the run.
-import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
-import type { Page } from "playwright-core";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, describe, expect, it } from "vitest";
 import { plannedCallers, withDefaults, type Scenario } from "../../server/training/index.js";
-import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
+import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { EventsClient } from "../helpers/events-client.js";
 import { poll } from "../helpers/poll.js";
 import { demoGrant } from "../helpers/serve.js";
-import { expectState, Floor, offerOn, openView, panelOf, type Agent } from "../helpers/shift.js";
+import { expectState, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
 
-let floor: Floor | undefined;
-let browser: LaunchedBrowser | undefined;
-const consoles: ConsolePage[] = [];
+const setup = useFloor();
+const signedIn = setup.signedIn;
 
-beforeAll(async () => {
-  await mkdir(SCREENSHOTS, { recursive: true });
-  floor = await Floor.open();
-  browser = await launchBrowser();
+afterAll(() => {
+  expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
 });
-
-afterAll(async () => {
-  await browser?.close();
-  await floor?.close();
-  expect(consoles.flatMap((c) => c.errors), "uncaught errors in the pages").toEqual([]);
-});
-
-async function signedIn(username: string, registered: boolean): Promise<Page> {
-  if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
-  const opened = await openConsole(browser.browser, floor.url);
-  consoles.push(opened);
-  await signIn(opened.page, username);
-  if (registered) await waitRegistered(opened.page);
-  return opened.page;
-}
 
 interface Person {
   user_id: string;
@@ -107,8 +86,7 @@ function scenarioFor(salesId: string): Record<string, unknown> {
 
 describe("a live training run in the console", () => {
   it("the trainer starts, pauses, resumes and stops it; the trainee's scorecard equals the CDRs and events", async () => {
-    if (floor === undefined) throw new Error("beforeAll did not start the floor");
-    const f = floor;
+    const f = setup.floor();
     const salesPath = await f.queuePath("Sales");
     const salesId = salesPath.slice(salesPath.lastIndexOf("/") + 1);
     const created = await f.v2<{ id: string }>("PUT", "/training_scenarios", scenarioFor(salesId));

@@ -148,8 +148,8 @@ export interface FloorSetup {
   /** The floor; throws before beforeAll has started it. */
   floor(): Floor;
   browser(): LaunchedBrowser;
-  /** A new console page signed in as `username`, its phone registered. */
-  signedIn(username: string): Promise<Page>;
+  /** A new console page signed in as `username`, its phone registered unless `registered` is false. */
+  signedIn(username: string, registered?: boolean): Promise<Page>;
   /** The uncaught errors of every console opened through signedIn. */
   errors(): string[];
 }
@@ -180,11 +180,11 @@ export function useFloor(args: readonly string[] = []): FloorSetup {
       if (browser === undefined) throw new Error("beforeAll did not start the browser");
       return browser;
     },
-    async signedIn(username) {
+    async signedIn(username, registered = true) {
       const opened = await openConsole(setup.browser().browser, setup.floor().url);
       consoles.push(opened);
       await signIn(opened.page, username);
-      await waitRegistered(opened.page);
+      if (registered) await waitRegistered(opened.page);
       return opened.page;
     },
     errors: () => consoles.flatMap((c) => c.errors),
