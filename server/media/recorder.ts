@@ -4,7 +4,7 @@
 // there up to the last chunk written: sealRecording() fixes the header of such a file.
 
 import { open, type FileHandle } from "node:fs/promises";
-import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE } from "./audio-frame.js";
+import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silentFrame } from "./audio-frame.js";
 import type { Mixer } from "./mixer.js";
 import { WAV_HEADER_BYTES, wavHeader } from "./wav.js";
 
@@ -79,9 +79,17 @@ export class StereoRecorder {
     if (this.#fill >= this.#chunkBytes) this.#flush();
   }
 
-  /** Records member `left` of `mixer`: its voice left, what it hears right. Returns the detach. */
+  /**
+   * Records member `left` of `mixer`: its voice left, what it hears right, one frame per clock
+   * tick from the next one on. Returns the detach.
+   */
   attach(mixer: Mixer, left: string): () => void {
-    const detach = mixer.tap((_tick, input, output) => {
+    let lastTick: number | undefined;
+    const detach = mixer.tap((tick, input, output) => {
+      // Ticks the frame clock skipped after a stall were never mixed: their time is written as
+      // silence, so the recording lasts as long as the call and what follows stays in its place.
+      if (lastTick !== undefined) for (let skipped = lastTick + 1; skipped < tick; skipped++) this.write(silentFrame(), silentFrame());
+      lastTick = tick;
       const voice = input.get(left);
       const heard = output.get(left);
       if (voice && heard) this.write(voice, heard);
