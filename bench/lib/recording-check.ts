@@ -68,9 +68,14 @@ export class MixedSilence {
 
 const isSilent = (frame: Int16Array | undefined) => frame === undefined || frame.every((sample) => sample === 0);
 
-/** Shortest stretch of audio within a frame whose tone is judged (5 ms, two cycles of 440 Hz). */
-const MIN_JUDGED_SAMPLES = 40;
-/** An audio stretch must hold at least this share of its energy at its tone... */
+/**
+ * A frame's tone is judged in blocks of 5 ms (two cycles of 440 Hz, five of 1000 Hz), those
+ * wholly within its audio: where the far end's stream jumped (it skipped frames while the FIFO
+ * read from inside a frame, after a backlog cut) the tone's phase turns mid-frame, and one share
+ * over the frame can cancel out; the jump spoils at most one block.
+ */
+const BLOCK = 40;
+/** A block must hold at least this share of its energy at its tone... */
 const MIN_TONE_SHARE = 0.5;
 /** ...and at most this share at the other party's. */
 const MAX_OTHER_SHARE = 0.05;
@@ -129,10 +134,17 @@ export function checkRecording(bytes: Buffer, expected: RecordingExpectation): R
         silent++;
         continue;
       }
-      // Only the stretch with audio: a frame the FIFO ran dry in ends in silence.
-      if (last - first + 1 < MIN_JUDGED_SAMPLES) continue;
-      const audio = samples.subarray(first, last + 1);
-      if (toneShare(audio, want.tone) < MIN_TONE_SHARE || toneShare(audio, want.other) > MAX_OTHER_SHARE) {
+      // Only blocks with audio throughout: a frame the FIFO ran dry in ends in silence. Wrong
+      // when most of them lack the party's tone or carry the other's.
+      let judged = 0;
+      let failed = 0;
+      for (let at = 0; at + BLOCK <= FRAME_SAMPLES; at += BLOCK) {
+        if (at < first || at + BLOCK - 1 > last) continue;
+        const block = samples.subarray(at, at + BLOCK);
+        judged++;
+        if (toneShare(block, want.tone) < MIN_TONE_SHARE || toneShare(block, want.other) > MAX_OTHER_SHARE) failed++;
+      }
+      if (failed * 2 > judged) {
         wrong++;
         if (firstWrong < 0) firstWrong = f;
       }
