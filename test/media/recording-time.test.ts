@@ -62,7 +62,7 @@ describe("a recording on the frame clock", () => {
       for (const port of ports) port.read(tick);
     });
     time.advanceTo(200);
-    const recorder = new StereoRecorder(join(dir, "stalled.wav"));
+    const recorder = new StereoRecorder(join(dir, "stalled.wav"), { clock });
     const attachedTick = clock.tick;
     recorder.attach(mixer, "caller");
     time.advanceTo(1200);
@@ -91,5 +91,28 @@ describe("a recording on the frame clock", () => {
       expect(frameOf(bytes, dataOffset, indexOf(tick), 0).every((s) => s === 0)).toBe(true);
       expect(frameOf(bytes, dataOffset, indexOf(tick), 1).every((s) => s === 0)).toBe(true);
     }
+  });
+
+  it("starts at the tick after the one current as it attaches, though the clock skips ahead at once", async () => {
+    const time = new HandTime();
+    const clock = new FrameClock({ time, maxCatchUpTicks: 10 });
+    const mixer = new Mixer();
+    const ports = [mixer.join("caller", new TonePlayer(parseToneStream("440"))), mixer.join("agent", new TonePlayer(parseToneStream("1000")))];
+    const stop = clock.subscribe((tick) => {
+      for (const port of ports) port.read(tick);
+    });
+    time.advanceTo(200);
+    const recorder = new StereoRecorder(join(dir, "stalled-at-start.wav"), { clock });
+    const attachedTick = clock.tick;
+    recorder.attach(mixer, "caller");
+    time.stall(400); // the first tick mixed after the attach comes 20 ticks on
+    time.advanceTo(1000);
+    const endTick = clock.tick;
+    stop();
+    expect(clock.stats().skipped).toBeGreaterThan(0);
+    const result = await recorder.finish();
+    expect(result.durationMs).toBe((endTick - attachedTick) * 20);
+    const { dataOffset } = parseWav(readFileSync(result.path));
+    expect(frameOf(readFileSync(result.path), dataOffset, 0, 0).every((s) => s === 0)).toBe(true);
   });
 });
