@@ -2,7 +2,8 @@
 // agent) mixed and recorded, against two simulated phones per call in a second process (as the
 // far ends are in production: browsers and desk phones elsewhere), tones both ways. Reports the
 // server process's CPU per call, its main event loop's delay, frame-clock lateness and frames lost,
-// with the server's legs in its main thread (workers 0) and in media worker threads.
+// with the server's legs in its main thread (workers 0) and in media worker threads, and checks
+// every call's recording against what its legs played (bench/lib/recording-check.ts).
 //
 // BENCH_MEDIA_CALLS (default 10,50,100), BENCH_MEDIA_WORKERS: the server's media workers, one run
 // per value (default 0,2), BENCH_MEDIA_PHONE_WORKERS: the phones process's (default 2),
@@ -14,8 +15,8 @@ import { loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { fileURLToPath } from "node:url";
-import { MediaEngine, toneShare, type LegStats, type RecordingResult, type StereoRecorder, type WebRtcLeg, type WorkerStats } from "../server/media/index.js";
-import { parseWav } from "../server/media/wav.js";
+import { MediaEngine, type LegStats, type RecordingResult, type StereoRecorder, type WebRtcLeg, type WorkerStats } from "../server/media/index.js";
+import { checkRecording, MixedSilence, type RecordingCheck } from "./lib/recording-check.js";
 import { report } from "./report.js";
 
 const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(",").filter(Boolean).map(Number);
@@ -167,14 +168,20 @@ interface Call {
   caller: WebRtcLeg;
   agent: WebRtcLeg;
   recorder: StereoRecorder;
+  mixed: MixedSilence;
 }
+
+const CALLER_TONE = 440;
+const AGENT_TONE = 1000;
+
+
 
 async function setUpCall(engine: MediaEngine, phones: Phones, dir: string, id: number): Promise<Call> {
   const caller = engine.createLeg({ id: `caller-${id}`, connectTimeoutMs: CONNECT_TIMEOUT_MS });
   const agent = engine.createLeg({ id: `agent-${id}`, connectTimeoutMs: CONNECT_TIMEOUT_MS });
   await Promise.all([
-    phones.dial(`caller-phone-${id}`, "tone_stream://440", (offer) => caller.acceptOffer(offer)),
-    phones.dial(`agent-phone-${id}`, "tone_stream://1000", (offer) => agent.acceptOffer(offer)),
+    phones.dial(`caller-phone-${id}`, `tone_stream://${CALLER_TONE}`, (offer) => caller.acceptOffer(offer)),
+    phones.dial(`agent-phone-${id}`, `tone_stream://${AGENT_TONE}`, (offer) => agent.acceptOffer(offer)),
   ]);
   await connected(caller, agent);
   const mixer = engine.mixer();
@@ -182,7 +189,8 @@ async function setUpCall(engine: MediaEngine, phones: Phones, dir: string, id: n
   agent.play(mixer.join("agent", agent.incoming));
   const recorder = engine.recorder(join(dir, `call-${id}.wav`));
   recorder.attach(mixer, "caller");
-  return { id, caller, agent, recorder };
+  const mixed = new MixedSilence(mixer, "caller", engine.clock.tick);
+  return { id, caller, agent, recorder, mixed };
 }
 
 interface Flow {
@@ -237,18 +245,9 @@ function flows(calls: Call[], before: Snapshot, after: Snapshot, only?: "at serv
   return total;
 }
 
-/** Left channel must be the caller's 440 Hz, right the agent's 1000 Hz. */
-async function recordingHolds(result: RecordingResult): Promise<boolean> {
-  const bytes = await readFile(result.path);
-  const wav = parseWav(bytes);
-  const left: number[] = [];
-  const right: number[] = [];
-  // One second from the second second on: the receive FIFOs prime first.
-  for (let at = wav.dataOffset + 8000 * 4; at + 4 <= Math.min(wav.dataOffset + wav.dataLength, wav.dataOffset + 16000 * 4); at += 4) {
-    left.push(bytes.readInt16LE(at));
-    right.push(bytes.readInt16LE(at + 2));
-  }
-  return toneShare(left, 440) > 0.9 && toneShare(right, 1000) > 0.9;
+/** The whole recording against what its bridge mixed: left the caller's voice, right the agent's. */
+async function recordingCheck(call: Call, result: RecordingResult, endTick: number): Promise<RecordingCheck> {
+  return checkRecording(await readFile(result.path), call.mixed.expectation(endTick, CALLER_TONE, AGENT_TONE));
 }
 
 const ms = (x: number) => x.toFixed(1);
@@ -305,10 +304,18 @@ async function run(n: number, workers: number, round: number): Promise<void> {
     const flow = flows(calls, before, last);
     const rssMiB = process.memoryUsage().rss / 2 ** 20;
 
+    // A leg stops reading its bridge as close() is called: the recordings end at this tick.
+    const endTick = engine.clock.tick;
     await Promise.all(calls.flatMap((c) => [c.caller.close(), c.agent.close()]));
     const results = await Promise.all(calls.map((c) => c.recorder.finish()));
-    const checked = results.filter((_, i) => i % Math.max(1, Math.floor(n / 5)) === 0);
-    const good = (await Promise.all(checked.map(recordingHolds))).filter(Boolean).length;
+    const checks: RecordingCheck[] = [];
+    for (const [i, c] of calls.entries()) {
+      const result = results[i];
+      if (result) checks.push(await recordingCheck(c, result, endTick));
+    }
+    const good = checks.filter((c) => c.ok).length;
+    const failing = checks.flatMap((c, i) => (c.ok ? [] : [`call ${i}: ${c.problems.join("; ")}`]));
+    const seconds = results.map((r) => r.durationMs / 1000);
 
     const share = (micros: number) => micros / 1000 / wallMs;
     const serverShare = share(cpu.user + cpu.system);
@@ -341,7 +348,11 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       ["frames not sent (tick more than 60 ms late)", `${flow.stale}`],
       ["each second, received at the server + at the phones: gaps/drops/underruns/not sent", timeline.join("  ")],
       ["deepest jitter buffer at the end (starts at 40 ms)", `${flow.jitterMaxMs} ms`],
-      ["recordings checked (440 Hz left, 1000 Hz right)", `${good} of ${checked.length} good, ${((results[0]?.durationMs ?? 0) / 1000).toFixed(1)} s each`],
+      [
+        "recordings good (a frame per tick; 440 Hz left, 1000 Hz right; silent where the bridge was)",
+        `${good} of ${checks.length}, ${Math.min(...seconds).toFixed(1)}-${Math.max(...seconds).toFixed(1)} s long`,
+      ],
+      ...failing.slice(0, 3).map((line): [string, string] => ["  failed", line]),
       ["RSS (server process)", `${rssMiB.toFixed(0)} MiB`],
     ];
     const where = workers === 0 ? "server legs in the main thread" : `server legs in ${workers} media workers`;
@@ -349,7 +360,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
     summary.push(
       `| ${n} | ${workers} | ${pct(serverShare / n, 2)} | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
         `${flow.sent - flow.received} of ${flow.sent} (${pct((flow.sent - flow.received) / Math.max(1, flow.sent), 2)}) | ` +
-        `${flow.lost} / ${flow.dropped} / ${flow.stale} (${lostAll}) | ${flow.underruns} | ${flow.compressed} | ${pct(phonesShare, 0)} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
+        `${flow.lost} / ${flow.dropped} / ${flow.stale} (${lostAll}) | ${flow.underruns} | ${flow.compressed} | ${pct(phonesShare, 0)} | ${good} of ${checks.length} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
     );
   } finally {
     await Promise.all([engine.close(), phones.close()]);
@@ -375,8 +386,8 @@ if (process.env.BENCH_MEDIA_ROLE === "phones") {
     }
   }
   process.stdout.write(
-    "\n| calls | server workers | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | lost: gaps / drops / not sent | late (FIFO dry) | backlog cut | phones CPU | load |\n" +
-      "|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
+    "\n| calls | server workers | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | lost: gaps / drops / not sent | late (FIFO dry) | backlog cut | phones CPU | recordings good | load |\n" +
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
       summary.join("\n") +
       `\n\nmedia bench wall time ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
   );

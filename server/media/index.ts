@@ -128,7 +128,7 @@ export class MediaEngine {
 
   /** A stereo WAV recorder writing to `path`; attach it to a mixer, finish() when the call ends. */
   recorder(path: string, options?: RecorderOptions): StereoRecorder {
-    return new StereoRecorder(path, options);
+    return new StereoRecorder(path, { clock: this.clock, ...options });
   }
 
   /** Closes every open leg (server shutdown) and stops the workers; the clock then stops by itself. */

@@ -4,7 +4,7 @@
 // there up to the last chunk written: sealRecording() fixes the header of such a file.
 
 import { open, type FileHandle } from "node:fs/promises";
-import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE } from "./audio-frame.js";
+import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silentFrame } from "./audio-frame.js";
 import type { Mixer } from "./mixer.js";
 import { WAV_HEADER_BYTES, wavHeader } from "./wav.js";
 
@@ -19,6 +19,11 @@ export interface RecordingResult {
 export interface RecorderOptions {
   /** Bytes buffered before a write is issued (default one second of audio, 32,000 bytes). */
   chunkBytes?: number;
+  /**
+   * The frame clock the recorded mixers run on: a recording then starts at the tick after the
+   * one current when it attaches, even if the clock skips that one. Without it, at the first tick mixed.
+   */
+  clock?: { readonly tick: number };
 }
 
 const FORMAT = { channels: 2, sampleRate: SAMPLE_RATE, bitsPerSample: 16 };
@@ -27,6 +32,7 @@ const FRAME_BYTES = FRAME_SAMPLES * 4;
 export class StereoRecorder {
   readonly path: string;
   readonly #chunkBytes: number;
+  readonly #clock: { readonly tick: number } | undefined;
   #chunk: Buffer;
   #view: DataView;
   #fill = 0;
@@ -42,6 +48,7 @@ export class StereoRecorder {
 
   constructor(path: string, options: RecorderOptions = {}) {
     this.path = path;
+    this.#clock = options.clock;
     this.#chunkBytes = Math.max(FRAME_BYTES, Math.floor((options.chunkBytes ?? 32000) / FRAME_BYTES) * FRAME_BYTES);
     this.#chunk = Buffer.alloc(this.#chunkBytes);
     this.#view = viewOf(this.#chunk);
@@ -79,9 +86,17 @@ export class StereoRecorder {
     if (this.#fill >= this.#chunkBytes) this.#flush();
   }
 
-  /** Records member `left` of `mixer`: its voice left, what it hears right. Returns the detach. */
+  /**
+   * Records member `left` of `mixer`: its voice left, what it hears right, one frame per clock
+   * tick from the next one on. Returns the detach.
+   */
   attach(mixer: Mixer, left: string): () => void {
-    const detach = mixer.tap((_tick, input, output) => {
+    let lastTick = this.#clock?.tick;
+    const detach = mixer.tap((tick, input, output) => {
+      // Ticks the frame clock skipped after a stall were never mixed: their time is written as
+      // silence, so the recording lasts as long as the call and what follows stays in its place.
+      if (lastTick !== undefined) for (let skipped = lastTick + 1; skipped < tick; skipped++) this.write(silentFrame(), silentFrame());
+      lastTick = tick;
       const voice = input.get(left);
       const heard = output.get(left);
       if (voice && heard) this.write(voice, heard);
