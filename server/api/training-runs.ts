@@ -42,7 +42,7 @@ const faultSchema: JsonSchema = {
   type: "object",
   required: ["kind"],
   additionalProperties: false,
-  description: "action fault: burst (count callers now at target, a queue_id or number of the scenario; the first queue unless named), drop_registration (target: a trainee's user id), webhook_failure (duration_s, 60 unless given)",
+  description: "action fault: burst (count callers now at target, a queue_id or number of the scenario; the first queue unless named), drop_registration (target: a trainee's user id), webhook_failure (duration_s, 60 unless given), text_stop (a persona's number texts STOP to target, a texting number)",
   properties: {
     kind: { type: "string", enum: [...FAULT_KINDS] },
     target: { type: "string", minLength: 1, maxLength: 128 },
@@ -88,6 +88,7 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
     clock: deps.clock,
     ...(deps.sip ? { registrar: deps.sip.registrar } : {}),
     ...(deps.webhookFaults ? { webhookFaults: deps.webhookFaults } : {}),
+    ...(deps.texting ? { texting: deps.texting } : {}),
     onError: (err, what) => app.log.warn({ err }, `training: ${what} failed`) });
   app.addHook("onClose", () => runs.close());
   // Runs a stopped server left live end now; in the background, so the start does not wait for every account's runs.

@@ -314,6 +314,9 @@ const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"]
   applied: { type: "boolean", description: "fault_injected: false when the fault could not act (the reason says why)" },
   devices: { type: "array", items: str, description: "drop_registration: the devices whose registrations were forgotten" },
   callers: { type: "array", items: { type: "integer" }, description: "burst: the indexes of the callers it added" },
+  from: { type: "string", description: "text_stop: the persona's number that texted STOP" },
+  contact_id: str,
+  message_id: str,
 });
 
 /** Each event message: its name in the document, the routing keys it covers, its payload. */

@@ -15,6 +15,7 @@ import type { BusEvent, EventBus } from "../events/bus.js";
 import type { WebhookFaults } from "../events/webhook-faults.js";
 import type { SimCallers } from "../sim/callers.js";
 import type { Registrar } from "../sip/registrar.js";
+import { NotATextingNumber, type TextingService } from "../texting/index.js";
 import type { SimulatedCaller } from "../sim/caller.js";
 import type { CallerScript, ScriptStep } from "../sim/script.js";
 import type { Collection, Store } from "../store/index.js";
@@ -101,7 +102,7 @@ export class FaultError extends Error {
 }
 
 /** The kinds a live run applies; the others are noted as not applied. */
-export const LIVE_FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure"];
+export const LIVE_FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure", "text_stop"];
 
 /** A webhook failure lasts this long unless the fault says otherwise. */
 export const DEFAULT_WEBHOOK_FAILURE_S = 60;
@@ -132,6 +133,8 @@ export interface LiveRunsDeps {
   registrar?: Registrar;
   /** Where the webhook_failure fault opens its window; absent without webhooks. */
   webhookFaults?: WebhookFaults;
+  /** Where the text_stop fault's STOP arrives; absent without texting. */
+  texting?: Pick<TextingService, "receive">;
   onError?(err: unknown, what: string): void;
 }
 
@@ -506,6 +509,8 @@ export class LiveRuns {
         return this.#dropRegistration(run, fault, source);
       case "webhook_failure":
         return this.#webhookFailure(run, fault, source);
+      case "text_stop":
+        return this.#textStop(run, fault, source);
       default:
         if (source === "trainer") throw new FaultError("fault.kind", "live", `a live run applies ${LIVE_FAULT_KINDS.join(", ")}`, fault.kind);
         return this.#note(run, "fault_injected", { fault, source, applied: false, reason: "a live run does not apply this kind yet" });
@@ -587,6 +592,28 @@ export class LiveRuns {
       this.#note(run, "fault_cleared", { fault: { ...fault, duration_s: durationS } });
     });
     return event;
+  }
+
+  /**
+   * A persona's number (drawn as a caller's would be, from the run's own stream) texts STOP to
+   * the target texting number: the contact opts out, as the texting service does for any STOP.
+   */
+  async #textStop(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer"): Promise<RunEvent> {
+    const texting = this.#deps.texting;
+    if (!texting) throw new FaultError("fault.kind", "live", "this server runs without texting", fault.kind);
+    const to = fault.target;
+    if (to === undefined) throw new FaultError("fault.target", "required", "text_stop names the texting number the STOP is sent to");
+    const [persona] = extraCallers(run.scenario, 0, 1, run.runSeconds(), -1, run.trainerRng);
+    if (!persona) throw new RangeError("a scenario has at least one persona");
+    let received: Awaited<ReturnType<TextingService["receive"]>>;
+    try {
+      received = await texting.receive(run.accountId, { from: persona.caller_id.number, to, body: "STOP", media: [] });
+    } catch (err) {
+      if (err instanceof NotATextingNumber) throw new FaultError("fault.target", "texting_number", err.message, to);
+      throw err;
+    }
+    if (run.over()) throw new RunStateError("the run has ended");
+    return this.#note(run, "fault_injected", { fault, source, applied: true, from: persona.caller_id.number, contact_id: received.contact.id, message_id: received.message.id });
   }
 
   /** The user's device ids, or undefined when the account has no such user (or it is a bot). */

@@ -2,7 +2,7 @@
 // legs, a real registrar over SIP WebSocket and a real webhook receiver: the trainer's burst adds
 // callers at once; a dropped registration takes the trainee's phone off /devices/status until it
 // registers again; a webhook failure window fails deliveries without a request, logged with their
-// reason, and ends; a scenario's fault fires at its time on the run clock, and a pause holds it.
+// reason, and ends; a persona's STOP text opts its contact out; a scenario's fault fires at its time on the run clock, and a pause holds it.
 // Refusals: who may, bad faults (the field named), a run not running (409).
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MediaEngine } from "../../server/media/index.js";
@@ -12,6 +12,7 @@ import { FakeSignalling, sleep } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
 import { newDevice, SipPhone, SipSocket } from "../helpers/sip-client.js";
 import { HookReceiver } from "../helpers/webhook-receiver.js";
+import { textingUser } from "../texting/texting-client.js";
 
 interface TimelineEntry {
   name: string;
@@ -141,6 +142,22 @@ describe("faults on cue in a live run", () => {
     expect(receiver.at("/faulted")).toEqual([expect.objectContaining({ action: "doc_created" })]);
     await stop(id);
     await api.call("DELETE", `${base}/webhooks/${hookId}`, { token: admin });
+  });
+
+  it("a STOP text from a persona's number opts that contact out of the trainee's texting number", async () => {
+    const trainee = await textingUser(api, "agent1");
+    const id = await startRun();
+    const stopText = await act(id, { action: "fault", fault: { kind: "text_stop", target: trainee.number } });
+    expect(stopText.status, stopText.text).toBe(200);
+    const [injected] = entries(await readRun(id), "fault_injected") as (TimelineEntry & { from?: string; contact_id?: string })[];
+    expect(injected).toMatchObject({ source: "trainer", applied: true });
+    expect(injected?.from).toMatch(/^\+1415555\d{4}$/);
+    const contact = (await api.server.store.account(accountId, "texting_contacts")).get(injected?.contact_id ?? "");
+    expect(contact?.data).toMatchObject({ phoneNumber: injected?.from, optedOut: true, optOutKeyword: "STOP", user_id: trainee.userId });
+    const notTexting = await act(id, { action: "fault", fault: { kind: "text_stop", target: "+14155550999" } });
+    expect(notTexting.status, notTexting.text).toBe(400);
+    expect(notTexting.body.data["fault.target"]?.texting_number).toBeDefined();
+    await stop(id);
   });
 
   it("a scenario's fault fires at its time on the run clock: a pause holds it", async () => {
