@@ -119,7 +119,8 @@ export type RunAction = "pause" | "resume" | "stop";
 export type RunFault =
   | { kind: "burst"; count: number; target?: string }
   | { kind: "drop_registration"; target: string }
-  | { kind: "webhook_failure"; duration_s: number };
+  | { kind: "webhook_failure"; duration_s: number }
+  | { kind: "text_stop"; target: string };
 
 export interface ScorePerson {
   user_id: string;

@@ -118,6 +118,7 @@ export const FAULT_WORDS: Record<RunFault["kind"], string> = {
   burst: "a burst of callers",
   drop_registration: "a trainee's registration dropped",
   webhook_failure: "the account's webhooks failing",
+  text_stop: "a STOP text from a caller",
 };
 
 export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: Clock }): StateCreator<AppState, [], [], TrainingSlice> {

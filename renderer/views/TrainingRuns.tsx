@@ -154,7 +154,7 @@ function LiveRun({ run, busy, drive }: { run: RunDoc; busy: boolean; drive: (act
 }
 
 type FaultKind = RunFault["kind"];
-const FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure"];
+const FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure", "text_stop"];
 
 /** The trainer's hand: one fault now, its own fields by kind. */
 function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: readonly Colleague[]; inject: (fault: RunFault) => void }) {
@@ -163,6 +163,7 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
   const [count, setCount] = useState("5");
   const [trainee, setTrainee] = useState("");
   const [seconds, setSeconds] = useState("60");
+  const [number, setNumber] = useState("");
   const chosen = trainee !== "" ? trainee : (trainees[0]?.id ?? "");
 
   function submit(event: FormEvent<HTMLFormElement>): void {
@@ -170,7 +171,8 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
     if (busy) return;
     if (kind === "burst") inject({ kind, count: Number(count) });
     else if (kind === "drop_registration") inject({ kind, target: chosen });
-    else inject({ kind, duration_s: Number(seconds) });
+    else if (kind === "webhook_failure") inject({ kind, duration_s: Number(seconds) });
+    else inject({ kind, target: number.trim() });
   }
 
   return (
@@ -185,6 +187,7 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
             <option value="burst">A burst of callers</option>
             <option value="drop_registration">Drop a trainee&apos;s registration</option>
             <option value="webhook_failure">Webhooks fail</option>
+            <option value="text_stop">A caller texts STOP</option>
           </select>
         </div>
         {kind === "burst" ? (
@@ -209,6 +212,12 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
           <div className="field">
             <label htmlFor={`${id}-seconds`}>For (seconds of run time)</label>
             <input id={`${id}-seconds`} type="number" min={1} max={3600} required value={seconds} onChange={(e) => setSeconds(e.target.value)} />
+          </div>
+        ) : null}
+        {kind === "text_stop" ? (
+          <div className="field">
+            <label htmlFor={`${id}-number`}>To the texting number</label>
+            <input id={`${id}-number`} type="tel" required placeholder="+14155550101" value={number} onChange={(e) => setNumber(e.target.value)} />
           </div>
         ) : null}
         <button type="submit" className="button" aria-disabled={busy}>

@@ -1,7 +1,8 @@
 // Faults on cue from the trainer's live view, in Debian Chromium against serve mode: the trainer
 // (the admin's console) starts a run with no callers of its own, injects a burst of two callers
 // with the Faults control (the callers table and the counts show them) and a webhook failure of a
-// second (the run's faults list shows it injected, then over); the page passes axe.
+// second (the run's faults list shows it injected, then over), and a caller's STOP text to
+// agent1's texting number; the page passes axe.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -26,7 +27,7 @@ afterAll(async () => {
 });
 
 describe("faults from the trainer's live view", () => {
-  it("a burst adds its callers to the run, a webhook failure comes and goes, both listed", async () => {
+  it("a burst adds its callers to the run, a webhook failure comes and goes, a STOP text arrives, all listed", async () => {
     if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
     const f = floor;
     const salesPath = await f.queuePath("Sales");
@@ -59,6 +60,12 @@ describe("faults from the trainer's live view", () => {
     await faults.getByRole("button", { name: "Inject fault" }).click();
     await listed.getByText(/the account's webhooks failing \(by the trainer\)$/).waitFor();
     await listed.getByText(/the account's webhooks failing: over$/).waitFor();
+    const settings = await f.v2<{ numbers: string[] }>("GET", `/users/${f.userId("agent1")}/texting`);
+    const textingNumber = settings.body.data.numbers[0] ?? "";
+    await faults.getByLabel("Fault").selectOption({ label: "A caller texts STOP" });
+    await faults.getByLabel("To the texting number").fill(textingNumber);
+    await faults.getByRole("button", { name: "Inject fault" }).click();
+    await listed.getByText(/a STOP text from a caller \(by the trainer\)$/).waitFor();
     await trainer.screenshot({ path: join(SCREENSHOTS, "training-faults.png"), fullPage: true });
     expect(await seriousAxeViolations(trainer)).toEqual([]);
 
