@@ -15,6 +15,7 @@ import { recordRoutes, registerOpenApi, type RouteSeen } from "./http/openapi.js
 import { startEvents, type Events } from "./events/index.js";
 import { startEventSockets } from "./events/websocket.js";
 import { startWebhookDispatcher } from "./events/webhook-dispatcher.js";
+import { WebhookFaults } from "./events/webhook-faults.js";
 import { publishRegistrations } from "./events/registrations.js";
 import { MediaEngine } from "./media/index.js";
 import { startCalls, type CallEngine } from "./calls/index.js";
@@ -56,8 +57,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const logger = config.logger ?? pino({ level: config.logLevel, base: { service: "switchboard" } });
   const store = await Store.open({ dir: config.dataDir, clock, random, onWarning: (message, details) => logger.warn(details, message) });
   const events = await startEvents({ store, clock, dataDir: config.dataDir });
+  const webhookFaults = new WebhookFaults();
   const webhooks = await startWebhookDispatcher({
     store,
+    faults: webhookFaults,
     bus: events.bus,
     clock,
     logger,
@@ -138,6 +141,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     sim,
     callq,
     texting,
+    webhookFaults,
   });
   const eventSockets = await startEventSockets(app, {
     bus: events.bus,

@@ -100,10 +100,27 @@ export interface RunDoc {
   duration_s: number;
   agents: { id: string; name: string }[];
   callers: RunCaller[];
-  timeline: { name: string; at_s: number }[];
+  timeline: RunTimelineEntry[];
+}
+
+/** A step of the run; faults carry what was asked, where it came from and whether it acted. */
+export interface RunTimelineEntry {
+  name: string;
+  at_s: number;
+  fault?: { kind: string; target?: string; count?: number; duration_s?: number };
+  source?: "scenario" | "trainer";
+  applied?: boolean;
+  reason?: string;
 }
 
 export type RunAction = "pause" | "resume" | "stop";
+
+/** A fault the trainer injects into a live run now (POST {action: "fault", fault}). */
+export type RunFault =
+  | { kind: "burst"; count: number; target?: string }
+  | { kind: "drop_registration"; target: string }
+  | { kind: "webhook_failure"; duration_s: number }
+  | { kind: "text_stop"; target: string };
 
 export interface ScorePerson {
   user_id: string;
@@ -158,6 +175,7 @@ export interface TrainingApi {
   listRuns(connection: AccountConnection): Promise<RunRow[]>;
   readRun(connection: AccountConnection, id: string): Promise<RunDoc>;
   driveRun(connection: AccountConnection, id: string, action: RunAction): Promise<RunDoc>;
+  injectFault(connection: AccountConnection, id: string, fault: RunFault): Promise<RunDoc>;
   scorecard(connection: AccountConnection, id: string): Promise<Scorecard>;
 }
 
@@ -195,6 +213,9 @@ export const httpTrainingApi: TrainingApi = {
   },
   async driveRun(connection, id, action) {
     return (await accountRequest<RunDoc>(connection, "POST", run(id), { action })).data;
+  },
+  async injectFault(connection, id, fault) {
+    return (await accountRequest<RunDoc>(connection, "POST", run(id), { action: "fault", fault })).data;
   },
   async scorecard(connection, id) {
     return (await accountRequest<Scorecard>(connection, "GET", `${run(id)}/scorecard`)).data;

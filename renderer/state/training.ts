@@ -4,7 +4,7 @@
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
 import { apiErrorText } from "../api/error-text.js";
-import { httpTrainingApi, type PreviewSummary, type RunAction, type RunDoc, type RunRow, type ScenarioDoc, type ScenarioRow, type Scorecard, type TrainingApi } from "../api/training.js";
+import { httpTrainingApi, type PreviewSummary, type RunAction, type RunDoc, type RunFault, type RunRow, type ScenarioDoc, type ScenarioRow, type Scorecard, type TrainingApi } from "../api/training.js";
 import { systemClock, type Clock } from "../clock.js";
 import { connectionOf } from "./account-connection.js";
 import { emptyResource, homeIn, resourceList, type ResourceState } from "./resource.js";
@@ -61,6 +61,8 @@ export interface TrainingSlice {
   /** Opens a run: its state and scorecard. */
   openRun(id: string): Promise<void>;
   driveRun(action: RunAction): Promise<void>;
+  /** Injects a fault into the open run now (admins and trainers, a running run). */
+  injectFault(fault: RunFault): Promise<void>;
   /**
    * Reads the open run and its scorecard again every second while it is live (the live view);
    * the answer stops it.
@@ -111,6 +113,13 @@ const NO_PREVIEW: PreviewState = { scenarioId: null, running: false, summary: nu
 const NO_RUNS: RunsState = { rows: [], current: null, scorecard: null, busy: false, error: null };
 
 const ACTION_WORDS: Record<RunAction, string> = { pause: "paused", resume: "resumed", stop: "stopped" };
+
+export const FAULT_WORDS: Record<RunFault["kind"], string> = {
+  burst: "a burst of callers",
+  drop_registration: "a trainee's registration dropped",
+  webhook_failure: "the account's webhooks failing",
+  text_stop: "a STOP text from a caller",
+};
 
 export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: Clock }): StateCreator<AppState, [], [], TrainingSlice> {
   const api = deps.trainingApi ?? httpTrainingApi;
@@ -189,6 +198,24 @@ export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: C
           await Promise.all([readRun(current.id, mine), loadRuns()]);
         } catch (error) {
           patchRuns({ busy: false, error: `The run was not ${ACTION_WORDS[action]}: ${apiErrorText(error)}` });
+        }
+      },
+
+      async injectFault(fault) {
+        const connection = home.connection();
+        const current = home.get().runs.current;
+        if (connection === null || current === null) return;
+        patchRuns({ busy: true, error: null });
+        try {
+          const after = await api.injectFault(connection, current.id, fault);
+          const mine = runGeneration;
+          patchRuns({ busy: false, current: after });
+          home.patch({ notice: `Fault injected: ${FAULT_WORDS[fault.kind]}.` });
+          await readRun(current.id, mine);
+        } catch (error) {
+          // 409 here is the run's state, not a conflicting edit: the general words would mislead.
+          const why = error instanceof ApiRequestError && error.status === 409 ? "the run is not running (resume it first, or it has ended)." : apiErrorText(error);
+          patchRuns({ busy: false, error: `The fault was not injected: ${why}` });
         }
       },
 

@@ -1,12 +1,15 @@
 // Live training runs in the trainer's view (issue 18): the open run's live view (its status and
 // run time, pause, resume and stop, its callers waiting, talking and gone, each person's figures
-// so far), the scorecard with its CSV export once it ends, and the runs kept as history.
-import { useEffect, useMemo } from "react";
+// so far, faults on cue), the scorecard with its CSV export once it ends, and the runs kept as
+// history.
+import { useEffect, useId, useMemo, useState, type FormEvent } from "react";
 import { useShallow } from "zustand/react/shallow";
 import { gregorianToMs } from "../api/gregorian.js";
-import { scorecardCsvUrl, type RunAction, type RunCaller, type RunDoc, type Scorecard } from "../api/training.js";
+import type { Colleague } from "../api/directory.js";
+import { scorecardCsvUrl, type RunAction, type RunCaller, type RunDoc, type RunFault, type RunTimelineEntry, type Scorecard } from "../api/training.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
+import { FAULT_WORDS } from "../state/training.js";
 import { DataTable, ErrorAlert } from "./admin/parts.js";
 
 const STATUS_WORDS: Record<RunDoc["status"], string> = { running: "Running", paused: "Paused", ended: "Ended" };
@@ -45,7 +48,9 @@ export function TrainingRuns() {
       loadRuns: state.loadRuns,
       openRun: state.openRun,
       driveRun: state.driveRun,
+      injectFault: state.injectFault,
       followRun: state.followRun,
+      colleagues: state.directory.colleagues,
     })),
   );
   const { runs, loadRuns, followRun, session, serverUrl } = s;
@@ -64,7 +69,11 @@ export function TrainingRuns() {
         {current === null ? (
           <p className="muted">Choose Start run on a scenario: its callers call the account&apos;s queues, its simulated agents log in beside the trainees.</p>
         ) : (
-          <LiveRun run={current} busy={runs.busy} drive={(action) => void s.driveRun(action)} />
+          <>
+            <LiveRun run={current} busy={runs.busy} drive={(action) => void s.driveRun(action)} />
+            {current.status === "running" ? <FaultControls busy={runs.busy} trainees={s.colleagues} inject={(fault) => void s.injectFault(fault)} /> : null}
+            <FaultTimeline timeline={current.timeline} />
+          </>
         )}
         {runs.scorecard !== null ? <ScorecardTable card={runs.scorecard} csvUrl={connection === null ? null : scorecardCsvUrl(connection, runs.scorecard.run_id)} /> : null}
       </section>
@@ -141,6 +150,104 @@ function LiveRun({ run, busy, drive }: { run: RunDoc; busy: boolean; drive: (act
         ))}
       </DataTable>
     </>
+  );
+}
+
+type FaultKind = RunFault["kind"];
+const FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure", "text_stop"];
+
+/** The trainer's hand: one fault now, its own fields by kind. */
+function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: readonly Colleague[]; inject: (fault: RunFault) => void }) {
+  const id = useId();
+  const [kind, setKind] = useState<FaultKind>("burst");
+  const [count, setCount] = useState("5");
+  const [trainee, setTrainee] = useState("");
+  const [seconds, setSeconds] = useState("60");
+  const [number, setNumber] = useState("");
+  const chosen = trainee !== "" ? trainee : (trainees[0]?.id ?? "");
+
+  function submit(event: FormEvent<HTMLFormElement>): void {
+    event.preventDefault();
+    if (busy) return;
+    if (kind === "burst") inject({ kind, count: Number(count) });
+    else if (kind === "drop_registration") inject({ kind, target: chosen });
+    else if (kind === "webhook_failure") inject({ kind, duration_s: Number(seconds) });
+    else inject({ kind, target: number.trim() });
+  }
+
+  return (
+    <form className="training-faults" aria-labelledby={`${id}-legend`} onSubmit={submit}>
+      <h3 id={`${id}-legend`} className="section-heading">
+        Faults
+      </h3>
+      <div className="toolbar">
+        <div className="field">
+          <label htmlFor={`${id}-kind`}>Fault</label>
+          <select id={`${id}-kind`} value={kind} onChange={(e) => setKind(FAULT_KINDS.find((k) => k === e.target.value) ?? "burst")}>
+            <option value="burst">A burst of callers</option>
+            <option value="drop_registration">Drop a trainee&apos;s registration</option>
+            <option value="webhook_failure">Webhooks fail</option>
+            <option value="text_stop">A caller texts STOP</option>
+          </select>
+        </div>
+        {kind === "burst" ? (
+          <div className="field">
+            <label htmlFor={`${id}-count`}>Callers</label>
+            <input id={`${id}-count`} type="number" min={1} max={500} required value={count} onChange={(e) => setCount(e.target.value)} />
+          </div>
+        ) : null}
+        {kind === "drop_registration" ? (
+          <div className="field">
+            <label htmlFor={`${id}-trainee`}>Trainee</label>
+            <select id={`${id}-trainee`} value={chosen} required onChange={(e) => setTrainee(e.target.value)}>
+              {trainees.map((t) => (
+                <option key={t.id} value={t.id}>
+                  {t.name}
+                </option>
+              ))}
+            </select>
+          </div>
+        ) : null}
+        {kind === "webhook_failure" ? (
+          <div className="field">
+            <label htmlFor={`${id}-seconds`}>For (seconds of run time)</label>
+            <input id={`${id}-seconds`} type="number" min={1} max={3600} required value={seconds} onChange={(e) => setSeconds(e.target.value)} />
+          </div>
+        ) : null}
+        {kind === "text_stop" ? (
+          <div className="field">
+            <label htmlFor={`${id}-number`}>To the texting number</label>
+            <input id={`${id}-number`} type="tel" required placeholder="+14155550101" value={number} onChange={(e) => setNumber(e.target.value)} />
+          </div>
+        ) : null}
+        <button type="submit" className="button" aria-disabled={busy}>
+          Inject fault
+        </button>
+      </div>
+    </form>
+  );
+}
+
+function faultLine(entry: RunTimelineEntry): string {
+  const kind = entry.fault?.kind;
+  const what = kind !== undefined && kind in FAULT_WORDS ? FAULT_WORDS[kind as FaultKind] : (kind ?? "fault");
+  if (entry.name === "fault_cleared") return `${what}: over`;
+  const by = entry.source === "trainer" ? "by the trainer" : "from the scenario";
+  return entry.applied === false ? `${what} (${by}): not applied${entry.reason === undefined ? "" : `, ${entry.reason}`}` : `${what} (${by})`;
+}
+
+/** The run's faults so far, injected and cleared, at their run time. */
+function FaultTimeline({ timeline }: { timeline: readonly RunTimelineEntry[] }) {
+  const faults = timeline.filter((e) => e.name === "fault_injected" || e.name === "fault_cleared");
+  if (faults.length === 0) return null;
+  return (
+    <ul className="training-fault-list" aria-label="Faults so far">
+      {faults.map((e, i) => (
+        <li key={i}>
+          {Math.floor(e.at_s)} s: {faultLine(e)}
+        </li>
+      ))}
+    </ul>
   );
 }
 

@@ -9,6 +9,7 @@ import type { CallEngine } from "../calls/index.js";
 import type { SimCallers } from "../sim/callers.js";
 import type { TextingService } from "../texting/index.js";
 import type { CallqEngine } from "../callq/engine.js";
+import type { WebhookFaults } from "../events/webhook-faults.js";
 
 export interface ApiDeps extends ResourceDeps {
   auth: AuthService;
@@ -27,4 +28,6 @@ export interface ApiDeps extends ResourceDeps {
   texting?: TextingService;
   /** Call queues and recipients; absent when the server runs without the queue engine. */
   callq?: CallqEngine;
+  /** Webhook failure windows (training faults); absent when the server runs without webhooks. */
+  webhookFaults?: WebhookFaults;
 }

@@ -1,6 +1,7 @@
 // Live training runs (local addition, issue 18): POST .../training_scenarios/{id}/runs starts one
 // (one at a time per account); /v2/accounts/{account_id}/training_runs lists them (newest first),
-// reads one (its callers, timeline, live state), drives it (POST {action: pause|resume|stop});
+// reads one (its callers, timeline, live state), drives it (POST {action: pause|resume|stop}, or
+// {action: fault, fault: {kind, target, count, duration_s}} for a fault now);
 // .../training_runs/{id}/scorecard answers the scorecard (accept=csv for CSV).
 //
 // Admins and trainers (training.trainer) do everything; any other user of the account may read
@@ -14,6 +15,8 @@ import { clientFields, notFound, publicFields } from "../http/resource.js";
 import { validate, type JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
 import {
+  FAULT_KINDS,
+  FaultError,
   LiveRuns,
   RunConflictError,
   RunScenarioError,
@@ -25,6 +28,7 @@ import {
   scorecard,
   scorecardRows,
   withDefaults,
+  type FaultRequest,
   type ObservedEvent,
   type RunEvent,
   type Scenario,
@@ -32,13 +36,26 @@ import {
 } from "../training/index.js";
 import type { ApiDeps } from "./deps.js";
 
-export const RUN_ACTIONS = ["pause", "resume", "stop"] as const;
+export const RUN_ACTIONS = ["pause", "resume", "stop", "fault"] as const;
+
+const faultSchema: JsonSchema = {
+  type: "object",
+  required: ["kind"],
+  additionalProperties: false,
+  description: "action fault: burst (count callers now at target, a queue_id or number of the scenario; the first queue unless named), drop_registration (target: a trainee's user id), webhook_failure (duration_s, 60 unless given), text_stop (a persona's number texts STOP to target, a texting number)",
+  properties: {
+    kind: { type: "string", enum: [...FAULT_KINDS] },
+    target: { type: "string", minLength: 1, maxLength: 128 },
+    count: { type: "integer", minimum: 1, maximum: 1000 },
+    duration_s: { type: "number", minimum: 1, maximum: 3600 },
+  },
+};
 
 const actionSchema: JsonSchema = {
   type: "object",
   required: ["action"],
   additionalProperties: false,
-  properties: { action: { type: "string", enum: [...RUN_ACTIONS] } },
+  properties: { action: { type: "string", enum: [...RUN_ACTIONS] }, fault: faultSchema },
 };
 
 async function isTrainer(deps: ApiDeps, auth: AuthContext): Promise<boolean> {
@@ -63,7 +80,16 @@ const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v)
 export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void {
   const { sim, callq, events } = deps;
   if (!sim || !callq || !events) return;
-  const runs = new LiveRuns({ store: deps.store, sim, callq, bus: events.bus, clock: deps.clock, onError: (err, what) => app.log.warn({ err }, `training: ${what} failed`) });
+  const runs = new LiveRuns({
+    store: deps.store,
+    sim,
+    callq,
+    bus: events.bus,
+    clock: deps.clock,
+    ...(deps.sip ? { registrar: deps.sip.registrar } : {}),
+    ...(deps.webhookFaults ? { webhookFaults: deps.webhookFaults } : {}),
+    ...(deps.texting ? { texting: deps.texting } : {}),
+    onError: (err, what) => app.log.warn({ err }, `training: ${what} failed`) });
   app.addHook("onClose", () => runs.close());
   // Runs a stopped server left live end now; in the background, so the start does not wait for every account's runs.
   app.addHook("onReady", async () => {
@@ -186,7 +212,7 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
         },
       },
       POST: {
-        summary: "Drive a live run: pause, resume or stop (local addition; admins and trainers)",
+        summary: "Drive a live run: pause, resume, stop, or a fault now (local addition; admins and trainers; a fault on a run not running is 409)",
         body: actionSchema,
         handler: async (ctx) => {
           await mustBeTrainer(deps, authOf(ctx));
@@ -197,12 +223,18 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
             throw new ApiError("invalid_data", { action: { enum: { message: `unknown action; use one of ${RUN_ACTIONS.join(", ")}`, value: action } } });
           }
           validate(actionSchema, data);
+          const fault = isObject(data) && isObject(data.fault) ? (data.fault as unknown as FaultRequest) : undefined;
+          if (action === "fault" && fault === undefined) throw new ApiError("invalid_data", { fault: { required: { message: "action fault says which fault: {kind, ...}" } } });
+          if (action !== "fault" && fault !== undefined) throw new ApiError("invalid_data", { fault: { action: { message: "a fault goes with action fault", value: action } } });
           try {
             if (action === "pause") runs.pause(accountOf(ctx), doc.id);
             else if (action === "resume") runs.resume(accountOf(ctx), doc.id);
+            else if (fault !== undefined) await runs.fault(accountOf(ctx), doc.id, fault);
             else await runs.stop(accountOf(ctx), doc.id);
           } catch (err) {
+            if (err instanceof RunStateError && action === "fault") throw new ApiError("datastore_conflict", { run: { state: { message: err.message } } });
             if (err instanceof RunStateError) throw new ApiError("invalid_data", { action: { state: { message: err.message, value: action } } });
+            if (err instanceof FaultError) throw new ApiError("invalid_data", { [err.field]: { [err.rule]: err.value === undefined ? { message: err.message } : { message: err.message, value: err.value } } });
             throw err;
           }
           const after = await runData(ctx);

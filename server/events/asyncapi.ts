@@ -290,7 +290,7 @@ const CALLBACK_QUEUE_EVENTS = ["callback_requested", "callback_offered", "callba
 
 // ---- training runs (local addition, issue 18) -------------------------------------------------
 
-export const TRAINING_RUN_EVENTS = ["started", "paused", "resumed", "ended", "caller_arrived", "caller_not_placed", "caller_waiting", "caller_answered", "caller_abandoned", "caller_digits", "caller_left"] as const;
+export const TRAINING_RUN_EVENTS = ["started", "paused", "resumed", "ended", "caller_arrived", "caller_not_placed", "caller_waiting", "caller_answered", "caller_abandoned", "caller_digits", "caller_left", "fault_injected", "fault_cleared"] as const;
 const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"], {
   account_id: str,
   run_id: str,
@@ -304,6 +304,19 @@ const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"]
   outcome: str,
   digits: str,
   reason: str,
+  fault: object(["kind"], {
+    kind: str,
+    target: str,
+    count: { type: "integer" },
+    duration_s: { type: "number" },
+  }, { description: "fault_injected and fault_cleared: the fault as asked (kind, target, count, duration_s)" }),
+  source: { enum: ["scenario", "trainer"], description: "fault_injected: from the scenario's timeline or by the trainer's hand" },
+  applied: { type: "boolean", description: "fault_injected: false when the fault could not act (the reason says why)" },
+  devices: { type: "array", items: str, description: "drop_registration: the devices whose registrations were forgotten" },
+  callers: { type: "array", items: { type: "integer" }, description: "burst: the indexes of the callers it added" },
+  from: { type: "string", description: "text_stop: the persona's number that texted STOP" },
+  contact_id: str,
+  message_id: str,
 });
 
 /** Each event message: its name in the document, the routing keys it covers, its payload. */
@@ -340,7 +353,7 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
   },
   textingEvent: { summary: "A text message was created or changed (texting.message.<id>)", payload: eventMessage("^texting\\.message\\.[^.]+$", ["created", "updated"], textingData) },
   trainingRunEvent: {
-    summary: "Local addition: a step of a live training run: started, paused, resumed, ended, and each caller's way (training.run.<run_id>)",
+    summary: "Local addition: a step of a live training run: started, paused, resumed, ended, each caller's way, and faults injected and cleared (training.run.<run_id>)",
     payload: eventMessage("^training\\.run\\.[^.]+$", TRAINING_RUN_EVENTS, trainingRunData),
   },
 };

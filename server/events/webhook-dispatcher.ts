@@ -6,6 +6,7 @@ import { newId, type Collection, type StoredDoc, type Store } from "../store/ind
 import type { BusEvent, EventBus } from "./bus.js";
 import { AttemptLog } from "./webhook-attempt-log.js";
 import { attempt, Delivery, type AttemptResult, type DeliveryChange, type DeliveryRecord, type DeliveryState } from "./webhook-delivery.js";
+import { FAULT_REASON, type WebhookFaults } from "./webhook-faults.js";
 import { buildPayload, requestFor, triggerOf, type Trigger } from "./webhook-payload.js";
 
 export const DELIVERIES_COLLECTION = "webhook_deliveries";
@@ -29,6 +30,8 @@ export interface WebhookDispatcherOptions {
   /** Failed attempts of one hook within `failureWindowMs` that disable it. */
   failuresToDisable?: number;
   failureWindowMs?: number;
+  /** Failure windows on cue (training): an attempt in one fails without a request. */
+  faults?: WebhookFaults;
 }
 
 const DEFAULTS = {
@@ -59,6 +62,7 @@ export class WebhookDispatcher {
   readonly #store: Store;
   readonly #clock: Clock;
   readonly #logger: WebhookDispatcherOptions["logger"];
+  readonly #faults: WebhookFaults | undefined;
   readonly #tuning: typeof DEFAULTS;
   readonly #attempts: AttemptLog;
   readonly #lanes = new Map<string, Lane>();
@@ -78,6 +82,7 @@ export class WebhookDispatcher {
     this.#store = options.store;
     this.#clock = options.clock;
     this.#logger = options.logger;
+    this.#faults = options.faults;
     const defined = Object.fromEntries(Object.entries(options).filter(([k, v]) => k in DEFAULTS && v !== undefined));
     this.#tuning = { ...DEFAULTS, ...defined };
     this.#attempts = new AttemptLog(options.store, options.clock);
@@ -231,7 +236,10 @@ export class WebhookDispatcher {
       },
       delivery.record.payload,
     );
-    const result = await attempt(this.#clock, request, this.#tuning.timeoutMs, this.#stopping.signal);
+    // A fault window fails the attempt as a dead target would, counted and logged like one.
+    const result: AttemptResult = this.#faults?.failing(delivery.accountId)
+      ? { result: "failure", reason: FAULT_REASON }
+      : await attempt(this.#clock, request, this.#tuning.timeoutMs, this.#stopping.signal);
     if (result.result === "stopped") return;
     const retries = retriesOf(hook);
     const retriesLeft = Math.max(0, retries + 1 - delivery.try);

@@ -7,7 +7,7 @@ import { Prng } from "./prng.js";
 import { queueKey, type Persona, type Scenario, type ScenarioQueue } from "./scenario.js";
 
 /** Independent streams of one seed: one per queue's arrivals, one for the callers' draws, ... */
-export const STREAMS = { callers: 0, faults: 1, sessions: 2, firstQueue: 100, firstAgent: 1000 } as const;
+export const STREAMS = { callers: 0, faults: 1, sessions: 2, trainerFaults: 3, firstQueue: 100, firstAgent: 1000 } as const;
 
 /** A burst fault's callers arrive within this many seconds of its time. */
 export const FAULT_BURST_WITHIN_S = 10;
@@ -72,33 +72,46 @@ export function plannedCallers(s: Scenario, limit = Infinity): PlannedCaller[] {
   // A stable sort: equal times keep queue order, then the order drawn.
   arrivals.sort((a, b) => a.at - b.at);
   const rng = new Prng(s.seed, STREAMS.callers);
+  return arrivals.map((a, index) => callerOf(s, a, index, rng));
+}
+
+/**
+ * `count` callers more at `queue` (its index in the scenario), arriving at `atS`, numbered from
+ * `firstIndex`, their draws from `rng`: a burst the trainer asks for during a live run.
+ */
+export function extraCallers(s: Scenario, queue: number, count: number, atS: number, firstIndex: number, rng: Prng): PlannedCaller[] {
+  const out: PlannedCaller[] = [];
+  for (let n = 0; n < count; n += 1) out.push(callerOf(s, { at: atS, queue, source: "fault" }, firstIndex + n, rng));
+  return out;
+}
+
+/** One caller's persona and draws, in the order every caller takes them. */
+function callerOf(s: Scenario, a: Arrival, index: number, rng: Prng): PlannedCaller {
   const totalWeight = s.personas.reduce((sum, p) => sum + p.weight, 0);
-  return arrivals.map((a, index) => {
-    const personaIndex = pickPersona(s.personas, totalWeight, rng);
-    const p = s.personas[personaIndex] ?? s.personas[0];
-    if (p === undefined) throw new RangeError("a scenario has at least one persona");
-    const number = p.number.replace(/#/g, () => String(rng.int(10)));
-    // Every caller takes the same draws whatever their persona says, so one persona's change
-    // moves no other caller's numbers.
-    const patience = draw(p.patience, rng);
-    const talk = p.talk_time ? draw(p.talk_time, rng) : null;
-    const queue = s.queues[a.queue];
-    return {
-      index,
-      queue: (queue && queueKey(queue)) ?? String(a.queue),
-      arrival_s: a.at,
-      source: a.source,
-      persona: personaIndex,
-      persona_name: p.name,
-      caller_id: { name: p.name, number },
-      language: p.language,
-      patience_s: p.abandons ? patience : null,
-      talk_s: talk,
-      ...(p.digits === undefined ? {} : { digits: p.digits }),
-      asks_for_supervisor: p.asks_for_supervisor,
-      texts_instead: p.texts_instead,
-    };
-  });
+  const personaIndex = pickPersona(s.personas, totalWeight, rng);
+  const p = s.personas[personaIndex] ?? s.personas[0];
+  if (p === undefined) throw new RangeError("a scenario has at least one persona");
+  const number = p.number.replace(/#/g, () => String(rng.int(10)));
+  // Every caller takes the same draws whatever their persona says, so one persona's change
+  // moves no other caller's numbers.
+  const patience = draw(p.patience, rng);
+  const talk = p.talk_time ? draw(p.talk_time, rng) : null;
+  const queue = s.queues[a.queue];
+  return {
+    index,
+    queue: (queue && queueKey(queue)) ?? String(a.queue),
+    arrival_s: a.at,
+    source: a.source,
+    persona: personaIndex,
+    persona_name: p.name,
+    caller_id: { name: p.name, number },
+    language: p.language,
+    patience_s: p.abandons ? patience : null,
+    talk_s: talk,
+    ...(p.digits === undefined ? {} : { digits: p.digits }),
+    asks_for_supervisor: p.asks_for_supervisor,
+    texts_instead: p.texts_instead,
+  };
 }
 
 /**

@@ -12,14 +12,17 @@ import { toGregorianSeconds } from "../clock.js";
 import { ControllableClock } from "../clock-control.js";
 import type { CallqEngine } from "../callq/engine.js";
 import type { BusEvent, EventBus } from "../events/bus.js";
+import type { WebhookFaults } from "../events/webhook-faults.js";
 import type { SimCallers } from "../sim/callers.js";
+import type { Registrar } from "../sip/registrar.js";
+import { NotATextingNumber, type TextingService } from "../texting/index.js";
 import type { SimulatedCaller } from "../sim/caller.js";
 import type { CallerScript, ScriptStep } from "../sim/script.js";
 import type { Collection, Store } from "../store/index.js";
 import { draw } from "./distributions.js";
-import { plannedCallers, STREAMS, type PlannedCaller } from "./generator.js";
+import { extraCallers, plannedCallers, STREAMS, type PlannedCaller } from "./generator.js";
 import { Prng } from "./prng.js";
-import { queueKey, type Scenario } from "./scenario.js";
+import { queueKey, type Fault, type FaultKind, type Scenario } from "./scenario.js";
 
 export const RUNS_COLLECTION = "training_runs";
 
@@ -85,6 +88,28 @@ export class RunStateError extends Error {
   override name = "RunStateError";
 }
 
+/** A fault the run cannot take as asked (a target that is not there, too many callers). */
+export class FaultError extends Error {
+  override name = "FaultError";
+  constructor(
+    readonly field: string,
+    readonly rule: string,
+    message: string,
+    readonly value?: unknown,
+  ) {
+    super(message);
+  }
+}
+
+/** The kinds a live run applies; the others are noted as not applied. */
+export const LIVE_FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure", "text_stop"];
+
+/** A webhook failure lasts this long unless the fault says otherwise. */
+export const DEFAULT_WEBHOOK_FAILURE_S = 60;
+
+/** A fault as asked: the scenario's entry without its time, or the trainer's. */
+export type FaultRequest = Omit<Fault, "at_s">;
+
 /** A scenario that cannot run live as it is (a queue with no number to dial, too many callers). */
 export class RunScenarioError extends Error {
   override name = "RunScenarioError";
@@ -104,6 +129,12 @@ export interface LiveRunsDeps {
   callq: CallqEngine;
   bus: EventBus;
   clock: Clock;
+  /** Where the drop_registration fault forgets a trainee's contacts; absent without SIP. */
+  registrar?: Registrar;
+  /** Where the webhook_failure fault opens its window; absent without webhooks. */
+  webhookFaults?: WebhookFaults;
+  /** Where the text_stop fault's STOP arrives; absent without texting. */
+  texting?: Pick<TextingService, "receive">;
   onError?(err: unknown, what: string): void;
 }
 
@@ -130,6 +161,12 @@ class LiveRun {
   readonly byCall = new Map<string, number>();
   /** The leg each caller is bridged with now, and that leg's owner. */
   readonly parties = new Map<string, { leg: string; owner: string | null }>();
+  /** The draws of the callers the trainer's bursts add, one stream for the run. */
+  readonly trainerRng: Prng;
+  /** What ends each fault still in force (a registration listener, a webhook window). */
+  readonly clearings = new Set<() => void>();
+  /** What each scenario queue's callers dial (set at start). */
+  targets: ReadonlyMap<string, string> = new Map();
   status: RunStatus = "running";
   endedMs: number | null = null;
   pausedMs = 0;
@@ -147,22 +184,8 @@ class LiveRun {
   ) {
     this.clock = new ControllableClock({ base });
     this.startedRun = this.clock.now();
-    this.callers = planned.map((p) => ({
-      index: p.index,
-      queue: p.queue,
-      arrival_s: round(p.arrival_s, 3),
-      persona: p.persona_name,
-      caller_id_number: p.caller_id.number,
-      call_id: null,
-      state: "planned",
-      joined_s: null,
-      waited_until_s: null,
-      outcome: null,
-      agent_id: null,
-      digits: p.digits ?? null,
-      digits_sent: false,
-      left: null,
-    }));
+    this.trainerRng = new Prng(scenario.seed, STREAMS.trainerFaults);
+    this.callers = planned.map(liveCaller);
   }
 
   /** Read through a method: the status changes across awaits, where a narrowed field would lie. */
@@ -236,6 +259,16 @@ export class LiveRuns {
       }
       run.after(p.arrival_s * 1000, () => void this.#place(run, p, targets.get(p.queue) ?? p.queue));
     }
+    // The scenario's faults come on the run's clock, so a pause holds them.
+    for (const { at_s, ...fault } of scenario.faults) {
+      run.after(at_s * 1000, () => {
+        this.#inject(run, fault, "scenario", targets).catch((err: unknown) => {
+          // A target the account does not have: the timeline says the fault could not act.
+          if (!run.over()) this.#note(run, "fault_injected", { fault, source: "scenario", applied: false, reason: err instanceof Error ? err.message : String(err) });
+        });
+      });
+    }
+    run.targets = targets;
     // The run ends on its own once its time is up and its callers are gone.
     run.after(scenario.duration_s * 1000, () => this.#endWhenDrained(run));
     await this.#save(run);
@@ -258,6 +291,16 @@ export class LiveRuns {
     run.status = "running";
     this.#note(run, "resumed", {});
     void this.#save(run);
+  }
+
+  /**
+   * The trainer's fault, now. Refused (RunStateError) unless the run is running: a paused run
+   * holds its timeline, and a fault then would act while nothing else does.
+   */
+  fault(accountId: string, runId: string, fault: FaultRequest): Promise<RunEvent> {
+    const run = this.#running(accountId, runId);
+    if (run.status !== "running") throw new RunStateError(`the run is ${run.status}: resume it first`);
+    return this.#inject(run, fault, "trainer", run.targets);
   }
 
   /** Ends the run now: its callers hang up, its bots log out and go away. */
@@ -457,6 +500,132 @@ export class LiveRuns {
     }
   }
 
+  /** Applies a fault and notes it (fault_injected); throws FaultError, changing nothing, when it cannot act. */
+  async #inject(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer", targets: ReadonlyMap<string, string>): Promise<RunEvent> {
+    switch (fault.kind) {
+      case "burst":
+        return this.#burst(run, fault, source, targets);
+      case "drop_registration":
+        return this.#dropRegistration(run, fault, source);
+      case "webhook_failure":
+        return this.#webhookFailure(run, fault, source);
+      case "text_stop":
+        return this.#textStop(run, fault, source);
+      default:
+        if (source === "trainer") throw new FaultError("fault.kind", "live", `a live run applies ${LIVE_FAULT_KINDS.join(", ")}`, fault.kind);
+        return this.#note(run, "fault_injected", { fault, source, applied: false, reason: "a live run does not apply this kind yet" });
+    }
+  }
+
+  /**
+   * A scenario's burst callers are planned with the others (generator.ts): its entry only says
+   * when. The trainer's come now, drawn from the run's own stream, at its target queue (the first
+   * queue unless named).
+   */
+  #burst(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer", targets: ReadonlyMap<string, string>): RunEvent {
+    if (source === "scenario") return this.#note(run, "fault_injected", { fault, source, applied: true });
+    const count = fault.count;
+    if (count === undefined) throw new FaultError("fault.count", "required", "a burst says how many callers arrive");
+    const queue = fault.target === undefined ? 0 : run.scenario.queues.findIndex((q) => queueKey(q) === fault.target);
+    if (queue < 0) throw new FaultError("fault.target", "enum", "a burst's target is one of the scenario's queues (queue_id or number)", fault.target);
+    if (run.callers.length + count > MAX_LIVE_CALLERS) throw new FaultError("fault.count", "maximum", `a live run places at most ${MAX_LIVE_CALLERS} callers`, count);
+    const added = extraCallers(run.scenario, queue, count, run.runSeconds(), run.callers.length, run.trainerRng);
+    run.callers.push(...added.map(liveCaller));
+    const event = this.#note(run, "fault_injected", { fault, source, applied: true, callers: added.map((p) => p.index) });
+    for (const p of added) {
+      // As at the start: a persona who texts instead is not placed.
+      const caller = run.callers[p.index];
+      if (p.texts_instead && caller) {
+        caller.state = "ended";
+        caller.outcome = "not_placed";
+      } else void this.#place(run, p, targets.get(p.queue) ?? p.queue);
+    }
+    return event;
+  }
+
+  /**
+   * The registrar forgets the trainee's devices' contacts: offers find no phone until it
+   * registers again (its next refresh), which clears the fault.
+   */
+  async #dropRegistration(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer"): Promise<RunEvent> {
+    const registrar = this.#deps.registrar;
+    if (!registrar) throw new FaultError("fault.kind", "live", "this server runs without SIP registrations", fault.kind);
+    const userId = fault.target;
+    if (userId === undefined) throw new FaultError("fault.target", "required", "drop_registration names the trainee's user id");
+    const devices = await this.#devicesOf(run.accountId, userId);
+    if (devices === undefined || run.botIds.has(userId)) throw new FaultError("fault.target", "not_found", "no trainee of the account has this user id", userId);
+    if (run.over()) throw new RunStateError("the run has ended");
+    const dropped = devices.filter((id) => registrar.bindings(run.accountId, id).length > 0);
+    const waiting = new Set(dropped);
+    const onRegistered = ({ binding }: { binding: { accountId: string; deviceId: string } }): void => {
+      if (binding.accountId !== run.accountId || !waiting.delete(binding.deviceId)) return;
+      this.#note(run, "fault_cleared", { fault, device_id: binding.deviceId });
+      if (waiting.size === 0) clear();
+    };
+    const clear = (): void => {
+      registrar.off("registered", onRegistered);
+      run.clearings.delete(clear);
+    };
+    if (dropped.length > 0) {
+      registrar.on("registered", onRegistered);
+      run.clearings.add(clear);
+    }
+    const event = this.#note(run, "fault_injected", { fault, source, applied: dropped.length > 0, devices: dropped, ...(dropped.length === 0 ? { reason: "none of the trainee's devices is registered" } : {}) });
+    for (const id of dropped) registrar.unbindDevice(run.accountId, id);
+    return event;
+  }
+
+  /** The account's webhooks fail for duration_s of run time (a pause holds the window open). */
+  #webhookFailure(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer"): RunEvent {
+    const faults = this.#deps.webhookFaults;
+    if (!faults) throw new FaultError("fault.kind", "live", "this server runs without webhooks", fault.kind);
+    const durationS = fault.duration_s ?? DEFAULT_WEBHOOK_FAILURE_S;
+    const clear = (): void => {
+      run.clearings.delete(clear);
+      faults.close(run.accountId);
+    };
+    faults.open(run.accountId);
+    run.clearings.add(clear);
+    const event = this.#note(run, "fault_injected", { fault: { ...fault, duration_s: durationS }, source, applied: true });
+    run.after(durationS * 1000, () => {
+      clear();
+      this.#note(run, "fault_cleared", { fault: { ...fault, duration_s: durationS } });
+    });
+    return event;
+  }
+
+  /**
+   * A persona's number (drawn as a caller's would be, from the run's own stream) texts STOP to
+   * the target texting number: the contact opts out, as the texting service does for any STOP.
+   */
+  async #textStop(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer"): Promise<RunEvent> {
+    const texting = this.#deps.texting;
+    if (!texting) throw new FaultError("fault.kind", "live", "this server runs without texting", fault.kind);
+    const to = fault.target;
+    if (to === undefined) throw new FaultError("fault.target", "required", "text_stop names the texting number the STOP is sent to");
+    const [persona] = extraCallers(run.scenario, 0, 1, run.runSeconds(), -1, run.trainerRng);
+    if (!persona) throw new RangeError("a scenario has at least one persona");
+    let received: Awaited<ReturnType<TextingService["receive"]>>;
+    try {
+      received = await texting.receive(run.accountId, { from: persona.caller_id.number, to, body: "STOP", media: [] });
+    } catch (err) {
+      if (err instanceof NotATextingNumber) throw new FaultError("fault.target", "texting_number", err.message, to);
+      throw err;
+    }
+    if (run.over()) throw new RunStateError("the run has ended");
+    return this.#note(run, "fault_injected", { fault, source, applied: true, from: persona.caller_id.number, contact_id: received.contact.id, message_id: received.message.id });
+  }
+
+  /** The user's device ids, or undefined when the account has no such user (or it is a bot). */
+  async #devicesOf(accountId: string, userId: string): Promise<string[] | undefined> {
+    const { store } = this.#deps;
+    if (!(await store.account(accountId, "users")).get(userId)) return undefined;
+    return (await store.account(accountId, "devices"))
+      .all()
+      .filter((d) => d.data.owner_id === userId)
+      .map((d) => d.id);
+  }
+
   /** The account's events the scorecard needs, and the run's view of its callers. */
   #observe(event: BusEvent): void {
     const run = event.account_id === undefined ? undefined : this.#live.get(event.account_id);
@@ -536,6 +705,8 @@ export class LiveRuns {
     run.endedMs = this.#deps.clock.now();
     for (const cancel of run.timers) cancel();
     run.timers.clear();
+    // Faults end with the run: webhooks deliver again, nobody waits for a registration.
+    for (const clear of [...run.clearings]) clear();
     for (const caller of run.callers) {
       if (caller.state === "ended") continue;
       caller.outcome ??= caller.state === "planned" ? "not_placed" : "stopped";
@@ -583,10 +754,11 @@ export class LiveRuns {
     for (const id of bots) await users.delete(id);
   }
 
-  #note(run: LiveRun, name: string, fields: Record<string, unknown>): void {
+  #note(run: LiveRun, name: string, fields: Record<string, unknown>): RunEvent {
     const event: RunEvent = { at_s: run.runSeconds(), at_ms: this.#deps.clock.now(), name, ...fields };
     run.timeline.push(event);
     this.#deps.bus.publish({ account_id: run.accountId, routing_key: `training.run.${run.id}`, name, data: { account_id: run.accountId, run_id: run.id, ...event } });
+    return event;
   }
 
   async #save(run: LiveRun): Promise<void> {
@@ -604,6 +776,25 @@ export class LiveRuns {
 }
 
 const OBSERVED_FIELDS = ["call_id", "session_id", "queue_id", "recipient_id", "wait_time", "previous_state", "availability_state", "reason", "other_leg_call_id", "owner_id"] as const;
+
+function liveCaller(p: PlannedCaller): LiveCaller {
+  return {
+    index: p.index,
+    queue: p.queue,
+    arrival_s: round(p.arrival_s, 3),
+    persona: p.persona_name,
+    caller_id_number: p.caller_id.number,
+    call_id: null,
+    state: "planned",
+    joined_s: null,
+    waited_until_s: null,
+    outcome: null,
+    agent_id: null,
+    digits: p.digits ?? null,
+    digits_sent: false,
+    left: null,
+  };
+}
 
 function pick(data: Record<string, unknown>, keys: readonly string[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -85,6 +85,8 @@ export interface Fault {
   target?: string;
   /** burst: how many callers arrive at once. */
   count?: number;
+  /** webhook_failure: how long the account's webhooks fail, in run seconds (60 unless given). */
+  duration_s?: number;
 }
 
 /** Bot recipients that log in Ready, answer after a ring, talk and wrap up. */
@@ -241,6 +243,7 @@ export const scenarioSchema: Record<string, unknown> = {
           kind: { type: "string", enum: [...FAULT_KINDS] },
           target: { type: "string", minLength: 1, maxLength: 128 },
           count: { type: "integer", minimum: 1, maximum: LIMITS.burstCount },
+          duration_s: { type: "number", minimum: 1, maximum: 3600, description: "webhook_failure: how long the account's webhooks fail (60 s unless given)" },
         },
       },
     },

@@ -1,7 +1,7 @@
 // The training slice through the whole store, with a fake training API: who may use the view
 // (from the profile), the list, saving with the server's refusal kept per field, deleting,
 // importing a file (and refusing what is not one before any request), previews (only the
-// newest lands), and live runs (start, drive, the live view's refresh until the run ends).
+// newest lands), and live runs (start, drive, faults, the live view's refresh until the run ends).
 import { describe, expect, it } from "vitest";
 import { ApiRequestError } from "../../renderer/api/client.js";
 import type { PreviewSummary, RunDoc, RunStatus, ScenarioDoc, ScenarioRow, Scorecard, TrainingApi } from "../../renderer/api/training.js";
@@ -124,6 +124,11 @@ function fakeTrainingApi() {
       calls.push(`driveRun ${action}`);
       if (action === "resume" && live.status !== "paused") throw httpError(400, { action: { state: { message: "the run is running" } } });
       live.status = action === "pause" ? "paused" : action === "resume" ? "running" : "ended";
+      return runDoc(id, live.status, live.waitS);
+    },
+    async injectFault(_c, id, fault) {
+      calls.push(`injectFault ${JSON.stringify(fault)}`);
+      if (live.status !== "running") throw httpError(409, { run: { state: { message: `the run is ${live.status}: resume it first` } } });
       return runDoc(id, live.status, live.waitS);
     },
     async scorecard(_c, id) {
@@ -251,6 +256,20 @@ describe("training slice: live runs", () => {
     await store.getState().driveRun("resume");
     expect(store.getState().training.runs.error).toBe("The run was not resumed: the server refused it: action: the run is running.");
     expect(store.getState().training.runs.current?.status).toBe("ended");
+  });
+
+  it("injects the trainer's fault into the open run and says so; a refusal is in words", async () => {
+    const { store, calls } = await setup();
+    await store.getState().startRun("s1");
+    calls.length = 0;
+    await store.getState().injectFault({ kind: "burst", count: 3 });
+    expect(calls).toEqual(['injectFault {"kind":"burst","count":3}', "readRun", "scorecard"]);
+    expect(store.getState().training.notice).toBe("Fault injected: a burst of callers.");
+    expect(store.getState().training.runs).toMatchObject({ busy: false, error: null });
+    await store.getState().driveRun("pause");
+    await store.getState().injectFault({ kind: "webhook_failure", duration_s: 30 });
+    expect(store.getState().training.runs.error).toBe("The fault was not injected: the run is not running (resume it first, or it has ended).");
+    expect(store.getState().training.runs.busy).toBe(false);
   });
 
   it("the live view reads the run and its scorecard every second until it ends, then lists it as ended", async () => {

@@ -1,0 +1,78 @@
+// Faults on cue from the trainer's live view, in Debian Chromium against serve mode: the trainer
+// (the admin's console) starts a run with no callers of its own, injects a burst of two callers
+// with the Faults control (the callers table and the counts show them) and a webhook failure of a
+// second (the run's faults list shows it injected, then over), and a caller's STOP text to
+// agent1's texting number; the page passes axe.
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
+import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, type ConsolePage } from "../helpers/console-page.js";
+import { Floor, openView } from "../helpers/shift.js";
+
+let floor: Floor | undefined;
+let browser: LaunchedBrowser | undefined;
+const consoles: ConsolePage[] = [];
+
+beforeAll(async () => {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  floor = await Floor.open();
+  browser = await launchBrowser();
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await floor?.close();
+  expect(consoles.flatMap((c) => c.errors), "uncaught errors in the pages").toEqual([]);
+});
+
+describe("faults from the trainer's live view", () => {
+  it("a burst adds its callers to the run, a webhook failure comes and goes, a STOP text arrives, all listed", async () => {
+    if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
+    const f = floor;
+    const salesPath = await f.queuePath("Sales");
+    const salesId = salesPath.slice(salesPath.lastIndexOf("/") + 1);
+    const persona = { name: "Fay Fault", weight: 1, number: "+1415777####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 3 } };
+    const created = await f.v2<{ id: string }>("PUT", "/training_scenarios", { name: "Faults e2e", duration_s: 60, seed: 3, queues: [{ queue_id: salesId, rate_per_hour: 0 }], personas: [persona] });
+    expect(created.status).toBe(201);
+
+    const opened = await openConsole(browser.browser, f.url);
+    consoles.push(opened);
+    const trainer = opened.page;
+    await signIn(trainer, "admin");
+    await openView(trainer, "Training");
+    await trainer.getByRole("button", { name: "Start run of Faults e2e" }).click();
+    const live = trainer.getByRole("region", { name: "Run of Faults e2e" });
+    await live.getByText(/^Running: /).waitFor();
+    const faults = live.getByRole("form", { name: "Faults" });
+    const count = live.locator('[aria-label="Callers so far"] [data-count="callers"]');
+    expect(await count.innerText()).toBe("0");
+
+    await faults.getByLabel("Fault").selectOption({ label: "A burst of callers" });
+    await faults.getByLabel("Callers").fill("2");
+    await faults.getByRole("button", { name: "Inject fault" }).click();
+    await count.filter({ hasText: /^2$/ }).waitFor();
+    const listed = live.getByRole("list", { name: "Faults so far" });
+    await listed.getByText(/a burst of callers \(by the trainer\)$/).waitFor();
+
+    await faults.getByLabel("Fault").selectOption({ label: "Webhooks fail" });
+    await faults.getByLabel("For (seconds of run time)").fill("1");
+    await faults.getByRole("button", { name: "Inject fault" }).click();
+    await listed.getByText(/the account's webhooks failing \(by the trainer\)$/).waitFor();
+    await listed.getByText(/the account's webhooks failing: over$/).waitFor();
+    const settings = await f.v2<{ numbers: string[] }>("GET", `/users/${f.userId("agent1")}/texting`);
+    const textingNumber = settings.body.data.numbers[0] ?? "";
+    await faults.getByLabel("Fault").selectOption({ label: "A caller texts STOP" });
+    await faults.getByLabel("To the texting number").fill(textingNumber);
+    await faults.getByRole("button", { name: "Inject fault" }).click();
+    await listed.getByText(/a STOP text from a caller \(by the trainer\)$/).waitFor();
+    await trainer.screenshot({ path: join(SCREENSHOTS, "training-faults.png"), fullPage: true });
+    expect(await seriousAxeViolations(trainer)).toEqual([]);
+
+    await live.getByRole("button", { name: "Stop run" }).click();
+    await live.getByText(/^Ended: /).waitFor();
+    // Ended: the control goes, the list stays.
+    expect(await live.getByRole("form", { name: "Faults" }).count()).toBe(0);
+    await listed.getByText(/a burst of callers/).waitFor();
+  }, 90_000);
+});
