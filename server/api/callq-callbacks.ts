@@ -6,11 +6,10 @@
 // Callbacks a caller asks for while waiting are queue sessions (callq-queues' sessions), not these.
 import type { FastifyInstance } from "fastify";
 import { fromGregorianSeconds, toGregorianSeconds } from "../clock.js";
-import type { AuthContext, Ctx } from "../http/endpoint.js";
-import { registerEndpoint } from "../http/endpoint.js";
+import type { AuthContext } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
-import { dataObject, listOutcome, notFound, type Data } from "../http/resource.js";
-import { fieldError, validate, type JsonSchema } from "../http/validation.js";
+import { registerDocResource, type Data } from "../http/resource.js";
+import { fieldError, type JsonSchema } from "../http/validation.js";
 import type { StoredDoc } from "../store/index.js";
 import { hasCallMonitor, membersOf } from "./callq-queues.js";
 import type { ApiDeps } from "./deps.js";
@@ -27,14 +26,15 @@ const NOW_SLACK_S = 60;
 
 export const scheduledCallbackSchema: JsonSchema = {
   type: "object",
-  required: ["number", "remind_at"],
-  additionalProperties: false,
+  required: ["number", "remind_at", "user_id"],
   properties: {
     number: { type: "string", pattern: "^\\+?[0-9]{2,20}$", description: "the number to call back" },
     remind_at: { type: "integer", minimum: 0, description: "Gregorian seconds: when the user is reminded (at most a year ahead; a time in the last minute is now, reminded at once)" },
     note: { type: "string", maxLength: 2000 },
     user_id: { type: "string", description: "whom the reminder is for (default: the user asking); another user needs an admin, or a supervisor of a queue that user is a member of" },
     queue_id: { type: "string", description: "the queue the callback is for, if any" },
+    created_by: { type: "string", description: "set by the server: who scheduled it" },
+    state: { enum: [...CALLBACK_STATES], description: "set by the server: scheduled, then reminded at its time (a new remind_at schedules it again)" },
   },
 };
 
@@ -126,72 +126,47 @@ class Reminders {
 
 export function registerCallqCallbacks(app: FastifyInstance, deps: ApiDeps): void {
   const reminders = new Reminders(deps);
-  const accountOf = (ctx: Ctx): string => ctx.params.account_id ?? "";
-  const authOf = (ctx: Ctx): AuthContext => {
-    if (!ctx.auth) throw new ApiError("invalid_credentials");
-    return ctx.auth;
-  };
-  const base = "/v2/accounts/:account_id/callq_callbacks";
-  registerEndpoint(app, deps, {
-    path: base,
-    access: "account",
-    tag: "callq_callbacks",
-    verbs: {
-      GET: {
-        summary: "Local addition: scheduled callbacks, soonest first: an agent's own, a supervisor's also their queues' members', an admin's all",
-        handler: async (ctx) => {
-          const reach = await reachOf(deps, accountOf(ctx), authOf(ctx));
-          const callbacks = await deps.collection(accountOf(ctx), CALLBACKS_COLLECTION);
-          return listOutcome(callbacks, ctx, { row: callbackRow, sortKey: byTime, where: (doc) => reaches(reach, doc.data) });
-        },
-      },
-      PUT: {
-        summary: "Local addition: schedule a callback {number, remind_at, note?, user_id?, queue_id?}; its user is reminded at remind_at (event reminder on callq.callback.<id>)",
-        body: scheduledCallbackSchema,
-        answers: [201],
-        handler: async (ctx) => {
-          const accountId = accountOf(ctx);
-          const auth = authOf(ctx);
-          const data = dataObject(ctx);
-          validate(scheduledCallbackSchema, data);
-          const userId = typeof data.user_id === "string" ? data.user_id : auth.ownerId;
-          if (userId === null) throw fieldError("user_id", "required", "an API key schedules a callback for a user: name user_id");
-          if (!(await deps.collection(accountId, "users")).has(userId)) throw fieldError("user_id", "not_found", "no such user in this account", userId);
-          if (typeof data.queue_id === "string" && !(await deps.collection(accountId, "callq_queues")).has(data.queue_id)) {
-            throw fieldError("queue_id", "not_found", "no such queue in this account", data.queue_id);
-          }
-          const now = toGregorianSeconds(deps.clock.now());
-          const at = Number(data.remind_at);
-          if (at < now - NOW_SLACK_S) throw fieldError("remind_at", "minimum", "a callback is scheduled for now or later", at);
-          if (at > now + MAX_AHEAD_S) throw fieldError("remind_at", "maximum", "a callback is scheduled at most a year ahead", at);
-          const stored: Data = { ...data, user_id: userId, note: typeof data.note === "string" ? data.note : "", created_by: auth.ownerId ?? "api", state: "scheduled" };
-          if (!reaches(await reachOf(deps, accountId, auth), stored)) throw forbidden();
-          const doc = await (await deps.collection(accountId, CALLBACKS_COLLECTION)).create(stored);
-          reminders.schedule(accountId, doc);
-          return { data: callbackRow(doc), status: 201 };
-        },
-      },
+  registerDocResource(app, deps, {
+    name: "callq_callbacks",
+    collection: CALLBACKS_COLLECTION,
+    schema: scheduledCallbackSchema,
+    verbs: { list: true, create: true, read: true, update: true, patch: true, delete: true },
+    visibleTo: async (ctx, auth) => {
+      const reach = await reachOf(deps, ctx.params.account_id ?? "", auth);
+      return (data) => reaches(reach, data);
     },
-  });
-  registerEndpoint(app, deps, {
-    path: `${base}/:id`,
-    access: "account",
-    tag: "callq_callbacks",
-    verbs: {
-      DELETE: {
-        summary: "Local addition: cancel a scheduled callback (whoever may see it)",
-        handler: async (ctx) => {
-          const accountId = accountOf(ctx);
-          const id = ctx.params.id ?? "";
-          const callbacks = await deps.collection(accountId, CALLBACKS_COLLECTION);
-          const doc = callbacks.get(id);
-          if (!doc) throw notFound(id);
-          if (!reaches(await reachOf(deps, accountId, authOf(ctx)), doc.data)) throw forbidden();
-          reminders.cancel(id);
-          await callbacks.delete(id);
-          return { data: callbackRow(doc) };
-        },
-      },
+    hidden: () => forbidden(),
+    prepare: (data, ctx) => {
+      const userId = typeof data.user_id === "string" ? data.user_id : (ctx.existing?.data.user_id ?? ctx.auth.ownerId);
+      if (userId === null || userId === undefined) throw fieldError("user_id", "required", "an API key schedules a callback for a user: name user_id");
+      const before = ctx.existing?.data;
+      // A new time schedules the reminder again; the same time keeps what it was.
+      const state = before !== undefined && before.remind_at === data.remind_at ? before.state : "scheduled";
+      return { ...data, user_id: userId, note: typeof data.note === "string" ? data.note : "", created_by: before?.created_by ?? ctx.auth.ownerId ?? "api", state };
+    },
+    check: async (data, ctx) => {
+      if (!(await deps.collection(ctx.accountId, "users")).has(String(data.user_id))) throw fieldError("user_id", "not_found", "no such user in this account", data.user_id);
+      if (typeof data.queue_id === "string" && !(await deps.collection(ctx.accountId, "callq_queues")).has(data.queue_id)) {
+        throw fieldError("queue_id", "not_found", "no such queue in this account", data.queue_id);
+      }
+      if (ctx.existing === undefined || ctx.existing.data.remind_at !== data.remind_at) {
+        const now = toGregorianSeconds(deps.clock.now());
+        const at = Number(data.remind_at);
+        if (at < now - NOW_SLACK_S) throw fieldError("remind_at", "minimum", "a callback is scheduled for now or later", at);
+        if (at > now + MAX_AHEAD_S) throw fieldError("remind_at", "maximum", "a callback is scheduled at most a year ahead", at);
+      }
+      if (!reaches(await reachOf(deps, ctx.accountId, ctx.auth), data)) throw forbidden();
+    },
+    afterWrite: (doc, ctx) => reminders.schedule(ctx.accountId, doc),
+    afterDelete: (doc) => reminders.cancel(doc.id),
+    sortKey: byTime,
+    summaries: {
+      list: "Local addition: scheduled callbacks, soonest first: an agent's own, a supervisor's also their queues' members', an admin's all",
+      create: "Local addition: schedule a callback {number, remind_at, note?, user_id?, queue_id?}; its user is reminded at remind_at (event reminder on callq.callback.<id>)",
+      read: "Local addition: one scheduled callback (whoever may see it)",
+      update: "Local addition: change a scheduled callback (a new remind_at schedules its reminder again)",
+      patch: "Local addition: change some fields of a scheduled callback",
+      delete: "Local addition: cancel a scheduled callback (whoever may see it)",
     },
   });
   // Read after the server is up, so its start waits for no account's callbacks (a fast start).

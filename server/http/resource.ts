@@ -49,6 +49,13 @@ export interface DocResourceSpec {
   privateFields?(data: Data, ctx: WriteCtx): Data | Promise<Data>;
   /** Called after a successful write, outside the validation path (device sync ...). */
   afterWrite?(doc: StoredDoc, ctx: WriteCtx): void | Promise<void>;
+  /**
+   * Whose documents the caller may see and change (scheduled callbacks: an agent their own): the
+   * predicate over a document's data; absent, every document of the account. Lists leave the
+   * others out; a read, write or delete of one of them is refused with `hidden()` (404 by default).
+   */
+  visibleTo?(ctx: Ctx, auth: AuthContext): Promise<(data: Data) => boolean>;
+  hidden?(id: string): ApiError;
   /** Refuse a delete by throwing (last admin ...); runs in the same turn as the delete itself. */
   beforeDelete?(doc: StoredDoc, ctx: DeleteCtx): void;
   afterDelete?(doc: StoredDoc, ctx: DeleteCtx): void | Promise<void>;
@@ -186,6 +193,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     const id = ctx.params.id ?? "";
     const doc = (await collectionOf(ctx)).get(id);
     if (!doc) throw notFound(id);
+    if (spec.visibleTo && !(await spec.visibleTo(ctx, authOf(ctx)))(doc.data)) throw spec.hidden?.(id) ?? notFound(id);
     return doc;
   };
 
@@ -197,7 +205,8 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     listVerbs.GET = {
       summary: spec.summaries?.list ?? `List ${spec.name}`,
       handler: async (ctx) => {
-        return listOutcome(await collectionOf(ctx), ctx, { sortKey, descending: spec.sortDescending, row: spec.row ?? view });
+        const visible = spec.visibleTo ? await spec.visibleTo(ctx, authOf(ctx)) : undefined;
+        return listOutcome(await collectionOf(ctx), ctx, { sortKey, descending: spec.sortDescending, row: spec.row ?? view, ...(visible ? { where: (doc: StoredDoc) => visible(doc.data) } : {}) });
       },
     };
   }

@@ -8,7 +8,28 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { toGregorianSeconds } from "../../server/clock.js";
 import type { BusEvent } from "../../server/events/index.js";
 import { startApi, TestClock, type TestApi } from "../helpers/api.js";
+import { describeConformance } from "../helpers/conformance.js";
 import { poll } from "../helpers/poll.js";
+
+/** A time far enough ahead that no clock jump of the suite reaches it (a reminder would change the document). */
+const LATER = () => toGregorianSeconds(Date.now()) + 200 * 86_400;
+
+describeConformance({
+  name: "callq_callbacks",
+  field: "note",
+  adminWrites: false,
+  valid: (n, { ownerId }) => ({ number: `+1415555${3000 + n}`, remind_at: LATER(), user_id: ownerId, note: `callback ${n}` }),
+  invalid: [
+    { title: "a number with letters", data: { number: "call-me", remind_at: LATER() }, field: "number", rule: "pattern" },
+    { title: "no number", data: { remind_at: LATER() }, field: "number", rule: "required" },
+    { title: "a time that is not a whole number", data: { number: "+14155550100", remind_at: "tomorrow" }, field: "remind_at", rule: "type" },
+    { title: "a time in the past", data: { number: "+14155550100", remind_at: 1000 }, field: "remind_at", rule: "minimum" },
+    { title: "a time over a year ahead", data: { number: "+14155550100", remind_at: LATER() + 400 * 86_400 }, field: "remind_at", rule: "maximum" },
+    { title: "a user not in the account", data: { number: "+14155550100", remind_at: LATER(), user_id: "0123456789abcdef0123456789abcdef" }, field: "user_id", rule: "not_found" },
+    { title: "a queue not in the account", data: { number: "+14155550100", remind_at: LATER(), queue_id: "0123456789abcdef0123456789abcdef" }, field: "queue_id", rule: "not_found" },
+    { title: "a note over 2000 characters", data: { number: "+14155550100", remind_at: LATER(), note: "x".repeat(2001) }, field: "note", rule: "maxLength" },
+  ],
+});
 
 let api: TestApi;
 let base = "";
