@@ -197,7 +197,8 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
         const next: RecipientRow = {
           ...row,
           state,
-          since: state !== row.state || change.name === "wrapup" ? now : row.since,
+          // Time in the state and its reason: a new Away reason starts the count again.
+          since: state !== row.state || change.name === "wrapup" || (state === "Away" && (change.reasons.awayReason ?? null) !== (row.awayReason ?? null)) ? now : row.since,
           call: state === "Call-Offer" || state === "On-A-Call" ? (change.call ?? row.call) : state === "Wrapup-Time" ? row.call : null,
           wrapupEndsAt: state !== "Wrapup-Time" ? null : change.wrapupSeconds !== null ? now + change.wrapupSeconds * 1000 : row.wrapupEndsAt,
           // Every event with a state states the reasons that apply now (absent: none).

@@ -137,6 +137,14 @@ describe("supervisor slice", () => {
     await c.clock.advance(16);
     expect(rows()[A]).toMatchObject({ state: "Away", awayReason: "missed_offers", missedOffers: 1 });
 
+    // Another reason while Away: the time shown is the time in the reason, from the change.
+    const awaySince = rows()[A]?.since;
+    await c.clock.advance(5_000);
+    c.events.emit(`callq.recipient.${A}`, "away", { recipient_id: A, availability_state: "Away", away_reason: "lunch" });
+    await c.clock.advance(16);
+    expect(rows()[A]).toMatchObject({ state: "Away", awayReason: "lunch" });
+    expect(rows()[A]?.since).toBeGreaterThanOrEqual((awaySince ?? 0) + 5_000);
+
     // Logged out: no reason stands.
     c.events.emit(`callq.recipient.${B}`, "logout", { recipient_id: B, availability_state: "Not-Logged-In", unavailable_reason: "no_device" });
     await c.clock.advance(16);
