@@ -138,7 +138,10 @@ describe("supervisor slice", () => {
     expect(rows()[A]).toMatchObject({ state: "Away", awayReason: "missed_offers", missedOffers: 1 });
 
     // Another reason while Away: the time shown is the time in the reason, from the change.
+    c.callq.answers.recipientStatuses = { [A]: recipientStatus({ state: "Away", awayReason: "missed_offers", missedOffers: 1 }) };
+    await c.clock.advance(5_000);
     const awaySince = rows()[A]?.since;
+    expect(rows()[A]).toMatchObject({ state: "Away", awayReason: "missed_offers" });
     await c.clock.advance(5_000);
     c.events.emit(`callq.recipient.${A}`, "away", { recipient_id: A, availability_state: "Away", away_reason: "lunch" });
     await c.clock.advance(16);
