@@ -23,6 +23,10 @@ export const STAFFING_REFRESH_MS = 15_000;
 const NEW_DAY_READ_DELAY_MS = 2_000;
 /** Until the queue list has arrived, the first staffing read is tried this often. */
 const STAFFING_FIRST_TRY_MS = 1_000;
+/** After a caller's time in a queue or an agent's call ends, the estimates are read again this much later (events of one call together). */
+const STAFFING_AFTER_CHANGE_MS = 1_000;
+/** Events after which a queue's arrivals or handle times have moved: a caller gone, a call ended (the agent's wrap-up starts). */
+const FIGURES_MOVED = new Set(["leave", "end", "abandoned", "timeout", "removed", "wrapup"]);
 /** The routing keys of a queue's alerts, before the queue id. */
 const ALERT_PREFIX = "callq.alert.";
 /** How the server names the supervisor's monitor call (caller id name prefix). */
@@ -104,6 +108,8 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
     const eventCount = new Map<string, number>();
     let cancelAnswerWindow: (() => void) | null = null;
     let cancelStaffing: (() => void) | null = null;
+    /** The next staffing read is the early one an event asked for. */
+    let staffingDueSoon = false;
     /** Cancels the board's read at the next local midnight, when the agents' day figures start again. */
     let cancelNewDay: (() => void) | null = null;
 
@@ -162,6 +168,18 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
         if (watchers > 0) set((s) => ({ supervisor: { ...s.supervisor, staffing } }));
       }
       if (watchers > 0 && cancelStaffing === null) cancelStaffing = deps.clock.after(ids.length > 0 ? STAFFING_REFRESH_MS : STAFFING_FIRST_TRY_MS, () => void readStaffing());
+    }
+
+    /** The figures behind the estimates moved: read them soon rather than at the next refresh. */
+    function staffingSoon(): void {
+      // A read under way schedules its own next one; one already due soon is not put off (a busy floor would starve it).
+      if (cancelStaffing === null || staffingDueSoon) return;
+      cancelStaffing();
+      staffingDueSoon = true;
+      cancelStaffing = deps.clock.after(STAFFING_AFTER_CHANGE_MS, () => {
+        staffingDueSoon = false;
+        void readStaffing();
+      });
     }
 
     const batch = frameBatcher<PlatformEvent>(frameScheduler(deps), (events) => applyEvents(events));
@@ -257,6 +275,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
           return;
         }
         const kind = callqEventKind(event);
+        if (kind !== null && watchers > 0 && FIGURES_MOVED.has(event.name)) staffingSoon();
         if (kind === null || kind.kind !== "recipient") return;
         // The supervisor's own monitor events matter on every view; the rest only while the board is open.
         if (watchers > 0 || kind.id === get().session?.ownerId) batch.push(event);
@@ -326,6 +345,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
           stopQueues = null;
           cancelStaffing?.();
           cancelStaffing = null;
+          staffingDueSoon = false;
           cancelNewDay?.();
           cancelNewDay = null;
           reconcile.cancel();

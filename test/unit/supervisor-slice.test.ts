@@ -253,3 +253,40 @@ describe("the board's day figures", () => {
     expect(callq.calls("recipientStatuses").length).toBeGreaterThan(reads);
   });
 });
+
+describe("the board's staffing estimates", () => {
+  it("reads them again a second after a caller's time in a queue or an agent's call ends, once for a burst, not only at the 15 s refresh", async () => {
+    const c = await callqConsole({ profile: { canMonitor: true } });
+    c.callq.answers.queues = [{ id: SALES, name: "Sales" }];
+    await c.store.getState().loadQueueDirectory();
+    const stop = c.store.getState().watchBoard();
+    await c.clock.advance(0);
+    const reads = () => c.callq.calls("queueStaffing").length;
+    const first = reads();
+    expect(first).toBeGreaterThan(0);
+    expect(c.store.getState().supervisor.staffing[SALES]?.agentsNeeded).toBeNull();
+
+    // The first call ends: its handle time gives an estimate, on the board within a second or so.
+    c.callq.answers.queueStaffing = { [SALES]: { agentsNeeded: 2, agentsNeededWithAbandonment: null, callsPerHour: 12, handleTime: 95, windowMinutes: 60, targetPercent: 80, answeredWithinS: 20, loggedIn: 1, ready: 1 } };
+    c.events.emit(`callq.recipient.${A}`, "wrapup", { recipient_id: A, availability_state: "Wrapup-Time" });
+    for (let i = 0; i < 50; i++) c.events.emit(`callq.session.s${i}`, "end", { queue_id: SALES });
+    await c.clock.advance(999);
+    expect(reads(), "not before the second").toBe(first);
+    await c.clock.advance(1);
+    expect(reads(), "one read for the burst").toBe(first + 1);
+    expect(c.store.getState().supervisor.staffing[SALES]?.agentsNeeded).toBe(2);
+
+    // Other events (an offer, a state change) move no figure behind the estimate; the refresh still comes.
+    c.events.emit(`callq.recipient.${A}`, "ready", { recipient_id: A, availability_state: "Ready" });
+    await c.clock.advance(14_000);
+    expect(reads()).toBe(first + 1);
+    await c.clock.advance(1_000);
+    expect(reads()).toBe(first + 2);
+
+    // Not watched: no read at all.
+    stop();
+    c.events.emit(`callq.session.s99`, "end", { queue_id: SALES });
+    await c.clock.advance(60_000);
+    expect(reads()).toBe(first + 2);
+  });
+});
