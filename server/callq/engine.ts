@@ -5,10 +5,8 @@
 import { fromGregorianSeconds, systemClock, systemRandom, toGregorianSeconds, type RandomSource } from "../clock.js";
 import { Accounts, type Account } from "./accounts.js";
 import { alertKey, evaluateAlerts, hasAlerts } from "./alerts.js";
-import { DayWriter } from "./day-writer.js";
-import { LedgerWriter } from "./ledger-writer.js";
 import { CallqPublisher } from "./publisher.js";
-import { IntervalWriter } from "./interval-writer.js";
+import { dayWriter, intervalWriter, recipientStateWriter, type CoalescingWriter } from "./writers.js";
 import { dayOf, intervalStart } from "./intervals.js";
 import { NO_DAY_LEDGER, NO_INTERVAL_LEDGER, type CallbackDial, type CallqDirectory, type CallqEventSink, type CallqLogger, type CallqUser, type IntervalLedger, type OfferOutcome, type OfferRequest, type QueuedCall, type RecipientDayLedger, type RecipientLedger, type Scheduler, type SessionEnd } from "./ports.js";
 import type { QueueConfig } from "./queue-config.js";
@@ -79,9 +77,9 @@ const DEFAULT_WRAPUP_EXTEND_S = 30;
 
 export class CallqEngine {
   readonly #accounts: Accounts;
-  readonly #ledger: LedgerWriter;
-  readonly #intervals: IntervalWriter;
-  readonly #days: DayWriter;
+  readonly #ledger: CoalescingWriter<Recipient>;
+  readonly #intervals: CoalescingWriter<Queue>;
+  readonly #days: CoalescingWriter<Recipient>;
   readonly #events: CallqPublisher;
   readonly #scheduler: Scheduler;
   readonly #random: RandomSource;
@@ -99,9 +97,9 @@ export class CallqEngine {
     const intervals = options.intervals ?? NO_INTERVAL_LEDGER;
     const days = options.days ?? NO_DAY_LEDGER;
     this.#accounts = new Accounts(options.directory, options.ledger, () => this.#scheduler.now(), intervals, days);
-    this.#ledger = new LedgerWriter(options.ledger, options.logger);
-    this.#intervals = new IntervalWriter(intervals, options.logger);
-    this.#days = new DayWriter(days, options.logger);
+    this.#ledger = recipientStateWriter(options.ledger, options.logger);
+    this.#intervals = intervalWriter(intervals, options.logger);
+    this.#days = dayWriter(days, options.logger);
     this.#events = new CallqPublisher(options.bus, options.logger, () => this.#scheduler.now());
     this.#node = options.node ?? "switchboard@127.0.0.1";
     this.#deviceGraceMs = options.deviceGraceMs ?? DEFAULT_DEVICE_GRACE_MS;
