@@ -54,6 +54,25 @@ export class SignallingError extends Error {
   }
 }
 
+/**
+ * The far end refused a request of this server with `status`; `retryAfterS` is its Retry-After
+ * (seconds) when it gave one.
+ */
+export class RefusedByFarEnd extends SignallingError {
+  constructor(
+    message: string,
+    status: number,
+    readonly retryAfterS?: number,
+  ) {
+    super(message, status);
+  }
+}
+
+/** How many times a re-INVITE the far end could not take yet (491, 500 with Retry-After) is sent again. */
+const REINVITE_RETRIES = 2;
+/** A Retry-After longer than this (seconds) is not waited for: the change is refused instead. */
+const LONGEST_RETRY_AFTER_S = 10;
+
 /** RFC 3261 §13.3.1.4: 64 × T1 without the ACK of a 2xx ends the session. */
 export const ACK_TIMEOUT_MS = 32_000;
 
@@ -91,10 +110,14 @@ export class CallDialog {
   /** This side's re-INVITE waiting for its final response. */
   #sending = false;
 
-  constructor(dialog: Dialog, owner: DialogOwner, deps: CallDialogDeps) {
+  /** Whether this side chose the dialog's Call-ID (sent the INVITE that made it): §14.1's waits differ. */
+  readonly #ownsCallId: boolean;
+
+  constructor(dialog: Dialog, owner: DialogOwner, deps: CallDialogDeps, ownsCallId: boolean) {
     this.dialog = dialog;
     this.#owner = owner;
     this.#deps = deps;
+    this.#ownsCallId = ownsCallId;
     deps.table.add(this);
   }
 
@@ -183,7 +206,34 @@ export class CallDialog {
 
   /** This side's re-INVITE with `offer` (hold, new media); resolves with the far end's answer. */
   reinvite(offer: string): Promise<string> {
-    return handledToo(this.#reinvite(offer));
+    return handledToo(this.#reinviteUntilTaken(offer));
+  }
+
+  /**
+   * A phone that has just answered may still be busy with that INVITE when the server's re-INVITE
+   * (a hold, a transfer) reaches it: it answers 500 with Retry-After (RFC 6337 §4.3), or 491 when
+   * its own re-INVITE crossed ours. §14.1 and §21.5.1: send it again after the wait they give.
+   */
+  async #reinviteUntilTaken(offer: string): Promise<string> {
+    for (let retries = 0; ; retries++) {
+      try {
+        return await this.#reinvite(offer);
+      } catch (err) {
+        const waitMs = retries < REINVITE_RETRIES && err instanceof RefusedByFarEnd ? this.#retryWaitMs(err) : undefined;
+        if (waitMs === undefined) throw err;
+        await new Promise<void>((resolve) => this.#deps.deadlines.after(waitMs, resolve));
+      }
+    }
+  }
+
+  /** §14.1: after a 491, 2.1 to 4 s in 10 ms steps if this side chose the Call-ID, else 0 to 2 s. */
+  #retryWaitMs(err: RefusedByFarEnd): number | undefined {
+    if (err.status === 491) {
+      const steps = this.#deps.random.bytes(2).readUInt16BE(0);
+      return this.#ownsCallId ? 2100 + (steps % 191) * 10 : (steps % 201) * 10;
+    }
+    if (err.status === 500 && err.retryAfterS !== undefined && err.retryAfterS <= LONGEST_RETRY_AFTER_S) return err.retryAfterS * 1000;
+    return undefined;
   }
 
   async #reinvite(offer: string): Promise<string> {
@@ -229,7 +279,8 @@ export class CallDialog {
             const invite = { uri: this.dialog.remoteTarget, via: viaOf(flow, branch), from: this.dialog.localParty, to: this.dialog.remoteParty, callId: this.dialog.callId, cseq };
             flow.send(ackForFailure(invite, response));
           }
-          reject(new SignallingError(`the re-INVITE was answered ${status}`, status));
+          const retryAfter = response ? Number.parseInt(response.message.getHeader("Retry-After") ?? "", 10) : Number.NaN;
+          reject(new RefusedByFarEnd(`the re-INVITE was answered ${status}`, status, Number.isFinite(retryAfter) && retryAfter >= 0 ? retryAfter : undefined));
           // §12.2.1.2: the far end no longer knows the dialog, or is gone.
           if ((status === 481 || status === 408) && this.end(`re-INVITE ${status}`)) this.#owner.gone("unreachable", false);
         },

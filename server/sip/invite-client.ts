@@ -155,6 +155,7 @@ export class OutboundInvite extends EventEmitter<OutboundCallEvents> implements 
         },
       },
       this.#deps,
+      true,
     );
     for (const fork of this.#forks) if (fork !== winner) fork.cancel(ANSWERED_ELSEWHERE);
     this.emit("answered", answer);

@@ -91,6 +91,7 @@ export class InboundInvite extends EventEmitter<InboundCallEvents> implements In
         },
       },
       deps,
+      false,
     );
   }
 

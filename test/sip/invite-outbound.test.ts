@@ -173,6 +173,53 @@ describe("ringing, the answer and the dialog", () => {
     expect((await p.socket.next()).method).toBe("ACK");
   });
 
+  it("sends a re-INVITE the phone could not take yet again: after 500's Retry-After, after 491's wait (2.1-4 s: it chose the Call-ID)", async () => {
+    const { p, call } = await established();
+    const held = call.reinvite("v=0 hold\r\n");
+    const first = await p.socket.next();
+    expect(first.header("cseq")).toBe("2 INVITE");
+    // Still busy with the INVITE it answered (RFC 6337 §4.3): 500 and a Retry-After.
+    p.socket.send(responseTo(first, 500, { contact: p.contact, extra: ["Retry-After: 1"] }));
+    expect((await p.socket.next()).method).toBe("ACK");
+    await expect(p.socket.next(300), "nothing before the second has passed").rejects.toThrow();
+    server.clock.advance(2_000);
+    const second = await p.socket.next(3000);
+    expect(second.method).toBe("INVITE");
+    expect(second.header("cseq")).toBe("3 INVITE");
+    expect(second.body).toBe("v=0 hold\r\n");
+    // Its own re-INVITE crossed ours: 491, then ours again within 4 s.
+    p.socket.send(responseTo(second, 491, { contact: p.contact }));
+    expect((await p.socket.next()).method).toBe("ACK");
+    server.clock.advance(4_100);
+    const third = await p.socket.next(3000);
+    expect(third.header("cseq")).toBe("4 INVITE");
+    p.socket.send(responseTo(third, 200, { contact: p.contact, body: "v=0 held\r\n" }));
+    expect(await held).toBe("v=0 held\r\n");
+    expect((await p.socket.next()).method).toBe("ACK");
+  });
+
+  it("gives a re-INVITE up after two retries, and at once on a 500 without Retry-After or any other refusal", async () => {
+    const { p, call } = await established();
+    const refused = call.reinvite("v=0 hold\r\n");
+    for (let attempt = 0; attempt < 3; attempt++) {
+      const inv = await p.socket.next(3000);
+      expect(inv.method).toBe("INVITE");
+      p.socket.send(responseTo(inv, 500, { contact: p.contact, extra: ["Retry-After: 1"] }));
+      expect((await p.socket.next()).method).toBe("ACK");
+      server.clock.advance(2_000);
+    }
+    await expect(refused).rejects.toMatchObject({ status: 500 });
+    await expect(p.socket.next(300)).rejects.toThrow();
+
+    const plain = call.reinvite("v=0 hold\r\n");
+    const inv = await p.socket.next(3000);
+    p.socket.send(responseTo(inv, 500, { contact: p.contact }));
+    await expect(plain).rejects.toMatchObject({ status: 500 });
+    expect((await p.socket.next()).method).toBe("ACK");
+    server.clock.advance(11_000);
+    await expect(p.socket.next(300)).rejects.toThrow();
+  });
+
   it("sends BYE on hangup() and resolves on its 200", async () => {
     const { p, call, seen } = await established();
     const done = call.hangup();
