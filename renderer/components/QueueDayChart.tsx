@@ -50,6 +50,9 @@ export function QueueDayChart({ queueId, name }: { queueId: string; name: string
           ticks: { show: false },
           size: 24,
           font: "11px system-ui",
+          // A label like "10:45 AM" is about 55 px at 11 px: ticks at least this far apart never touch
+          // (uPlot's default of 50 px let them overlap on a narrow tile).
+          space: 72,
           values: (_u, splits) => splits.map((s) => new Date(s * 1000).toLocaleTimeString([], { hour: "numeric", minute: "2-digit" })),
         },
         { stroke: text, grid: { stroke: "rgba(127,127,127,0.25)", width: 1 }, ticks: { show: false }, size: 28, font: "11px system-ui" },
