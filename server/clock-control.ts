@@ -283,3 +283,70 @@ function checkedRate(rate: number): number {
   if (!Number.isFinite(rate) || rate <= 0) throw new RangeError(`a clock rate must be a positive number, not ${rate}`);
   return rate;
 }
+
+/** The part of a clock a switched clock runs on: it reads the time and waits, never periodically. */
+export type ClockSource = Pick<Clock, "now" | "after">;
+
+interface SwitchedTimer {
+  /** Due time on the source it was last set on. */
+  at: number;
+  fn: () => void;
+  cancel: Cancel;
+}
+
+/**
+ * Time read from a source that can be changed while it runs (the queue engine's time of one
+ * account, which a training run lends its clock): on a change, every timer still waiting moves to
+ * the new source with the time it had left on the old one.
+ */
+export class SwitchedClock implements ClockSource {
+  #source: ClockSource;
+  readonly #timers = new Set<SwitchedTimer>();
+
+  constructor(source: ClockSource) {
+    this.#source = source;
+  }
+
+  get source(): ClockSource {
+    return this.#source;
+  }
+
+  now(): number {
+    return this.#source.now();
+  }
+
+  after(ms: number, fn: () => void): Cancel {
+    const wait = Math.max(0, ms);
+    const timer: SwitchedTimer = { at: this.#source.now() + wait, fn, cancel: () => undefined };
+    this.#timers.add(timer);
+    this.#arm(timer, wait);
+    return () => {
+      if (this.#timers.delete(timer)) timer.cancel();
+    };
+  }
+
+  /** Runs on `source` from now on; answers how far its time is ahead of the old source's (ms). */
+  switchTo(source: ClockSource): number {
+    const before = this.#source.now();
+    const after = source.now();
+    this.#source = source;
+    for (const timer of this.#timers) {
+      timer.cancel();
+      const left = Math.max(0, timer.at - before);
+      timer.at = after + left;
+      this.#arm(timer, left);
+    }
+    return after - before;
+  }
+
+  /** Timers still waiting. */
+  pending(): number {
+    return this.#timers.size;
+  }
+
+  #arm(timer: SwitchedTimer, ms: number): void {
+    timer.cancel = this.#source.after(ms, () => {
+      if (this.#timers.delete(timer)) timer.fn();
+    });
+  }
+}

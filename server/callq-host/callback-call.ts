@@ -80,8 +80,9 @@ export class CallbackQueuedCall implements QueuedCall {
       targets,
       caller: offeredCallerId({ name: this.caller.name, number }, request.queueName),
       timeoutMs: request.timeoutMs,
+      clock: request.clock,
       signal,
-      headers: [...queueHeaders(request, ctx.clock.now()), [CALLBACK_HEADER, number]],
+      headers: [...queueHeaders(request, request.clock.now()), [CALLBACK_HEADER, number]],
     });
     switch (result.kind) {
       case "aborted":

@@ -25,7 +25,8 @@ export const QUEUE_HEADERS = {
   enteredAt: "X-Queue-Enter-Time",
 } as const;
 
-export function queueHeaders(request: OfferRequest, now: number): [string, string][] {
+/** `now` is the account's queue time, which `enteredAt` is on. */
+export function queueHeaders(request: Pick<OfferRequest, "queueId" | "queueName" | "sessionId" | "enteredAt">, now: number): [string, string][] {
   const name = /[^\x20-\x7e]|%/.test(request.queueName) ? encodeURIComponent(request.queueName) : request.queueName;
   return [
     [QUEUE_HEADERS.queueId, request.queueId],
@@ -122,9 +123,10 @@ export class ChannelQueuedCall implements QueuedCall {
         targets,
         caller: offeredCallerId(caller.self, request.queueName),
         timeoutMs: request.timeoutMs,
+        clock: request.clock,
         signal: ringing.signal,
         origin: caller,
-        headers: queueHeaders(request, ctx.clock.now()),
+        headers: queueHeaders(request, request.clock.now()),
       });
     } finally {
       signal.removeEventListener("abort", stop);

@@ -27,8 +27,8 @@ export class Accounts {
   constructor(
     private readonly directory: CallqDirectory,
     private readonly ledger: RecipientLedger,
-    /** Unix ms, for the restored recipients' timers. */
-    private readonly now: () => number,
+    /** Unix ms of the account's queue time, for the restored recipients' timers. */
+    private readonly now: (accountId: string) => number,
     /** The queues' stored intervals: yesterday's and today's seed their figures. */
     private readonly intervals: IntervalLedger,
     /** The recipients' stored days: yesterday's and today's seed their figures. */
@@ -70,7 +70,7 @@ export class Accounts {
   }
 
   async #load(accountId: string): Promise<Account> {
-    const loadedAt = this.now();
+    const loadedAt = this.now(accountId);
     const [{ queues, users }, saved, intervals, days] = await Promise.all([
       this.directory.load(accountId),
       this.ledger.load(accountId),
@@ -87,7 +87,7 @@ export class Accounts {
       wrapupS: new Map(),
     };
     for (const queue of account.queues.values()) queue.stats.seed(intervals);
-    const now = this.now();
+    const now = this.now(accountId);
     for (const [id, state] of saved) {
       if (account.users.get(id)?.recipient !== true) continue;
       const r = new Recipient(accountId, id);

@@ -3,6 +3,7 @@
 // callq-host/ feeds it the accounts' queues and users and keeps its ledger (ports.ts).
 // Every change is one state-machine step (recipient-state.ts, session-state.ts) and one event.
 import { fromGregorianSeconds, systemClock, systemRandom, toGregorianSeconds, type RandomSource } from "../clock.js";
+import { SwitchedClock } from "../clock-control.js";
 import { Accounts, type Account } from "./accounts.js";
 import { alertKey, evaluateAlerts, hasAlerts } from "./alerts.js";
 import { CallqPublisher } from "./publisher.js";
@@ -88,6 +89,8 @@ export class CallqEngine {
   readonly #deviceGraceMs: number;
   /** Per account: the cancel of the timer that re-evaluates its alerts while a queue has any. */
   readonly #alertTimers = new Map<string, () => void>();
+  /** Per account: its queue time (the server's, or a training run's while one is live). */
+  readonly #clocks = new Map<string, SwitchedClock>();
   #closed = false;
 
   constructor(options: CallqEngineOptions) {
@@ -96,11 +99,11 @@ export class CallqEngine {
     this.#logger = options.logger;
     const intervals = options.intervals ?? NO_INTERVAL_LEDGER;
     const days = options.days ?? NO_DAY_LEDGER;
-    this.#accounts = new Accounts(options.directory, options.ledger, () => this.#scheduler.now(), intervals, days);
+    this.#accounts = new Accounts(options.directory, options.ledger, (accountId) => this.#clock(accountId).now(), intervals, days);
     this.#ledger = recipientStateWriter(options.ledger, options.logger);
     this.#intervals = intervalWriter(intervals, options.logger);
     this.#days = dayWriter(days, options.logger);
-    this.#events = new CallqPublisher(options.bus, options.logger, () => this.#scheduler.now());
+    this.#events = new CallqPublisher(options.bus, options.logger, (accountId) => this.#clock(accountId).now());
     this.#node = options.node ?? "switchboard@127.0.0.1";
     this.#deviceGraceMs = options.deviceGraceMs ?? DEFAULT_DEVICE_GRACE_MS;
   }
@@ -108,10 +111,10 @@ export class CallqEngine {
   /** Stops every timer and waits for recipient states to reach the ledger. */
   async close(): Promise<void> {
     this.#closed = true;
-    const now = this.#scheduler.now();
     for (const cancel of this.#alertTimers.values()) cancel();
     this.#alertTimers.clear();
     for (const account of this.#accounts.all()) {
+      const now = this.#clock(account.id).now();
       for (const queue of account.queues.values()) {
         queue.cancelTick?.();
         for (const session of queue.sessions) session.cancelTimeout?.();
@@ -137,18 +140,61 @@ export class CallqEngine {
     await this.#days.flushed();
   }
 
+  // ---- time ------------------------------------------------------------------------------
+
+  /**
+   * The account's queue time is `clock`'s from now on (a training run's, which pauses): its
+   * callers' connection timeouts, ring timeouts, wrap-ups, callback retries, ticks and alerts wait
+   * on it, and its waits, times in state and figures read it. Timers already set keep the time
+   * they had left. The answer gives the account the server's clock back, the same way; it does
+   * nothing once another clock has been given since.
+   */
+  useClock(accountId: string, clock: Scheduler): () => void {
+    const switched = this.#clock(accountId);
+    this.#shiftEnds(accountId, switched.switchTo(clock));
+    return () => {
+      if (switched.source === clock) this.#shiftEnds(accountId, switched.switchTo(this.#scheduler));
+    };
+  }
+
+  #clock(accountId: string): SwitchedClock {
+    let clock = this.#clocks.get(accountId);
+    if (!clock) {
+      clock = new SwitchedClock(this.#scheduler);
+      this.#clocks.set(accountId, clock);
+    }
+    return clock;
+  }
+
+  /**
+   * The account's time moved by `ms` with its clock: the moments that end a countdown (a
+   * wrap-up, a device found unreachable, a callback's retry) move with it, so each keeps the
+   * time it had left, as the timers do.
+   */
+  #shiftEnds(accountId: string, ms: number): void {
+    const account = this.#accounts.loaded(accountId);
+    if (!account || ms === 0) return;
+    for (const r of account.recipients.values()) {
+      if (r.wrapupEndsAt > 0) r.wrapupEndsAt += ms;
+      if (r.unreachableUntil > 0) r.unreachableUntil += ms;
+    }
+    for (const queue of account.queues.values()) {
+      for (const session of queue.sessions) if (session.callback) session.callback.notBefore += ms;
+    }
+  }
+
   // ---- queues ----------------------------------------------------------------------------
 
   async queueStatus(accountId: string, queueId: string): Promise<QueueStatus> {
     const account = await this.#accounts.get(accountId);
     this.#checkAlerts(account);
-    return queueStatus(this.#queue(account, queueId), account.recipients, this.#scheduler.now(), this.#node);
+    return queueStatus(this.#queue(account, queueId), account.recipients, this.#clock(account.id).now(), this.#node);
   }
 
   /** The account's floor: every queue's figures of the day together, and every recipient. */
   async accountFloor(accountId: string): Promise<AccountFloor> {
     const account = await this.#accounts.get(accountId);
-    return accountFloor(account.queues.values(), account.recipients, this.#scheduler.now());
+    return accountFloor(account.queues.values(), account.recipients, this.#clock(account.id).now());
   }
 
   /**
@@ -159,7 +205,7 @@ export class CallqEngine {
   async staffing(accountId: string, queueId: string, minutes: number, whatIf: WhatIf = {}): Promise<StaffingEstimate> {
     const account = await this.#accounts.get(accountId);
     const queue = this.#queue(account, queueId);
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     const from = intervalStart(now - minutes * 60_000);
     let ready = 0;
     for (const id of queue.config.members) if (account.recipients.get(id)?.availableFor(queue.id, now)) ready += 1;
@@ -206,7 +252,7 @@ export class CallqEngine {
     const account = await this.#accounts.get(accountId);
     const queue = account.queues.get(queueId);
     if (!queue || queue.removed || this.#closed) return { kind: "no_queue" };
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     const session = new Session(this.#random.bytes(16).toString("hex"), accountId, queueId, call, now);
     const ahead = queue.queuedCount;
     queue.sessions.push(session);
@@ -220,7 +266,7 @@ export class CallqEngine {
     } else if (config.timeoutIfSizeExceeds > 0 && ahead >= config.timeoutIfSizeExceeds) {
       this.#timeout(account, queue, session);
     } else {
-      session.cancelTimeout = this.#scheduler.after(config.timeoutS * 1000, () => this.#timeout(account, queue, session));
+      session.cancelTimeout = this.#clock(account.id).after(config.timeoutS * 1000, () => this.#timeout(account, queue, session));
       // Once the caller asked for a callback their hang-up is expected: the session stays.
       call.onGone(() => {
         if (session.callback === undefined) this.#abandon(account, queue, session);
@@ -248,7 +294,7 @@ export class CallqEngine {
     const session = queue.sessions.find((s) => s.call.callId === callId && s.callback === undefined);
     if (!session) throw new CallqError("no_session", `no caller of call ${callId} in queue ${queueId}`, callId);
     if (!session.queued) throw new CallqError("callback_refused", `session ${session.id} is ${session.state}; only a waiting caller can ask for a callback`, session.id);
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     session.cancelTimeout?.();
     session.cancelTimeout = undefined;
     const offer = session.offer;
@@ -284,7 +330,7 @@ export class CallqEngine {
   async recipientDay(accountId: string, userId: string, day?: string): Promise<RecipientDayView | undefined> {
     const account = await this.#accounts.get(accountId);
     this.#checkRecipient(account, userId);
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     return this.#recipient(account, userId).days.view(day ?? dayOf(now), now);
   }
 
@@ -408,7 +454,7 @@ export class CallqEngine {
       const known = last.codes.map((c) => c.code).join(", ");
       throw new CallqError("bad_disposition", known === "" ? `queue ${last.info.queue_name} has no disposition codes` : `${input.code} is not a disposition of queue ${last.info.queue_name} (${known})`, input.code);
     }
-    const disposition: Disposition = { code: code.code, label: code.label, note: input.note, set_at: toGregorianSeconds(this.#scheduler.now()) };
+    const disposition: Disposition = { code: code.code, label: code.label, note: input.note, set_at: toGregorianSeconds(this.#clock(account.id).now()) };
     last.disposition = disposition;
     const call = { ...last.info };
     this.#events.publish(account.id, "recipient", r.id, "disposition", { ...recipientData(r), ...call, disposition });
@@ -451,7 +497,7 @@ export class CallqEngine {
   /** Offers the oldest waiting sessions, across the account's queues, to available recipients. */
   #dispatch(account: Account): void {
     this.#checkAlerts(account);
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     // Usually a handful are Ready at once: each session looks only at them, not at every member.
     const ready: Recipient[] = [];
     for (const r of account.recipients.values()) if (r.available && now >= r.unreachableUntil) ready.push(r);
@@ -487,7 +533,7 @@ export class CallqEngine {
     this.#sessionStep(account, queue, session, callback ? "callback_offered" : "offer", callback ? { recipient_id: recipient.id, attempt: callback.attempts + 1 } : undefined);
     this.#events.queue(account.id, queue, callback ? "callback_offered" : "offer", session);
     recipient.stats.offers += 1;
-    recipient.days.offered(this.#scheduler.now());
+    recipient.days.offered(this.#clock(account.id).now());
     const info = callInfo(session, queue);
     this.#step(account, recipient, "offer", {}, () => {
       recipient.offered = info;
@@ -500,6 +546,7 @@ export class CallqEngine {
       queueName: queue.config.name,
       sessionId: session.id,
       timeoutMs: queue.config.ringTimeoutS * 1000,
+      clock: this.#clock(account.id),
       enteredAt: session.enteredAt,
       ...(callback ? { callback: { number: callback.number, attempt: callback.attempts + 1 } } : {}),
     };
@@ -519,7 +566,7 @@ export class CallqEngine {
   }
 
   #offerSettled(account: Account, queue: Queue, session: Session, recipient: Recipient, controller: AbortController, outcome: OfferOutcome): void {
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     const sessionStill = session.offer === controller && session.state === "offering";
     const recipientStill = recipient.offer === controller && recipient.state === "Call-Offer";
     if (session.offer === controller) session.offer = undefined;
@@ -609,7 +656,7 @@ export class CallqEngine {
   #callbackDialed(account: Account, queue: Queue, session: Session, result: CallbackDial): void {
     const callback = session.callback;
     if (!callback || session.state !== "dialing") return;
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     if (result.kind === "connected") {
       session.leftWaitingAt = now;
       queue.stats.callback(session.enteredAt, "connected");
@@ -638,11 +685,11 @@ export class CallqEngine {
     this.#sessionStep(account, queue, session, "callback_retry", { retry_at: toGregorianSeconds(callback.notBefore) });
     this.#startTick(account, queue);
     if (retryDelayMs === 0) this.#scheduleDispatch(account);
-    else this.#scheduler.after(retryDelayMs, () => this.#scheduleDispatch(account));
+    else this.#clock(account.id).after(retryDelayMs, () => this.#scheduleDispatch(account));
   }
 
   #callEnded(account: Account, queue: Queue, session: Session, recipient: Recipient, info: CallInfo, answeredAt: number, delivered: boolean): void {
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     if (delivered) {
       recipient.stats.total_calls += 1;
       recipient.stats.total_call_time += (now - answeredAt) / 1000;
@@ -673,7 +720,7 @@ export class CallqEngine {
 
   #timeout(account: Account, queue: Queue, session: Session): void {
     if (!session.queued) return;
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     session.leftWaitingAt = now;
     queue.stats.left(session.enteredAt, now, "timeout", queue.config.serviceLevelS);
     this.#intervalsChanged(queue);
@@ -687,7 +734,7 @@ export class CallqEngine {
 
   #abandon(account: Account, queue: Queue, session: Session): void {
     if (!session.queued) return;
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     session.leftWaitingAt = now;
     queue.stats.left(session.enteredAt, now, "abandoned", queue.config.serviceLevelS);
     this.#intervalsChanged(queue);
@@ -714,7 +761,7 @@ export class CallqEngine {
 
   #startTick(account: Account, queue: Queue): void {
     if (queue.cancelTick || this.#closed) return;
-    queue.cancelTick = this.#scheduler.after(queue.config.tickMs, () => {
+    queue.cancelTick = this.#clock(account.id).after(queue.config.tickMs, () => {
       queue.cancelTick = undefined;
       let busy = false;
       for (const session of queue.sessions) {
@@ -734,7 +781,7 @@ export class CallqEngine {
    * is never starved while somebody Ready could take them.
    */
   #untriedSoon(account: Account, queue: Queue, session: Session): boolean {
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     for (const id of queue.config.members) {
       if (session.tried.has(id)) continue;
       const r = account.recipients.get(id);
@@ -758,7 +805,7 @@ export class CallqEngine {
     during?: () => void,
     detail?: Record<string, unknown>,
   ): Step {
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     const taken = recipient.apply(trigger, ctx, now);
     during?.();
     recipient.days.observe(recipient.state, recipient.awayReason, now);
@@ -778,7 +825,7 @@ export class CallqEngine {
   }
 
   #away(account: Account, r: Recipient, reason: string | undefined): void {
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     const withReason = (): void => {
       r.awayReason = reason;
     };
@@ -827,7 +874,7 @@ export class CallqEngine {
   #scheduleWrapupEnd(account: Account, r: Recipient, endsAt: number): void {
     r.cancelWrapup?.();
     r.wrapupEndsAt = endsAt;
-    r.cancelWrapup = this.#scheduler.after(endsAt - this.#scheduler.now(), () => {
+    r.cancelWrapup = this.#clock(account.id).after(endsAt - this.#clock(account.id).now(), () => {
       r.cancelWrapup = undefined;
       if (r.state !== "Wrapup-Time") return;
       if (r.dispositionMissing && !r.pendingAway) {
@@ -844,7 +891,7 @@ export class CallqEngine {
 
   #extendWrapup(account: Account, r: Recipient): void {
     const by = account.wrapupS.get(r.id) ?? DEFAULT_WRAPUP_EXTEND_S;
-    const endsAt = Math.max(r.wrapupEndsAt, this.#scheduler.now()) + by * 1000;
+    const endsAt = Math.max(r.wrapupEndsAt, this.#clock(account.id).now()) + by * 1000;
     this.#step(account, r, "wrapup_extend", {}, () => this.#scheduleWrapupEnd(account, r, endsAt), { extended_by: by });
   }
 
@@ -855,7 +902,7 @@ export class CallqEngine {
   // ---- statuses --------------------------------------------------------------------------
 
   #status(account: Account, r: Recipient): RecipientStatus {
-    return recipientStatus(r, account.wiretaps, (userId) => account.users.get(userId)?.name ?? "", this.#scheduler.now(), this.#node);
+    return recipientStatus(r, account.wiretaps, (userId) => account.users.get(userId)?.name ?? "", this.#clock(account.id).now(), this.#node);
   }
 
   // ---- alerts ----------------------------------------------------------------------------
@@ -867,7 +914,7 @@ export class CallqEngine {
    */
   #checkAlerts(account: Account): void {
     if (this.#closed) return;
-    const now = this.#scheduler.now();
+    const now = this.#clock(account.id).now();
     let watched = false;
     for (const queue of account.queues.values()) {
       const configured = hasAlerts(queue.config.alerts);
@@ -890,7 +937,7 @@ export class CallqEngine {
     if (watched && !this.#alertTimers.has(account.id)) {
       this.#alertTimers.set(
         account.id,
-        this.#scheduler.after(1000, () => {
+        this.#clock(account.id).after(1000, () => {
           this.#alertTimers.delete(account.id);
           this.#checkAlerts(account);
         }),

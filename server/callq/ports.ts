@@ -30,7 +30,12 @@ export interface OfferRequest {
   sessionId: string;
   /** How long to ring (the queue's ring_timeout). */
   timeoutMs: number;
-  /** When the caller entered the queue (Unix ms): the console shows how long they waited. */
+  /**
+   * The account's queue time, which the ring timeout waits on and `enteredAt` is read against:
+   * a training run's clock holds both while the run is paused.
+   */
+  clock: Scheduler;
+  /** When the caller entered the queue (Unix ms, queue time): the console shows how long they waited. */
   enteredAt: number;
   /** Set when the offer is a callback: the number to dial once the recipient accepts. */
   callback?: { number: string; attempt: number };

@@ -14,8 +14,8 @@ export class CallqPublisher {
   constructor(
     private readonly bus: CallqEventSink,
     private readonly logger: CallqLogger,
-    /** Unix ms, for the wrap-up left. */
-    private readonly now: () => number,
+    /** Unix ms of the account's queue time, for the wrap-up left. */
+    private readonly now: (accountId: string) => number,
   ) {}
 
   /** A publisher that fails is logged: the engine's step stands. */
@@ -34,7 +34,7 @@ export class CallqPublisher {
       ...recipientData(r),
       previous_state: taken.from,
       ...(call ? { ...call } : {}),
-      ...(taken.to === "Wrapup-Time" ? { wrapup_time_seconds: wrapupSecondsLeft(r, this.now()) } : {}),
+      ...(taken.to === "Wrapup-Time" ? { wrapup_time_seconds: wrapupSecondsLeft(r, this.now(accountId)) } : {}),
       ...detail,
     });
   }

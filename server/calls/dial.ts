@@ -1,5 +1,6 @@
 // Ringing devices for a call: an outbound leg with the server's offer to every registered target at
 // once; the first answer wins, the rest are cancelled; else the code the caller should get.
+import type { Clock } from "../clock.js";
 import type { StoredDoc } from "../store/index.js";
 import type { Channel, ChannelChange, ChannelParty } from "./channel.js";
 import type { CallContext } from "./context.js";
@@ -18,6 +19,8 @@ export interface DialRequest {
   /** Shown on the rung devices. */
   caller: ChannelParty;
   timeoutMs: number;
+  /** The clock the no-answer timeout waits on: the call engine's unless given (a queue's own time). */
+  clock?: Pick<Clock, "after">;
   /** Aborting cancels every leg still ringing. */
   signal: AbortSignal;
   /** The channel the legs ring for: it hears of the first ringing (180) and is their origin. */
@@ -45,7 +48,7 @@ export async function dial(ctx: CallContext, request: DialRequest): Promise<Dial
 }
 
 /** Waits for the first answer among `legs`, or the end of them all. */
-function race(ctx: CallContext, request: Pick<DialRequest, "timeoutMs" | "signal" | "origin">, legs: readonly Channel[]): Promise<DialResult> {
+function race(ctx: CallContext, request: Pick<DialRequest, "timeoutMs" | "clock" | "signal" | "origin">, legs: readonly Channel[]): Promise<DialResult> {
   return new Promise((resolve) => {
     const pending = new Set(legs);
     const codes: number[] = [];
@@ -68,7 +71,7 @@ function race(ctx: CallContext, request: Pick<DialRequest, "timeoutMs" | "signal
       settle({ kind: "aborted" });
       endAll("ORIGINATOR_CANCEL");
     };
-    const cancelNoAnswer = ctx.clock.after(request.timeoutMs, () => {
+    const cancelNoAnswer = (request.clock ?? ctx.clock).after(request.timeoutMs, () => {
       settle({ kind: "failed", code: 480, cause: "NO_ANSWER" });
       endAll("NO_ANSWER");
     });

@@ -5,8 +5,9 @@
 // what each caller did) is kept as its timeline. One run at a time per account.
 //
 // The run's own timers (arrivals, the callers' patience, the bots' ring and talk) run on a
-// ControllableClock over the server's clock: pausing the run holds them, while the server's clock,
-// and with it media, SIP and every other account, keeps real time.
+// ControllableClock over the server's clock, and the queue engine's time of the account follows it
+// for the run's duration (CallqEngine.useClock): pausing the run holds them all, while the
+// server's clock, and with it media, SIP and every other account, keeps real time.
 import type { Cancel, Clock } from "../clock.js";
 import { toGregorianSeconds } from "../clock.js";
 import { ControllableClock } from "../clock-control.js";
@@ -167,6 +168,8 @@ class LiveRun {
   readonly clearings = new Set<() => void>();
   /** What each scenario queue's callers dial (set at start). */
   targets: ReadonlyMap<string, string> = new Map();
+  /** Gives the account's queue time back to the server's clock (set at start). */
+  releaseClock: (() => void) | undefined;
   status: RunStatus = "running";
   endedMs: number | null = null;
   pausedMs = 0;
@@ -241,6 +244,8 @@ export class LiveRuns {
     const doc = await runs.create({ scenario_id: request.scenarioId, scenario_name: scenario.name, seed: scenario.seed, status: "running", started: toGregorianSeconds(now), pvt_started_ms: now });
     const run = new LiveRun(doc.id, accountId, request.scenarioId, scenario, now, request.startedBy, this.#deps.clock, planned);
     this.#live.set(accountId, run);
+    // The account's queue timers and waits follow the run's clock: a pause holds them too.
+    run.releaseClock = this.#deps.callq.useClock(accountId, run.clock);
     try {
       await this.#addBots(run, targets);
     } catch (err) {
@@ -718,6 +723,8 @@ export class LiveRuns {
     this.#live.delete(run.accountId);
     await this.#removeBots(run);
     await this.#save(run);
+    // Last, so the stopped callers' and the bots' last steps are on the run's time too.
+    run.releaseClock?.();
   }
 
   /** Bots log out, leave the queues and go: the account is as it was, the run keeps their names. */

@@ -1,7 +1,7 @@
 // The server's clocks: the manual one tests drive, and the controllable one the training mode will
 // run paused, fast or jumped ahead (here on a manual clock standing for real time).
 import { describe, expect, it } from "vitest";
-import { ControllableClock, ManualClock } from "../../server/clock-control.js";
+import { ControllableClock, ManualClock, SwitchedClock } from "../../server/clock-control.js";
 import { randomUuid, systemClock, systemRandom } from "../../server/clock.js";
 
 describe("ManualClock", () => {
@@ -178,6 +178,34 @@ describe("ControllableClock", () => {
     cancel();
     await real.advance(1000);
     expect(ran).toEqual([]);
+    expect(clock.pending()).toBe(0);
+    expect(real.pending()).toBe(0);
+  });
+});
+
+describe("SwitchedClock", () => {
+  it("moves its waiting timers to a new source with the time they had left, and reads the new source's time", async () => {
+    const real = new ManualClock(1_000_000);
+    const run = new ControllableClock({ base: real });
+    const clock = new SwitchedClock(real);
+    const ran: string[] = [];
+    clock.after(10_000, () => ran.push("timeout"));
+    const cancelled = clock.after(20_000, () => ran.push("cancelled"));
+    await real.advance(4_000);
+    expect(clock.switchTo(run)).toBe(0);
+    run.pause();
+    // Paused, the source holds the timer past its time on the real clock.
+    await real.advance(60_000);
+    expect(ran).toEqual([]);
+    expect(clock.now()).toBe(1_004_000);
+    run.resume();
+    cancelled();
+    await real.advance(5_999);
+    expect(ran).toEqual([]);
+    // Back on the real clock, 60 s ahead of the run's: the last millisecond left still waits.
+    expect(clock.switchTo(real)).toBe(60_000);
+    await real.advance(1);
+    expect(ran).toEqual(["timeout"]);
     expect(clock.pending()).toBe(0);
     expect(real.pending()).toBe(0);
   });
