@@ -15,6 +15,7 @@
 // measured window (default 10), BENCH_TRAINING_LIVE_WORKERS: the server's media workers (default
 // serve mode's, one per core).
 import { randomBytes } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
 import { loadavg } from "node:os";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { Page } from "playwright-core";
@@ -35,6 +36,31 @@ const SECONDS = Number(process.env.BENCH_TRAINING_LIVE_SECONDS ?? 10);
 const WORKERS = Number(process.env.BENCH_TRAINING_LIVE_WORKERS ?? defaultMediaWorkers());
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const TICK_MS = 10; // USER_HZ
+
+/** CPU ms so far of this process and every process it started (Chromium's), and of the whole machine (busy, all cores). */
+async function cpuSoFar(): Promise<{ own: number; machine: number }> {
+  const parents = new Map<number, number>();
+  const used = new Map<number, number>();
+  for (const name of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
+    // After the command's closing parenthesis: state, ppid, ... utime (14th field), stime (15th).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    parents.set(Number(name), Number(fields[1]));
+    used.set(Number(name), (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parents.get(p) ?? 0, hops++) if (p === process.pid) return true;
+    return false;
+  };
+  let own = 0;
+  for (const [pid, ms] of used) if (ours(pid)) own += ms;
+  const line = (await readFile("/proc/stat", "utf8").catch(() => "")).split("\n")[0] ?? "";
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = line.split(/\s+/).slice(1).map(Number);
+  return { own, machine: (user + nice + system + irq + softirq) * TICK_MS };
+}
 
 /** Frames lost on the server's legs between two snapshots (legs present in both). */
 interface ServerLoss {
@@ -116,7 +142,7 @@ function apiOf(url: string, token: string, accountId: string): Api {
 
 interface RunDoc {
   id: string;
-  callers: { state: string; outcome: string | null; left: string | null }[];
+  callers: { state: string; outcome: string | null; left: string | null; call_id: string | null }[];
 }
 
 const LINES = ["Hi, I'm calling about my order.", "I have a question about my bill.", "I've been waiting for a long time.", "Sorry, could you repeat that?"];
@@ -126,11 +152,16 @@ interface Point {
   waiting: number;
   talking: number;
   ended: number;
+  /** The ended callers' hang-up causes, as their CDRs say. */
+  endedWhy: string[];
   server: ServerLoss;
   pages: PageLoss;
   clock: { p99: number; max: number; skipped: number };
   loopP99: number;
   cpu: number;
+  /** This bench's processes (the server and Chromium) and the whole machine, in cores. */
+  ownCpu: number;
+  machineCpu: number;
   load: [number, number];
 }
 
@@ -209,10 +240,9 @@ async function main(): Promise<void> {
         `${placed} callers in the queue or talking, ${busy} with trainees`,
         async () => {
           const doc = await readRun();
-          const ended = doc.callers.filter((c) => c.state === "ended");
-          if (ended.length > 0) throw new Error(`callers ended before the window: ${JSON.stringify(ended)}`);
-          const settled = doc.callers.length === placed && doc.callers.every((c) => c.state === "waiting" || c.state === "talking");
-          return settled && doc.callers.filter((c) => c.state === "talking").length >= busy ? true : undefined;
+          const settled = doc.callers.length === placed && doc.callers.every((c) => c.state === "waiting" || c.state === "talking" || c.state === "ended");
+          const live = doc.callers.filter((c) => c.state !== "ended").length;
+          return settled && doc.callers.filter((c) => c.state === "talking").length >= Math.min(busy, live) ? true : undefined;
         },
         180_000,
         500,
@@ -235,26 +265,33 @@ async function main(): Promise<void> {
       media.clock.resetStats();
       loop.enable();
       const cpu0 = process.cpuUsage();
+      const all0 = await cpuSoFar();
       const wall0 = performance.now();
       await sleep(SECONDS * 1000);
       const cpu = process.cpuUsage(cpu0);
       const wallMs = performance.now() - wall0;
+      const all1 = await cpuSoFar();
       loop.disable();
       const clock = media.clock.stats();
       const legs1 = rowsOf(media.legs);
       const pages1 = await Promise.all(pages.map((p) => inboundReadings(p)));
       const load1 = loadavg()[0] ?? 0;
       const doc = await readRun();
+      const endedIds = new Set(doc.callers.filter((c) => c.state === "ended").map((c) => c.call_id));
+      const cdrs = endedIds.size === 0 ? [] : await api.call<{ call_id?: string; hangup_cause?: string }[]>("GET", "/cdrs?paginate=false");
       const point: Point = {
         callers: placed,
         waiting: doc.callers.filter((c) => c.state === "waiting").length,
         talking: doc.callers.filter((c) => c.state === "talking").length,
-        ended: doc.callers.filter((c) => c.state === "ended").length,
+        ended: endedIds.size,
+        endedWhy: cdrs.filter((c) => endedIds.has(c.call_id ?? null)).map((c) => c.hangup_cause ?? "?"),
         server: serverLoss(legs0, legs1),
         pages: pageLoss(pages0, pages1),
         clock: { p99: clock.latenessP99Ms, max: clock.latenessMaxMs, skipped: clock.skipped },
         loopP99: loop.percentile(99) / 1e6,
         cpu: (cpu.user + cpu.system) / 1000 / wallMs,
+        ownCpu: (all1.own - all0.own) / wallMs,
+        machineCpu: (all1.machine - all0.machine) / wallMs,
         load: [load0, load1],
       };
       points.push(point);
@@ -274,7 +311,7 @@ async function main(): Promise<void> {
 function show(p: Point): void {
   const s = p.server;
   report(`training-live: ${p.callers} callers, ${TRAINEES} trainees, ${SECONDS} s`, [
-    ["callers waiting / talking / ended", `${p.waiting} / ${p.talking} / ${p.ended}`],
+    ["callers waiting / talking / ended (their CDRs' causes)", `${p.waiting} / ${p.talking} / ${p.ended} (${p.endedWhy.join(", ")})`],
     [`server legs (${s.legs}): packets sent / received`, `${s.sent} / ${s.received}`],
     ["server legs: lost frames (gaps / FIFO drops / not sent late)", `${s.gaps} / ${s.drops} / ${s.late}`],
     ["server legs: FIFO underruns (late, not lost)", String(s.underruns)],
@@ -283,6 +320,7 @@ function show(p: Point): void {
     ["frame clock lateness p99 / max, ticks skipped", `${p.clock.p99.toFixed(2)} / ${p.clock.max.toFixed(1)} ms, ${p.clock.skipped}`],
     ["server main loop delay p99", `${p.loopP99.toFixed(1)} ms`],
     ["CPU, server process (callers' legs included)", `${(p.cpu * 100).toFixed(0)}% of one core`],
+    ["CPU, this bench's processes (server, Chromium) / whole machine", `${p.ownCpu.toFixed(2)} / ${p.machineCpu.toFixed(2)} of 2 cores`],
     ["load average (1 min) before / after, 2 cores, shared", `${p.load[0].toFixed(1)} / ${p.load[1].toFixed(1)}`],
   ]);
 }
@@ -292,12 +330,12 @@ function summary(points: Point[]): void {
   const largest = clean.reduce((n, p) => Math.max(n, p.callers), 0);
   process.stdout.write(
     `\ntraining-live: server media workers ${WORKERS}; largest step with no lost frame: ${largest} callers + ${TRAINEES} trainees\n` +
-      "\n| callers | trainees | talking | server legs | lost: gaps / drops / not sent | underruns | pages: lost / concealed samples | clock p99 / max | server CPU | load |\n" +
-      "|---|---|---|---|---|---|---|---|---|---|\n" +
+      "\n| callers | trainees | talking | server legs | lost: gaps / drops / not sent | underruns | pages: lost / concealed samples | clock p99 / max | server CPU | bench / machine CPU (cores) | load |\n" +
+      "|---|---|---|---|---|---|---|---|---|---|---|\n" +
       points
         .map(
           (p) =>
-            `| ${p.callers} | ${TRAINEES} | ${p.talking} | ${p.server.legs} | ${p.server.gaps} / ${p.server.drops} / ${p.server.late} | ${p.server.underruns} | ${p.pages.lost} / ${p.pages.concealed} | ${p.clock.p99.toFixed(1)} / ${p.clock.max.toFixed(0)} ms | ${(p.cpu * 100).toFixed(0)}% | ${p.load[0].toFixed(1)}–${p.load[1].toFixed(1)} |`,
+            `| ${p.callers} | ${TRAINEES} | ${p.talking} | ${p.server.legs} | ${p.server.gaps} / ${p.server.drops} / ${p.server.late} | ${p.server.underruns} | ${p.pages.lost} / ${p.pages.concealed} | ${p.clock.p99.toFixed(1)} / ${p.clock.max.toFixed(0)} ms | ${(p.cpu * 100).toFixed(0)}% | ${p.ownCpu.toFixed(2)} / ${p.machineCpu.toFixed(2)} | ${p.load[0].toFixed(1)}–${p.load[1].toFixed(1)} |`,
         )
         .join("\n") +
       "\n",
