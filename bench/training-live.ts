@@ -152,7 +152,7 @@ interface Point {
   waiting: number;
   talking: number;
   ended: number;
-  /** The ended callers' hang-up causes, as their CDRs say. */
+  /** The hang-up causes of the ended callers' legs and of the trainees' ended legs, as their CDRs say. */
   endedWhy: string[];
   server: ServerLoss;
   pages: PageLoss;
@@ -278,13 +278,14 @@ async function main(): Promise<void> {
       const load1 = loadavg()[0] ?? 0;
       const doc = await readRun();
       const endedIds = new Set(doc.callers.filter((c) => c.state === "ended").map((c) => c.call_id));
-      const cdrs = endedIds.size === 0 ? [] : await api.call<{ call_id?: string; hangup_cause?: string }[]>("GET", "/cdrs?paginate=false");
+      const cdrs = endedIds.size === 0 ? [] : await api.call<{ call_id?: string; hangup_cause?: string; owner_id?: string; other_leg_call_id?: string }[]>("GET", "/cdrs?paginate=false");
+      const traineeIds = new Set(trainees.map((t) => t.id));
       const point: Point = {
         callers: placed,
         waiting: doc.callers.filter((c) => c.state === "waiting").length,
         talking: doc.callers.filter((c) => c.state === "talking").length,
         ended: endedIds.size,
-        endedWhy: cdrs.filter((c) => endedIds.has(c.call_id ?? null)).map((c) => c.hangup_cause ?? "?"),
+        endedWhy: cdrs.filter((c) => endedIds.has(c.call_id ?? null) || (c.owner_id !== undefined && traineeIds.has(c.owner_id))).map((c) => `${c.owner_id !== undefined && traineeIds.has(c.owner_id) ? "trainee" : "caller"} ${c.hangup_cause ?? "?"}`),
         server: serverLoss(legs0, legs1),
         pages: pageLoss(pages0, pages1),
         clock: { p99: clock.latenessP99Ms, max: clock.latenessMaxMs, skipped: clock.skipped },
@@ -311,7 +312,7 @@ async function main(): Promise<void> {
 function show(p: Point): void {
   const s = p.server;
   report(`training-live: ${p.callers} callers, ${TRAINEES} trainees, ${SECONDS} s`, [
-    ["callers waiting / talking / ended (their CDRs' causes)", `${p.waiting} / ${p.talking} / ${p.ended} (${p.endedWhy.join(", ")})`],
+    ["callers waiting / talking / ended (CDRs' causes of the legs ended)", `${p.waiting} / ${p.talking} / ${p.ended} (${p.endedWhy.join(", ")})`],
     [`server legs (${s.legs}): packets sent / received`, `${s.sent} / ${s.received}`],
     ["server legs: lost frames (gaps / FIFO drops / not sent late)", `${s.gaps} / ${s.drops} / ${s.late}`],
     ["server legs: FIFO underruns (late, not lost)", String(s.underruns)],
