@@ -40,7 +40,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TICK_MS = 10; // USER_HZ
 
 /** CPU ms so far of this process and every process it started (Chromium's), and of the whole machine (busy, all cores). */
-async function cpuSoFar(): Promise<{ own: number; machine: number }> {
+async function cpuSoFar(): Promise<{ own: number; machine: number; at: number }> {
   const parents = new Map<number, number>();
   const used = new Map<number, number>();
   for (const name of await readdir("/proc").catch(() => [])) {
@@ -59,7 +59,7 @@ async function cpuSoFar(): Promise<{ own: number; machine: number }> {
   for (const [pid, ms] of used) if (ours(pid)) own += ms;
   const line = (await readFile("/proc/stat", "utf8").catch(() => "")).split("\n")[0] ?? "";
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = line.split(/\s+/).slice(1).map(Number);
-  return { own, machine: (user + nice + system + irq + softirq) * TICK_MS };
+  return { own, machine: (user + nice + system + irq + softirq) * TICK_MS, at: performance.now() };
 }
 
 /** Frames lost on the server's legs between two snapshots (legs present in both). */
@@ -291,8 +291,9 @@ async function main(): Promise<void> {
         clock: { p99: clock.latenessP99Ms, max: clock.latenessMaxMs, skipped: clock.skipped },
         loopP99: loop.percentile(99) / 1e6,
         cpu: (cpu.user + cpu.system) / 1000 / wallMs,
-        ownCpu: (all1.own - all0.own) / wallMs,
-        machineCpu: (all1.machine - all0.machine) / wallMs,
+        // Over the span between the two readings of /proc, which takes a while on a loaded machine.
+        ownCpu: (all1.own - all0.own) / (all1.at - all0.at),
+        machineCpu: (all1.machine - all0.machine) / (all1.at - all0.at),
         load: [load0, load1],
       };
       points.push(point);
