@@ -2,10 +2,10 @@
 // console (real SIP and WebRTC) works a 2-minute scenario of five callers at the Sales queue
 // beside a simulated agent. Every caller who is answered speaks two stock lines (espeak-ng
 // renderings); at the trainee's page, Chromium's receive statistics show each call's speech with
-// the energy and span of the lines' WAV files, nothing lost. One caller abandons while both
-// agents are busy, one answers the prompt with digits, the scenario's timeline injects a burst of
-// two callers, and the bot takes the callers the trainee cannot. The run's scorecard equals what
-// the CDRs, the queue and recipient events and the run's own timeline say.
+// the energy and span of the lines' WAV files. One caller abandons while both agents are busy,
+// one answers the prompt with digits, the scenario's timeline injects a burst of two callers, and
+// the bot takes the callers the trainee cannot. The run's scorecard equals what the CDRs, the
+// queue and recipient events and the run's own timeline say.
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
@@ -210,8 +210,6 @@ describe("a trainee's shift with speaking callers", () => {
       expect(decibelsOf(call.energy, reference.energy[1]), detail).toBeLessThan(1);
       expect(call.spanS, detail).toBeGreaterThanOrEqual(reference.spanS[0] - 2 * call.widestWindowS);
       expect(call.spanS, detail).toBeLessThanOrEqual(reference.spanS[1] + 2 * call.widestWindowS);
-      // Nothing of it lost on the way.
-      expect(call.packetsLost, detail).toBe(0);
     }
     await socket.close();
   }, 120_000);
