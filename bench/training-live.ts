@@ -1,0 +1,347 @@
+// A live training floor (issue 18 figures): the real server in this process (serve mode's media
+// workers, one per core), five trainee consoles in Debian Chromium (the built console, signed in
+// as agents of the Sales queue, their phones registered, each taking the first call it is
+// offered) and a live training run whose callers are scripted simulated callers that speak (50
+// stock lines each, one after the other, while someone talks with them) and wait on the queue's
+// hold music otherwise. The trainer's burst faults add callers step by step (10, 20, ... 50 by
+// default); at each step, once every caller is in the queue or talking, a measured window counts
+// the frames lost, as bench/media.ts and bench/callq-media.ts count them on the server's legs
+// (sequence gaps, receive FIFO drops, frames not sent because their tick ran late; FIFO underruns
+// apart), and what the trainees' pages lost (Chromium's packetsLost and concealed samples on the
+// calls' inbound audio). The machine is shared: the load average is reported beside each step.
+//
+// BENCH_TRAINING_LIVE_CALLERS: the steps (default 10,20,30,40,50; the simulator holds 50 live
+// calls per account), BENCH_TRAINING_LIVE_TRAINEES (default 5), BENCH_TRAINING_LIVE_SECONDS: the
+// measured window (default 10), BENCH_TRAINING_LIVE_WORKERS: the server's media workers (default
+// serve mode's, one per core).
+import { randomBytes } from "node:crypto";
+import { readdir, readFile } from "node:fs/promises";
+import { loadavg } from "node:os";
+import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import type { Page } from "playwright-core";
+import { defaultMediaWorkers } from "../server/config.js";
+import type { LegStats, WebRtcLeg } from "../server/media/index.js";
+import { DEMO_PASSWORD } from "../test/helpers/api.js";
+import { launchBrowser } from "../test/helpers/browser.js";
+import { CONSOLE_DIR, openConsole, signIn, waitRegistered } from "../test/helpers/console-page.js";
+import { inboundReadings, startHearing, type InboundReading } from "../test/helpers/heard-speech.js";
+import { poll } from "../test/helpers/poll.js";
+import { benchLogin, startBenchServer } from "./lib/server.js";
+import { report } from "./report.js";
+
+const list = (value: string | undefined, fallback: string) => (value ?? fallback).split(",").filter(Boolean).map(Number);
+const STEPS = list(process.env.BENCH_TRAINING_LIVE_CALLERS, "10,20,30,40,50");
+const TRAINEES = Number(process.env.BENCH_TRAINING_LIVE_TRAINEES ?? 5);
+const SECONDS = Number(process.env.BENCH_TRAINING_LIVE_SECONDS ?? 10);
+const WORKERS = Number(process.env.BENCH_TRAINING_LIVE_WORKERS ?? defaultMediaWorkers());
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+const TICK_MS = 10; // USER_HZ
+
+/** CPU ms so far of this process and every process it started (Chromium's), and of the whole machine (busy, all cores). */
+async function cpuSoFar(): Promise<{ own: number; machine: number; at: number }> {
+  const parents = new Map<number, number>();
+  const used = new Map<number, number>();
+  for (const name of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(name)) continue;
+    const stat = await readFile(`/proc/${name}/stat`, "utf8").catch(() => "");
+    // After the command's closing parenthesis: state, ppid, ... utime (14th field), stime (15th).
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    parents.set(Number(name), Number(fields[1]));
+    used.set(Number(name), (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+  }
+  const ours = (pid: number): boolean => {
+    for (let p = pid, hops = 0; p > 1 && hops < 64; p = parents.get(p) ?? 0, hops++) if (p === process.pid) return true;
+    return false;
+  };
+  let own = 0;
+  for (const [pid, ms] of used) if (ours(pid)) own += ms;
+  const line = (await readFile("/proc/stat", "utf8").catch(() => "")).split("\n")[0] ?? "";
+  const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = line.split(/\s+/).slice(1).map(Number);
+  return { own, machine: (user + nice + system + irq + softirq) * TICK_MS, at: performance.now() };
+}
+
+/** Frames lost on the server's legs between two snapshots (legs present in both). */
+interface ServerLoss {
+  legs: number;
+  sent: number;
+  received: number;
+  gaps: number;
+  drops: number;
+  late: number;
+  underruns: number;
+}
+
+type LegRow = [id: string, stats: LegStats];
+
+const rowsOf = (legs: Iterable<WebRtcLeg>): LegRow[] => [...legs].filter((l) => l.state === "connected").map((l) => [l.id, structuredClone(l.stats())]);
+
+function serverLoss(before: LegRow[], after: LegRow[]): ServerLoss {
+  const first = new Map(before);
+  const total: ServerLoss = { legs: 0, sent: 0, received: 0, gaps: 0, drops: 0, late: 0, underruns: 0 };
+  for (const [id, s1] of after) {
+    const s0 = first.get(id);
+    if (!s0) continue;
+    total.legs += 1;
+    total.sent += s1.packetsSent - s0.packetsSent;
+    total.received += s1.packetsReceived - s0.packetsReceived;
+    total.gaps += s1.packetsLost - s0.packetsLost;
+    total.drops += s1.fifo.dropped - s0.fifo.dropped;
+    total.late += s1.staleFramesSkipped - s0.staleFramesSkipped;
+    total.underruns += s1.fifo.underruns - s0.fifo.underruns;
+  }
+  return total;
+}
+
+/** What the trainees' pages received between two sets of readings (calls read in both). */
+interface PageLoss {
+  calls: number;
+  received: number;
+  lost: number;
+  concealed: number;
+  samples: number;
+}
+
+function pageLoss(before: InboundReading[][], after: InboundReading[][]): PageLoss {
+  const total: PageLoss = { calls: 0, received: 0, lost: 0, concealed: 0, samples: 0 };
+  const lastByPc = (rows: InboundReading[]) => new Map(rows.map((r) => [r.pc, r]));
+  after.forEach((rows, page) => {
+    const start = lastByPc(before[page] ?? []);
+    for (const [pc, end] of lastByPc(rows)) {
+      const from = start.get(pc);
+      if (!from) continue;
+      total.calls += 1;
+      total.received += end.packetsReceived - from.packetsReceived;
+      total.lost += end.packetsLost - from.packetsLost;
+      total.concealed += end.concealedSamples - from.concealedSamples;
+      total.samples += end.totalSamplesReceived - from.totalSamplesReceived;
+    }
+  });
+  return total;
+}
+
+interface Api {
+  call<T>(method: string, path: string, data?: unknown): Promise<T>;
+}
+
+function apiOf(url: string, token: string, accountId: string): Api {
+  return {
+    async call<T>(method: string, path: string, data?: unknown): Promise<T> {
+      const res = await fetch(`${url}/v2/accounts/${accountId}${path}`, {
+        method,
+        headers: { "Content-Type": "application/json", "X-Auth-Token": token },
+        ...(data === undefined ? {} : { body: JSON.stringify({ data }) }),
+      });
+      const body = (await res.json()) as { data: T };
+      if (res.status >= 300) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(body)}`);
+      return body.data;
+    },
+  };
+}
+
+interface RunDoc {
+  id: string;
+  callers: { state: string; outcome: string | null; left: string | null; call_id: string | null }[];
+}
+
+const LINES = ["Hi, I'm calling about my order.", "I have a question about my bill.", "I've been waiting for a long time.", "Sorry, could you repeat that?"];
+
+interface Point {
+  callers: number;
+  waiting: number;
+  talking: number;
+  ended: number;
+  /** The hang-up causes of the ended callers' legs and of the trainees' ended legs, as their CDRs say. */
+  endedWhy: string[];
+  server: ServerLoss;
+  pages: PageLoss;
+  clock: { p99: number; max: number; skipped: number };
+  loopP99: number;
+  cpu: number;
+  /** This bench's processes (the server and Chromium) and the whole machine, in cores. */
+  ownCpu: number;
+  machineCpu: number;
+  load: [number, number];
+}
+
+const lostOf = (p: Point) => p.server.gaps + p.server.drops + p.server.late + p.pages.lost;
+
+async function main(): Promise<void> {
+  const bench = await startBenchServer("training-live", { rendererDir: CONSOLE_DIR, mediaWorkers: WORKERS });
+  const { server } = bench;
+  const media = server.calls.context.media;
+  const browser = await launchBrowser();
+  const points: Point[] = [];
+  let accepting = true;
+  try {
+    const admin = await benchLogin(server.url);
+    const api = apiOf(server.url, admin.token, admin.accountId);
+    const queues = await api.call<{ id: string; name: string }[]>("GET", "/callq_queues");
+    const sales = queues.find((q) => q.name === "Sales");
+    if (!sales) throw new Error("no Sales queue in the demo account");
+    // Callers wait as long as the bench lasts; a trainee's offer rings until taken.
+    await api.call("PATCH", `/callq_queues/${sales.id}`, { agent_wrapup_time: 0, ring_timeout: 120, timeout: 3600 });
+
+    // The trainees: users with callq enabled, a softphone each, members of Sales.
+    const trainees: { username: string; id: string }[] = [];
+    for (let i = 1; i <= TRAINEES; i++) {
+      const username = `trainee${i}`;
+      const user = await api.call<{ id: string }>("PUT", "/users", { username, first_name: "Trainee", last_name: String(i), password: DEMO_PASSWORD, callq: { enabled: true } });
+      await api.call("PUT", "/devices", { name: `${username} softphone`, owner_id: user.id, device_type: "softphone", sip: { username: `${username}_phone`, password: randomBytes(8).toString("hex") } });
+      trainees.push({ username, id: user.id });
+    }
+    await api.call("POST", `/callq_queues/${sales.id}/recipients`, { action: "add", members: trainees.map((t) => t.id) });
+    const pages: Page[] = [];
+    for (const t of trainees) {
+      const opened = await openConsole(browser.browser, server.url);
+      await signIn(opened.page, t.username);
+      await waitRegistered(opened.page, 60_000);
+      await startHearing(opened.page);
+      pages.push(opened.page);
+      await server.callq.recipientAction(admin.accountId, t.id, "login_ready");
+    }
+    // Each trainee takes what they are offered, as long as the bench lasts.
+    const taking = (async () => {
+      while (accepting) {
+        for (const page of pages) {
+          const accept = page.getByRole("region", { name: "Incoming call" }).getByRole("button", { name: "Accept" });
+          if ((await accept.count().catch(() => 0)) > 0) await accept.click({ timeout: 2000 }).catch(() => undefined);
+        }
+        await sleep(300);
+      }
+    })();
+
+    const scenario = await api.call<{ id: string }>("PUT", "/training_scenarios", {
+      name: "Bench floor",
+      duration_s: 3600,
+      seed: 1,
+      queues: [{ queue_id: sales.id, rate_per_hour: 0 }],
+      personas: [
+        {
+          name: "Bench Caller",
+          weight: 1,
+          number: "+1415555####",
+          lines: Array.from({ length: 50 }, (_, i) => ({ text: LINES[i % LINES.length] })),
+          patience: { distribution: "fixed", mean_s: 3600 },
+        },
+      ],
+      agents: { count: 0 },
+    });
+    const run = await api.call<RunDoc>("POST", `/training_scenarios/${scenario.id}/runs`);
+    const readRun = () => api.call<RunDoc>("GET", `/training_runs/${run.id}`);
+
+    let placed = 0;
+    for (const target of STEPS) {
+      if (target > placed) await api.call("POST", `/training_runs/${run.id}`, { action: "fault", fault: { kind: "burst", count: target - placed } });
+      placed = Math.max(placed, target);
+      const busy = Math.min(TRAINEES, placed);
+      await poll(
+        `${placed} callers in the queue or talking, ${busy} with trainees`,
+        async () => {
+          const doc = await readRun();
+          const settled = doc.callers.length === placed && doc.callers.every((c) => c.state === "waiting" || c.state === "talking" || c.state === "ended");
+          const live = doc.callers.filter((c) => c.state !== "ended").length;
+          return settled && doc.callers.filter((c) => c.state === "talking").length >= Math.min(busy, live) ? true : undefined;
+        },
+        180_000,
+        500,
+      );
+      // Every trainee's call is read by their page, and the last legs' first frames settle, before the window opens.
+      await poll(
+        `${busy} trainees' calls read by their pages`,
+        async () => {
+          const calls = (await Promise.all(pages.map((p) => inboundReadings(p)))).reduce((n, rows) => n + new Set(rows.map((r) => r.pc)).size, 0);
+          return calls >= busy ? true : undefined;
+        },
+        60_000,
+        500,
+      );
+      await sleep(2000);
+      const loop = monitorEventLoopDelay({ resolution: 1 });
+      const load0 = loadavg()[0] ?? 0;
+      const legs0 = rowsOf(media.legs);
+      const pages0 = await Promise.all(pages.map((p) => inboundReadings(p)));
+      media.clock.resetStats();
+      loop.enable();
+      const cpu0 = process.cpuUsage();
+      const all0 = await cpuSoFar();
+      const wall0 = performance.now();
+      await sleep(SECONDS * 1000);
+      const cpu = process.cpuUsage(cpu0);
+      const wallMs = performance.now() - wall0;
+      const all1 = await cpuSoFar();
+      loop.disable();
+      const clock = media.clock.stats();
+      const legs1 = rowsOf(media.legs);
+      const pages1 = await Promise.all(pages.map((p) => inboundReadings(p)));
+      const load1 = loadavg()[0] ?? 0;
+      const doc = await readRun();
+      const endedIds = new Set(doc.callers.filter((c) => c.state === "ended").map((c) => c.call_id));
+      const cdrs = endedIds.size === 0 ? [] : await api.call<{ call_id?: string; hangup_cause?: string; owner_id?: string; other_leg_call_id?: string }[]>("GET", "/cdrs?paginate=false");
+      const traineeIds = new Set(trainees.map((t) => t.id));
+      const point: Point = {
+        callers: placed,
+        waiting: doc.callers.filter((c) => c.state === "waiting").length,
+        talking: doc.callers.filter((c) => c.state === "talking").length,
+        ended: endedIds.size,
+        endedWhy: cdrs.filter((c) => endedIds.has(c.call_id ?? null) || (c.owner_id !== undefined && traineeIds.has(c.owner_id))).map((c) => `${c.owner_id !== undefined && traineeIds.has(c.owner_id) ? "trainee" : "caller"} ${c.hangup_cause ?? "?"}`),
+        server: serverLoss(legs0, legs1),
+        pages: pageLoss(pages0, pages1),
+        clock: { p99: clock.latenessP99Ms, max: clock.latenessMaxMs, skipped: clock.skipped },
+        loopP99: loop.percentile(99) / 1e6,
+        cpu: (cpu.user + cpu.system) / 1000 / wallMs,
+        // Over the span between the two readings of /proc, which takes a while on a loaded machine.
+        ownCpu: (all1.own - all0.own) / (all1.at - all0.at),
+        machineCpu: (all1.machine - all0.machine) / (all1.at - all0.at),
+        load: [load0, load1],
+      };
+      points.push(point);
+      show(point);
+    }
+    accepting = false;
+    await taking;
+    await api.call("POST", `/training_runs/${run.id}`, { action: "stop" });
+  } finally {
+    accepting = false;
+    await browser.close();
+    await bench.close();
+  }
+  summary(points);
+}
+
+function show(p: Point): void {
+  const s = p.server;
+  report(`training-live: ${p.callers} callers, ${TRAINEES} trainees, ${SECONDS} s`, [
+    ["callers waiting / talking / ended (CDRs' causes of the legs ended)", `${p.waiting} / ${p.talking} / ${p.ended} (${p.endedWhy.join(", ")})`],
+    [`server legs (${s.legs}): packets sent / received`, `${s.sent} / ${s.received}`],
+    ["server legs: lost frames (gaps / FIFO drops / not sent late)", `${s.gaps} / ${s.drops} / ${s.late}`],
+    ["server legs: FIFO underruns (late, not lost)", String(s.underruns)],
+    [`trainees' pages (${p.pages.calls} calls): packets received / lost`, `${p.pages.received} / ${p.pages.lost}`],
+    ["trainees' pages: concealed samples / samples", `${p.pages.concealed} / ${p.pages.samples}`],
+    ["frame clock lateness p99 / max, ticks skipped", `${p.clock.p99.toFixed(2)} / ${p.clock.max.toFixed(1)} ms, ${p.clock.skipped}`],
+    ["server main loop delay p99", `${p.loopP99.toFixed(1)} ms`],
+    ["CPU, server process (callers' legs included)", `${(p.cpu * 100).toFixed(0)}% of one core`],
+    ["CPU, this bench's processes (server, Chromium) / whole machine", `${p.ownCpu.toFixed(2)} / ${p.machineCpu.toFixed(2)} of 2 cores`],
+    ["load average (1 min) before / after, 2 cores, shared", `${p.load[0].toFixed(1)} / ${p.load[1].toFixed(1)}`],
+  ]);
+}
+
+function summary(points: Point[]): void {
+  const clean = points.filter((p) => lostOf(p) === 0 && p.ended === 0);
+  const largest = clean.reduce((n, p) => Math.max(n, p.callers), 0);
+  process.stdout.write(
+    `\ntraining-live: server media workers ${WORKERS}; largest step with no lost frame: ${largest} callers + ${TRAINEES} trainees\n` +
+      "\n| callers | trainees | talking | server legs | lost: gaps / drops / not sent | underruns | pages: lost / concealed samples | clock p99 / max | server CPU | bench / machine CPU (cores) | load |\n" +
+      "|---|---|---|---|---|---|---|---|---|---|---|\n" +
+      points
+        .map(
+          (p) =>
+            `| ${p.callers} | ${TRAINEES} | ${p.talking} | ${p.server.legs} | ${p.server.gaps} / ${p.server.drops} / ${p.server.late} | ${p.server.underruns} | ${p.pages.lost} / ${p.pages.concealed} | ${p.clock.p99.toFixed(1)} / ${p.clock.max.toFixed(0)} ms | ${(p.cpu * 100).toFixed(0)}% | ${p.ownCpu.toFixed(2)} / ${p.machineCpu.toFixed(2)} | ${p.load[0].toFixed(1)}–${p.load[1].toFixed(1)} |`,
+        )
+        .join("\n") +
+      "\n",
+  );
+}
+
+await main();
