@@ -35,6 +35,7 @@ import {
   type Scorecard,
 } from "../training/index.js";
 import type { ApiDeps } from "./deps.js";
+import type { RunStatus } from "../../contract/training.js";
 
 export const RUN_ACTIONS = ["pause", "resume", "stop", "fault"] as const;
 
@@ -76,6 +77,10 @@ const authOf = (ctx: Ctx): AuthContext => {
 };
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
+
+const RUN_STATUSES: readonly RunStatus[] = ["running", "paused", "ended"];
+/** A stored run's status; a document without a known one (hand-edited) is read as over. */
+const statusOf = (v: unknown): RunStatus => RUN_STATUSES.find((s) => s === v) ?? "ended";
 
 export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void {
   const { sim, callq, events } = deps;
@@ -121,7 +126,7 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
     return scorecard({
       runId: id,
       scenarioName: typeof data.scenario_name === "string" ? data.scenario_name : "",
-      status: typeof data.status === "string" ? data.status : "",
+      status: statusOf(data.status),
       targets: data.targets as Scenario["targets"],
       startedMs,
       endedMs,
