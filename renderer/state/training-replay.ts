@@ -43,10 +43,13 @@ export const REPLAY_SPEEDS = [1, 2, 5, 10] as const;
 const numberOr = (v: unknown, fallback: number): number => (typeof v === "number" && Number.isFinite(v) ? v : fallback);
 const textOr = (v: unknown, fallback: string): string => (typeof v === "string" ? v : fallback);
 
-/** How long the replay runs: the run's own length, or its last entry when that came later. */
+/**
+ * How long the replay runs: the run's own length, or its last entry when that came later, up to
+ * the next tenth (the scrubber's step), so its end shows every entry.
+ */
 export function replayLength(replay: RunReplay): number {
   const last = replay.timeline.reduce((max, e) => Math.max(max, e.at_s), 0);
-  return Math.max(replay.run_seconds, last);
+  return Math.ceil(Math.max(replay.run_seconds, last) * 10) / 10;
 }
 
 /** The run as it stood at run second `atS`: every timeline entry and step up to it applied in order. */

@@ -78,7 +78,7 @@ export function TrainingRuns() {
             {current.status === "running" ? <FaultControls busy={runs.busy} trainees={s.colleagues} inject={(fault) => void s.injectFault(fault)} /> : null}
             <FaultTimeline timeline={current.timeline} />
             {current.status === "ended" ? (
-              <div className="toolbar">
+              <div className="toolbar training-run-tools">
                 <button type="button" className="button" aria-pressed={replaying === current.id} onClick={() => setReplaying(replaying === current.id ? null : current.id)}>
                   Replay the run
                 </button>

@@ -134,7 +134,7 @@ describe("a finished run's replay, printable report and the trainee's scorecards
     await player.getByLabel("Speed").selectOption({ label: "10x" });
     await player.getByRole("button", { name: "Play replay" }).click();
     await player.getByRole("button", { name: "Play replay" }).waitFor({ timeout: 20_000 });
-    const length = Math.max(replay.run_seconds, ...replay.timeline.map((e) => e.at_s));
+    const length = Math.ceil(Math.max(replay.run_seconds, ...replay.timeline.map((e) => e.at_s)) * 10) / 10;
     await player.locator(`[data-replay-at="${length}"]`).waitFor();
     const atEnd = countsAt(replay, length);
     expect(await shown()).toEqual(atEnd);

@@ -71,6 +71,7 @@ describe("a run replayed from its stored timeline", () => {
 
   it("ends every caller still on the line with the run, and lasts the run's length", () => {
     expect(replayAt(replay, 22).waiting).toBe(1);
+    expect(replayLength({ ...replay, run_seconds: 24.03 })).toBe(24.1);
     const end = replayAt(replay, replayLength(replay));
     expect(end.waiting).toBe(0);
     expect(end.callers[2]).toMatchObject({ state: "ended", outcome: "stopped", wait_s: 3 });
