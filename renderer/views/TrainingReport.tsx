@@ -50,7 +50,11 @@ export function TrainingReport() {
       <section className="training-report" aria-labelledby="report-heading">
         <h1 id="report-heading">Run report</h1>
         <p className={access === "checking" ? undefined : "form-error"} role={access === "checking" ? "status" : "alert"}>
-          {access === "checking" ? "Checking your access…" : "Run reports are for trainers: the account's admins and users marked as trainers."}
+          {access === "checking"
+            ? "Checking your access…"
+            : access === "unknown"
+              ? "Your access could not be checked. Reload the page to try again."
+              : "Run reports are for trainers: the account's admins and users marked as trainers."}
         </p>
       </section>
     );
