@@ -1,12 +1,12 @@
 // A run's report laid out for print (issue 18 item 7): the scenario, when it ran, its seed and
 // targets, the run's totals and every person who took calls compared side by side, with a Print
-// button. Printed, the console's header, navigation and docks go (training-report.css) and the
+// button and the scorecard's CSV. Printed, the console's header, navigation and docks go (training-report.css) and the
 // tables fit an A4 page. For admins and trainers, as the run's reads are.
 import { useEffect, useMemo, useState } from "react";
 import { Link, useParams } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { apiErrorText } from "../api/error-text.js";
-import { httpTrainingApi, runReplay, type RunReplay, type Scorecard } from "../api/training.js";
+import { httpTrainingApi, runReplay, scorecardCsvUrl, type RunReplay, type Scorecard } from "../api/training.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import { trainerAccess } from "../state/training.js";
@@ -67,6 +67,11 @@ export function TrainingReport() {
         <button type="button" className="button" onClick={() => window.print()} disabled={report === null}>
           Print
         </button>
+        {connection === null ? null : (
+          <a className="button" href={scorecardCsvUrl(connection, runId)} download>
+            Export as CSV
+          </a>
+        )}
         <Link className="button" to="/training">
           Back to Training
         </Link>

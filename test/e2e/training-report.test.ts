@@ -161,6 +161,12 @@ describe("a finished run's replay, printable report and the trainee's scorecards
       expect((await row.allInnerTexts()).slice(0, 3).map(Number)).toEqual([person.offered, person.answered, person.missed]);
     }
 
+    const csv = await report.getByRole("link", { name: "Export as CSV" }).getAttribute("href");
+    expect(csv).toContain(`/training_runs/${runId}/scorecard`);
+    const rows = (await (await fetch(new URL(csv ?? "", f.url))).text()).trim().split("\r\n");
+    expect(rows).toHaveLength(card.people.length + 2);
+    expect(rows[rows.length - 1]).toContain("(run)");
+
     // Print calls the browser's print; what it prints is the print media's layout.
     await trainer.evaluate('window.print = () => document.body.setAttribute("data-printed", "yes")');
     await report.getByRole("button", { name: "Print" }).click();
