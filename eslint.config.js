@@ -115,6 +115,22 @@ export default tseslint.config(
       "no-restricted-imports": ["error", { paths: RENDERER_PATHS }],
     },
   },
+  // The API's contract (contract/): shapes the server writes and the console reads, so both import
+  // it; it imports neither of them, nor Node or electron, and stays types the two sides share.
+  {
+    files: ["contract/**/*.ts"],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          paths: RENDERER_PATHS,
+          patterns: [
+            { group: ["**/server/**", "**/renderer/**"], message: "contract/ sits below the server and the console: both import it, it imports neither." },
+          ],
+        },
+      ],
+    },
+  },
   // The console's lower layers: api/ (the server's APIs) and phone/ (the softphone) serve the
   // store and the views, so they import neither (the store's slices are built on them).
   {

@@ -1,7 +1,11 @@
 // The account's training scenarios (a local addition of this server, issue 18): the list, each
 // scenario read, created, replaced and deleted, the shareable file imported and exported, and a
 // headless preview's summary.
+import type { OwnScorecard, RunReplay, RunStatus, Scorecard } from "../../contract/training.js";
 import { accountList, accountMediaUrl, accountRequest, type AccountConnection } from "./account.js";
+
+// The scorecard's and the replay's shapes are the API's contract, written once (contract/training.ts).
+export type { OwnScorecard, PersonCard, ReplayAgentStep, RunCard, RunReplay, RunStatus, Scorecard } from "../../contract/training.js";
 
 export interface ScenarioRow {
   id: string;
@@ -75,8 +79,6 @@ export interface RunRow {
   ended: number | null;
 }
 
-export type RunStatus = "running" | "paused" | "ended";
-
 export interface RunCaller {
   index: number;
   queue: string;
@@ -121,44 +123,6 @@ export type RunFault =
   | { kind: "drop_registration"; target: string }
   | { kind: "webhook_failure"; duration_s: number }
   | { kind: "text_stop"; target: string };
-
-export interface ScorePerson {
-  user_id: string;
-  name: string;
-  simulated: boolean;
-  offered: number;
-  answered: number;
-  missed: number;
-  abandoned_while_ringing: number;
-  average_speed_of_answer_s: number | null;
-  talk_s: number;
-  hold_s: number;
-  wrapup_s: number;
-  average_handle_time_s: number | null;
-  handle_time_met: boolean | null;
-  transfers: number;
-  digits_collected: number;
-}
-
-/** GET .../training_runs/{id}/scorecard. */
-export interface Scorecard {
-  run_id: string;
-  scenario_name: string;
-  status: RunStatus;
-  targets: { service_level: { answered_within_s: number; percent: number }; handle_time_s: number };
-  run: {
-    callers: number;
-    offered: number;
-    answered: number;
-    abandoned: number;
-    timed_out: number;
-    abandoned_while_ringing: number;
-    service_level: { answered_within_s: number; target_percent: number; percent: number | null; met: boolean | null };
-    average_speed_of_answer_s: number | null;
-    digits_collected: number;
-  };
-  people: ScorePerson[];
-}
 
 /** Everything the training slice asks of the server, so tests can hand it a fake. */
 export interface TrainingApi {
@@ -230,4 +194,14 @@ export function scorecardCsvUrl(connection: AccountConnection, id: string): stri
 /** Where the browser downloads a scenario's file from (the server names it, as an attachment). */
 export function scenarioFileUrl(connection: AccountConnection, id: string): string {
   return accountMediaUrl(connection, `${one(id)}/export`, {});
+}
+
+/** GET .../users/{userId}/training_scorecards: the user's own row of every run they took calls in, newest first. */
+export async function ownScorecards(connection: AccountConnection, userId: string): Promise<OwnScorecard[]> {
+  return (await accountRequest<OwnScorecard[]>(connection, "GET", `/users/${encodeURIComponent(userId)}/training_scorecards`)).data;
+}
+
+/** GET .../training_runs/{id}/replay: the run's stored timeline and its recipients' steps, for a replay in the console. */
+export async function runReplay(connection: AccountConnection, id: string): Promise<RunReplay> {
+  return (await accountRequest<RunReplay>(connection, "GET", `${run(id)}/replay`)).data;
 }

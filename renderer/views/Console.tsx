@@ -30,6 +30,7 @@ import { Settings } from "./Settings.js";
 import { Supervisor, canSupervise } from "./Supervisor.js";
 import { Texting } from "./Texting.js";
 import { Training } from "./Training.js";
+import { TrainingScorecards } from "./TrainingScorecards.js";
 import { isTrainingView } from "../state/training.js";
 import { TextingWatcher } from "./texting/TextingWatcher.js";
 
@@ -54,6 +55,7 @@ export const CONSOLE_VIEWS: ConsoleView[] = [
   { path: "recordings", label: "Recordings", element: <Recordings /> },
   { path: "admin", label: "Admin", element: <Admin />, visible: isAdminView },
   { path: "training", label: "Training", element: <Training />, visible: isTrainingView },
+  { path: "scorecards", label: "Scorecards", element: <TrainingScorecards /> },
   { path: "audio", label: "Audio", element: <AudioSettings /> },
   { path: "settings", label: "Settings", element: <Settings /> },
 ];

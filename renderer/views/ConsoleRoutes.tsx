@@ -3,6 +3,7 @@
 // phone and the charts.
 import { Navigate, Route, Routes } from "react-router-dom";
 import { Console, CONSOLE_VIEWS } from "./Console.js";
+import { TrainingReport } from "./TrainingReport.js";
 
 export function ConsoleRoutes() {
   return (
@@ -12,6 +13,8 @@ export function ConsoleRoutes() {
         {CONSOLE_VIEWS.map((view) => (
           <Route key={view.path} path={view.path} element={view.element} />
         ))}
+        {/* A page of the Training view, reached from a run, not from the navigation. */}
+        <Route path="training/runs/:runId/report" element={<TrainingReport />} />
       </Route>
       <Route path="*" element={<Navigate to="/" replace />} />
     </Routes>

@@ -1,8 +1,9 @@
 // Live training runs in the trainer's view (issue 18): the open run's live view (its status and
 // run time, pause, resume and stop, its callers waiting, talking and gone, each person's figures
 // so far, faults on cue), the scorecard with its CSV export once it ends, and the runs kept as
-// history.
+// history; an ended run's replay and its printable report.
 import { useEffect, useId, useMemo, useState, type FormEvent } from "react";
+import { Link } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { gregorianToMs } from "../api/gregorian.js";
 import type { Colleague } from "../api/directory.js";
@@ -11,6 +12,7 @@ import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import { FAULT_WORDS } from "../state/training.js";
 import { DataTable, ErrorAlert } from "./admin/parts.js";
+import { TrainingReplay } from "./TrainingReplay.js";
 
 const STATUS_WORDS: Record<RunDoc["status"], string> = { running: "Running", paused: "Paused", ended: "Ended" };
 
@@ -58,6 +60,8 @@ export function TrainingRuns() {
   useEffect(() => void loadRuns(), [loadRuns]);
   useEffect(() => followRun(), [followRun]);
   const current = runs.current;
+  // The run whose replay is open: another run opened closes it.
+  const [replaying, setReplaying] = useState<string | null>(null);
 
   return (
     <>
@@ -73,6 +77,17 @@ export function TrainingRuns() {
             <LiveRun run={current} busy={runs.busy} drive={(action) => void s.driveRun(action)} />
             {current.status === "running" ? <FaultControls busy={runs.busy} trainees={s.colleagues} inject={(fault) => void s.injectFault(fault)} /> : null}
             <FaultTimeline timeline={current.timeline} />
+            {current.status === "ended" ? (
+              <div className="toolbar training-run-tools">
+                <button type="button" className="button" aria-pressed={replaying === current.id} onClick={() => setReplaying(replaying === current.id ? null : current.id)}>
+                  Replay the run
+                </button>
+                <Link className="button" to={`/training/runs/${encodeURIComponent(current.id)}/report`}>
+                  Printable report
+                </Link>
+              </div>
+            ) : null}
+            {current.status === "ended" && replaying === current.id && connection !== null ? <TrainingReplay connection={connection} runId={current.id} /> : null}
           </>
         )}
         {runs.scorecard !== null ? <ScorecardTable card={runs.scorecard} csvUrl={connection === null ? null : scorecardCsvUrl(connection, runs.scorecard.run_id)} /> : null}

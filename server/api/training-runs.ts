@@ -2,11 +2,13 @@
 // (one at a time per account); /v2/accounts/{account_id}/training_runs lists them (newest first),
 // reads one (its callers, timeline, live state), drives it (POST {action: pause|resume|stop}, or
 // {action: fault, fault: {kind, target, count, duration_s}} for a fault now);
-// .../training_runs/{id}/scorecard answers the scorecard (accept=csv for CSV).
+// .../training_runs/{id}/scorecard answers the scorecard (accept=csv for CSV);
+// .../training_runs/{id}/replay what a replay needs (the timeline, the recipients' steps on run
+// time); .../users/{user_id}/training_scorecards a user's own row of every run they took calls in.
 //
 // Admins and trainers (training.trainer) do everything; any other user of the account may read
 // the scorecard of a run they took calls in, which then holds their own row and the run's figures
-// alone (a trainee sees how they did, not how their colleagues did).
+// alone (a trainee sees how they did, not how their colleagues did), and their own list of those.
 import type { FastifyInstance } from "fastify";
 import { registerEndpoint, type AuthContext, type Ctx } from "../http/endpoint.js";
 import { ApiError } from "../http/errors.js";
@@ -35,6 +37,7 @@ import {
   type Scorecard,
 } from "../training/index.js";
 import type { ApiDeps } from "./deps.js";
+import type { OwnScorecard, ReplayAgentStep, RunReplay, RunStatus } from "../../contract/training.js";
 
 export const RUN_ACTIONS = ["pause", "resume", "stop", "fault"] as const;
 
@@ -77,6 +80,41 @@ const authOf = (ctx: Ctx): AuthContext => {
 
 const num = (v: unknown): number => (typeof v === "number" && Number.isFinite(v) ? v : 0);
 
+function userName(user: StoredDoc | undefined): string | undefined {
+  if (!user) return undefined;
+  const name = [user.data.first_name, user.data.last_name].filter((p): p is string => typeof p === "string" && p !== "").join(" ");
+  return name !== "" ? name : typeof user.data.username === "string" ? user.data.username : undefined;
+}
+
+/** A run's simulated agents by id, with the names the run keeps (their user documents go with the run). */
+function botsOf(data: Record<string, unknown>): Map<string, string> {
+  return new Map((Array.isArray(data.agents) ? (data.agents as { id: string; name: string }[]) : []).map((a) => [a.id, a.name]));
+}
+
+const idOf = (routingKey: string): string => routingKey.slice(routingKey.lastIndexOf(".") + 1);
+
+/**
+ * Run seconds at an instant of the server's clock, read off the timeline (each entry carries both):
+ * run time goes on from the last entry before the instant, unless that left the run paused.
+ */
+function runSecondsAt(timeline: readonly RunEvent[], atMs: number): number {
+  let last: RunEvent | undefined;
+  let paused = false;
+  for (const entry of timeline) {
+    if (entry.at_ms > atMs) break;
+    last = entry;
+    if (entry.name === "paused") paused = true;
+    else if (entry.name === "resumed") paused = false;
+  }
+  if (last === undefined) return 0;
+  const seconds = last.at_s + (paused || last.name === "ended" ? 0 : (atMs - last.at_ms) / 1000);
+  return Math.round(seconds * 10) / 10;
+}
+
+const RUN_STATUSES: readonly RunStatus[] = ["running", "paused", "ended"];
+/** A stored run's status; a document without a known one (hand-edited) is read as over. */
+const statusOf = (v: unknown): RunStatus => RUN_STATUSES.find((s) => s === v) ?? "ended";
+
 export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void {
   const { sim, callq, events } = deps;
   if (!sim || !callq || !events) return;
@@ -115,13 +153,12 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
       return at >= startedMs && at <= endedMs;
     });
     const users = await deps.collection(accountOf(ctx), "users");
-    const agents = Array.isArray(data.agents) ? (data.agents as { id: string; name: string }[]) : [];
-    const bots = new Map(agents.map((a) => [a.id, a.name]));
+    const bots = botsOf(data);
     const callers = Array.isArray(data.callers) ? data.callers.length : 0;
     return scorecard({
       runId: id,
       scenarioName: typeof data.scenario_name === "string" ? data.scenario_name : "",
-      status: typeof data.status === "string" ? data.status : "",
+      status: statusOf(data.status),
       targets: data.targets as Scenario["targets"],
       startedMs,
       endedMs,
@@ -130,14 +167,7 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
       observed: Array.isArray(data.pvt_observed) ? (data.pvt_observed as ObservedEvent[]) : [],
       cdrs: cdrs.map((c) => c.data),
       bots: new Set(bots.keys()),
-      nameOf: (userId) => {
-        const bot = bots.get(userId);
-        if (bot !== undefined) return bot;
-        const user = users.get(userId);
-        if (!user) return undefined;
-        const name = [user.data.first_name, user.data.last_name].filter((p): p is string => typeof p === "string" && p !== "").join(" ");
-        return name !== "" ? name : typeof user.data.username === "string" ? user.data.username : undefined;
-      },
+      nameOf: (userId) => bots.get(userId) ?? userName(users.get(userId)),
     });
   };
 
@@ -263,6 +293,89 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
             shown = { ...card, people: own };
           }
           return { data: wantsCsv(ctx.req.accept) ? scorecardRows(shown) : shown };
+        },
+      },
+    },
+  });
+  registerEndpoint(app, deps, {
+    path: `${base}/:id/replay`,
+    access: "account",
+    tag: RUNS_COLLECTION,
+    verbs: {
+      GET: {
+        summary: "What a replay of a run needs, all of it stored: its timeline and its people's availability steps on the run's time (local addition; admins and trainers)",
+        handler: async (ctx) => {
+          await mustBeTrainer(deps, authOf(ctx));
+          const { doc, data } = await runData(ctx);
+          const timeline = Array.isArray(data.timeline) ? (data.timeline as RunEvent[]) : [];
+          const observed = Array.isArray(data.pvt_observed) ? (data.pvt_observed as ObservedEvent[]) : [];
+          const steps: ReplayAgentStep[] = observed
+            .filter((e) => e.routing_key.startsWith("callq.recipient."))
+            .map((e) => ({ at_s: runSecondsAt(timeline, e.at_ms), user_id: idOf(e.routing_key), name: e.name, availability_state: typeof e.data.availability_state === "string" ? e.data.availability_state : null }));
+          const bots = botsOf(data);
+          const users = await deps.collection(accountOf(ctx), "users");
+          const ids = new Set([...steps.map((step) => step.user_id), ...bots.keys()]);
+          const people = [...ids]
+            .map((id) => ({ user_id: id, name: bots.get(id) ?? userName(users.get(id)) ?? id, simulated: bots.has(id) }))
+            .sort((a, b) => Number(a.simulated) - Number(b.simulated) || a.name.localeCompare(b.name));
+          const replay: RunReplay = {
+            run_id: doc.id,
+            scenario_name: typeof data.scenario_name === "string" ? data.scenario_name : "",
+            seed: num(data.seed),
+            status: statusOf(data.status),
+            started: num(data.started),
+            ended: typeof data.ended === "number" ? data.ended : null,
+            duration_s: num(data.duration_s),
+            run_seconds: num(data.run_seconds),
+            people,
+            timeline: timeline.map(({ at_ms: _ms, ...entry }) => entry),
+            agent_steps: steps,
+          };
+          return { data: replay };
+        },
+      },
+    },
+  });
+
+  registerEndpoint(app, deps, {
+    path: "/v2/accounts/:account_id/users/:user_id/training_scorecards",
+    access: "account",
+    tag: RUNS_COLLECTION,
+    verbs: {
+      GET: {
+        summary: "The user's own row of the scorecard of every run they were offered a call in, with the run's figures and targets, newest first (local addition; the user themself, admins and trainers)",
+        handler: async (ctx) => {
+          const auth = authOf(ctx);
+          const userId = ctx.params.user_id ?? "";
+          if (auth.ownerId !== userId && !(await isTrainer(deps, auth))) {
+            throw new ApiError("forbidden", { user_id: { own: { message: "a user reads their own training scorecards; admins and trainers read anyone's" } } });
+          }
+          if (!(await deps.collection(accountOf(ctx), "users")).get(userId)) throw notFound(userId);
+          const live = runs.live(accountOf(ctx));
+          const rows: (OwnScorecard & { started_ms: number })[] = [];
+          for (const doc of (await deps.collection(accountOf(ctx), RUNS_COLLECTION)).all()) {
+            const data = live?.id === doc.id ? runs.snapshot(live) : doc.data;
+            const observed = Array.isArray(data.pvt_observed) ? (data.pvt_observed as ObservedEvent[]) : [];
+            // Only runs that offered them a call: the card is worked out for those alone.
+            if (!observed.some((e) => e.name === "offer" && e.routing_key === `callq.recipient.${userId}`)) continue;
+            const card = await cardOf(ctx, doc.id, data);
+            const person = card.people.find((p) => p.user_id === userId);
+            if (person === undefined) continue;
+            rows.push({
+              run_id: doc.id,
+              scenario_name: card.scenario_name,
+              seed: num(data.seed),
+              status: card.status,
+              started: num(data.started),
+              ended: typeof data.ended === "number" ? data.ended : null,
+              targets: card.targets,
+              run: card.run,
+              person,
+              started_ms: num(data.pvt_started_ms),
+            });
+          }
+          rows.sort((a, b) => b.started_ms - a.started_ms || (a.run_id < b.run_id ? 1 : -1));
+          return { data: rows.map(({ started_ms: _ms, ...row }) => row) };
         },
       },
     },

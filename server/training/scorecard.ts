@@ -2,57 +2,17 @@
 // the run, computed from what the server itself recorded in the run's window: the queue and
 // recipient events the run kept, its call events (bridges, holds) and the CDRs of the legs the
 // people answered. Pure: the same run and CDRs give the same card.
+import type { CardFigures, PersonCard, RunCard, RunStatus, Scorecard } from "../../contract/training.js";
 import type { ObservedEvent, RunEvent } from "./live.js";
 import type { Targets } from "./scenario.js";
 
-export interface CardFigures {
-  offered: number;
-  answered: number;
-  missed: number;
-  /** Callers who hung up while this person's phone rang for them. */
-  abandoned_while_ringing: number;
-  average_speed_of_answer_s: number | null;
-  talk_s: number;
-  hold_s: number;
-  wrapup_s: number;
-  /** (talk + wrap-up) / answered. */
-  average_handle_time_s: number | null;
-  handle_time_met: boolean | null;
-  transfers: number;
-  digits_collected: number;
-}
-
-export interface PersonCard extends CardFigures {
-  user_id: string;
-  name: string;
-  simulated: boolean;
-}
-
-export interface RunCard {
-  callers: number;
-  offered: number;
-  answered: number;
-  abandoned: number;
-  timed_out: number;
-  abandoned_while_ringing: number;
-  service_level: { answered_within_s: number; target_percent: number; percent: number | null; met: boolean | null };
-  average_speed_of_answer_s: number | null;
-  digits_collected: number;
-}
-
-export interface Scorecard {
-  run_id: string;
-  scenario_name: string;
-  status: string;
-  targets: Targets;
-  run: RunCard;
-  people: PersonCard[];
-}
+// The card's shape is the API's contract, written once for the server and the console.
+export type { CardFigures, PersonCard, RunCard, Scorecard };
 
 export interface ScorecardInput {
   runId: string;
   scenarioName: string;
-  status: string;
+  status: RunStatus;
   targets: Targets;
   startedMs: number;
   /** The run's end, or now for a live run. */

@@ -312,7 +312,7 @@ describe("the console docked narrow", () => {
     // Training link shows once the profile says the user is a trainer (an admin is).
     await page.locator("#console-nav a", { hasText: "Training" }).waitFor({ state: "attached" });
     const labels = await page.locator("#console-nav a").evaluateAll((links) => links.map((a) => (a as unknown as { firstChild: { textContent: string } }).firstChild.textContent));
-    expect(labels).toEqual(["Agent", "Queues", "Supervisor", "Texting", "Directory", "Recordings", "Admin", "Training", "Audio", "Settings"]);
+    expect(labels).toEqual(["Agent", "Queues", "Supervisor", "Texting", "Directory", "Recordings", "Admin", "Training", "Scorecards", "Audio", "Settings"]);
     for (const label of labels) {
       await openView(label);
       await page.locator("main h1").first().waitFor();

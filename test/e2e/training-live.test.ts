@@ -8,6 +8,7 @@
 // queue and recipient events seen on the event websocket; the runs list keeps the run.
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Scorecard as Card } from "../../contract/training.js";
 import { plannedCallers, withDefaults, type Scenario } from "../../server/training/index.js";
 import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { EventsClient } from "../helpers/events-client.js";
@@ -22,27 +23,6 @@ afterAll(() => {
   expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
 });
 
-interface Person {
-  user_id: string;
-  name: string;
-  simulated: boolean;
-  offered: number;
-  answered: number;
-  missed: number;
-  abandoned_while_ringing: number;
-  average_speed_of_answer_s: number | null;
-  talk_s: number;
-  hold_s: number;
-  wrapup_s: number;
-  average_handle_time_s: number | null;
-  transfers: number;
-  digits_collected: number;
-}
-interface Card {
-  status: string;
-  run: { offered: number; answered: number; abandoned: number; digits_collected: number };
-  people: Person[];
-}
 interface RunDoc {
   id: string;
   status: string;

@@ -88,4 +88,12 @@ describe("lint rules", () => {
     expect(await ruleIds('import { errorMessage } from "../api/error-text.js";\nimport type { Clock } from "../clock.js";\nexport const e = errorMessage;\nexport type C = Clock;\n', "renderer/phone/x.ts")).toEqual([]);
     expect(await ruleIds('import type { PhoneLine } from "../phone/phone-line.js";\nexport type P = PhoneLine;\n', "renderer/state/x.ts")).toEqual([]);
   });
+
+  it("keeps contract/ below both sides: the server and the console import it, it imports neither", async () => {
+    expect(await ruleIds('import type { Scorecard } from "../server/training/index.js";\nexport type S = Scorecard;\n', "contract/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import type { RunDoc } from "../renderer/api/training.js";\nexport type R = RunDoc;\n', "contract/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import { readFileSync } from "node:fs";\nexport const r = readFileSync;\n', "contract/x.ts")).toContain("no-restricted-imports");
+    expect(await ruleIds('import type { Scorecard } from "../../contract/training.js";\nexport type S = Scorecard;\n', "server/api/x.ts")).toEqual([]);
+    expect(await ruleIds('import type { Scorecard } from "../../contract/training.js";\nexport type S = Scorecard;\n', "renderer/api/x.ts")).toEqual([]);
+  });
 });

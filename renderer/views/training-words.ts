@@ -1,0 +1,17 @@
+// How the training pages (the trainee's scorecards, the printable report, the replay) put figures
+// and times in words, so each says them the same way.
+import { gregorianToMs } from "../api/gregorian.js";
+
+export function figure(value: number | null, unit = ""): string {
+  return value === null ? "—" : `${value}${unit}`;
+}
+
+export function when(gregorianSeconds: number | null): string {
+  return gregorianSeconds === null ? "—" : new Date(gregorianToMs(gregorianSeconds)).toLocaleString();
+}
+
+/** A figure against its target: "95 % (target 80 %: met)"; `short` is the word when it falls short. */
+export function againstTarget(value: number | null, target: number, met: boolean | null, unit = "", short = "missed"): string {
+  const verdict = met === null ? "" : met ? ": met" : `: ${short}`;
+  return `${figure(value, unit)} (target ${target}${unit}${verdict})`;
+}
