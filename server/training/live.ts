@@ -65,7 +65,8 @@ export interface LiveCaller {
   /** Run seconds when they entered the queue, and when they stopped waiting (answered or left). */
   joined_s: number | null;
   waited_until_s: number | null;
-  outcome: "answered" | "abandoned" | "timeout" | "hung_up" | "not_placed" | "stopped" | null;
+  /** texted: a persona who texts instead sent its text. */
+  outcome: "answered" | "abandoned" | "timeout" | "hung_up" | "not_placed" | "stopped" | "texted" | null;
   agent_id: string | null;
   digits: string | null;
   digits_sent: boolean;
@@ -172,6 +173,8 @@ class LiveRun {
   readonly trainerRng: Prng;
   /** What ends each fault still in force (a registration listener, a webhook window). */
   readonly clearings = new Set<() => void>();
+  /** Personas' texts not yet answered: the trainee's first reply to the number answers one. */
+  readonly unanswered: { index: number; userId: string; from: string; to: string; atMs: number }[] = [];
   /** The one-way audio windows open: each mutes its trainee's legs, the ones bridged later too. */
   readonly audioFaults = new Set<{ userId: string; mute(legId: string): void }>();
   /** What each scenario queue's callers dial (set at start). */
@@ -258,15 +261,7 @@ export class LiveRuns {
     }
     this.#note(run, "started", { scenario_id: request.scenarioId, seed: scenario.seed, callers: planned.length, agents: run.agents.map((a) => a.id) });
     for (const p of planned) {
-      if (p.texts_instead) {
-        const caller = run.callers[p.index];
-        if (caller) {
-          caller.state = "ended";
-          caller.outcome = "not_placed";
-        }
-        continue;
-      }
-      run.after(p.arrival_s * 1000, () => void this.#place(run, p, targets.get(p.queue) ?? p.queue));
+      run.after(p.arrival_s * 1000, () => void (p.texts_instead ? this.#text(run, p, targets) : this.#place(run, p, targets.get(p.queue) ?? p.queue)));
     }
     // The scenario's faults come on the run's clock, so a pause holds them.
     for (const { at_s, ...fault } of scenario.faults) {
@@ -509,6 +504,47 @@ export class LiveRuns {
     }
   }
 
+  /**
+   * A persona who texts instead: its lines, as one text, from its number to the queue's texting
+   * number (the dialled number unless the scenario names one), received as any inbound text is.
+   * The user who owns that number answers it with their first text back to the persona's number.
+   */
+  async #text(run: LiveRun, p: PlannedCaller, targets: ReadonlyMap<string, string>): Promise<void> {
+    const caller = run.callers[p.index];
+    if (!caller || run.over()) return;
+    const entry = run.scenario.queues.find((q) => queueKey(q) === p.queue);
+    const to = entry?.texting_number ?? targets.get(p.queue) ?? p.queue;
+    const lines = (run.scenario.personas[p.persona]?.lines ?? []).map((l) => l.text).filter((t): t is string => t !== undefined);
+    const body = lines.length > 0 ? lines.join(" ") : "Hello, I have a question.";
+    caller.state = "ended";
+    const texting = this.#deps.texting;
+    try {
+      if (!texting) throw new Error("this server runs without texting");
+      const { message } = await texting.receive(run.accountId, { from: p.caller_id.number, to, body, media: [] });
+      if (run.over()) return;
+      const userId = String(message.data.user_id);
+      caller.outcome = "texted";
+      const atMs = typeof message.data.date === "number" ? message.data.date : this.#deps.clock.now();
+      run.unanswered.push({ index: p.index, userId, from: p.caller_id.number, to, atMs });
+      this.#note(run, "caller_texted", { index: p.index, queue: p.queue, persona: p.persona_name, caller_id_number: p.caller_id.number, to, user_id: userId, message_id: message.id });
+    } catch (err) {
+      caller.outcome = "not_placed";
+      this.#note(run, "caller_not_placed", { index: p.index, reason: err instanceof Error ? err.message : String(err) });
+    }
+    this.#endWhenDrained(run);
+  }
+
+  /** A text the trainee sends: their first to a persona's number since its text answers it. */
+  #textSent(run: LiveRun, event: BusEvent): void {
+    const d = event.data;
+    if (event.name !== "created" || d.direction !== "out") return;
+    const at = run.unanswered.findIndex((t) => t.userId === d.user_id && t.from === d.to && t.to === d.from);
+    const text = run.unanswered[at];
+    if (!text) return;
+    run.unanswered.splice(at, 1);
+    this.#note(run, "text_answered", { index: text.index, user_id: text.userId, message_id: d.id, response_s: round((event.at - text.atMs) / 1000, 1) });
+  }
+
   /** Applies a fault and notes it (fault_injected); throws FaultError, changing nothing, when it cannot act. */
   async #inject(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer", targets: ReadonlyMap<string, string>): Promise<RunEvent> {
     switch (fault.kind) {
@@ -542,14 +578,8 @@ export class LiveRuns {
     const added = extraCallers(run.scenario, queue, count, run.runSeconds(), run.callers.length, run.trainerRng);
     run.callers.push(...added.map(liveCaller));
     const event = this.#note(run, "fault_injected", { fault, source, applied: true, callers: added.map((p) => p.index) });
-    for (const p of added) {
-      // As at the start: a persona who texts instead is not placed.
-      const caller = run.callers[p.index];
-      if (p.texts_instead && caller) {
-        caller.state = "ended";
-        caller.outcome = "not_placed";
-      } else void this.#place(run, p, targets.get(p.queue) ?? p.queue);
-    }
+    // As at the start: a persona who texts instead sends its text.
+    for (const p of added) void (p.texts_instead ? this.#text(run, p, targets) : this.#place(run, p, targets.get(p.queue) ?? p.queue));
     return event;
   }
 
@@ -725,7 +755,8 @@ export class LiveRuns {
     if (event.name === "CHANNEL_BRIDGE" && key.startsWith("call.") && typeof event.data.owner_id === "string") {
       for (const window of run.audioFaults) if (window.userId === event.data.owner_id) window.mute(key.slice(key.lastIndexOf(".") + 1));
     }
-    if (key.startsWith("callq.queue.") || key.startsWith("callq.recipient.")) {
+    if (key.startsWith("texting.message.")) this.#textSent(run, event);
+    else if (key.startsWith("callq.queue.") || key.startsWith("callq.recipient.")) {
       run.observed.push({ at_ms: event.at, routing_key: key, name: event.name, data: pick(event.data, OBSERVED_FIELDS) });
       if (key.startsWith("callq.queue.")) this.#queueStep(run, event);
       else if (event.name === "wrapup" && event.data.previous_state === "On-A-Call") this.#botWrapup(run, key.slice("callq.recipient.".length));

@@ -40,6 +40,8 @@ export interface ScenarioQueue {
   name?: string;
   /** Callers per hour outside the profile's intervals (multiplier 1). */
   rate_per_hour: number;
+  /** Where its personas who text instead send their text: a texting number of the account (the dialled number unless given). */
+  texting_number?: string;
   profile?: ProfileInterval[];
   bursts?: Burst[];
 }
@@ -73,6 +75,8 @@ export interface Persona {
 export interface Targets {
   service_level: { answered_within_s: number; percent: number };
   handle_time_s: number;
+  /** Seconds from a persona's text to the trainee's first reply; no target unless given. */
+  text_response_s?: number;
 }
 
 export const FAULT_KINDS = ["drop_registration", "one_way_audio", "webhook_failure", "text_undelivered", "text_stop", "burst"] as const;
@@ -171,6 +175,7 @@ export const scenarioSchema: Record<string, unknown> = {
           number: { type: "string", pattern: "^\\+?[0-9]{2,20}$" },
           name: { type: "string", minLength: 1, maxLength: 128 },
           rate_per_hour: { type: "number", minimum: 0, maximum: LIMITS.ratePerHour },
+          texting_number: { type: "string", pattern: "^\\+[0-9]{8,15}$", description: "where this queue's personas who text instead send their text (a texting number of the account); the dialled number unless given" },
           profile: {
             type: "array",
             maxItems: LIMITS.profileIntervals,
@@ -237,6 +242,7 @@ export const scenarioSchema: Record<string, unknown> = {
           properties: { answered_within_s: seconds(3600), percent: { type: "number", minimum: 0, maximum: 100 } },
         },
         handle_time_s: seconds(86_400),
+        text_response_s: { ...seconds(86_400), description: "a persona's text answered within this many seconds (the trainee's first reply to its number); no target unless given" },
       },
     },
     faults: {
