@@ -142,7 +142,7 @@ describe("text_undelivered", () => {
     expect((await act(id, { action: "stop" })).status).toBe(200);
   });
 
-  it("refuses a fault without a target or with one that is neither a persona nor a number, changing nothing", async () => {
+  it("refuses a fault without a target, with one that is neither a persona nor a number, or from a trainee, changing nothing", async () => {
     const id = await startRun();
     for (const [fault, rule] of [
       [{ kind: "text_undelivered" }, "required"],
@@ -152,8 +152,18 @@ describe("text_undelivered", () => {
       expect(res.status, res.text).toBe(400);
       expect(res.body.data["fault.target"]?.[rule], res.text).toBeDefined();
     }
+    // A trainee may not inject it.
+    const byTrainee = await api.call("POST", `${base}/training_runs/${id}`, { token: trainee.token, data: { action: "fault", fault: { kind: "text_undelivered", target: "Dana Caller" } } });
+    expect(byTrainee.status, byTrainee.text).toBe(403);
     expect(await entries(id, "fault_injected")).toHaveLength(0);
     expect((await settled(await send("+14155551235", "Still fine?"))).status).toBe("delivered");
+    // A scenario's text_undelivered names its target too.
+    const scenario = await api.call<Record<string, Record<string, unknown>>>("PUT", `${base}/training_scenarios`, {
+      token: admin,
+      data: { name: "No target", duration_s: 120, seed: 1, queues: [{ queue_id: salesId, rate_per_hour: 0 }], personas: [dana], faults: [{ at_s: 1, kind: "text_undelivered" }] },
+    });
+    expect(scenario.status, scenario.text).toBe(400);
+    expect(scenario.body.data["faults.0.target"]?.required, scenario.text).toBeDefined();
     expect((await act(id, { action: "stop" })).status).toBe(200);
   });
 });
