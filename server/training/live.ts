@@ -521,14 +521,15 @@ export class LiveRuns {
     try {
       if (!texting) throw new Error("this server runs without texting");
       const { message } = await texting.receive(run.accountId, { from: p.caller_id.number, to, body, media: [] });
+      caller.outcome = "texted";
       if (run.over()) return;
       const userId = String(message.data.user_id);
-      caller.outcome = "texted";
       const atMs = typeof message.data.date === "number" ? message.data.date : this.#deps.clock.now();
       run.unanswered.push({ index: p.index, userId, from: p.caller_id.number, to, atMs });
       this.#note(run, "caller_texted", { index: p.index, queue: p.queue, persona: p.persona_name, caller_id_number: p.caller_id.number, to, user_id: userId, message_id: message.id });
     } catch (err) {
       caller.outcome = "not_placed";
+      if (run.over()) return;
       this.#note(run, "caller_not_placed", { index: p.index, reason: err instanceof Error ? err.message : String(err) });
     }
     this.#endWhenDrained(run);
@@ -646,8 +647,10 @@ export class LiveRuns {
     if (target === undefined) throw new FaultError("fault.target", "required", "one_way_audio names the trainee (a username or user id)");
     const userId = await this.#traineeOf(run, target);
     if (run.over()) throw new RunStateError("the run has ended");
-    const shown: FaultRequest = { ...fault, direction: fault.direction ?? "to_agent", duration_s: fault.duration_s ?? DEFAULT_FAULT_S };
-    const way = MUTED[shown.direction ?? "to_agent"];
+    const direction = fault.direction ?? "to_agent";
+    const durationS = fault.duration_s ?? DEFAULT_FAULT_S;
+    const shown: FaultRequest = { ...fault, direction, duration_s: durationS };
+    const way = MUTED[direction];
     const releases = new Map<string, () => void>();
     const window = {
       userId,
@@ -664,7 +667,7 @@ export class LiveRuns {
     run.audioFaults.add(window);
     run.clearings.add(clear);
     const event = this.#note(run, "fault_injected", { fault: shown, source, applied: true, user_id: userId, call_ids: [...releases.keys()] });
-    run.after((shown.duration_s ?? DEFAULT_FAULT_S) * 1000, () => {
+    run.after(durationS * 1000, () => {
       const legs = [...releases.keys()];
       clear();
       this.#note(run, "fault_cleared", { fault: shown, user_id: userId, call_ids: legs });
