@@ -8,6 +8,8 @@ export type RunStatus = "running" | "paused" | "ended";
 export interface ScorecardTargets {
   service_level: { answered_within_s: number; percent: number };
   handle_time_s: number;
+  /** Seconds from a persona's text to the trainee's reply; absent: no target. */
+  text_response_s?: number;
 }
 
 export interface CardFigures {
@@ -25,6 +27,13 @@ export interface CardFigures {
   handle_time_met: boolean | null;
   transfers: number;
   digits_collected: number;
+  /** Personas' texts to the person's texting number, and those they replied to. */
+  texts_received: number;
+  texts_answered: number;
+  /** From a persona's text to the person's first reply to its number, over the texts answered. */
+  average_text_response_s: number | null;
+  /** Against targets.text_response_s; null without that target or without a text answered. */
+  text_response_met: boolean | null;
 }
 
 export interface PersonCard extends CardFigures {
@@ -43,6 +52,10 @@ export interface RunCard {
   service_level: { answered_within_s: number; target_percent: number; percent: number | null; met: boolean | null };
   average_speed_of_answer_s: number | null;
   digits_collected: number;
+  texts: number;
+  texts_answered: number;
+  average_text_response_s: number | null;
+  text_response_met: boolean | null;
 }
 
 /** GET .../training_runs/{id}/scorecard. */

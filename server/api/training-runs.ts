@@ -1,7 +1,7 @@
 // Live training runs (local addition, issue 18): POST .../training_scenarios/{id}/runs starts one
 // (one at a time per account); /v2/accounts/{account_id}/training_runs lists them (newest first),
 // reads one (its callers, timeline, live state), drives it (POST {action: pause|resume|stop}, or
-// {action: fault, fault: {kind, target, count, duration_s}} for a fault now);
+// {action: fault, fault: {kind, target, count, duration_s, direction}} for a fault now);
 // .../training_runs/{id}/scorecard answers the scorecard (accept=csv for CSV);
 // .../training_runs/{id}/replay what a replay needs (the timeline, the recipients' steps on run
 // time); .../users/{user_id}/training_scorecards a user's own row of every run they took calls in.
@@ -20,6 +20,7 @@ import {
   FAULT_KINDS,
   FaultError,
   LiveRuns,
+  ONE_WAY_DIRECTIONS,
   RunConflictError,
   RunScenarioError,
   RUNS_COLLECTION,
@@ -45,12 +46,13 @@ const faultSchema: JsonSchema = {
   type: "object",
   required: ["kind"],
   additionalProperties: false,
-  description: "action fault: burst (count callers now at target, a queue_id or number of the scenario; the first queue unless named), drop_registration (target: a trainee's user id), webhook_failure (duration_s, 60 unless given), text_stop (a persona's number texts STOP to target, a texting number)",
+  description: "action fault: burst (count callers now at target, a queue_id or number of the scenario; the first queue unless named), drop_registration (target: a trainee's user id), one_way_audio (target: a trainee's username or user id; direction to_agent, the default, or from_agent; duration_s), webhook_failure (duration_s), text_undelivered (target: a persona's name or number, or a number; duration_s and/or count), text_stop (a persona's number texts STOP to target, a texting number); duration_s is 60 unless given (text_undelivered with count alone: until that many texts failed)",
   properties: {
     kind: { type: "string", enum: [...FAULT_KINDS] },
     target: { type: "string", minLength: 1, maxLength: 128 },
     count: { type: "integer", minimum: 1, maximum: 1000 },
     duration_s: { type: "number", minimum: 1, maximum: 3600 },
+    direction: { type: "string", enum: [...ONE_WAY_DIRECTIONS] },
   },
 };
 
@@ -127,6 +129,7 @@ export function registerTrainingRuns(app: FastifyInstance, deps: ApiDeps): void 
     ...(deps.sip ? { registrar: deps.sip.registrar } : {}),
     ...(deps.webhookFaults ? { webhookFaults: deps.webhookFaults } : {}),
     ...(deps.texting ? { texting: deps.texting } : {}),
+    ...(deps.calls ? { audio: { channels: deps.calls.channels, mutes: deps.calls.context.media.mutes } } : {}),
     onError: (err, what) => app.log.warn({ err }, `training: ${what} failed`) });
   app.addHook("onClose", () => runs.close());
   // Runs a stopped server left live end now; in the background, so the start does not wait for every account's runs.

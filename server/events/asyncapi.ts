@@ -290,7 +290,7 @@ const CALLBACK_QUEUE_EVENTS = ["callback_requested", "callback_offered", "callba
 
 // ---- training runs (local addition, issue 18) -------------------------------------------------
 
-export const TRAINING_RUN_EVENTS = ["started", "paused", "resumed", "ended", "caller_arrived", "caller_not_placed", "caller_waiting", "caller_answered", "caller_abandoned", "caller_digits", "caller_left", "fault_injected", "fault_cleared"] as const;
+export const TRAINING_RUN_EVENTS = ["started", "paused", "resumed", "ended", "caller_arrived", "caller_not_placed", "caller_waiting", "caller_answered", "caller_abandoned", "caller_digits", "caller_left", "caller_texted", "text_answered", "fault_injected", "fault_cleared"] as const;
 const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"], {
   account_id: str,
   run_id: str,
@@ -309,14 +309,20 @@ const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"]
     target: str,
     count: { type: "integer" },
     duration_s: { type: "number" },
-  }, { description: "fault_injected and fault_cleared: the fault as asked (kind, target, count, duration_s)" }),
+    direction: { enum: ["to_agent", "from_agent"] },
+  }, { description: "fault_injected and fault_cleared: the fault as asked (kind, target, count, duration_s, direction), with the defaults it took" }),
   source: { enum: ["scenario", "trainer"], description: "fault_injected: from the scenario's timeline or by the trainer's hand" },
   applied: { type: "boolean", description: "fault_injected: false when the fault could not act (the reason says why)" },
   devices: { type: "array", items: str, description: "drop_registration: the devices whose registrations were forgotten" },
   callers: { type: "array", items: { type: "integer" }, description: "burst: the indexes of the callers it added" },
   from: { type: "string", description: "text_stop: the persona's number that texted STOP" },
   contact_id: str,
-  message_id: str,
+  message_id: { type: "string", description: "text_stop, caller_texted: the inbound text; text_answered: the reply" },
+  user_id: { type: "string", description: "one_way_audio: the trainee; caller_texted and text_answered: the user whose texting number was texted" },
+  call_ids: { type: "array", items: str, description: "one_way_audio: the trainee's legs muted (fault_injected: those up then; fault_cleared: every one, those bridged in the window too)" },
+  numbers: { type: "array", items: str, description: "text_undelivered: the numbers whose texts fail (a # is any digit)" },
+  to: { type: "string", description: "caller_texted: the texting number the persona texted" },
+  response_s: { type: "number", description: "text_answered: seconds from the persona's text to the user's first reply to its number" },
 });
 
 /** Each event message: its name in the document, the routing keys it covers, its payload. */
@@ -353,7 +359,7 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
   },
   textingEvent: { summary: "A text message was created or changed (texting.message.<id>)", payload: eventMessage("^texting\\.message\\.[^.]+$", ["created", "updated"], textingData) },
   trainingRunEvent: {
-    summary: "Local addition: a step of a live training run: started, paused, resumed, ended, each caller's way, and faults injected and cleared (training.run.<run_id>)",
+    summary: "Local addition: a step of a live training run: started, paused, resumed, ended, each caller's way (texts from personas and their answers too), and faults injected and cleared (training.run.<run_id>)",
     payload: eventMessage("^training\\.run\\.[^.]+$", TRAINING_RUN_EVENTS, trainingRunData),
   },
 };

@@ -7,6 +7,7 @@ import type { Clock, RandomSource } from "../clock.js";
 import { FrameClock, type FrameClockOptions } from "./frame-clock.js";
 import { PeerLeg, type WebRtcLegOptions } from "./leg.js";
 import type { WebRtcLeg } from "./leg-api.js";
+import { LegMutes } from "./leg-mutes.js";
 import { Mixer } from "./mixer.js";
 import { createPlayer, WavLibrary, type PlayerOptions } from "./player.js";
 import { StereoRecorder, type RecorderOptions } from "./recorder.js";
@@ -27,6 +28,7 @@ export { RemoteLeg } from "./worker/remote-leg.js";
 export { MediaWorkerError } from "./worker/pool.js";
 export type { MediaWorker };
 export type { WorkerStats } from "./worker/protocol.js";
+export { LegMutes, type MuteDirection } from "./leg-mutes.js";
 export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
 export { MediaUriError, type PlayerOptions } from "./player.js";
 export { StereoRecorder, sealRecording, type RecorderOptions, type RecordingResult } from "./recorder.js";
@@ -61,6 +63,8 @@ export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random"
 
 export class MediaEngine {
   readonly clock: FrameClock;
+  /** Legs every mixer of this engine passes no audio for, one way (training's one-way audio fault). */
+  readonly mutes = new LegMutes();
   readonly #options: MediaEngineOptions;
   readonly #library = new WavLibrary();
   readonly #legs = new Set<WebRtcLeg>();
@@ -123,7 +127,7 @@ export class MediaEngine {
   }
 
   mixer(): Mixer {
-    return new Mixer();
+    return new Mixer(this.mutes);
   }
 
   /** A stereo WAV recorder writing to `path`; attach it to a mixer, finish() when the call ends. */

@@ -4,6 +4,7 @@
 
 import type { MonitorMode } from "../monitor-mode.js";
 import { FRAME_SAMPLES, silentFrame, type AudioSource } from "./audio-frame.js";
+import type { LegMutes } from "./leg-mutes.js";
 
 export type { MonitorMode };
 
@@ -64,6 +65,9 @@ export class Mixer {
   readonly #outputs = new Map<string, Int16Array>();
   #lastTick = -1;
 
+  /** `mutes`: legs whose audio the engine holds back one way (training's one-way audio fault). */
+  constructor(private readonly mutes?: LegMutes) {}
+
   get members(): Member[] {
     return [...this.#members.values()].map(({ id, role }) => ({ id, role }));
   }
@@ -113,10 +117,19 @@ export class Mixer {
     this.#lastTick = tick;
     this.#inputs.clear();
     this.#outputs.clear();
-    for (const m of this.#members.values()) this.#inputs.set(m.id, m.input.read(tick));
+    const mutes = this.mutes?.any ? this.mutes : undefined;
+    for (const m of this.#members.values()) {
+      const frame = m.input.read(tick);
+      // A muted voice is read all the same (its leg's receive buffer drains), and passed on as silence.
+      this.#inputs.set(m.id, mutes?.muted(m.id, "voice") ? silentFrame() : frame);
+    }
     const audible: Int16Array[] = [];
     for (const listener of this.#members.values()) {
       audible.length = 0;
+      if (mutes?.muted(listener.id, "hearing")) {
+        this.#outputs.set(listener.id, listener.output.fill(0));
+        continue;
+      }
       for (const speaker of this.#members.values()) {
         const frame = this.#inputs.get(speaker.id);
         if (frame && hears(listener, speaker)) audible.push(frame);

@@ -11,9 +11,11 @@
 import type { Cancel, Clock } from "../clock.js";
 import { toGregorianSeconds } from "../clock.js";
 import { ControllableClock } from "../clock-control.js";
+import type { Channels } from "../calls/channels.js";
 import type { CallqEngine } from "../callq/engine.js";
 import type { BusEvent, EventBus } from "../events/bus.js";
 import type { WebhookFaults } from "../events/webhook-faults.js";
+import type { LegMutes, MuteDirection } from "../media/index.js";
 import type { SimCallers } from "../sim/callers.js";
 import type { Registrar } from "../sip/registrar.js";
 import { NotATextingNumber, type TextingService } from "../texting/index.js";
@@ -23,7 +25,7 @@ import type { Collection, Store } from "../store/index.js";
 import { draw } from "./distributions.js";
 import { extraCallers, plannedCallers, STREAMS, type PlannedCaller } from "./generator.js";
 import { Prng } from "./prng.js";
-import { queueKey, type Fault, type FaultKind, type Scenario } from "./scenario.js";
+import { queueKey, type Fault, type FaultKind, type OneWayDirection, type Scenario } from "./scenario.js";
 
 export const RUNS_COLLECTION = "training_runs";
 
@@ -64,7 +66,8 @@ export interface LiveCaller {
   /** Run seconds when they entered the queue, and when they stopped waiting (answered or left). */
   joined_s: number | null;
   waited_until_s: number | null;
-  outcome: "answered" | "abandoned" | "timeout" | "hung_up" | "not_placed" | "stopped" | null;
+  /** texted: a persona who texts instead sent its text. */
+  outcome: "answered" | "abandoned" | "timeout" | "hung_up" | "not_placed" | "stopped" | "texted" | null;
   agent_id: string | null;
   digits: string | null;
   digits_sent: boolean;
@@ -102,11 +105,14 @@ export class FaultError extends Error {
   }
 }
 
-/** The kinds a live run applies; the others are noted as not applied. */
-export const LIVE_FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure", "text_stop"];
+/** The kinds a live run applies: every kind. */
+export const LIVE_FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "one_way_audio", "webhook_failure", "text_undelivered", "text_stop"];
 
-/** A webhook failure lasts this long unless the fault says otherwise. */
-export const DEFAULT_WEBHOOK_FAILURE_S = 60;
+/** A webhook failure, one-way audio or undelivered texts last this long unless the fault says otherwise. */
+export const DEFAULT_FAULT_S = 60;
+
+/** Which way of a trainee's leg a one_way_audio direction silences. */
+const MUTED: Record<OneWayDirection, MuteDirection> = { to_agent: "hearing", from_agent: "voice" };
 
 /** A fault as asked: the scenario's entry without its time, or the trainer's. */
 export type FaultRequest = Omit<Fault, "at_s">;
@@ -135,7 +141,9 @@ export interface LiveRunsDeps {
   /** Where the webhook_failure fault opens its window; absent without webhooks. */
   webhookFaults?: WebhookFaults;
   /** Where the text_stop fault's STOP arrives; absent without texting. */
-  texting?: Pick<TextingService, "receive">;
+  texting?: Pick<TextingService, "receive" | "carrier">;
+  /** The trainee's live legs and the media engine's mutes, for one_way_audio; absent without calls. */
+  audio?: { channels: Pick<Channels, "ofUser">; mutes: LegMutes };
   onError?(err: unknown, what: string): void;
 }
 
@@ -166,6 +174,10 @@ class LiveRun {
   readonly trainerRng: Prng;
   /** What ends each fault still in force (a registration listener, a webhook window). */
   readonly clearings = new Set<() => void>();
+  /** Personas' texts not yet answered: the trainee's first reply to the number answers one. */
+  readonly unanswered: { index: number; userId: string; from: string; to: string; atMs: number }[] = [];
+  /** The one-way audio windows open: each mutes its trainee's legs, the ones bridged later too. */
+  readonly audioFaults = new Set<{ userId: string; mute(legId: string): void }>();
   /** What each scenario queue's callers dial (set at start). */
   targets: ReadonlyMap<string, string> = new Map();
   /** Gives the account's queue time back to the server's clock (set at start). */
@@ -254,15 +266,7 @@ export class LiveRuns {
     }
     this.#note(run, "started", { scenario_id: request.scenarioId, seed: scenario.seed, callers: planned.length, agents: run.agents.map((a) => a.id) });
     for (const p of planned) {
-      if (p.texts_instead) {
-        const caller = run.callers[p.index];
-        if (caller) {
-          caller.state = "ended";
-          caller.outcome = "not_placed";
-        }
-        continue;
-      }
-      run.after(p.arrival_s * 1000, () => void this.#place(run, p, targets.get(p.queue) ?? p.queue));
+      run.after(p.arrival_s * 1000, () => void (p.texts_instead ? this.#text(run, p, targets) : this.#place(run, p, targets.get(p.queue) ?? p.queue)));
     }
     // The scenario's faults come on the run's clock, so a pause holds them.
     for (const { at_s, ...fault } of scenario.faults) {
@@ -505,6 +509,48 @@ export class LiveRuns {
     }
   }
 
+  /**
+   * A persona who texts instead: its lines, as one text, from its number to the queue's texting
+   * number (the dialled number unless the scenario names one), received as any inbound text is.
+   * The user who owns that number answers it with their first text back to the persona's number.
+   */
+  async #text(run: LiveRun, p: PlannedCaller, targets: ReadonlyMap<string, string>): Promise<void> {
+    const caller = run.callers[p.index];
+    if (!caller || run.over()) return;
+    const entry = run.scenario.queues.find((q) => queueKey(q) === p.queue);
+    const to = entry?.texting_number ?? targets.get(p.queue) ?? p.queue;
+    const lines = (run.scenario.personas[p.persona]?.lines ?? []).map((l) => l.text).filter((t): t is string => t !== undefined);
+    const body = lines.length > 0 ? lines.join(" ") : "Hello, I have a question.";
+    caller.state = "ended";
+    const texting = this.#deps.texting;
+    try {
+      if (!texting) throw new Error("this server runs without texting");
+      const { message } = await texting.receive(run.accountId, { from: p.caller_id.number, to, body, media: [] });
+      caller.outcome = "texted";
+      if (run.over()) return;
+      const userId = String(message.data.user_id);
+      const atMs = typeof message.data.date === "number" ? message.data.date : this.#deps.clock.now();
+      run.unanswered.push({ index: p.index, userId, from: p.caller_id.number, to, atMs });
+      this.#note(run, "caller_texted", { index: p.index, queue: p.queue, persona: p.persona_name, caller_id_number: p.caller_id.number, to, user_id: userId, message_id: message.id });
+    } catch (err) {
+      caller.outcome = "not_placed";
+      if (run.over()) return;
+      this.#note(run, "caller_not_placed", { index: p.index, reason: err instanceof Error ? err.message : String(err) });
+    }
+    this.#endWhenDrained(run);
+  }
+
+  /** A text the trainee sends: their first to a persona's number since its text answers it. */
+  #textSent(run: LiveRun, event: BusEvent): void {
+    const d = event.data;
+    if (event.name !== "created" || d.direction !== "out") return;
+    const at = run.unanswered.findIndex((t) => t.userId === d.user_id && t.from === d.to && t.to === d.from);
+    const text = run.unanswered[at];
+    if (!text) return;
+    run.unanswered.splice(at, 1);
+    this.#note(run, "text_answered", { index: text.index, user_id: text.userId, message_id: d.id, response_s: round((event.at - text.atMs) / 1000, 1) });
+  }
+
   /** Applies a fault and notes it (fault_injected); throws FaultError, changing nothing, when it cannot act. */
   async #inject(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer", targets: ReadonlyMap<string, string>): Promise<RunEvent> {
     switch (fault.kind) {
@@ -516,9 +562,10 @@ export class LiveRuns {
         return this.#webhookFailure(run, fault, source);
       case "text_stop":
         return this.#textStop(run, fault, source);
-      default:
-        if (source === "trainer") throw new FaultError("fault.kind", "live", `a live run applies ${LIVE_FAULT_KINDS.join(", ")}`, fault.kind);
-        return this.#note(run, "fault_injected", { fault, source, applied: false, reason: "a live run does not apply this kind yet" });
+      case "one_way_audio":
+        return this.#oneWayAudio(run, fault, source);
+      case "text_undelivered":
+        return this.#textUndelivered(run, fault, source);
     }
   }
 
@@ -537,14 +584,8 @@ export class LiveRuns {
     const added = extraCallers(run.scenario, queue, count, run.runSeconds(), run.callers.length, run.trainerRng);
     run.callers.push(...added.map(liveCaller));
     const event = this.#note(run, "fault_injected", { fault, source, applied: true, callers: added.map((p) => p.index) });
-    for (const p of added) {
-      // As at the start: a persona who texts instead is not placed.
-      const caller = run.callers[p.index];
-      if (p.texts_instead && caller) {
-        caller.state = "ended";
-        caller.outcome = "not_placed";
-      } else void this.#place(run, p, targets.get(p.queue) ?? p.queue);
-    }
+    // As at the start: a persona who texts instead sends its text.
+    for (const p of added) void (p.texts_instead ? this.#text(run, p, targets) : this.#place(run, p, targets.get(p.queue) ?? p.queue));
     return event;
   }
 
@@ -584,7 +625,7 @@ export class LiveRuns {
   #webhookFailure(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer"): RunEvent {
     const faults = this.#deps.webhookFaults;
     if (!faults) throw new FaultError("fault.kind", "live", "this server runs without webhooks", fault.kind);
-    const durationS = fault.duration_s ?? DEFAULT_WEBHOOK_FAILURE_S;
+    const durationS = fault.duration_s ?? DEFAULT_FAULT_S;
     const clear = (): void => {
       run.clearings.delete(clear);
       faults.close(run.accountId);
@@ -597,6 +638,89 @@ export class LiveRuns {
       this.#note(run, "fault_cleared", { fault: { ...fault, duration_s: durationS } });
     });
     return event;
+  }
+
+  /**
+   * For duration_s of run time the server passes no audio one way on the trainee's legs: those
+   * bridged now and those bridged during the window (their CHANNEL_BRIDGE, #observe). The calls
+   * stay up; the trainee hears silence (to_agent) or their party does (from_agent).
+   */
+  async #oneWayAudio(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer"): Promise<RunEvent> {
+    const audio = this.#deps.audio;
+    if (!audio) throw new FaultError("fault.kind", "live", "this server runs without calls", fault.kind);
+    const target = fault.target;
+    if (target === undefined) throw new FaultError("fault.target", "required", "one_way_audio names the trainee (a username or user id)");
+    const userId = await this.#traineeOf(run, target);
+    if (run.over()) throw new RunStateError("the run has ended");
+    const direction = fault.direction ?? "to_agent";
+    const durationS = fault.duration_s ?? DEFAULT_FAULT_S;
+    const shown: FaultRequest = { ...fault, direction, duration_s: durationS };
+    const way = MUTED[direction];
+    const releases = new Map<string, () => void>();
+    const window = {
+      userId,
+      mute: (legId: string): void => {
+        if (!releases.has(legId)) releases.set(legId, audio.mutes.mute(legId, way));
+      },
+    };
+    for (const leg of audio.channels.ofUser(run.accountId, userId)) window.mute(leg.id);
+    const clear = (): void => {
+      run.audioFaults.delete(window);
+      run.clearings.delete(clear);
+      for (const release of releases.values()) release();
+    };
+    run.audioFaults.add(window);
+    run.clearings.add(clear);
+    const event = this.#note(run, "fault_injected", { fault: shown, source, applied: true, user_id: userId, call_ids: [...releases.keys()] });
+    run.after(durationS * 1000, () => {
+      const legs = [...releases.keys()];
+      clear();
+      this.#note(run, "fault_cleared", { fault: shown, user_id: userId, call_ids: legs });
+    });
+    return event;
+  }
+
+  /**
+   * Texts sent through the carrier to a persona's number (any number its `#`s make) or to a given
+   * number fail instead of reaching the handset: those sent within duration_s of run time, or the
+   * next `count` of them, whichever ends first (a count alone lasts until spent or the run ends).
+   */
+  #textUndelivered(run: LiveRun, fault: FaultRequest, source: "scenario" | "trainer"): RunEvent {
+    const texting = this.#deps.texting;
+    if (!texting) throw new FaultError("fault.kind", "live", "this server runs without texting", fault.kind);
+    const target = fault.target;
+    if (target === undefined) throw new FaultError("fault.target", "required", "text_undelivered names a persona (its name) or a number");
+    const persona = run.scenario.personas.find((p) => p.name === target || p.number === target);
+    if (!persona && !/^\+?[0-9]{2,20}$/.test(target)) throw new FaultError("fault.target", "not_found", "text_undelivered names a persona of the scenario (its name or number) or a phone number", target);
+    const number = persona?.number ?? target;
+    const count = fault.count;
+    const durationS = fault.duration_s ?? (count === undefined ? DEFAULT_FAULT_S : undefined);
+    const shown: FaultRequest = { ...fault, ...(durationS === undefined ? {} : { duration_s: durationS }) };
+    let over = false;
+    const clear = (): void => {
+      over = true;
+      release();
+      run.clearings.delete(clear);
+    };
+    const end = (why: "duration" | "count"): void => {
+      if (over) return;
+      clear();
+      this.#note(run, "fault_cleared", { fault: shown, numbers: [number], reason: why });
+    };
+    const reason = `training fault: texts to ${persona ? `${persona.name} (${number})` : number} are not delivered`;
+    const release = texting.carrier.failDeliveries(run.accountId, { numbers: [number], reason, ...(count === undefined ? {} : { count }), onSpent: () => end("count") });
+    run.clearings.add(clear);
+    const event = this.#note(run, "fault_injected", { fault: shown, source, applied: true, numbers: [number], reason });
+    if (durationS !== undefined) run.after(durationS * 1000, () => end("duration"));
+    return event;
+  }
+
+  /** A trainee named by user id or username: a user of the account who is not one of the run's bots. */
+  async #traineeOf(run: LiveRun, target: string): Promise<string> {
+    const users = await this.#deps.store.account(run.accountId, "users");
+    const user = users.get(target) ?? users.all().find((u) => u.data.username === target);
+    if (!user || run.botIds.has(user.id)) throw new FaultError("fault.target", "not_found", "no trainee of the account has this username or user id", target);
+    return user.id;
   }
 
   /**
@@ -636,7 +760,11 @@ export class LiveRuns {
     const run = event.account_id === undefined ? undefined : this.#live.get(event.account_id);
     if (!run || run.status === "ended") return;
     const key = event.routing_key;
-    if (key.startsWith("callq.queue.") || key.startsWith("callq.recipient.")) {
+    if (event.name === "CHANNEL_BRIDGE" && key.startsWith("call.") && typeof event.data.owner_id === "string") {
+      for (const window of run.audioFaults) if (window.userId === event.data.owner_id) window.mute(key.slice(key.lastIndexOf(".") + 1));
+    }
+    if (key.startsWith("texting.message.")) this.#textSent(run, event);
+    else if (key.startsWith("callq.queue.") || key.startsWith("callq.recipient.")) {
       run.observed.push({ at_ms: event.at, routing_key: key, name: event.name, data: pick(event.data, OBSERVED_FIELDS) });
       if (key.startsWith("callq.queue.")) this.#queueStep(run, event);
       else if (event.name === "wrapup" && event.data.previous_state === "On-A-Call") this.#botWrapup(run, key.slice("callq.recipient.".length));

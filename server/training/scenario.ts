@@ -40,6 +40,8 @@ export interface ScenarioQueue {
   name?: string;
   /** Callers per hour outside the profile's intervals (multiplier 1). */
   rate_per_hour: number;
+  /** Where its personas who text instead send their text: a texting number of the account (the dialled number unless given). */
+  texting_number?: string;
   profile?: ProfileInterval[];
   bursts?: Burst[];
 }
@@ -73,20 +75,30 @@ export interface Persona {
 export interface Targets {
   service_level: { answered_within_s: number; percent: number };
   handle_time_s: number;
+  /** Seconds from a persona's text to the trainee's first reply; no target unless given. */
+  text_response_s?: number;
 }
 
 export const FAULT_KINDS = ["drop_registration", "one_way_audio", "webhook_failure", "text_undelivered", "text_stop", "burst"] as const;
 export type FaultKind = (typeof FAULT_KINDS)[number];
 
+export const ONE_WAY_DIRECTIONS = ["to_agent", "from_agent"] as const;
+export type OneWayDirection = (typeof ONE_WAY_DIRECTIONS)[number];
+
 export interface Fault {
   at_s: number;
   kind: FaultKind;
-  /** Whom or what it hits: a trainee's user id, a queue key, a webhook id, a number. */
+  /**
+   * Whom or what it hits: a trainee (user id; one_way_audio also takes a username), a queue key,
+   * a texting number, a persona's name or number (text_undelivered).
+   */
   target?: string;
-  /** burst: how many callers arrive at once. */
+  /** burst: how many callers arrive at once. text_undelivered: how many texts fail. */
   count?: number;
-  /** webhook_failure: how long the account's webhooks fail, in run seconds (60 unless given). */
+  /** webhook_failure, one_way_audio, text_undelivered: how long it lasts, in run seconds (60 unless given). */
   duration_s?: number;
+  /** one_way_audio: the way the audio stops, to the trainee or from them (to_agent unless given). */
+  direction?: OneWayDirection;
 }
 
 /** Bot recipients that log in Ready, answer after a ring, talk and wrap up. */
@@ -163,6 +175,7 @@ export const scenarioSchema: Record<string, unknown> = {
           number: { type: "string", pattern: "^\\+?[0-9]{2,20}$" },
           name: { type: "string", minLength: 1, maxLength: 128 },
           rate_per_hour: { type: "number", minimum: 0, maximum: LIMITS.ratePerHour },
+          texting_number: { type: "string", pattern: "^\\+[0-9]{8,15}$", description: "where this queue's personas who text instead send their text (a texting number of the account); the dialled number unless given" },
           profile: {
             type: "array",
             maxItems: LIMITS.profileIntervals,
@@ -229,6 +242,7 @@ export const scenarioSchema: Record<string, unknown> = {
           properties: { answered_within_s: seconds(3600), percent: { type: "number", minimum: 0, maximum: 100 } },
         },
         handle_time_s: seconds(86_400),
+        text_response_s: { ...seconds(86_400), description: "a persona's text answered within this many seconds (the trainee's first reply to its number); no target unless given" },
       },
     },
     faults: {
@@ -243,7 +257,8 @@ export const scenarioSchema: Record<string, unknown> = {
           kind: { type: "string", enum: [...FAULT_KINDS] },
           target: { type: "string", minLength: 1, maxLength: 128 },
           count: { type: "integer", minimum: 1, maximum: LIMITS.burstCount },
-          duration_s: { type: "number", minimum: 1, maximum: 3600, description: "webhook_failure: how long the account's webhooks fail (60 s unless given)" },
+          duration_s: { type: "number", minimum: 1, maximum: 3600, description: "webhook_failure, one_way_audio, text_undelivered: how long the fault lasts in run seconds (60 s unless given; text_undelivered with a count alone lasts until that many texts failed)" },
+          direction: { type: "string", enum: [...ONE_WAY_DIRECTIONS], description: "one_way_audio: to_agent (the trainee hears nothing; the default) or from_agent (nobody hears the trainee)" },
         },
       },
     },
@@ -315,6 +330,7 @@ export function scenarioProblems(s: Scenario): Problem[] {
   s.faults.forEach((f, i) => {
     if (f.at_s >= s.duration_s) problems.push({ field: `faults.${i}.at_s`, rule: "maximum", message: "a fault comes within duration_s", value: f.at_s });
     if (f.kind === "burst" && f.count === undefined) problems.push({ field: `faults.${i}.count`, rule: "required", message: "a burst says how many callers arrive" });
+    if ((f.kind === "one_way_audio" || f.kind === "text_undelivered") && f.target === undefined) problems.push({ field: `faults.${i}.target`, rule: "required", message: f.kind === "one_way_audio" ? "one_way_audio names the trainee (a username or user id)" : "text_undelivered names a persona (its name) or a number" });
     if (f.kind === "burst" && f.target !== undefined && !keys.has(f.target)) problems.push({ field: `faults.${i}.target`, rule: "enum", message: "a burst's target is one of the scenario's queues (queue_id or number)", value: f.target });
   });
   return problems;

@@ -38,8 +38,24 @@ export function scorecard(input: ScorecardInput): Scorecard {
   const recipientEvents = observed.filter((e) => e.routing_key.startsWith("callq.recipient."));
   const abandonedSessions = new Set(queueEvents.filter((e) => e.name === "abandoned").map((e) => str(e.data.session_id)));
 
+  const texted = input.timeline.filter((e) => e.name === "caller_texted");
+  const answeredTexts = input.timeline.filter((e) => e.name === "text_answered");
+  const textsOf = (userId: string | undefined): Pick<CardFigures, "texts_received" | "texts_answered" | "average_text_response_s" | "text_response_met"> => {
+    const mine = (list: readonly RunEvent[]) => (userId === undefined ? list : list.filter((e) => e.user_id === userId));
+    const responses = mine(answeredTexts).map((e) => num(e.response_s));
+    const average = mean(responses);
+    return {
+      texts_received: mine(texted).length,
+      texts_answered: responses.length,
+      average_text_response_s: average,
+      text_response_met: average === null || targets.text_response_s === undefined ? null : average <= targets.text_response_s,
+    };
+  };
+
   const people = new Set<string>();
   for (const e of recipientEvents) if (e.name === "offer") people.add(idOf(e.routing_key));
+  // Who only texted with personas has a card too.
+  for (const e of texted) if (typeof e.user_id === "string") people.add(e.user_id);
 
   const cards = [...people].map((id): PersonCard => {
     const mine = recipientEvents.filter((e) => idOf(e.routing_key) === id);
@@ -79,6 +95,7 @@ export function scorecard(input: ScorecardInput): Scorecard {
       handle_time_met: aht === null ? null : aht <= targets.handle_time_s,
       transfers: transfersBy(observed, id),
       digits_collected: input.timeline.filter((e) => e.name === "caller_digits" && e.agent_id === id).length,
+      ...textsOf(id),
     };
   });
   cards.sort((a, b) => Number(a.simulated) - Number(b.simulated) || a.name.localeCompare(b.name));
@@ -87,6 +104,7 @@ export function scorecard(input: ScorecardInput): Scorecard {
   const answered = queueEvents.filter((e) => e.name === "answered");
   const within = answered.filter((e) => num(e.data.wait_time) <= targets.service_level.answered_within_s).length;
   const sl = joined ? round((within / joined) * 100, 1) : null;
+  const runTexts = textsOf(undefined);
   return {
     run_id: input.runId,
     scenario_name: input.scenarioName,
@@ -102,6 +120,10 @@ export function scorecard(input: ScorecardInput): Scorecard {
       service_level: { answered_within_s: targets.service_level.answered_within_s, target_percent: targets.service_level.percent, percent: sl, met: sl === null ? null : sl >= targets.service_level.percent },
       average_speed_of_answer_s: mean(answered.map((e) => num(e.data.wait_time))),
       digits_collected: input.timeline.filter((e) => e.name === "caller_digits").length,
+      texts: runTexts.texts_received,
+      texts_answered: runTexts.texts_answered,
+      average_text_response_s: runTexts.average_text_response_s,
+      text_response_met: runTexts.text_response_met,
     },
     people: cards,
   };
@@ -167,6 +189,10 @@ export const SCORECARD_COLUMNS = [
   "handle_time_met",
   "transfers",
   "digits_collected",
+  "texts_received",
+  "texts_answered",
+  "average_text_response_s",
+  "text_response_met",
 ] as const;
 
 /** The card as rows for CSV: one per person, then the run's, every row with the same columns in order. */
@@ -175,6 +201,6 @@ export function scorecardRows(card: Scorecard): Record<string, unknown>[] {
   const r = card.run;
   return [
     ...card.people.map((p) => row({ ...p })),
-    row({ name: "(run)", user_id: card.run_id, offered: r.offered, answered: r.answered, abandoned_while_ringing: r.abandoned_while_ringing, average_speed_of_answer_s: r.average_speed_of_answer_s, digits_collected: r.digits_collected }),
+    row({ name: "(run)", user_id: card.run_id, offered: r.offered, answered: r.answered, abandoned_while_ringing: r.abandoned_while_ringing, average_speed_of_answer_s: r.average_speed_of_answer_s, digits_collected: r.digits_collected, texts_received: r.texts, texts_answered: r.texts_answered, average_text_response_s: r.average_text_response_s, text_response_met: r.text_response_met }),
   ];
 }

@@ -187,7 +187,8 @@ describe("faults on cue in a live run", () => {
       [{ action: "fault", fault: { kind: "burst", count: 501 } }, "fault.count", "maximum"],
       [{ action: "fault", fault: { kind: "drop_registration" } }, "fault.target", "required"],
       [{ action: "fault", fault: { kind: "drop_registration", target: "f".repeat(32) } }, "fault.target", "not_found"],
-      [{ action: "fault", fault: { kind: "one_way_audio" } }, "fault.kind", "live"],
+      [{ action: "fault", fault: { kind: "one_way_audio" } }, "fault.target", "required"],
+      [{ action: "fault", fault: { kind: "text_undelivered" } }, "fault.target", "required"],
       [{ action: "pause", fault: { kind: "burst", count: 1 } }, "fault", "action"],
     ];
     for (const [data, field, rule] of cases) {

@@ -221,7 +221,7 @@ describe("a live training run", () => {
     const csv = await api.call("GET", `${base}/training_runs/${runId}/scorecard`, { token: admin, query: { accept: "csv" } });
     expect(csv.headers.get("content-type")).toContain("text/csv");
     const lines = csv.text.trim().split("\r\n");
-    expect(lines[0]).toBe("name,user_id,simulated,offered,answered,missed,abandoned_while_ringing,average_speed_of_answer_s,talk_s,hold_s,wrapup_s,average_handle_time_s,handle_time_met,transfers,digits_collected");
+    expect(lines[0]).toBe("name,user_id,simulated,offered,answered,missed,abandoned_while_ringing,average_speed_of_answer_s,talk_s,hold_s,wrapup_s,average_handle_time_s,handle_time_met,transfers,digits_collected,texts_received,texts_answered,average_text_response_s,text_response_met");
     expect(lines).toHaveLength(card.people.length + 2);
 
     // The trainee sees their own row and the run's figures, no colleague's; not the run itself.

@@ -58,7 +58,7 @@ function card(id: string, status: RunStatus, answered: number): Scorecard {
     scenario_name: "Monday",
     status,
     targets: { service_level: { answered_within_s: 20, percent: 80 }, handle_time_s: 300 },
-    run: { callers: 1, offered: 1, answered, abandoned: 0, timed_out: 0, abandoned_while_ringing: 0, service_level: { answered_within_s: 20, target_percent: 80, percent: null, met: null }, average_speed_of_answer_s: null, digits_collected: 0 },
+    run: { callers: 1, offered: 1, answered, abandoned: 0, timed_out: 0, abandoned_while_ringing: 0, service_level: { answered_within_s: 20, target_percent: 80, percent: null, met: null }, average_speed_of_answer_s: null, digits_collected: 0, texts: 0, texts_answered: 0, average_text_response_s: null, text_response_met: null },
     people: [],
   };
 }
