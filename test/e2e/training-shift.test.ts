@@ -9,6 +9,7 @@
 import { readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import type { Scorecard as Card } from "../../contract/training.js";
 import { decodeWav } from "../../server/media/player.js";
 import { plannedCallers, withDefaults, type Scenario } from "../../server/training/index.js";
 import { decibelsOf, heardCalls, inboundReadings, speechRange, startHearing } from "../helpers/heard-speech.js";
@@ -23,19 +24,6 @@ afterAll(() => {
   expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
 });
 
-interface Person {
-  user_id: string;
-  simulated: boolean;
-  offered: number;
-  answered: number;
-  missed: number;
-  talk_s: number;
-  digits_collected: number;
-}
-interface Card {
-  run: { offered: number; answered: number; abandoned: number; digits_collected: number };
-  people: Person[];
-}
 interface RunCaller {
   state: string;
   outcome: string | null;
