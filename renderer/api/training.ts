@@ -122,7 +122,9 @@ export type RunFault =
   | { kind: "burst"; count: number; target?: string }
   | { kind: "drop_registration"; target: string }
   | { kind: "webhook_failure"; duration_s: number }
-  | { kind: "text_stop"; target: string };
+  | { kind: "text_stop"; target: string }
+  | { kind: "one_way_audio"; target: string; direction: "to_agent" | "from_agent"; duration_s: number }
+  | { kind: "text_undelivered"; target: string; duration_s: number };
 
 /** Everything the training slice asks of the server, so tests can hand it a fake. */
 export interface TrainingApi {

@@ -119,6 +119,8 @@ export const FAULT_WORDS: Record<RunFault["kind"], string> = {
   drop_registration: "a trainee's registration dropped",
   webhook_failure: "the account's webhooks failing",
   text_stop: "a STOP text from a caller",
+  one_way_audio: "one-way audio on a trainee's calls",
+  text_undelivered: "texts to a caller undelivered",
 };
 
 export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: Clock }): StateCreator<AppState, [], [], TrainingSlice> {

@@ -11,7 +11,7 @@ import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import { trainerAccess } from "../state/training.js";
 import { ErrorAlert } from "./admin/parts.js";
-import { againstTarget, figure, when } from "./training-words.js";
+import { againstTarget, figure, textsAnswered, when } from "./training-words.js";
 import "./training-report.css";
 
 const STATUS_WORDS: Record<Scorecard["status"], string> = { running: "Running (figures so far)", paused: "Paused (figures so far)", ended: "Ended" };
@@ -122,6 +122,7 @@ function ReportBody({ card, run }: Report) {
             <th scope="col">Service level</th>
             <th scope="col">Speed of answer (s)</th>
             <th scope="col">Digits collected</th>
+            <th scope="col">Texts answered</th>
           </tr>
         </thead>
         <tbody>
@@ -137,6 +138,7 @@ function ReportBody({ card, run }: Report) {
             </td>
             <td>{figure(r.average_speed_of_answer_s)}</td>
             <td>{r.digits_collected}</td>
+            <td>{textsAnswered(r.texts, r.texts_answered, r.average_text_response_s, r.text_response_met, t.text_response_s)}</td>
           </tr>
         </tbody>
       </table>
@@ -157,12 +159,13 @@ function ReportBody({ card, run }: Report) {
             <th scope="col">Handle time (s)</th>
             <th scope="col">Transfers</th>
             <th scope="col">Digits collected</th>
+            <th scope="col">Texts answered</th>
           </tr>
         </thead>
         <tbody>
           {card.people.length === 0 ? (
             <tr>
-              <td colSpan={12}>Nobody took a call in this run.</td>
+              <td colSpan={13}>Nobody took a call in this run.</td>
             </tr>
           ) : null}
           {card.people.map((p) => (
@@ -182,6 +185,7 @@ function ReportBody({ card, run }: Report) {
               <td>{againstTarget(p.average_handle_time_s, t.handle_time_s, p.handle_time_met, "", "over")}</td>
               <td>{p.transfers}</td>
               <td>{p.digits_collected}</td>
+              <td>{textsAnswered(p.texts_received, p.texts_answered, p.average_text_response_s, p.text_response_met, t.text_response_s)}</td>
             </tr>
           ))}
         </tbody>

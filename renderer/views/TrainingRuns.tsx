@@ -5,7 +5,6 @@
 import { useEffect, useId, useMemo, useState, type FormEvent } from "react";
 import { Link } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
-import { gregorianToMs } from "../api/gregorian.js";
 import type { Colleague } from "../api/directory.js";
 import { scorecardCsvUrl, type RunAction, type RunCaller, type RunDoc, type RunFault, type RunTimelineEntry, type Scorecard } from "../api/training.js";
 import { connectionOf } from "../state/account-connection.js";
@@ -13,6 +12,7 @@ import { useAppStore } from "../state/context.js";
 import { FAULT_WORDS } from "../state/training.js";
 import { DataTable, ErrorAlert } from "./admin/parts.js";
 import { TrainingReplay } from "./TrainingReplay.js";
+import { figure, textsAnswered, when } from "./training-words.js";
 
 const STATUS_WORDS: Record<RunDoc["status"], string> = { running: "Running", paused: "Paused", ended: "Ended" };
 
@@ -31,15 +31,8 @@ const OUTCOMES: Record<string, string> = {
   hung_up: "hung up",
   not_placed: "not placed",
   stopped: "ended by the stop",
+  texted: "texted instead",
 };
-
-function figure(value: number | null, unit = ""): string {
-  return value === null ? "—" : `${value}${unit}`;
-}
-
-function when(gregorianSeconds: number | null): string {
-  return gregorianSeconds === null ? "—" : new Date(gregorianToMs(gregorianSeconds)).toLocaleString();
-}
 
 export function TrainingRuns() {
   const s = useAppStore(
@@ -169,7 +162,8 @@ function LiveRun({ run, busy, drive }: { run: RunDoc; busy: boolean; drive: (act
 }
 
 type FaultKind = RunFault["kind"];
-const FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure", "text_stop"];
+const FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure", "text_stop", "one_way_audio", "text_undelivered"];
+const DIRECTIONS = ["to_agent", "from_agent"] as const;
 
 /** The trainer's hand: one fault now, its own fields by kind. */
 function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: readonly Colleague[]; inject: (fault: RunFault) => void }) {
@@ -179,6 +173,7 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
   const [trainee, setTrainee] = useState("");
   const [seconds, setSeconds] = useState("60");
   const [number, setNumber] = useState("");
+  const [direction, setDirection] = useState<(typeof DIRECTIONS)[number]>("to_agent");
   const chosen = trainee !== "" ? trainee : (trainees[0]?.id ?? "");
 
   function submit(event: FormEvent<HTMLFormElement>): void {
@@ -187,6 +182,8 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
     if (kind === "burst") inject({ kind, count: Number(count) });
     else if (kind === "drop_registration") inject({ kind, target: chosen });
     else if (kind === "webhook_failure") inject({ kind, duration_s: Number(seconds) });
+    else if (kind === "one_way_audio") inject({ kind, target: chosen, direction, duration_s: Number(seconds) });
+    else if (kind === "text_undelivered") inject({ kind, target: number.trim(), duration_s: Number(seconds) });
     else inject({ kind, target: number.trim() });
   }
 
@@ -203,6 +200,8 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
             <option value="drop_registration">Drop a trainee&apos;s registration</option>
             <option value="webhook_failure">Webhooks fail</option>
             <option value="text_stop">A caller texts STOP</option>
+            <option value="one_way_audio">One-way audio</option>
+            <option value="text_undelivered">Texts to a caller undelivered</option>
           </select>
         </div>
         {kind === "burst" ? (
@@ -211,7 +210,7 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
             <input id={`${id}-count`} type="number" min={1} max={500} required value={count} onChange={(e) => setCount(e.target.value)} />
           </div>
         ) : null}
-        {kind === "drop_registration" ? (
+        {kind === "drop_registration" || kind === "one_way_audio" ? (
           <div className="field">
             <label htmlFor={`${id}-trainee`}>Trainee</label>
             <select id={`${id}-trainee`} value={chosen} required onChange={(e) => setTrainee(e.target.value)}>
@@ -223,10 +222,25 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
             </select>
           </div>
         ) : null}
-        {kind === "webhook_failure" ? (
+        {kind === "one_way_audio" ? (
+          <div className="field">
+            <label htmlFor={`${id}-direction`}>Silent</label>
+            <select id={`${id}-direction`} value={direction} onChange={(e) => setDirection(DIRECTIONS.find((d) => d === e.target.value) ?? "to_agent")}>
+              <option value="to_agent">What the trainee hears</option>
+              <option value="from_agent">What the trainee says</option>
+            </select>
+          </div>
+        ) : null}
+        {kind === "webhook_failure" || kind === "one_way_audio" || kind === "text_undelivered" ? (
           <div className="field">
             <label htmlFor={`${id}-seconds`}>For (seconds of run time)</label>
             <input id={`${id}-seconds`} type="number" min={1} max={3600} required value={seconds} onChange={(e) => setSeconds(e.target.value)} />
+          </div>
+        ) : null}
+        {kind === "text_undelivered" ? (
+          <div className="field">
+            <label htmlFor={`${id}-number`}>Caller (persona name or number)</label>
+            <input id={`${id}-number`} type="text" required placeholder="+14155550101" value={number} onChange={(e) => setNumber(e.target.value)} />
           </div>
         ) : null}
         {kind === "text_stop" ? (
@@ -274,7 +288,8 @@ function ScorecardTable({ card, csvUrl }: { card: Scorecard; csvUrl: string | nu
       <h3 className="section-heading">{card.status === "ended" ? "Scorecard" : "Scorecard so far"}</h3>
       <p className="muted">
         Offered {r.offered}, answered {r.answered}, abandoned {r.abandoned}; service level {figure(sl.percent, " %")} against {sl.target_percent} % within {sl.answered_within_s} s
-        {sl.met === null ? "" : sl.met ? " (met)" : " (missed)"}; average speed of answer {figure(r.average_speed_of_answer_s, " s")}; digits collected {r.digits_collected}.
+        {sl.met === null ? "" : sl.met ? " (met)" : " (missed)"}; average speed of answer {figure(r.average_speed_of_answer_s, " s")}; digits collected {r.digits_collected}
+        {r.texts > 0 ? `; texts answered ${textsAnswered(r.texts, r.texts_answered, r.average_text_response_s, r.text_response_met, card.targets.text_response_s)}` : ""}.
       </p>
       {csvUrl !== null ? (
         <a className="button button-small" href={csvUrl} download>
@@ -296,6 +311,7 @@ function ScorecardTable({ card, csvUrl }: { card: Scorecard; csvUrl: string | nu
           { key: "aht", label: `Handle time (s, target ${card.targets.handle_time_s})`, numeric: true },
           { key: "transfers", label: "Transfers", numeric: true },
           { key: "digits", label: "Digits collected", numeric: true },
+          { key: "texts", label: "Texts answered", numeric: true },
         ]}
         loading={false}
         rowCount={card.people.length}
@@ -321,6 +337,9 @@ function ScorecardTable({ card, csvUrl }: { card: Scorecard; csvUrl: string | nu
             </td>
             <td className="numeric">{p.transfers}</td>
             <td className="numeric">{p.digits_collected}</td>
+            <td className="numeric" data-figure="texts">
+              {textsAnswered(p.texts_received, p.texts_answered, p.average_text_response_s, p.text_response_met, card.targets.text_response_s)}
+            </td>
           </tr>
         ))}
       </DataTable>

@@ -8,7 +8,7 @@ import { ownScorecards, type OwnScorecard } from "../api/training.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import { DataTable, ErrorAlert } from "./admin/parts.js";
-import { againstTarget, figure, when } from "./training-words.js";
+import { againstTarget, figure, textsAnswered, when } from "./training-words.js";
 import "./admin/views.css";
 import "./training.css";
 
@@ -57,6 +57,7 @@ export function TrainingScorecards() {
           { key: "aht", label: "Handle time (s)", numeric: true },
           { key: "transfers", label: "Transfers", numeric: true },
           { key: "digits", label: "Digits collected", numeric: true },
+          { key: "texts", label: "Texts answered", numeric: true },
           { key: "sl", label: "Run's service level", numeric: true },
         ]}
         loading={rows === null && error === null}
@@ -85,6 +86,9 @@ export function TrainingScorecards() {
               </td>
               <td className="numeric">{p.transfers}</td>
               <td className="numeric">{p.digits_collected}</td>
+              <td className="numeric" data-figure="texts">
+                {textsAnswered(p.texts_received, p.texts_answered, p.average_text_response_s, p.text_response_met, row.targets.text_response_s)}
+              </td>
               <td className="numeric">
                 {againstTarget(sl.percent, sl.target_percent, sl.met, " %")} in {sl.answered_within_s} s
               </td>

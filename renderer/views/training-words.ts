@@ -15,3 +15,13 @@ export function againstTarget(value: number | null, target: number, met: boolean
   const verdict = met === null ? "" : met ? ": met" : `: ${short}`;
   return `${figure(value, unit)} (target ${target}${unit}${verdict})`;
 }
+
+/**
+ * Personas' texts and the replies to them: "2 of 3, 41 s to reply (target 60 s: met)"; "—" when no
+ * persona texted. `targetS` is the scenario's text_response_s, when it has one.
+ */
+export function textsAnswered(received: number, answered: number, responseS: number | null, met: boolean | null, targetS: number | undefined): string {
+  if (received === 0) return "—";
+  const reply = responseS === null ? "" : targetS === undefined ? `, ${responseS} s to reply` : `, ${againstTarget(responseS, targetS, met, " s", "slow")} to reply`;
+  return `${answered} of ${received}${reply}`;
+}

@@ -548,7 +548,9 @@ export class LiveRuns {
     const text = run.unanswered[at];
     if (!text) return;
     run.unanswered.splice(at, 1);
-    this.#note(run, "text_answered", { index: text.index, user_id: text.userId, message_id: d.id, response_s: round((event.at - text.atMs) / 1000, 1) });
+    // From the persona's text to the reply as the texting service dates both (the event may come later).
+    const repliedAt = typeof d.date === "number" ? d.date : event.at;
+    this.#note(run, "text_answered", { index: text.index, user_id: text.userId, message_id: d.id, response_s: round((repliedAt - text.atMs) / 1000, 1) });
   }
 
   /** Applies a fault and notes it (fault_injected); throws FaultError, changing nothing, when it cannot act. */
