@@ -27,7 +27,7 @@ afterAll(async () => {
 });
 
 describe("faults from the trainer's live view", () => {
-  it("a burst adds its callers to the run, a webhook failure comes and goes, a STOP text arrives, all listed", async () => {
+  it("a burst adds its callers to the run, a webhook failure comes and goes, a STOP text arrives, one-way audio and undelivered texts come, all listed", async () => {
     if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
     const f = floor;
     const salesPath = await f.queuePath("Sales");
@@ -66,6 +66,30 @@ describe("faults from the trainer's live view", () => {
     await faults.getByLabel("To the texting number").fill(textingNumber);
     await faults.getByRole("button", { name: "Inject fault" }).click();
     await listed.getByText(/a STOP text from a caller \(by the trainer\)$/).waitFor();
+    // One-way audio on a trainee's calls for a second: listed, then over.
+    await faults.getByLabel("Fault").selectOption({ label: "One-way audio" });
+    await faults.getByLabel("Trainee").selectOption({ label: "Alex Agent" });
+    await faults.getByLabel("Silent").selectOption({ label: "What the trainee says" });
+    await faults.getByLabel("For (seconds of run time)").fill("1");
+    await faults.getByRole("button", { name: "Inject fault" }).click();
+    await listed.getByText(/one-way audio on a trainee's calls \(by the trainer\)$/).waitFor();
+    await listed.getByText(/one-way audio on a trainee's calls: over$/).waitFor();
+    // Texts to a persona undelivered for a second, named by the persona.
+    await faults.getByLabel("Fault").selectOption({ label: "Texts to a caller undelivered" });
+    await faults.getByLabel("Caller (persona name or number)").fill("Fay Fault");
+    await faults.getByLabel("For (seconds of run time)").fill("1");
+    await faults.getByRole("button", { name: "Inject fault" }).click();
+    await listed.getByText(/texts to a caller undelivered \(by the trainer\)$/).waitFor();
+    // What the form sent, as the run's timeline keeps it.
+    const [newest] = (await f.v2<{ id: string }[]>("GET", "/training_runs?paginate=false")).body.data;
+    const run = await f.v2<{ timeline: { name: string; source?: string; fault?: Record<string, unknown> }[] }>("GET", `/training_runs/${newest?.id ?? ""}`);
+    const byHand = run.body.data.timeline.filter((e) => e.name === "fault_injected" && e.source === "trainer").map((e) => e.fault);
+    expect(byHand).toEqual(
+      expect.arrayContaining([
+        expect.objectContaining({ kind: "one_way_audio", target: f.userId("agent1"), direction: "from_agent", duration_s: 1 }),
+        expect.objectContaining({ kind: "text_undelivered", target: "Fay Fault", duration_s: 1 }),
+      ]),
+    );
     await trainer.screenshot({ path: join(SCREENSHOTS, "training-faults.png"), fullPage: true });
     expect(await seriousAxeViolations(trainer)).toEqual([]);
 
