@@ -48,6 +48,7 @@ export const HOOKS = {
   callq_queue_alert: { name: "Queue Alert", description: "Events when a queue's alert (service level, longest wait, a member too long in a state) fires or clears", local_addition: true },
   callq_queue_callback: { name: "Queue Callback", description: "Events when a waiting caller asks to be called back, and as the callback is offered, dialled, connected or fails", local_addition: true },
   user_presence: { name: "User Presence", description: "Events when a user's presence in the directory changes (on a call, ringing, ready, away, do not disturb, offline)", local_addition: true },
+  training_run: { name: "Training Run", description: "Events of a live training run: started, paused, resumed, ended, each caller's way, texts, and faults injected and cleared", local_addition: true },
 } as const;
 
 /** What each notification type is, as Kazoo's notifications hook lists its `type` modifier. */

@@ -5,7 +5,7 @@
 // 3.0 rather than 2.6: its operations state who sends what and tie each request to its reply,
 // which is the websocket's protocol exactly. Payload schemas are JSON Schema draft-07 (AsyncAPI's
 // default schema format), so Ajv checks real messages against them in the contract tests.
-import type { FiredHook } from "./webhook-payload.js";
+import { TRAINING_RUN_FIELDS, type FiredHook } from "./webhook-payload.js";
 import type { JsonSchema } from "../http/validation.js";
 import { ALERT_STATES } from "../callq/alerts.js";
 import { AVAILABILITY_STATES } from "../callq/recipient-state.js";
@@ -291,7 +291,7 @@ const CALLBACK_QUEUE_EVENTS = ["callback_requested", "callback_offered", "callba
 // ---- training runs (local addition, issue 18) -------------------------------------------------
 
 export const TRAINING_RUN_EVENTS = ["started", "paused", "resumed", "ended", "caller_arrived", "caller_not_placed", "caller_waiting", "caller_answered", "caller_abandoned", "caller_digits", "caller_left", "caller_texted", "text_answered", "fault_injected", "fault_cleared"] as const;
-const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"], {
+const trainingRunProps: Record<string, JsonSchema> = {
   account_id: str,
   run_id: str,
   at_s: { type: "number", description: "run time from the start, pauses left out" },
@@ -323,7 +323,8 @@ const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"]
   numbers: { type: "array", items: str, description: "text_undelivered: the numbers whose texts fail (a # is any digit)" },
   to: { type: "string", description: "caller_texted: the texting number the persona texted" },
   response_s: { type: "number", description: "text_answered: seconds from the persona's text to the user's first reply to its number" },
-});
+};
+const trainingRunData = object(["account_id", "run_id", "at_s", "at_ms", "name"], trainingRunProps);
 
 /** Each event message: its name in the document, the routing keys it covers, its payload. */
 export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSchema }> = {
@@ -387,6 +388,7 @@ export const FIRED_HOOKS: readonly FiredHook[] = [
   "callq_queue_alert",
   "callq_queue_callback",
   "user_presence",
+  "training_run",
 ];
 
 const hookBase: Record<string, JsonSchema> = { timestamp: gregorian, account_id: str };
@@ -444,6 +446,10 @@ const HOOK_PAYLOADS: Record<string, Record<string, JsonSchema>> = {
     availability_state: str,
     away_reason: str,
     extensions: { type: "array", items: str },
+  },
+  training_run: {
+    run_event: { enum: [...TRAINING_RUN_EVENTS] },
+    ...Object.fromEntries(TRAINING_RUN_FIELDS.map((field) => [field, trainingRunProps[field] ?? {}])),
   },
 };
 

@@ -13,7 +13,7 @@ export type FiredHook = "channel_create" | "channel_answer" | "channel_bridge" |
  * queue alert fired or cleared, a user's presence changed. Each fires from its own event family,
  * so no event a Kazoo hook already sends fires one of these.
  */
-type LocalHook = "callq_recipient_disposition" | "callq_queue_alert" | "callq_queue_callback" | "user_presence";
+type LocalHook = "callq_recipient_disposition" | "callq_queue_alert" | "callq_queue_callback" | "user_presence" | "training_run";
 
 /** The callback steps a queue publishes (callq.queue.<id>), each a callq_queue_callback delivery. */
 const CALLBACK_STEPS = new Set(["callback_requested", "callback_offered", "callback_dialing", "callback_connected", "callback_failed"]);
@@ -91,6 +91,33 @@ const CALLQ_FIELDS = [
   "away_since",
 ] as const;
 
+/** A training run's step (training.run.<id>): the run, its time, and whichever of these the step has. */
+export const TRAINING_RUN_FIELDS = [
+  "run_id",
+  "at_s",
+  "at_ms",
+  "index",
+  "call_id",
+  "agent_id",
+  "wait_s",
+  "outcome",
+  "digits",
+  "reason",
+  "fault",
+  "source",
+  "applied",
+  "devices",
+  "callers",
+  "from",
+  "contact_id",
+  "message_id",
+  "user_id",
+  "call_ids",
+  "numbers",
+  "to",
+  "response_s",
+] as const;
+
 const HOOK_FIELDS: Record<FiredHook, readonly string[]> = {
   channel_create: CHANNEL_FIELDS,
   channel_answer: CHANNEL_FIELDS,
@@ -115,6 +142,8 @@ const HOOK_FIELDS: Record<FiredHook, readonly string[]> = {
   callq_queue_callback: [...CALLQ_FIELDS, "callback", "retry"],
   // `user_id` is the entry's id, set by buildPayload.
   user_presence: ["name", "first_name", "last_name", "username", "extensions", "presence", "registered", "do_not_disturb", "availability_state", "away_reason"],
+  // `run_event` (started, caller_answered, fault_injected ...) is the event's name, set by buildPayload.
+  training_run: TRAINING_RUN_FIELDS,
 };
 
 /** The hook an event fires, from its routing key; undefined for events no hook listens to. */
@@ -134,6 +163,7 @@ export function triggerOf(event: BusEvent): Trigger | undefined {
   }
   if (kind === "callq" && name === "alert" && (event.name === "fire" || event.name === "clear")) return { hook: "callq_queue_alert" };
   if (kind === "directory" && name === "user" && event.name === "presence") return { hook: "user_presence" };
+  if (kind === "training" && name === "run") return { hook: "training_run" };
   return undefined;
 }
 
@@ -155,6 +185,7 @@ export function buildPayload(event: BusEvent, trigger: Trigger, customData?: Rec
     if (trigger.hook === "callq_queue_alert") payload.alert = event.name;
     if (trigger.hook === "callq_queue_callback") payload.callback_step = event.name.replace(/^callback_/, "");
     if (trigger.hook === "user_presence") payload.user_id = event.data.id;
+    if (trigger.hook === "training_run") payload.run_event = event.name;
   }
   if (customData) Object.assign(payload, customData);
   return payload;

@@ -35,7 +35,7 @@ describe("local hooks", () => {
     const res = await api.call<{ id: string; local_addition?: boolean }[]>("GET", "/v2/webhooks", { token: admin.token });
     expect(res.status, res.text).toBe(200);
     const local = res.body.data.filter((h) => h.local_addition === true).map((h) => h.id);
-    expect(local.sort()).toEqual(["callq_queue_alert", "callq_queue_callback", "callq_recipient_disposition", "user_presence"]);
+    expect(local.sort()).toEqual(["callq_queue_alert", "callq_queue_callback", "callq_recipient_disposition", "training_run", "user_presence"]);
     for (const kazoo of ["channel_create", "channel_destroy", "object", "notifications", "callq_recipient_away"]) {
       expect(res.body.data.find((h) => h.id === kazoo), kazoo).not.toHaveProperty("local_addition");
     }
@@ -70,5 +70,35 @@ describe("local hooks", () => {
     const cleared = await poll("the alert cleared", async () => receiver.at("/alert").find((b) => b.alert === "clear" && b.queue_id === queueId));
     expect(cleared).toMatchObject({ hook_event: "callq_queue_alert", kind: "state_too_long", recipient_id: agent.ownerId });
     expect(receiver.at("/alert").filter((b) => b.queue_id === queueId).map((b) => b.alert)).toEqual(["fire", "clear"]);
+  });
+
+  it("training_run: a live run's start, pause, resume, a fault by the trainer's hand and its end reach the receiver, in order", async () => {
+    await hook("training_run", "/training");
+    const queues = await api.call<{ id: string; name: string }[]>("GET", `${base}/callq_queues`, { token: admin.token, query: { paginate: "false" } });
+    const sales = queues.body.data.find((q) => q.name === "Sales");
+    const persona = { name: "Nobody", weight: 1, number: "+1415777####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 3 } };
+    const scenario = await api.call<{ id: string }>("PUT", `${base}/training_scenarios`, {
+      token: admin.token,
+      data: { name: "Hooked run", duration_s: 600, seed: 1, queues: [{ queue_id: sales?.id, rate_per_hour: 0 }], personas: [persona] },
+    });
+    expect(scenario.status, scenario.text).toBe(201);
+    const started = await api.call<{ id: string }>("POST", `${base}/training_scenarios/${scenario.body.data.id}/runs`, { token: admin.token });
+    expect(started.status, started.text).toBe(201);
+    const run = `${base}/training_runs/${started.body.data.id}`;
+    for (const data of [{ action: "pause" }, { action: "resume" }, { action: "fault", fault: { kind: "drop_registration", target: agent.ownerId } }, { action: "stop" }]) {
+      const res = await api.call("POST", run, { token: admin.token, data });
+      expect(res.status, res.text).toBe(200);
+    }
+    const ofRun = () => receiver.at("/training").filter((b) => b.run_id === started.body.data.id);
+    const ended = await poll("the run's end delivered", async () => ofRun().find((b) => b.run_event === "ended"));
+    expect(ended).toMatchObject({ hook_event: "training_run", account_id: admin.accountId, run_id: started.body.data.id });
+    expect(Number(ended.at_s)).toBeGreaterThanOrEqual(0);
+    expect(ofRun().map((b) => b.run_event)).toEqual(["started", "paused", "resumed", "fault_injected", "ended"]);
+    const fault = ofRun().find((b) => b.run_event === "fault_injected");
+    expect(fault).toMatchObject({ source: "trainer" });
+    expect(JSON.parse(fault?.fault ?? "{}")).toMatchObject({ kind: "drop_registration", target: agent.ownerId });
+    // The contract lists the hook and its steps.
+    const asyncapi = (await (await fetch(`${api.url}/v2/asyncapi.json`)).json()) as { channels: { webhooks: { messages: Record<string, { payload: { properties: Record<string, { enum?: string[] }> } }> } } };
+    expect(asyncapi.channels.webhooks.messages.training_run?.payload.properties.run_event?.enum).toEqual(expect.arrayContaining(["started", "paused", "ended", "fault_injected"]));
   });
 });
