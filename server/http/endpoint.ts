@@ -132,9 +132,9 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
       if (verbSpec !== undefined && auth.wallboardId !== undefined && !verbSpec.board) throw boardOnly();
       authenticatedEarly.set(request, { token, auth });
     },
-    preParsing: async (request, _reply, payload) => {
-      if (authenticatedEarly.has(request)) return payload;
-      return limitBody(request, payload, UNAUTHENTICATED_BODY_BYTES);
+    preParsing: (request, _reply, payload, done) => {
+      if (authenticatedEarly.has(request)) return done(null, payload);
+      done(null, limitBody(request, payload, UNAUTHENTICATED_BODY_BYTES));
     },
     handler: async (request, reply) => {
       if (request.method === "OPTIONS") return reply.header("Allow", allow).status(200).send();
@@ -178,7 +178,9 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
         now,
         paging: outcome.paging,
       });
-      return reply.type("application/json; charset=utf-8").send(prettyPrint(request, req) ? `${JSON.stringify(envelope, null, 2)}\n` : envelope);
+      // Serialized here, as Fastify would (JSON.stringify), so the reply takes a string and skips
+      // its serialization step.
+      return reply.type("application/json; charset=utf-8").send(prettyPrint(request, req) ? `${JSON.stringify(envelope, null, 2)}\n` : JSON.stringify(envelope));
     },
   });
 }
