@@ -2,7 +2,8 @@
 // from a Map (bench/lib/bare-fastify.ts), both child processes loaded over loopback by autocannon
 // from this process, in alternating rounds so a load that comes and goes hits both alike. The
 // difference is what Switchboard spends per request: the guard, the token, the envelope.
-// BENCH_CPU_PROF=<dir> writes a CPU profile of the Switchboard child there; BENCH_SERVER=<path>
+// BENCH_CPU_PROF=<dir> writes CPU profiles of the Switchboard child there and of the bare Fastify
+// child in <dir>/bare (the two side by side say where the difference goes); BENCH_SERVER=<path>
 // runs another build's out/main/server.js (to compare two commits on one machine at one load).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
@@ -69,7 +70,8 @@ try {
   const someId = ids[50] ?? "";
   const bodiesFile = join(dataDir, "bare-bodies.json");
   await writeFile(bodiesFile, JSON.stringify(bodies));
-  bare = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
+  const bareProfileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, "bare")}`];
+  bare = spawn(process.execPath, [...bareProfileArgs, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
   const bareUrl = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
 
   const ours: Load[] = [];

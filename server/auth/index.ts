@@ -88,6 +88,16 @@ export class AuthService {
     return caller.identity;
   }
 
+  /**
+   * authenticate() without a promise, for a token resolved before whose documents stand and whose
+   * use writes nothing: its identity. Undefined when only authenticate() can tell.
+   */
+  authenticateHeld(token: string): Identity | undefined {
+    const hit = this.#resolved.get(token);
+    if (hit === undefined || !this.#stands(hit.value) || !this.tokens.useWithoutWrite(hit.tokenId)) return undefined;
+    return hit.value.identity;
+  }
+
   async describe(token: string): Promise<VerifiedToken | null> {
     return this.tokens.verify(token);
   }

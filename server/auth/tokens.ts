@@ -84,6 +84,22 @@ export class TokenService {
     return (await this.#use(id)) !== null;
   }
 
+  /**
+   * use() when it needs nothing written: true when the token is live and its use is noted (in
+   * memory, as use() notes it between writes); false when use() must decide (the token is gone or
+   * expired, or its window's write is due).
+   */
+  useWithoutWrite(id: string): boolean {
+    const doc = this.tokens.get(id);
+    if (!doc) return false;
+    const now = this.clock.now();
+    if (this.#expired(doc, now)) return false;
+    if (doc.data.expires_at !== undefined) return true;
+    if (now - doc.data.last_used > (this.ttlS * 1000) / 10) return false;
+    this.#lastUsed.set(id, now);
+    return true;
+  }
+
   async #use(id: string): Promise<StoredDoc<TokenRecord> | null> {
     const doc = this.tokens.get(id);
     if (!doc) return null;

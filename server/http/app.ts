@@ -3,17 +3,18 @@
 import { existsSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import { Readable } from "node:stream";
-import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyReply } from "fastify";
+import type { IncomingHttpHeaders } from "node:http";
+import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
 import { systemRandom, type Clock, type RandomSource } from "../clock.js";
 import secureJson from "secure-json-parse";
 import { ApiError, errorEnvelope } from "./errors.js";
 import { tokenOutsideBody, type Authenticator } from "./endpoint.js";
-import { registerGuard } from "./guard.js";
+import { requestGuard } from "./guard.js";
 import { rewriteAliasedUrl } from "./aliases.js";
 import { ALSO_JSON_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./request.js";
-import { registerSecurityHeaders } from "./csp.js";
+import { setSecurityHeaders } from "./csp.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -85,12 +86,13 @@ export function jsonShapeRefusal(text: string, maxDepth: number, maxEntries: num
 
 export function buildApp(options: AppOptions): FastifyInstance {
   const random = options.random ?? systemRandom;
+  const requestIds = new RequestIds(random);
   const app = Fastify({
     loggerInstance: options.logger,
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
-      return typeof given === "string" && REQUEST_ID.test(given) ? given : requestId(random);
+      return typeof given === "string" && REQUEST_ID.test(given) ? given : requestIds.next();
     },
     bodyLimit: JSON_BODY_BYTES,
     // A client that stopped reading a download must not hold shutdown hostage.
@@ -101,6 +103,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // A path that cannot be routed (bad percent-encoding, a 100+ character segment) gets the envelope.
     frameworkErrors: (error, request, frameworkReply) => {
       const reply = frameworkReply as FastifyReply;
+      // Fastify answers these before any onRequest hook runs.
+      setAnswerHeaders(request, reply);
       const own = options.ownFailureShapes?.find((api) => request.url.startsWith(api.prefix));
       if (own !== undefined) {
         return error.code === "FST_ERR_MAX_PARAM_LENGTH"
@@ -116,15 +120,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
     // Bytes that are not HTTP never reach a route; they still get the error envelope.
     clientErrorHandler: (err, socket) => {
       if ((err as NodeJS.ErrnoException).code === "ECONNRESET" || socket.destroyed) return;
-      if (socket.writable) socket.write(clientErrorAnswer(err, new Date(options.clock.now()), requestId(random)));
+      if (socket.writable) socket.write(clientErrorAnswer(err, new Date(options.clock.now()), requestIds.next()));
       socket.destroy();
     },
   });
-
-  app.addHook("onSend", async (request, reply) => {
-    reply.header("X-Request-ID", request.id);
-  });
-  registerSecurityHeaders(app);
 
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);
@@ -177,12 +176,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
     }
     parseJson(text, done);
   });
-  // A body with no Content-Type at all is JSON, as Kazoo assumes (`requests.put(url, data=...)`).
-  app.addHook("onRequest", async (request) => {
-    const headers = request.raw.headers;
-    const hasBody = headers["transfer-encoding"] !== undefined || (headers["content-length"] !== undefined && headers["content-length"] !== "0");
-    if (headers["content-type"] === undefined && hasBody) headers["content-type"] = "application/json";
-  });
 
   // Binary uploads (media, recordings) arrive as a raw stream for the resource to store.
   app.addContentTypeParser(/^(?:audio\/[a-z0-9!#$&^_.+-]+|application\/octet-stream)\s*(?:;|$)/, (_request, payload, done) => done(null, payload));
@@ -190,15 +183,25 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Once for the whole app: /sip and /events declare their routes in plugins registered after it.
   app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
 
-  registerGuard(app, { hosts: options.hosts, allowOrigins: options.allowOrigins, port: options.port });
+  // Everything every request pays before its route, in one synchronous hook: the headers every
+  // answer carries (set now, so an error or a 404 made later carries them too), the JSON type of
+  // an untyped body, and the root guard. After the WebSocket plugin's own hook (hooks run in the
+  // order of registration, plugins included), which marks an upgrade for it to close when refused.
+  const guard = requestGuard({ hosts: options.hosts, allowOrigins: options.allowOrigins, port: options.port });
+  app.addHook("onRequest", (request, reply, done) => {
+    setAnswerHeaders(request, reply);
+    assumeJsonBody(request.raw.headers);
+    guard(request, reply);
+    done();
+  });
 
   // A request for no route gets its not-found answer (in its scope's words) without its body
   // being parsed: the parser is handed an empty stream that owns up to the declared length, and
   // Node discards the unread bytes once the answer is sent.
-  app.addHook("preParsing", async (request, _reply, payload) => {
-    if (!request.is404) return payload;
+  app.addHook("preParsing", (request, _reply, payload, done) => {
+    if (!request.is404) return done(null, payload);
     const declared = Number(request.headers["content-length"]);
-    return Object.assign(Readable.from([]), { receivedEncodedLength: Number.isNaN(declared) ? 0 : declared });
+    done(null, Object.assign(Readable.from([]), { receivedEncodedLength: Number.isNaN(declared) ? 0 : declared }));
   });
 
   if (options.rendererDir && existsSync(options.rendererDir)) {
@@ -236,9 +239,41 @@ export function clientErrorAnswer(err: Error, now: Date, id: string): string {
   return `HTTP/1.1 ${apiError.status} ${STATUS_CODES[apiError.status] ?? "Error"}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`;
 }
 
-/** A fresh request id: 32 hex digits. */
-function requestId(random: RandomSource): string {
-  return random.bytes(16).toString("hex");
+/** The headers on every answer of the app: the request's id and the browser-side hardening. */
+function setAnswerHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  reply.header("X-Request-ID", request.id);
+  setSecurityHeaders(reply, request.url);
+}
+
+/** A body with no Content-Type at all is JSON, as Kazoo assumes (`requests.put(url, data=...)`). */
+function assumeJsonBody(headers: IncomingHttpHeaders): void {
+  if (headers["content-type"] !== undefined) return;
+  const hasBody = headers["transfer-encoding"] !== undefined || (headers["content-length"] !== undefined && headers["content-length"] !== "0");
+  if (hasBody) headers["content-type"] = "application/json";
+}
+
+/** Random bytes fetched for this many ids at a time: one call to the source per 256 requests. */
+const IDS_PER_DRAW = 256;
+
+/**
+ * Fresh request ids, 32 hex digits (16 random bytes) each, as before, cut from one draw of the
+ * random source at a time rather than a call per request.
+ */
+class RequestIds {
+  #hex = "";
+  #at = 0;
+
+  constructor(private readonly random: RandomSource) {}
+
+  next(): string {
+    if (this.#at === this.#hex.length) {
+      this.#hex = this.random.bytes(16 * IDS_PER_DRAW).toString("hex");
+      this.#at = 0;
+    }
+    const id = this.#hex.slice(this.#at, this.#at + 32);
+    this.#at += 32;
+    return id;
+  }
 }
 
 function toApiError(error: unknown): ApiError {

@@ -3,7 +3,7 @@
 // The Electron session sets the same console policy on what it loads (main/web-policy.ts), so
 // the desktop app is covered even by a server that predates these headers.
 import { createHash } from "node:crypto";
-import type { FastifyInstance } from "fastify";
+import type { FastifyReply } from "fastify";
 
 type Policy = Record<string, readonly string[]>;
 
@@ -84,13 +84,15 @@ export function cspFor(url: string): string | null {
   return path === DOCS_PREFIX || path.startsWith(`${DOCS_PREFIX}/`) ? DOCS_CSP : CONSOLE_CSP;
 }
 
-/** Adds the headers to every answer: the pages and their assets get the policy, all get the rest. */
-export function registerSecurityHeaders(app: FastifyInstance): void {
-  app.addHook("onSend", async (request, reply) => {
-    const policy = cspFor(request.url);
-    if (policy !== null) reply.header("Content-Security-Policy", policy);
-    reply.header("X-Frame-Options", "DENY");
-    reply.header("X-Content-Type-Options", "nosniff");
-    reply.header("Referrer-Policy", "no-referrer");
-  });
+/**
+ * Puts the headers every answer carries on `reply`: the pages and their assets get the policy,
+ * all get the rest. Set as the request arrives (server/http/app.ts), so an answer made anywhere
+ * after that, an error's included, carries them without a hook of its own.
+ */
+export function setSecurityHeaders(reply: FastifyReply, url: string): void {
+  const policy = cspFor(url);
+  if (policy !== null) reply.header("Content-Security-Policy", policy);
+  reply.header("X-Frame-Options", "DENY");
+  reply.header("X-Content-Type-Options", "nosniff");
+  reply.header("Referrer-Policy", "no-referrer");
 }

@@ -1,7 +1,7 @@
 // The root guard: a request (WebSocket upgrades included) must name this server in Host, or it
 // is refused with 421 (DNS rebinding); a browser request from a foreign Origin gets 403.
 // Knows nothing of telephony.
-import type { FastifyInstance } from "fastify";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { ApiError } from "./errors.js";
 
 export interface GuardOptions {
@@ -18,25 +18,38 @@ const EXPOSED = "X-Request-ID, ETag, Location, Content-Range, Content-Dispositio
 const ALLOWED_HEADERS = "X-Auth-Token, Content-Type, X-Request-ID, If-Match, Range, Authorization, X-File-Name, X-Pretty-Print";
 
 export function registerGuard(app: FastifyInstance, options: GuardOptions): void {
+  const guard = requestGuard(options);
+  app.addHook("onRequest", (request, reply, done) => {
+    guard(request, reply);
+    done();
+  });
+}
+
+/**
+ * The guard as a plain function, for a hook that does more (server/http/app.ts): throws the
+ * refusal, or answers a CORS preflight itself (then `reply.sent`), or lets the request through.
+ */
+export function requestGuard(options: GuardOptions): (request: FastifyRequest, reply: FastifyReply) => void {
   const names = new Set([...LOOPBACK_NAMES, ...options.hosts.map(bracketIpv6)].map((h) => h.toLowerCase()));
   const extraOrigins = new Set(options.allowOrigins.map((o) => o.replace(/\/+$/, "").toLowerCase()));
 
-  app.addHook("onRequest", async (request, reply) => {
+  return (request, reply) => {
     const port = options.port();
     const host = (request.headers.host ?? "").toLowerCase();
     if (!hostIsOurs(host, names, port)) {
       throw new ApiError("misdirected_request", { host: request.headers.host ?? null });
     }
     const origin = request.headers.origin;
-    if (origin !== undefined && !originIsAllowed(origin.toLowerCase(), names, port, extraOrigins)) {
+    if (origin === undefined) return;
+    if (!originIsAllowed(origin.toLowerCase(), names, port, extraOrigins)) {
       throw new ApiError("forbidden", { origin });
     }
     // A console served from an allowed other origin (remote mode) needs CORS to read answers.
-    if (origin !== undefined && extraOrigins.has(origin.toLowerCase())) {
+    if (extraOrigins.has(origin.toLowerCase())) {
       reply.header("Access-Control-Allow-Origin", origin).header("Vary", "Origin").header("Access-Control-Expose-Headers", EXPOSED);
       if (request.method === "OPTIONS" && request.headers["access-control-request-method"] !== undefined) {
         const asked = request.headers["access-control-request-headers"];
-        return reply
+        reply
           .status(204)
           .header("Access-Control-Allow-Methods", "GET, PUT, POST, PATCH, DELETE")
           .header("Access-Control-Allow-Headers", typeof asked === "string" ? asked : ALLOWED_HEADERS)
@@ -44,7 +57,7 @@ export function registerGuard(app: FastifyInstance, options: GuardOptions): void
           .send();
       }
     }
-  });
+  };
 }
 
 function hostIsOurs(host: string, names: Set<string>, port: number): boolean {

@@ -91,12 +91,15 @@ export interface ResourceDeps extends EndpointDeps {
 
 /** The document as the API shows it: its data without private fields, plus its id. */
 export function view(doc: StoredDoc): Data {
-  return { ...publicFields(doc.data), id: doc.id };
+  // One copy: an `id` in the data keeps its place and takes the document's id, as a spread would.
+  const out = publicFields(doc.data);
+  out.id = doc.id;
+  return out;
 }
 
 export function publicFields(data: Data): Data {
   const out: Data = {};
-  for (const [k, v] of Object.entries(data)) if (!k.startsWith("pvt_")) out[k] = v;
+  for (const k of Object.keys(data)) if (!k.startsWith("pvt_")) out[k] = data[k];
   return out;
 }
 

@@ -101,6 +101,31 @@ describe("AuthService resolves each token once", () => {
     expect(auth.resolvedTokens).toBe(0);
   });
 
+  it("answers a held token without a promise only while authenticate() would, and leaves its due write to authenticate()", async () => {
+    const token = await userToken(agentId);
+    expect(auth.authenticateHeld(token)).toBeUndefined();
+    const identity = await auth.authenticate(token);
+    expect(auth.authenticateHeld(token)).toBe(identity);
+    // Uses within a tenth of the window of the last write are noted in memory, as authenticate() notes them.
+    for (let i = 0; i < 9; i++) {
+      await clock.advance(TTL_S * 10);
+      expect(auth.authenticateHeld(token), `use ${i}`).toBe(identity);
+    }
+    // Past it the write is due: only authenticate() does it, and then the token is held again.
+    await clock.advance(TTL_S * 10 + 1);
+    expect(auth.authenticateHeld(token)).toBeUndefined();
+    expect(await auth.authenticate(token)).toBe(identity);
+    expect(auth.authenticateHeld(token)).toBe(identity);
+    await users.update(agentId, { username: "agent", priv_level: "user", enabled: false });
+    expect(auth.authenticateHeld(token)).toBeUndefined();
+    expect(await auth.authenticate(token)).toBeNull();
+    const other = await userToken(adminId);
+    expect(await auth.authenticate(other)).not.toBeNull();
+    await clock.advance(TTL_S * 1000 + 1);
+    expect(auth.authenticateHeld(other)).toBeUndefined();
+    expect(await auth.authenticate(other)).toBeNull();
+  });
+
   it("refuses a revoked token at once, before the revocation is even on disk", async () => {
     const token = await userToken(agentId);
     expect(await auth.authenticate(token)).not.toBeNull();
