@@ -8,7 +8,7 @@ import { performanceTime, type TickListener, type TickSource } from "../frame-cl
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
 import { LegMemory } from "./leg-memory.js";
-import * as weriftModule from "werift";
+import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
 
 const port = parentPort;
