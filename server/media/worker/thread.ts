@@ -160,4 +160,8 @@ port.on("message", (message: ToWorker) => {
 // file, so node's loader reads one file instead of a few hundred), off the main thread, so no call
 // waits for it; messages sent meanwhile wait in the port's queue.
 provideWerift(weriftModule);
-post({ type: "ready" });
+// The thread's DTLS certificate (one for all its legs, an ECDSA key and a signed certificate) is
+// made now too, not by the first call's offer. Ready either way: werift keeps this one attempt,
+// so a failure here is the one the first leg would have met.
+const ready = (): void => post({ type: "ready" });
+weriftModule.RTCDtlsTransport.SetupCertificate().then(ready, ready);
