@@ -164,4 +164,24 @@ provideWerift(weriftModule);
 // made now too, not by the first call's offer. Ready either way: werift keeps this one attempt,
 // so a failure here is the one the first leg would have met.
 const ready = (): void => post({ type: "ready" });
-weriftModule.RTCDtlsTransport.SetupCertificate().then(ready, ready);
+weriftModule.RTCDtlsTransport.SetupCertificate().then(rehearse).then(ready, ready);
+
+/**
+ * One offer made and thrown away, as a leg makes it (one host candidate on `host`), so the first
+ * call's offer runs code already compiled. Its socket closes with it.
+ */
+async function rehearse(): Promise<void> {
+  const pc = new weriftModule.RTCPeerConnection({
+    iceServers: [],
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: [config.host],
+    iceInterfaceAddresses: { [config.host.includes(":") ? "udp6" : "udp4"]: config.host },
+  });
+  try {
+    pc.addTransceiver("audio", { direction: "sendrecv" });
+    await pc.setLocalDescription(await pc.createOffer());
+  } finally {
+    await pc.close();
+  }
+}
