@@ -7,11 +7,13 @@
 //   simulated call to the Sales queue (5001); timed from the POST to its 201 (the caller's leg has
 //   its offer, made in a media worker) and to the queue answering it (the server's leg made too).
 //   Reference: a second call on the same server, every worker warm.
-// BENCH_RUNS sets the runs of each (default 15); BENCH_SERVER_JS another build's server.js (a
-// before/after comparison).
+// Also the main thread's CPU time to the first 200 (from /proc, Linux only): on a loaded machine
+// the wall times mostly measure the other processes, the CPU time much less so.
+// BENCH_RUNS sets the runs of each (default 15); BENCH_SERVER_JS another build's server.js, or
+// several separated by commas (a before/after comparison: the builds take turns in each round).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
@@ -19,7 +21,7 @@ import { percentile, report } from "./report.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
 const root = join(import.meta.dirname, "..");
-const serverJs = process.env.BENCH_SERVER_JS ?? join(root, "out/main/server.js");
+const serverFiles = (process.env.BENCH_SERVER_JS ?? join(root, "out/main/server.js")).split(",");
 const URL_LINE = /(?:Switchboard is serving|bare fastify at) (http:\/\/127\.0\.0\.1:\d+)/;
 
 // The bare reference: Fastify from the same node_modules, one route, listening on port 0.
@@ -79,14 +81,24 @@ async function withDataDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-const serveArgs = (dir: string) => [serverJs, "--port", "0", "--events-port", "0", "--data-dir", dir, "--log-level", "warn"];
+const serveArgs = (serverJs: string, dir: string) => [serverJs, "--port", "0", "--events-port", "0", "--data-dir", dir, "--log-level", "warn"];
 
-function serverColdStart(): Promise<number> {
+/** CPU time (user + system) of a process's main thread so far, in ms; NaN where /proc is missing. */
+async function mainThreadCpuMs(pid: number | undefined): Promise<number> {
+  if (pid === undefined) return Number.NaN;
+  const stat = await readFile(`/proc/${pid}/task/${pid}/stat`, "utf8").catch(() => undefined);
+  // Fields after the command's closing parenthesis: utime and stime are the 12th and 13th, in ticks (100 per s).
+  const fields = stat?.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return fields ? ((Number(fields[11]) + Number(fields[12])) * 1000) / 100 : Number.NaN;
+}
+
+function serverColdStart(serverJs: string): Promise<{ wall: number; cpu: number }> {
   return withDataDir(async (dir) => {
-    const s = await start(serveArgs(dir));
+    const s = await start(serveArgs(serverJs, dir));
     try {
       await firstOk(s.url);
-      return performance.now() - s.t0;
+      const wall = performance.now() - s.t0;
+      return { wall, cpu: await mainThreadCpuMs(s.child.pid) };
     } finally {
       await s.stop();
     }
@@ -137,9 +149,9 @@ async function simCall(url: string, token: string, accountId: string): Promise<{
   return { created, answered };
 }
 
-async function firstCalls(): Promise<{ first: { created: number; answered: number }; second: { created: number; answered: number } }> {
+async function firstCalls(serverJs: string): Promise<{ first: { created: number; answered: number }; second: { created: number; answered: number } }> {
   return withDataDir(async (dir) => {
-    const s = await start(serveArgs(dir));
+    const s = await start(serveArgs(serverJs, dir));
     try {
       const credentials = createHash("md5").update("admin:switchboard").digest("hex");
       const login = await api<{ auth_token: string; data: { account_id: string } }>(s.url, "PUT", "/v2/user_auth", { credentials, account_name: "demo" });
@@ -158,34 +170,44 @@ const median = (v: number[]) => percentile(v, 50);
 const bareDir = await mkdtemp(join(tmpdir(), "sb-bench-bare-"));
 const bareScript = join(bareDir, "bare-fastify.mjs");
 await writeFile(bareScript, BARE);
-const ours: number[] = [];
+const ours = new Map(serverFiles.map((f) => [f, [] as { wall: number; cpu: number }[]]));
+const calls = new Map(serverFiles.map((f) => [f, [] as Awaited<ReturnType<typeof firstCalls>>[]]));
 const bare: number[] = [];
 const nothing: number[] = [];
-const calls: Awaited<ReturnType<typeof firstCalls>>[] = [];
+const loads: number[] = [];
 try {
   for (let i = 0; i < RUNS; i++) {
-    ours.push(await serverColdStart());
+    for (const f of serverFiles) ours.get(f)?.push(await serverColdStart(f));
     bare.push(await bareColdStart(bareScript));
     nothing.push(await nodeNothing());
-    calls.push(await firstCalls());
+    for (const f of serverFiles) calls.get(f)?.push(await firstCalls(f));
+    loads.push(loadavg()[0]);
   }
 } finally {
   await rm(bareDir, { recursive: true, force: true });
 }
 
-report(`cold start of ${serverJs} (serve mode, fresh data dir, to first HTTP 200), ${RUNS} runs alternating, load ${loadavg()[0].toFixed(1)}`, [
-  ["switchboard, median / p90", `${ms(median(ours))} / ${ms(percentile(ours, 90))}`],
-  ["bare Fastify 5, median / p90", `${ms(median(bare))} / ${ms(percentile(bare, 90))}`],
-  ["node -e 0, median", ms(median(nothing))],
-  ["switchboard / bare Fastify", `${(median(ours) / median(bare)).toFixed(2)}x`],
-  ["target", `< 500 ms: ${median(ours) < 500 ? "met" : "not met"}`],
-]);
-const first = calls.map((c) => c.first);
-const second = calls.map((c) => c.second);
-report(`first call after start (sim call to queue 5001, POSTed once the server says it is serving), ${RUNS} runs`, [
-  ["first call: POST → 201, median / max", `${ms(median(first.map((c) => c.created)))} / ${ms(Math.max(...first.map((c) => c.created)))}`],
-  ["first call: POST → answered, median / max", `${ms(median(first.map((c) => c.answered)))} / ${ms(Math.max(...first.map((c) => c.answered)))}`],
-  ["second call (warm): POST → answered, median", ms(median(second.map((c) => c.answered)))],
-  ["first / second", `${(median(first.map((c) => c.answered)) / median(second.map((c) => c.answered))).toFixed(2)}x`],
-  ["target", `< 150 ms: ${median(first.map((c) => c.answered)) < 150 ? "met" : "not met"}`],
-]);
+const load = `load ${Math.min(...loads).toFixed(1)}-${Math.max(...loads).toFixed(1)}`;
+for (const serverJs of serverFiles) {
+  const starts = ours.get(serverJs) ?? [];
+  const walls = starts.map((s) => s.wall);
+  const cpus = starts.map((s) => s.cpu);
+  report(`cold start of ${serverJs} (serve mode, fresh data dir, to first HTTP 200), ${RUNS} runs alternating, ${load}`, [
+    ["switchboard, median / p90", `${ms(median(walls))} / ${ms(percentile(walls, 90))}`],
+    ["switchboard, main thread's CPU to the first 200, median", ms(median(cpus))],
+    ["bare Fastify 5, median / p90", `${ms(median(bare))} / ${ms(percentile(bare, 90))}`],
+    ["node -e 0, median", ms(median(nothing))],
+    ["switchboard / bare Fastify", `${(median(walls) / median(bare)).toFixed(2)}x`],
+    ["target", `< 500 ms: ${median(walls) < 500 ? "met" : "not met"}`],
+  ]);
+  const made = calls.get(serverJs) ?? [];
+  const first = made.map((c) => c.first);
+  const second = made.map((c) => c.second);
+  report(`first call after start on ${serverJs} (sim call to queue 5001, POSTed once the server says it is serving), ${RUNS} runs`, [
+    ["first call: POST → 201, median / max", `${ms(median(first.map((c) => c.created)))} / ${ms(Math.max(...first.map((c) => c.created)))}`],
+    ["first call: POST → answered, median / max", `${ms(median(first.map((c) => c.answered)))} / ${ms(Math.max(...first.map((c) => c.answered)))}`],
+    ["second call (warm): POST → answered, median", ms(median(second.map((c) => c.answered)))],
+    ["first / second", `${(median(first.map((c) => c.answered)) / median(second.map((c) => c.answered))).toFixed(2)}x`],
+    ["target", `< 150 ms: ${median(first.map((c) => c.answered)) < 150 ? "met" : "not met"}`],
+  ]);
+}

@@ -2,11 +2,11 @@
 // each once the one before has loaded werift, legs go to ready workers, and an engine closed while
 // warming stops cleanly. In serve mode (the built server): a simulated call placed the moment the
 // server says it is serving is answered, whether or not its workers have finished loading werift;
-// a server stopped while its workers warm exits cleanly.
+// a server stopped while its workers warm exits cleanly; the built worker's file carries werift.
 import { spawn } from "node:child_process";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MediaEngine, RemoteLeg } from "../../server/media/index.js";
 import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
@@ -79,6 +79,12 @@ describe("MediaEngine.warm()", () => {
 });
 
 describe("media workers warmed after listen", () => {
+  it("the built worker's file holds werift itself (one file for node's loader), not an import of the package", async () => {
+    const worker = await readFile(join(dirname(SERVER_ENTRY), "media-worker.js"), "utf8");
+    expect(worker).toMatch(/\bclass RTCPeerConnection\b|\bRTCPeerConnection = class\b/);
+    expect(worker).not.toMatch(/from "werift"|require\("werift"\)/);
+  });
+
   it("a simulated call placed as soon as the server is serving is answered by the queue (its legs on workers that may still be warming)", async () => {
     served = await serve();
     const { url } = served;

@@ -8,7 +8,8 @@ import { performanceTime, type TickListener, type TickSource } from "../frame-cl
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
 import { LegMemory } from "./leg-memory.js";
-import { werift } from "../werift.js";
+import weriftModule from "./werift-cjs.cjs";
+import { provideWerift } from "../werift.js";
 
 const port = parentPort;
 if (!port) throw new Error("the media worker runs only as a worker thread");
@@ -155,7 +156,32 @@ port.on("message", (message: ToWorker) => {
   }
 });
 
-// A worker loads werift as it starts, off the main thread, so no call waits for it; messages sent
-// meanwhile wait in the port's queue.
-werift();
-post({ type: "ready" });
+// A worker loads werift as it starts (a static import: the build bundles it into this thread's
+// file, so node's loader reads one file instead of a few hundred), off the main thread, so no call
+// waits for it; messages sent meanwhile wait in the port's queue.
+provideWerift(weriftModule);
+// The thread's DTLS certificate (one for all its legs, an ECDSA key and a signed certificate) is
+// made now too, not by the first call's offer. Ready either way: werift keeps this one attempt,
+// so a failure here is the one the first leg would have met.
+const ready = (): void => post({ type: "ready" });
+weriftModule.RTCDtlsTransport.SetupCertificate().then(rehearse).then(ready, ready);
+
+/**
+ * One offer made and thrown away, as a leg makes it (one host candidate on `host`), so the first
+ * call's offer runs code already compiled. Its socket closes with it.
+ */
+async function rehearse(): Promise<void> {
+  const pc = new weriftModule.RTCPeerConnection({
+    iceServers: [],
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: [config.host],
+    iceInterfaceAddresses: { [config.host.includes(":") ? "udp6" : "udp4"]: config.host },
+  });
+  try {
+    pc.addTransceiver("audio", { direction: "sendrecv" });
+    await pc.setLocalDescription(await pc.createOffer());
+  } finally {
+    await pc.close();
+  }
+}
