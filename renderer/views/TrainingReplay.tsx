@@ -8,21 +8,12 @@ import { runReplay, type RunReplay } from "../api/training.js";
 import type { AccountConnection } from "../api/account.js";
 import { REPLAY_SPEEDS, replayAt, replayLength, type ReplayCaller } from "../state/training-replay.js";
 import { DataTable, ErrorAlert } from "./admin/parts.js";
-import { figure } from "./training-words.js";
+import { CALLER_OUTCOMES, figure } from "./training-words.js";
 
 /** How often a playing replay moves its scrubber, in ms of real time. */
 const FRAME_MS = 100;
 
 const CALLER_STATES: Record<ReplayCaller["state"], string> = { calling: "Calling", waiting: "Waiting", talking: "Talking", ended: "Gone" };
-
-const OUTCOMES: Record<string, string> = {
-  answered: "answered",
-  abandoned: "abandoned",
-  timeout: "timed out",
-  hung_up: "hung up",
-  not_placed: "not placed",
-  stopped: "ended by the stop",
-};
 
 export function TrainingReplay({ connection, runId }: { connection: AccountConnection; runId: string }) {
   const [replay, setReplay] = useState<RunReplay | null>(null);
@@ -173,7 +164,7 @@ function ReplayPlayer({ replay }: { replay: RunReplay }) {
             <td className="mono">{c.caller_id_number}</td>
             <td>{CALLER_STATES[c.state]}</td>
             <td className="numeric">{figure(c.wait_s)}</td>
-            <td>{c.outcome === null ? "" : (OUTCOMES[c.outcome] ?? c.outcome)}</td>
+            <td>{c.outcome === null ? "" : (CALLER_OUTCOMES[c.outcome] ?? c.outcome)}</td>
             <td>{c.agent_id === null ? "" : (names.get(c.agent_id) ?? c.agent_id)}</td>
           </tr>
         ))}

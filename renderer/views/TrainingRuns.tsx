@@ -12,7 +12,7 @@ import { useAppStore } from "../state/context.js";
 import { FAULT_WORDS } from "../state/training.js";
 import { DataTable, ErrorAlert } from "./admin/parts.js";
 import { TrainingReplay } from "./TrainingReplay.js";
-import { figure, textsAnswered, when } from "./training-words.js";
+import { CALLER_OUTCOMES, figure, textsAnswered, when } from "./training-words.js";
 
 const STATUS_WORDS: Record<RunDoc["status"], string> = { running: "Running", paused: "Paused", ended: "Ended" };
 
@@ -22,16 +22,6 @@ const CALLER_STATES: Record<RunCaller["state"], string> = {
   waiting: "Waiting",
   talking: "Talking",
   ended: "Gone",
-};
-
-const OUTCOMES: Record<string, string> = {
-  answered: "answered",
-  abandoned: "abandoned",
-  timeout: "timed out",
-  hung_up: "hung up",
-  not_placed: "not placed",
-  stopped: "ended by the stop",
-  texted: "texted instead",
 };
 
 export function TrainingRuns() {
@@ -153,7 +143,7 @@ function LiveRun({ run, busy, drive }: { run: RunDoc; busy: boolean; drive: (act
             <td className="mono">{c.caller_id_number}</td>
             <td>{CALLER_STATES[c.state]}</td>
             <td className="numeric">{c.wait_s === undefined ? "" : c.wait_s}</td>
-            <td>{c.outcome === null ? "" : (OUTCOMES[c.outcome] ?? c.outcome)}</td>
+            <td>{c.outcome === null ? "" : (CALLER_OUTCOMES[c.outcome] ?? c.outcome)}</td>
           </tr>
         ))}
       </DataTable>

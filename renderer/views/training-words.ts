@@ -25,3 +25,14 @@ export function textsAnswered(received: number, answered: number, responseS: num
   const reply = responseS === null ? "" : targetS === undefined ? `, ${responseS} s to reply` : `, ${againstTarget(responseS, targetS, met, " s", "slow")} to reply`;
   return `${answered} of ${received}${reply}`;
 }
+
+/** A simulated caller's outcome in words (the run's callers table, the replay). */
+export const CALLER_OUTCOMES: Readonly<Record<string, string>> = {
+  answered: "answered",
+  abandoned: "abandoned",
+  timeout: "timed out",
+  hung_up: "hung up",
+  not_placed: "not placed",
+  stopped: "ended by the stop",
+  texted: "texted instead",
+};

@@ -4,6 +4,7 @@
 // CDRs and the queue and recipient events say (hold and wrap-up included). Pausing the run holds a waiting caller's patience
 // and wait; only admins and trainers run and see runs, a trainee sees their own scorecard row.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { Scorecard as Card } from "../../contract/training.js";
 import type { BusEvent } from "../../server/events/index.js";
 import { MediaEngine } from "../../server/media/index.js";
 import { rm } from "node:fs/promises";
@@ -13,23 +14,6 @@ import { EventsClient } from "../helpers/events-client.js";
 import { connected, FakeSignalling, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
 
-interface Person {
-  user_id: string;
-  simulated: boolean;
-  offered: number;
-  answered: number;
-  missed: number;
-  abandoned_while_ringing: number;
-  average_speed_of_answer_s: number | null;
-  talk_s: number;
-  hold_s: number;
-  wrapup_s: number;
-  digits_collected: number;
-}
-interface Card {
-  run: { offered: number; answered: number; abandoned: number; average_speed_of_answer_s: number | null; digits_collected: number };
-  people: Person[];
-}
 interface RunDoc {
   id: string;
   status: string;
