@@ -21,11 +21,12 @@ const HOOKS = [
   "callq_recipient_offer",
   "callq_recipient_delivered",
   "callq_recipient_rejected",
-  // Local additions (issues 19 and 20), marked local_addition in the catalogue.
+  // Local additions (issues 18, 19 and 20), marked local_addition in the catalogue.
   "callq_recipient_disposition",
   "callq_queue_alert",
   "callq_queue_callback",
   "user_presence",
+  "training_run",
 ];
 
 describeConformance({

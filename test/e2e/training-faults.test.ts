@@ -8,6 +8,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { openConsole, SCREENSHOTS, seriousAxeViolations, signIn, type ConsolePage } from "../helpers/console-page.js";
+import { poll } from "../helpers/poll.js";
 import { Floor, openView } from "../helpers/shift.js";
 
 let floor: Floor | undefined;
@@ -27,7 +28,7 @@ afterAll(async () => {
 });
 
 describe("faults from the trainer's live view", () => {
-  it("a burst adds its callers to the run, a webhook failure comes and goes, a STOP text arrives, one-way audio and undelivered texts come, all listed", async () => {
+  it("a burst adds its callers to the run (paused, their waits stop), a webhook failure comes and goes, a STOP text arrives, one-way audio and undelivered texts come, all listed", async () => {
     if (floor === undefined || browser === undefined) throw new Error("beforeAll did not start the floor");
     const f = floor;
     const salesPath = await f.queuePath("Sales");
@@ -52,6 +53,24 @@ describe("faults from the trainer's live view", () => {
     await faults.getByLabel("Callers").fill("2");
     await faults.getByRole("button", { name: "Inject fault" }).click();
     await count.filter({ hasText: /^2$/ }).waitFor();
+    // Nobody is Ready: the two wait. Paused, their waits stop, in the live view as in the run's
+    // document; resumed, they count on.
+    await live.locator('[aria-label="Callers so far"] [data-count="waiting"]').filter({ hasText: /^2$/ }).waitFor({ timeout: 30_000 });
+    const table = live.getByRole("group", { name: "The run's callers" });
+    const waits = async (): Promise<number[]> => (await table.locator("tbody tr td:nth-child(5)").allInnerTexts()).map(Number);
+    await live.getByRole("button", { name: "Pause run" }).click();
+    await live.getByText(/^Paused: /).waitFor();
+    await trainer.waitForTimeout(1500);
+    const held = await waits();
+    expect(held).toHaveLength(2);
+    await trainer.waitForTimeout(2500);
+    expect(await waits(), "no wait moves while the run is paused").toEqual(held);
+    const [newestRun] = (await f.v2<{ id: string }[]>("GET", "/training_runs?paginate=false")).body.data;
+    const paused = await f.v2<{ callers: { wait_s?: number }[] }>("GET", `/training_runs/${newestRun?.id ?? ""}`);
+    expect(paused.body.data.callers.map((c) => c.wait_s)).toEqual(held);
+    await live.getByRole("button", { name: "Resume run" }).click();
+    await live.getByText(/^Running: /).waitFor();
+    await poll("the waits counting again", async () => ((await waits()).every((w, i) => w > (held[i] ?? Number.POSITIVE_INFINITY)) ? true : undefined), 10_000);
     const listed = live.getByRole("list", { name: "Faults so far" });
     await listed.getByText(/a burst of callers \(by the trainer\)$/).waitFor();
 
@@ -81,8 +100,7 @@ describe("faults from the trainer's live view", () => {
     await faults.getByRole("button", { name: "Inject fault" }).click();
     await listed.getByText(/texts to a caller undelivered \(by the trainer\)$/).waitFor();
     // What the form sent, as the run's timeline keeps it.
-    const [newest] = (await f.v2<{ id: string }[]>("GET", "/training_runs?paginate=false")).body.data;
-    const run = await f.v2<{ timeline: { name: string; source?: string; fault?: Record<string, unknown> }[] }>("GET", `/training_runs/${newest?.id ?? ""}`);
+    const run = await f.v2<{ timeline: { name: string; source?: string; fault?: Record<string, unknown> }[] }>("GET", `/training_runs/${newestRun?.id ?? ""}`);
     const byHand = run.body.data.timeline.filter((e) => e.name === "fault_injected" && e.source === "trainer").map((e) => e.fault);
     expect(byHand).toEqual(
       expect.arrayContaining([
