@@ -3,7 +3,7 @@
 // estimated (somebody abandoned in the window). Estimates, labelled so: the models assume random
 // arrivals and exponential handle times and patience.
 import { erlangA, erlangAAgents, erlangCAgents, erlangCServiceLevel, offeredLoad } from "./erlang.js";
-import { averageHandleTime, meanPatience, round, type IntervalFigures } from "./intervals.js";
+import { meanPatience, round, type IntervalFigures } from "./intervals.js";
 import type { QueueConfig } from "./queue-config.js";
 
 /** Inputs a supervisor may set instead of the measured ones (what-if). */
@@ -57,7 +57,9 @@ export interface StaffingInput {
 export function staffingEstimate(input: StaffingInput): StaffingEstimate {
   const { window, day, whatIf, config } = input;
   const callsPerHour = whatIf.calls_per_hour ?? (window.offered * 3600) / input.windowS;
-  const measured = window.handled > 0 ? averageHandleTime(window) : day.handled > 0 ? averageHandleTime(day) : undefined;
+  // Unrounded: calls shorter than a twentieth of a second on average would round to no handle
+  // time at all, and so to no estimate (the figure shown is rounded below).
+  const measured = window.handled > 0 ? window.handle_sum / window.handled : day.handled > 0 ? day.handle_sum / day.handled : undefined;
   const handleTime = whatIf.handle_time ?? (measured === undefined ? undefined : measured + config.wrapupS);
   const thresholdS = whatIf.answered_within_s ?? config.serviceLevelS;
   const targetPercent = whatIf.target_percent ?? config.serviceLevelTarget;

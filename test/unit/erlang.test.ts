@@ -1,6 +1,8 @@
 // Erlang C and Erlang A against published figures and exact identities.
 import { describe, expect, it } from "vitest";
 import { erlangA, erlangAAgents, erlangB, erlangC, erlangCAgents, erlangCAsa, erlangCServiceLevel, offeredLoad } from "../../server/callq/erlang.js";
+import { emptyFigures } from "../../server/callq/intervals.js";
+import { staffingEstimate } from "../../server/callq/staffing.js";
 
 describe("Erlang C", () => {
   // Call Centre Helper, "Erlang C Formula – Made Simple With an Easy Worked Example"
@@ -101,3 +103,21 @@ describe("Erlang A (Palm's M/M/n+M)", () => {
 function table(): [number, number, number][] {
   return [11, 12, 13, 14].map((n) => [n, erlangC(n, 10), erlangCServiceLevel(n, { arrivalRate: 100 / 1800, handleTime: 180 }, 20)]);
 }
+
+describe("the staffing estimate", () => {
+  it("gives an estimate for calls handled in under a twentieth of a second on average (their rounded handle time is 0.0)", () => {
+    const window = { ...emptyFigures(), offered: 2, answered: 2, handled: 2, handle_sum: 0.06 };
+    const estimate = staffingEstimate({
+      window,
+      day: window,
+      windowS: 3600,
+      minutes: 60,
+      config: { serviceLevelS: 20, serviceLevelTarget: 80, wrapupS: 0 },
+      loggedIn: 1,
+      ready: 1,
+      whatIf: {},
+    });
+    expect(estimate.handle_time).toBe(0);
+    expect(estimate.agents_needed).toBe(1);
+  });
+});
