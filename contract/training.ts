@@ -68,8 +68,8 @@ export interface Scorecard {
   people: PersonCard[];
 }
 
-/** A row of GET .../users/{user_id}/training_scorecards: one run the user took calls in, newest first. */
-export interface OwnScorecard {
+/** What every answer about one run says of it first. */
+export interface RunHeader {
   run_id: string;
   scenario_name: string;
   seed: number;
@@ -77,6 +77,10 @@ export interface OwnScorecard {
   /** Gregorian seconds, as the server's other times. */
   started: number;
   ended: number | null;
+}
+
+/** A row of GET .../users/{user_id}/training_scorecards: one run the user took calls in, newest first. */
+export interface OwnScorecard extends RunHeader {
   targets: ScorecardTargets;
   run: RunCard;
   /** The user's own row of the run's scorecard. */
@@ -97,13 +101,7 @@ export interface ReplayAgentStep {
  * GET .../training_runs/{id}/replay: what a replay of the run needs, all of it stored: the run's
  * timeline (run seconds) and its recipients' steps put on the same run time.
  */
-export interface RunReplay {
-  run_id: string;
-  scenario_name: string;
-  seed: number;
-  status: RunStatus;
-  started: number;
-  ended: number | null;
+export interface RunReplay extends RunHeader {
   duration_s: number;
   /** How long the run ran (run time: pauses do not count). */
   run_seconds: number;
