@@ -15,8 +15,10 @@
 // measured window (default 10), BENCH_TRAINING_LIVE_WORKERS: the server's media workers (default
 // serve mode's, one per core).
 import { randomBytes } from "node:crypto";
-import { readdir, readFile } from "node:fs/promises";
+import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
+import { Session } from "node:inspector";
 import { loadavg } from "node:os";
+import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import type { Page } from "playwright-core";
 import { defaultMediaWorkers } from "../server/config.js";
@@ -34,13 +36,35 @@ const STEPS = list(process.env.BENCH_TRAINING_LIVE_CALLERS, "10,20,30,40,50");
 const TRAINEES = Number(process.env.BENCH_TRAINING_LIVE_TRAINEES ?? 5);
 const SECONDS = Number(process.env.BENCH_TRAINING_LIVE_SECONDS ?? 10);
 const WORKERS = Number(process.env.BENCH_TRAINING_LIVE_WORKERS ?? defaultMediaWorkers());
+const PROFILE_DIR = process.env.BENCH_TRAINING_LIVE_PROFILE;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 const TICK_MS = 10; // USER_HZ
 
-/** CPU ms so far of this process and every process it started (Chromium's), and of the whole machine (busy, all cores). */
-async function cpuSoFar(): Promise<{ own: number; machine: number; at: number }> {
+/** CPU ms so far: this process (the server and its media workers), Chromium's renderer processes (one per page), Chromium's other processes, and the whole machine (busy, all cores). */
+interface CpuReading {
+  server: number;
+  renderers: Map<number, number>;
+  chromium: number;
+  /** Chromium's threads by process type and thread name (summed over the processes), for the profile's breakdown. */
+  threads: Map<string, number>;
+  machine: number;
+  at: number;
+}
+
+/** CPU ms of each thread of a process, by "process type / thread name". */
+async function threadsOf(pid: number, kind: string, into: Map<string, number>): Promise<void> {
+  for (const task of await readdir(`/proc/${pid}/task`).catch(() => [])) {
+    const stat = await readFile(`/proc/${pid}/task/${task}/stat`, "utf8").catch(() => "");
+    const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/\d+$/, "#");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const key = `${kind} / ${name}`;
+    into.set(key, (into.get(key) ?? 0) + (Number(fields[11]) + Number(fields[12])) * TICK_MS);
+  }
+}
+
+async function cpuSoFar(): Promise<CpuReading> {
   const parents = new Map<number, number>();
   const used = new Map<number, number>();
   for (const name of await readdir("/proc").catch(() => [])) {
@@ -55,11 +79,27 @@ async function cpuSoFar(): Promise<{ own: number; machine: number; at: number }>
     for (let p = pid, hops = 0; p > 1 && hops < 64; p = parents.get(p) ?? 0, hops++) if (p === process.pid) return true;
     return false;
   };
-  let own = 0;
-  for (const [pid, ms] of used) if (ours(pid)) own += ms;
+  const reading: CpuReading = { server: used.get(process.pid) ?? 0, renderers: new Map(), chromium: 0, threads: new Map(), machine: 0, at: 0 };
+  if (PROFILE_DIR !== undefined) await threadsOf(process.pid, "server", reading.threads);
+  for (const [pid, ms] of used) {
+    if (pid === process.pid || !ours(pid)) continue;
+    const command = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
+    if (PROFILE_DIR !== undefined) await threadsOf(pid, /--utility-sub-type=([\w.]+)/.exec(command)?.[1] ?? /--type=([a-z-]+)/.exec(command)?.[1] ?? "browser", reading.threads);
+    if (command.includes("--type=renderer")) reading.renderers.set(pid, ms);
+    else reading.chromium += ms;
+  }
   const line = (await readFile("/proc/stat", "utf8").catch(() => "")).split("\n")[0] ?? "";
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0] = line.split(/\s+/).slice(1).map(Number);
-  return { own, machine: (user + nice + system + irq + softirq) * TICK_MS, at: performance.now() };
+  reading.machine = (user + nice + system + irq + softirq) * TICK_MS;
+  reading.at = performance.now();
+  return reading;
+}
+
+/** Cores used between two readings: the server, each busy renderer (pages that did nothing are left out), the rest of Chromium, the machine. */
+function cpuBetween(a: CpuReading, b: CpuReading): { server: number; pages: number[]; chromium: number; machine: number } {
+  const span = b.at - a.at;
+  const pages = [...b.renderers].map(([pid, ms]) => (ms - (a.renderers.get(pid) ?? ms)) / span).filter((cores) => cores > 0.005);
+  return { server: (b.server - a.server) / span, pages, chromium: (b.chromium - a.chromium) / span, machine: (b.machine - a.machine) / span };
 }
 
 /** Frames lost on the server's legs between two snapshots (legs present in both). */
@@ -121,6 +161,36 @@ function pageLoss(before: InboundReading[][], after: InboundReading[][]): PageLo
   return total;
 }
 
+/** Starts profiling the page's renderer and this process's main thread; the answer stops both and writes the profiles into a directory. */
+async function startProfiles(page: Page | undefined): Promise<(dir: string) => Promise<void>> {
+  const cdp = page ? await page.context().newCDPSession(page) : undefined;
+  await cdp?.send("Performance.enable");
+  const metrics = async () => new Map((cdp ? (await cdp.send("Performance.getMetrics")).metrics : []).map((m) => [m.name, m.value]));
+  const metrics0 = await metrics();
+  await cdp?.send("Profiler.enable");
+  await cdp?.send("Profiler.start");
+  const inspector = new Session();
+  inspector.connect();
+  const post = (method: string) =>
+    new Promise<unknown>((resolve, reject) => inspector.post(method, (error, result) => (error ? reject(error) : resolve(result))));
+  await post("Profiler.enable");
+  await post("Profiler.start");
+  return async (dir) => {
+    await mkdir(dir, { recursive: true });
+    const server = (await post("Profiler.stop")) as { profile: unknown };
+    inspector.disconnect();
+    await writeFile(join(dir, "server.cpuprofile"), JSON.stringify(server.profile));
+    if (cdp) {
+      const metrics1 = await metrics();
+      const kept = ["TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration", "LayoutCount", "RecalcStyleCount", "Nodes", "JSEventListeners"];
+      report("training-live: the first trainee's page in the window (Performance.getMetrics; durations in s)", kept.map((name) => [name, ((metrics1.get(name) ?? 0) - (name === "Nodes" || name === "JSEventListeners" ? 0 : (metrics0.get(name) ?? 0))).toFixed(3)]));
+      const rendered = await cdp.send("Profiler.stop");
+      await writeFile(join(dir, "page.cpuprofile"), JSON.stringify(rendered.profile));
+      await cdp.detach();
+    }
+  };
+}
+
 interface Api {
   call<T>(method: string, path: string, data?: unknown): Promise<T>;
 }
@@ -154,14 +224,14 @@ interface Point {
   ended: number;
   /** The hang-up causes of the ended callers' legs and of the trainees' ended legs, as their CDRs say. */
   endedWhy: string[];
+  /** Server legs closed so far in the run, by their reason. */
+  legsClosedWhy: string[];
   server: ServerLoss;
   pages: PageLoss;
   clock: { p99: number; max: number; skipped: number };
   loopP99: number;
-  cpu: number;
-  /** This bench's processes (the server and Chromium) and the whole machine, in cores. */
-  ownCpu: number;
-  machineCpu: number;
+  /** Cores: the server process (callers' legs and media workers included), each trainee page's renderer, the rest of Chromium, the whole machine. */
+  cpu: ReturnType<typeof cpuBetween>;
   load: [number, number];
 }
 
@@ -174,6 +244,18 @@ async function main(): Promise<void> {
   const browser = await launchBrowser();
   const points: Point[] = [];
   let accepting = true;
+  // Why each server leg that closed during the run closed ("hangup", "ice failed", "dtls failed", "connect timeout"), counted.
+  const closedWhy = new Map<string, number>();
+  const seen = new Set<WebRtcLeg>();
+  const watching = setInterval(() => {
+    for (const leg of media.legs) seen.add(leg);
+    for (const leg of seen) {
+      if (leg.state !== "closed") continue;
+      seen.delete(leg);
+      const why = leg.closeReason ?? "?";
+      closedWhy.set(why, (closedWhy.get(why) ?? 0) + 1);
+    }
+  }, 250);
   try {
     const admin = await benchLogin(server.url);
     const api = apiOf(server.url, admin.token, admin.accountId);
@@ -264,13 +346,16 @@ async function main(): Promise<void> {
       const pages0 = await Promise.all(pages.map((p) => inboundReadings(p)));
       media.clock.resetStats();
       loop.enable();
-      const cpu0 = process.cpuUsage();
-      const all0 = await cpuSoFar();
-      const wall0 = performance.now();
+      const profiling = PROFILE_DIR !== undefined && target === STEPS[STEPS.length - 1] ? await startProfiles(pages[0]) : undefined;
+      const cpu0 = await cpuSoFar();
       await sleep(SECONDS * 1000);
-      const cpu = process.cpuUsage(cpu0);
-      const wallMs = performance.now() - wall0;
-      const all1 = await cpuSoFar();
+      const cpu1 = await cpuSoFar();
+      if (profiling && PROFILE_DIR !== undefined) {
+        await profiling(PROFILE_DIR);
+        const span = cpu1.at - cpu0.at;
+        const busiest = [...cpu1.threads].map(([key, ms]): [string, number] => [key, (ms - (cpu0.threads.get(key) ?? 0)) / span]).sort((a, b) => b[1] - a[1]).slice(0, 25);
+        report("training-live: busiest threads in the window (% of one core; Chromium's summed over its processes of a type)", busiest.map(([key, cores]) => [key, `${(cores * 100).toFixed(1)}%`]));
+      }
       loop.disable();
       const clock = media.clock.stats();
       const legs1 = rowsOf(media.legs);
@@ -285,15 +370,13 @@ async function main(): Promise<void> {
         waiting: doc.callers.filter((c) => c.state === "waiting").length,
         talking: doc.callers.filter((c) => c.state === "talking").length,
         ended: endedIds.size,
+        legsClosedWhy: [...closedWhy].map(([why, n]) => `${n} ${why}`),
         endedWhy: cdrs.filter((c) => endedIds.has(c.call_id ?? null) || (c.owner_id !== undefined && traineeIds.has(c.owner_id))).map((c) => `${c.owner_id !== undefined && traineeIds.has(c.owner_id) ? "trainee" : "caller"} ${c.hangup_cause ?? "?"}`),
         server: serverLoss(legs0, legs1),
         pages: pageLoss(pages0, pages1),
         clock: { p99: clock.latenessP99Ms, max: clock.latenessMaxMs, skipped: clock.skipped },
         loopP99: loop.percentile(99) / 1e6,
-        cpu: (cpu.user + cpu.system) / 1000 / wallMs,
-        // Over the span between the two readings of /proc, which takes a while on a loaded machine.
-        ownCpu: (all1.own - all0.own) / (all1.at - all0.at),
-        machineCpu: (all1.machine - all0.machine) / (all1.at - all0.at),
+        cpu: cpuBetween(cpu0, cpu1),
         load: [load0, load1],
       };
       points.push(point);
@@ -304,42 +387,53 @@ async function main(): Promise<void> {
     await api.call("POST", `/training_runs/${run.id}`, { action: "stop" });
   } finally {
     accepting = false;
+    clearInterval(watching);
     await browser.close();
     await bench.close();
   }
   summary(points);
 }
 
-function show(p: Point): void {
+const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
+
+/** One window's figures, as the per-step report and the summary's table row both show them. */
+function figures(p: Point): [label: string, value: string, column: string][] {
   const s = p.server;
-  report(`training-live: ${p.callers} callers, ${TRAINEES} trainees, ${SECONDS} s`, [
-    ["callers waiting / talking / ended (CDRs' causes of the legs ended)", `${p.waiting} / ${p.talking} / ${p.ended} (${p.endedWhy.join(", ")})`],
-    [`server legs (${s.legs}): packets sent / received`, `${s.sent} / ${s.received}`],
-    ["server legs: lost frames (gaps / FIFO drops / not sent late)", `${s.gaps} / ${s.drops} / ${s.late}`],
-    ["server legs: FIFO underruns (late, not lost)", String(s.underruns)],
-    [`trainees' pages (${p.pages.calls} calls): packets received / lost`, `${p.pages.received} / ${p.pages.lost}`],
-    ["trainees' pages: concealed samples / samples", `${p.pages.concealed} / ${p.pages.samples}`],
-    ["frame clock lateness p99 / max, ticks skipped", `${p.clock.p99.toFixed(2)} / ${p.clock.max.toFixed(1)} ms, ${p.clock.skipped}`],
-    ["server main loop delay p99", `${p.loopP99.toFixed(1)} ms`],
-    ["CPU, server process (callers' legs included)", `${(p.cpu * 100).toFixed(0)}% of one core`],
-    ["CPU, this bench's processes (server, Chromium) / whole machine", `${p.ownCpu.toFixed(2)} / ${p.machineCpu.toFixed(2)} of 2 cores`],
-    ["load average (1 min) before / after, 2 cores, shared", `${p.load[0].toFixed(1)} / ${p.load[1].toFixed(1)}`],
-  ]);
+  const pages = p.cpu.pages;
+  const own = p.cpu.server + sum(pages) + p.cpu.chromium;
+  return [
+    ["callers waiting / talking / ended (CDRs' causes of the legs ended)", `${p.waiting} / ${p.talking} / ${p.ended} (${p.endedWhy.join(", ")})`, `${p.callers} | ${TRAINEES} | ${p.talking}`],
+    ["server legs closed so far in the run, by reason", p.legsClosedWhy.join(", "), ""],
+    [`server legs (${s.legs}): packets sent / received`, `${s.sent} / ${s.received}`, String(s.legs)],
+    ["server legs: lost frames (gaps / FIFO drops / not sent late)", `${s.gaps} / ${s.drops} / ${s.late}`, `${s.gaps} / ${s.drops} / ${s.late}`],
+    ["server legs: FIFO underruns (late, not lost)", String(s.underruns), String(s.underruns)],
+    [`trainees' pages (${p.pages.calls} calls): packets received / lost, concealed samples / samples`, `${p.pages.received} / ${p.pages.lost}, ${p.pages.concealed} / ${p.pages.samples}`, `${p.pages.lost} / ${p.pages.concealed}`],
+    ["frame clock lateness p99 / max, ticks skipped", `${p.clock.p99.toFixed(2)} / ${p.clock.max.toFixed(1)} ms, ${p.clock.skipped}`, `${p.clock.p99.toFixed(1)} / ${p.clock.max.toFixed(0)} ms`],
+    ["server main loop delay p99", `${p.loopP99.toFixed(1)} ms`, `${p.loopP99.toFixed(1)} ms`],
+    ["CPU, server process (callers' legs and media workers), % of one core", `${(p.cpu.server * 100).toFixed(0)}%`, `${(p.cpu.server * 100).toFixed(0)}%`],
+    [`CPU, trainees' renderers (${pages.length}): mean / max, % of one core`, `${((sum(pages) / Math.max(1, pages.length)) * 100).toFixed(1)}% / ${(Math.max(0, ...pages) * 100).toFixed(1)}%`, `${((sum(pages) / Math.max(1, pages.length)) * 100).toFixed(1)}%`],
+    ["CPU, Chromium's other processes (browser, audio, network), % of one core", `${(p.cpu.chromium * 100).toFixed(0)}%`, `${(p.cpu.chromium * 100).toFixed(0)}%`],
+    ["CPU, this bench's processes / whole machine, cores of 2", `${own.toFixed(2)} / ${p.cpu.machine.toFixed(2)}`, `${own.toFixed(2)} / ${p.cpu.machine.toFixed(2)}`],
+    ["load average (1 min) before / after, 2 cores, shared", `${p.load[0].toFixed(1)} / ${p.load[1].toFixed(1)}`, `${p.load[0].toFixed(1)}–${p.load[1].toFixed(1)}`],
+  ];
+}
+
+const COLUMNS = ["callers | trainees | talking", "server legs", "lost: gaps / drops / not sent", "underruns", "pages: lost / concealed samples", "clock p99 / max", "loop p99", "server CPU", "CPU per page", "Chromium's rest", "bench / machine CPU (cores)", "load"];
+
+function show(p: Point): void {
+  report(
+    `training-live: ${p.callers} callers, ${TRAINEES} trainees, ${SECONDS} s`,
+    figures(p).map(([label, value]) => [label, value]),
+  );
 }
 
 function summary(points: Point[]): void {
   const clean = points.filter((p) => lostOf(p) === 0 && p.ended === 0);
   const largest = clean.reduce((n, p) => Math.max(n, p.callers), 0);
   process.stdout.write(
-    `\ntraining-live: server media workers ${WORKERS}; largest step with no lost frame: ${largest} callers + ${TRAINEES} trainees\n` +
-      "\n| callers | trainees | talking | server legs | lost: gaps / drops / not sent | underruns | pages: lost / concealed samples | clock p99 / max | server CPU | bench / machine CPU (cores) | load |\n" +
-      "|---|---|---|---|---|---|---|---|---|---|---|\n" +
-      points
-        .map(
-          (p) =>
-            `| ${p.callers} | ${TRAINEES} | ${p.talking} | ${p.server.legs} | ${p.server.gaps} / ${p.server.drops} / ${p.server.late} | ${p.server.underruns} | ${p.pages.lost} / ${p.pages.concealed} | ${p.clock.p99.toFixed(1)} / ${p.clock.max.toFixed(0)} ms | ${(p.cpu * 100).toFixed(0)}% | ${p.ownCpu.toFixed(2)} / ${p.machineCpu.toFixed(2)} | ${p.load[0].toFixed(1)}–${p.load[1].toFixed(1)} |`,
-        )
-        .join("\n") +
+    `\ntraining-live: server media workers ${WORKERS}; largest step with no lost frame: ${largest} callers + ${TRAINEES} trainees\n\n` +
+      `| ${COLUMNS.join(" | ")} |\n|${"---|".repeat(COLUMNS.join(" | ").split(" | ").length)}\n` +
+      points.map((p) => `| ${figures(p).filter(([, , column]) => column !== "").map(([, , column]) => column).join(" | ")} |`).join("\n") +
       "\n",
   );
 }
