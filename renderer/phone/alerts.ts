@@ -17,6 +17,8 @@ class Ringer {
   /** One gain into one stream for the ringer's life: see start(). */
   #output: { gain: GainNode; destination: MediaStreamAudioDestinationNode } | null = null;
   #stopTone: (() => void) | null = null;
+  /** Beeps scheduled and not yet over. */
+  #beeping = 0;
   #deviceId: string | undefined;
 
   start(deviceId: string | undefined): void {
@@ -71,6 +73,22 @@ class Ringer {
   stop(): void {
     this.#stopTone?.();
     this.#stopTone = null;
+    this.#quiet();
+  }
+
+  /**
+   * A running context renders (silence too) every 10 ms on an audio thread of the page and one of
+   * the browser's audio service, and a playing element pulls from it, for as long as the page
+   * lives: paused and suspended between rings, they cost nothing. Suspend and resume are queued in
+   * order, so a ring right after is heard.
+   */
+  #quiet(): void {
+    if (this.#stopTone !== null || this.#beeping > 0) return;
+    if (this.#player !== null) {
+      this.#player.pause();
+      this.#player.srcObject = null;
+    }
+    void this.#context?.suspend().catch(() => undefined);
   }
 
   /** One beep on the device the ringer last used. */
@@ -88,7 +106,12 @@ class Ringer {
     gain.gain.setValueAtTime(0, start + TONE_S);
     oscillator.start(start);
     oscillator.stop(start + TONE_S);
-    oscillator.onended = () => oscillator.disconnect();
+    this.#beeping += 1;
+    oscillator.onended = () => {
+      oscillator.disconnect();
+      this.#beeping -= 1;
+      this.#quiet();
+    };
     const player = (this.#player ??= new Audio());
     player.srcObject = destination.stream;
     void player.play().catch(() => undefined);
