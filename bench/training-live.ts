@@ -215,6 +215,20 @@ interface RunDoc {
   callers: { state: string; outcome: string | null; left: string | null; call_id: string | null }[];
 }
 
+/**
+ * Page-side (text: no DOM types here): clicks Accept on every offer as it appears, as an agent
+ * would, watching the page's DOM for changes instead of polling it.
+ */
+const TAKE_OFFERS = `(() => {
+  const take = () => {
+    for (const button of document.querySelectorAll(".call-offer .button-accept")) {
+      if (button.textContent.trim() === "Accept" && button.getAttribute("aria-disabled") !== "true") button.click();
+    }
+  };
+  new MutationObserver(take).observe(document.body, { childList: true, subtree: true });
+  take();
+})()`;
+
 const LINES = ["Hi, I'm calling about my order.", "I have a question about my bill.", "I've been waiting for a long time.", "Sorry, could you repeat that?"];
 
 interface Point {
@@ -243,19 +257,19 @@ async function main(): Promise<void> {
   const media = server.calls.context.media;
   const browser = await launchBrowser();
   const points: Point[] = [];
-  let accepting = true;
-  // Why each server leg that closed during the run closed ("hangup", "ice failed", "dtls failed", "connect timeout"), counted.
+  // Why each server leg that closed during the run closed ("hangup", "ice failed", "dtls failed", "connect timeout", "remote-bye" ...), counted:
+  // every leg the engine makes is followed from its creation.
   const closedWhy = new Map<string, number>();
-  const seen = new Set<WebRtcLeg>();
-  const watching = setInterval(() => {
-    for (const leg of media.legs) seen.add(leg);
-    for (const leg of seen) {
-      if (leg.state !== "closed") continue;
-      seen.delete(leg);
-      const why = leg.closeReason ?? "?";
+  const createLeg = media.createLeg.bind(media);
+  media.createLeg = (options) => {
+    const leg = createLeg(options);
+    leg.on("state", (change) => {
+      if (change.to !== "closed") return;
+      const why = change.reason ?? "?";
       closedWhy.set(why, (closedWhy.get(why) ?? 0) + 1);
-    }
-  }, 250);
+    });
+    return leg;
+  };
   try {
     const admin = await benchLogin(server.url);
     const api = apiOf(server.url, admin.token, admin.accountId);
@@ -280,20 +294,12 @@ async function main(): Promise<void> {
       await signIn(opened.page, t.username);
       await waitRegistered(opened.page, 60_000);
       await startHearing(opened.page);
+      // Each trainee takes what they are offered, as long as the bench lasts: clicked in the page
+      // itself, so no polling through the protocol loads this process (the server's) or the page.
+      await opened.page.evaluate(TAKE_OFFERS);
       pages.push(opened.page);
       await server.callq.recipientAction(admin.accountId, t.id, "login_ready");
     }
-    // Each trainee takes what they are offered, as long as the bench lasts.
-    const taking = (async () => {
-      while (accepting) {
-        for (const page of pages) {
-          const accept = page.getByRole("region", { name: "Incoming call" }).getByRole("button", { name: "Accept" });
-          if ((await accept.count().catch(() => 0)) > 0) await accept.click({ timeout: 2000 }).catch(() => undefined);
-        }
-        await sleep(300);
-      }
-    })();
-
     const scenario = await api.call<{ id: string }>("PUT", "/training_scenarios", {
       name: "Bench floor",
       duration_s: 3600,
@@ -382,12 +388,8 @@ async function main(): Promise<void> {
       points.push(point);
       show(point);
     }
-    accepting = false;
-    await taking;
     await api.call("POST", `/training_runs/${run.id}`, { action: "stop" });
   } finally {
-    accepting = false;
-    clearInterval(watching);
     await browser.close();
     await bench.close();
   }
