@@ -415,7 +415,8 @@ function figures(p: Point): [label: string, value: string, column: string][] {
     ["frame clock lateness p99 / max, ticks skipped", `${p.clock.p99.toFixed(2)} / ${p.clock.max.toFixed(1)} ms, ${p.clock.skipped}`, `${p.clock.p99.toFixed(1)} / ${p.clock.max.toFixed(0)} ms`],
     ["server main loop delay p99", `${p.loopP99.toFixed(1)} ms`, `${p.loopP99.toFixed(1)} ms`],
     ["CPU, server process (callers' legs and media workers), % of one core", `${(p.cpu.server * 100).toFixed(0)}%`, `${(p.cpu.server * 100).toFixed(0)}%`],
-    [`CPU, trainees' renderers (${pages.length}): mean / max, % of one core`, `${((sum(pages) / Math.max(1, pages.length)) * 100).toFixed(1)}% / ${(Math.max(0, ...pages) * 100).toFixed(1)}%`, `${((sum(pages) / Math.max(1, pages.length)) * 100).toFixed(1)}%`],
+    // Per trainee: all renderers' CPU over the trainees (Chromium keeps a spare renderer or two, nearly idle).
+    [`CPU, renderers (${pages.length} busy): per trainee / busiest, % of one core`, `${((sum(pages) / TRAINEES) * 100).toFixed(1)}% / ${(Math.max(0, ...pages) * 100).toFixed(1)}%`, `${((sum(pages) / TRAINEES) * 100).toFixed(1)}%`],
     ["CPU, Chromium's other processes (browser, audio, network), % of one core", `${(p.cpu.chromium * 100).toFixed(0)}%`, `${(p.cpu.chromium * 100).toFixed(0)}%`],
     ["CPU, this bench's processes / whole machine, cores of 2", `${own.toFixed(2)} / ${p.cpu.machine.toFixed(2)}`, `${own.toFixed(2)} / ${p.cpu.machine.toFixed(2)}`],
     ["load average (1 min) before / after, 2 cores, shared", `${p.load[0].toFixed(1)} / ${p.load[1].toFixed(1)}`, `${p.load[0].toFixed(1)}–${p.load[1].toFixed(1)}`],
