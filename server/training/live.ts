@@ -25,7 +25,7 @@ import type { Collection, Store } from "../store/index.js";
 import { draw } from "./distributions.js";
 import { extraCallers, plannedCallers, STREAMS, type PlannedCaller } from "./generator.js";
 import { Prng } from "./prng.js";
-import { queueKey, type Fault, type FaultKind, type OneWayDirection, type Scenario } from "./scenario.js";
+import { queueKey, type Fault, type OneWayDirection, type Scenario } from "./scenario.js";
 
 export const RUNS_COLLECTION = "training_runs";
 
@@ -104,9 +104,6 @@ export class FaultError extends Error {
     super(message);
   }
 }
-
-/** The kinds a live run applies: every kind. */
-export const LIVE_FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "one_way_audio", "webhook_failure", "text_undelivered", "text_stop"];
 
 /** A webhook failure, one-way audio or undelivered texts last this long unless the fault says otherwise. */
 export const DEFAULT_FAULT_S = 60;
