@@ -285,6 +285,7 @@ export class LiveRuns {
     const run = this.#running(accountId, runId);
     if (run.status !== "running") throw new RunStateError(`the run is ${run.status}`);
     run.clock.pause();
+    this.#deps.callq.clockMoved(accountId);
     run.status = "paused";
     this.#note(run, "paused", {});
     void this.#save(run);
@@ -294,6 +295,7 @@ export class LiveRuns {
     const run = this.#running(accountId, runId);
     if (run.status !== "paused") throw new RunStateError(`the run is ${run.status}`);
     run.clock.resume();
+    this.#deps.callq.clockMoved(accountId);
     run.status = "running";
     this.#note(run, "resumed", {});
     void this.#save(run);

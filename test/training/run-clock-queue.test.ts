@@ -184,4 +184,35 @@ describe("a live run's clock holds the queue engine's timers of its account", ()
     await clock.advance(1);
     expect((await agentState()).availability_state).toBe("Ready");
   }, 40_000);
+
+  it("the queue status and callq.clock events tell the queue time's lag and pause; an offer after a pause carries the enter time less the pause", async () => {
+    await patchQueue("Sales", { timeout: 600, ring_timeout: 15 });
+    await api.server.callq.recipientAction(accountId, trainee.id, "logout");
+    const runId = await runOneCaller("5001");
+    await poll("the caller waiting", async () => ((await sessionStates("Sales")).includes("waiting") ? true : undefined));
+    await mediaUp(runId);
+    const told = (): unknown[] => events.filter((e) => e.routing_key === `callq.clock.${accountId}` && e.name === "clock").map((e) => e.data.queue_clock);
+    const queueClock = async (): Promise<unknown> => (await api.server.callq.queueStatus(accountId, queueId("Sales"))).queue_clock;
+    expect(await queueClock()).toEqual({ behind_ms: 0, paused: false });
+    const toldBefore = told().length;
+    await act(runId, "pause");
+    await clock.advance(30_000);
+    expect(await queueClock()).toEqual({ behind_ms: 30_000, paused: true });
+    await act(runId, "resume");
+    expect(told().slice(toldBefore)).toEqual([
+      { behind_ms: 0, paused: true },
+      { behind_ms: 30_000, paused: false },
+    ]);
+    await clock.advance(2_000);
+    expect(await queueClock()).toEqual({ behind_ms: 30_000, paused: false });
+    // The trainee's phone rings about 2 s of queue time after the caller joined, 32 s on the server's clock.
+    const invites = signalling.invites.length;
+    await api.server.callq.recipientAction(accountId, trainee.id, "login_ready");
+    await nextCall();
+    const headers = new Map(signalling.invites.slice(invites).find((i) => i.options.headers?.some(([name]) => name === "X-Queue-ID"))?.options.headers ?? []);
+    expect(headers.get("X-Queue-Wait-Seconds")).toBe("2");
+    const sinceEntered = clock.now() / 1000 - Number(headers.get("X-Queue-Enter-Time"));
+    expect(sinceEntered).toBeGreaterThanOrEqual(2);
+    expect(sinceEntered).toBeLessThan(3.2);
+  }, 30_000);
 });
