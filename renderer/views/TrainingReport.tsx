@@ -2,7 +2,7 @@
 // targets, the run's totals and every person who took calls compared side by side, with a Print
 // button and the scorecard's CSV. Printed, the console's header, navigation and docks go (training-report.css) and the
 // tables fit an A4 page. For admins and trainers, as the run's reads are.
-import { useEffect, useMemo, useState, type ReactNode } from "react";
+import { useEffect, useId, useMemo, useState, type ReactNode } from "react";
 import { Link, useParams } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { apiErrorText } from "../api/error-text.js";
@@ -161,8 +161,8 @@ function personColumns(t: Targets): ReportColumn<PersonCard>[] {
 
 /**
  * One of the report's tables, header and cells from one column list. Not the admin views'
- * DataTable: printed, the report's caption shows and the table keeps the page's width with fixed
- * columns (training-report.css), where DataTable hides its caption and scrolls sideways.
+ * DataTable: the report's caption shows, and printed the table keeps the page's width with fixed
+ * columns (training-report.css); on screen it scrolls sideways in a narrow window as DataTable does.
  */
 function ReportTable<Row>({
   caption,
@@ -183,38 +183,42 @@ function ReportTable<Row>({
   /** Said in one row when there are no rows. */
   emptyText?: string;
 }) {
+  const captionId = useId();
+  // Focusable, so the keyboard can scroll a table wider than a narrow window (it has no controls).
   return (
-    <table className="training-report-table" data-table={name}>
-      <caption>{caption}</caption>
-      <thead>
-        <tr>
-          {columns.map((column) => (
-            <th key={column.label} scope="col">
-              {column.label}
-            </th>
-          ))}
-        </tr>
-      </thead>
-      <tbody>
-        {rows.length === 0 && emptyText !== undefined ? (
+    <div className="scroll-x training-report-scroll" role="group" aria-labelledby={captionId} tabIndex={0}>
+      <table className="training-report-table" data-table={name}>
+        <caption id={captionId}>{caption}</caption>
+        <thead>
           <tr>
-            <td colSpan={columns.length}>{emptyText}</td>
+            {columns.map((column) => (
+              <th key={column.label} scope="col">
+                {column.label}
+              </th>
+            ))}
           </tr>
-        ) : null}
-        {rows.map((row) => (
-          <tr key={rowKey(row)} {...rowData?.(row)}>
-            {columns.map((column) =>
-              column.rowHeader === true ? (
-                <th key={column.label} scope="row">
-                  {column.cell(row)}
-                </th>
-              ) : (
-                <td key={column.label}>{column.cell(row)}</td>
-              ),
-            )}
-          </tr>
-        ))}
-      </tbody>
-    </table>
+        </thead>
+        <tbody>
+          {rows.length === 0 && emptyText !== undefined ? (
+            <tr>
+              <td colSpan={columns.length}>{emptyText}</td>
+            </tr>
+          ) : null}
+          {rows.map((row) => (
+            <tr key={rowKey(row)} {...rowData?.(row)}>
+              {columns.map((column) =>
+                column.rowHeader === true ? (
+                  <th key={column.label} scope="row">
+                    {column.cell(row)}
+                  </th>
+                ) : (
+                  <td key={column.label}>{column.cell(row)}</td>
+                ),
+              )}
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </div>
   );
 }
