@@ -1,7 +1,8 @@
 // A page laid out narrow, as test/e2e/console-narrow.test.ts checks it: what sticks out past the
 // right edge of the window. The page's own sideways scroll, and each rendered element whose box
 // ends past the edge, unless it sits inside one of the wrappers that scroll on purpose (which must
-// itself fit and scroll), or is only there for screen readers. Page-side code as text: the node project has no DOM types.
+// itself fit and scroll), or is only there for screen readers. Page-side code as text: the node
+// project has no DOM types.
 import type { Page } from "playwright-core";
 
 /** The wrappers that scroll sideways on purpose: data tables and the supervisor's agents board. */
