@@ -1,9 +1,13 @@
 // The training API's answers as the server writes them and the console reads them, written once:
 // server/training/scorecard.ts and server/api/training-runs.ts build them, renderer/api/training.ts
-// and the tests read them. Types only, importing nothing, so both sides may import it
-// (eslint.config.js: contract/ reaches neither server/ nor renderer/).
+// and the tests read them. Types and plain data only, importing nothing, so both sides may import
+// it (eslint.config.js: contract/ reaches neither server/ nor renderer/).
 
 export type RunStatus = "running" | "paused" | "ended";
+
+/** Every fault a scenario's timeline or the trainer's hand can inject; a live run applies them all. */
+export const FAULT_KINDS = ["drop_registration", "one_way_audio", "webhook_failure", "text_undelivered", "text_stop", "burst"] as const;
+export type FaultKind = (typeof FAULT_KINDS)[number];
 
 export interface ScorecardTargets {
   service_level: { answered_within_s: number; percent: number };

@@ -162,6 +162,24 @@ export interface QueueStatus {
   serviceLevel?: ServiceLevel;
   /** The queue's alerts that hold now, where the server says (Switchboard does). */
   alerts?: QueueAlert[];
+  /** The account's queue time against the server's, where the server says (Switchboard does). */
+  queueClock?: QueueClock;
+}
+
+/**
+ * The account's queue time (Switchboard's queue_clock): the server's, or a live training run's,
+ * which stands still while the run is paused. Stamps such as a caller's entry are on it.
+ */
+export interface QueueClock {
+  /** How far the queue time is behind the server's clock. */
+  behindMs: number;
+  paused: boolean;
+}
+
+/** The queue_clock of a queue status or a callq.clock event; null when absent or malformed. */
+export function queueClockOf(value: unknown): QueueClock | null {
+  if (!isRecord(value) || typeof value["behind_ms"] !== "number" || typeof value["paused"] !== "boolean") return null;
+  return { behindMs: Math.max(0, value["behind_ms"]), paused: value["paused"] };
 }
 
 export type QueueAlertKind = "service_level" | "longest_wait" | "state_too_long";
@@ -488,7 +506,12 @@ export function queueStatusOf(data: Record<string, unknown>): QueueStatus {
     },
     ...(isRecord(data["service_level"]) ? { serviceLevel: serviceLevelOf(data["service_level"], stats) } : {}),
     ...(Array.isArray(data["alerts"]) ? { alerts: data["alerts"].filter(isRecord).map(queueAlertOf).filter((a): a is QueueAlert => a !== null) } : {}),
+    ...queueClockField(queueClockOf(data["queue_clock"])),
   };
+}
+
+function queueClockField(clock: QueueClock | null): { queueClock?: QueueClock } {
+  return clock === null ? {} : { queueClock: clock };
 }
 
 function serviceLevelOf(goal: Record<string, unknown>, stats: Record<string, unknown>): ServiceLevel {

@@ -5,7 +5,8 @@ import type { OwnScorecard, RunReplay, RunStatus, Scorecard } from "../../contra
 import { accountList, accountMediaUrl, accountRequest, type AccountConnection } from "./account.js";
 
 // The scorecard's and the replay's shapes are the API's contract, written once (contract/training.ts).
-export type { OwnScorecard, PersonCard, ReplayAgentStep, RunCard, RunReplay, RunStatus, Scorecard } from "../../contract/training.js";
+export type { FaultKind, OwnScorecard, PersonCard, ReplayAgentStep, RunCard, RunReplay, RunStatus, Scorecard } from "../../contract/training.js";
+export { FAULT_KINDS } from "../../contract/training.js";
 
 export interface ScenarioRow {
   id: string;

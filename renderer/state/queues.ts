@@ -2,9 +2,10 @@
 // a queue document changes), and, while a view watches them, each queue's live status and callers.
 // Callers follow the callq.queue.* and callq.session.* events, applied once per animation frame
 // however many arrive; counts and the day's stats are read again (coalesced) after events touch
-// a queue, and every half minute.
+// a queue, and every half minute. Waits count in the account's queue time, which a paused training
+// run holds (the statuses' queue_clock and the callq.clock events say so).
 import type { StateCreator } from "zustand/vanilla";
-import { callqEventKind, sessionOf, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
+import { callqEventKind, queueClockOf, sessionOf, type QueueClock, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
 import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
@@ -40,6 +41,11 @@ export interface QueueDay {
   start: (number | null)[];
 }
 
+/** The account's queue time as last told, and when (this console's clock, ms). */
+export interface QueueTime extends QueueClock {
+  toldAt: number;
+}
+
 export interface QueuesState {
   list: QueueEntry[];
   /** Queue id to member user ids. */
@@ -51,6 +57,8 @@ export interface QueuesState {
   error: string | null;
   /** Clock ms the directory (list and members) was read; null before. */
   loadedAt: number | null;
+  /** The account's queue time; null until a status or event told it (the server's time then). */
+  queueTime: QueueTime | null;
 }
 
 export interface QueuesSlice {
@@ -63,7 +71,7 @@ export interface QueuesSlice {
   refreshQueues(): Promise<void>;
 }
 
-const EMPTY: QueuesState = { list: [], members: {}, live: {}, day: {}, loading: false, error: null, loadedAt: null };
+const EMPTY: QueuesState = { list: [], members: {}, live: {}, day: {}, loading: false, error: null, loadedAt: null, queueTime: null };
 
 /** Events that end a caller's time in a queue. */
 const GONE = new Set(["leave", "end", "abandoned", "timeout", "removed"]);
@@ -78,6 +86,8 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     const eventCount = new Map<string, number>();
     let directoryReads = 0;
     let statusReads = 0;
+    /** Bumped by each callq.clock event: a status read before the latest one tells an older queue time. */
+    let clockEvents = 0;
 
     /**
      * Queues whose callers changed by events since their lists were last read: only those lists
@@ -124,6 +134,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
       const listIds = ids === undefined ? queueIds : queueIds.filter((id) => sessionsTouched.has(id));
       for (const id of listIds) sessionsTouched.delete(id);
       const seen = new Map(queueIds.map((id) => [id, eventCount.get(id) ?? 0]));
+      const clockSeen = clockEvents;
       try {
         const [statuses, lists] = await Promise.all([api.queueStatuses(ids), Promise.all(listIds.map((id) => api.queueSessions(id).then((rows) => [id, rows] as const)))]);
         const dayBefore = get().queues.day;
@@ -139,7 +150,9 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
             const current = live[id] ?? { status: null, sessions: [] };
             live[id] = { ...current, sessions: fresh ? rows : current.sessions };
           }
-          return { queues: { ...s.queues, live, day: sampleDay(s.queues.day, live, deps.clock.now()), error: null } };
+          const told = clockSeen === clockEvents ? Object.values(statuses).find((status) => status.queueClock !== undefined)?.queueClock : undefined;
+          const queueTime = told === undefined ? s.queues.queueTime : { ...told, toldAt: deps.clock.now() };
+          return { queues: { ...s.queues, live, queueTime, day: sampleDay(s.queues.day, live, deps.clock.now()), error: null } };
         });
         if (get().queues.day !== dayBefore) saveDay(deps.storage, get());
       } catch (error) {
@@ -164,6 +177,13 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
       listening ??= get().onPlatformEvent((event) => {
         if (event.routingKey === "object.doc_created.callq_queue" || event.routingKey === "object.doc_edited.callq_queue" || event.routingKey === "object.doc_deleted.callq_queue") {
           void get().loadQueueDirectory();
+          return;
+        }
+        if (event.routingKey.startsWith("callq.clock.")) {
+          const told = queueClockOf(event.data["queue_clock"]);
+          if (told === null) return;
+          clockEvents += 1;
+          set((s) => ({ queues: { ...s.queues, queueTime: { ...told, toldAt: deps.clock.now() } } }));
           return;
         }
         if (watchers > 0 && callqEventKind(event) !== null) batch.push(event);
@@ -231,7 +251,16 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
   };
 }
 
-/** Callers still waiting for someone (not yet answered). */
+/**
+ * The account's queue time at `now` (this console's clock, ms), on which callers' entry stamps are:
+ * behind by a training run's pauses, and standing still while one is paused; `now` itself when
+ * the server has not told otherwise.
+ */
+export function queueTimeAt(queueTime: QueueTime | null, now: number): number {
+  if (queueTime === null) return now;
+  return (queueTime.paused ? queueTime.toldAt : now) - queueTime.behindMs;
+}
+
 /** Callers on the line waiting or being offered (callbacks left the line: waitingCallbacks). */
 export function waitingSessions(live: QueueLive | undefined): QueueSession[] {
   return live === undefined ? [] : live.sessions.filter((s) => s.state !== "handled" && s.callbackNumber === null);

@@ -4,7 +4,7 @@
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
 import { apiErrorText } from "../api/error-text.js";
-import { httpTrainingApi, type PreviewSummary, type RunAction, type RunDoc, type RunFault, type RunRow, type ScenarioDoc, type ScenarioRow, type Scorecard, type TrainingApi } from "../api/training.js";
+import { httpTrainingApi, type FaultKind, type PreviewSummary, type RunAction, type RunDoc, type RunFault, type RunRow, type ScenarioDoc, type ScenarioRow, type Scorecard, type TrainingApi } from "../api/training.js";
 import { systemClock, type Clock } from "../clock.js";
 import { connectionOf } from "./account-connection.js";
 import { emptyResource, homeIn, resourceList, type ResourceState } from "./resource.js";
@@ -114,7 +114,7 @@ const NO_RUNS: RunsState = { rows: [], current: null, scorecard: null, busy: fal
 
 const ACTION_WORDS: Record<RunAction, string> = { pause: "paused", resume: "resumed", stop: "stopped" };
 
-export const FAULT_WORDS: Record<RunFault["kind"], string> = {
+export const FAULT_WORDS: Record<FaultKind, string> = {
   burst: "a burst of callers",
   drop_registration: "a trainee's registration dropped",
   webhook_failure: "the account's webhooks failing",

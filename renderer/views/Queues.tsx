@@ -8,7 +8,7 @@ import { useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { formatDuration } from "../components/useNow.js";
 import { useAppStore } from "../state/context.js";
-import { longestWaitSince, waitingCallbacks, waitingSessions } from "../state/queues.js";
+import { longestWaitSince, queueTimeAt, waitingCallbacks, waitingSessions } from "../state/queues.js";
 
 export function Queues() {
   const watch = useAppStore((state) => state.watchQueues);
@@ -44,7 +44,10 @@ export function Queues() {
 
 const QueueCard = memo(function QueueCard({ queue }: { queue: QueueEntry }) {
   const live = useAppStore((state) => state.queues.live[queue.id]);
-  const now = useFreshNow(1000);
+  const tick = useFreshNow(1000);
+  const queueTime = useAppStore((state) => state.queues.queueTime);
+  // Callers' entry stamps are in the account's queue time, which a paused training run holds.
+  const now = queueTimeAt(queueTime, tick);
   const waiting = waitingSessions(live);
   const callbacks = waitingCallbacks(live);
   const oldest = longestWaitSince(live);

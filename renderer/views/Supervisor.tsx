@@ -19,7 +19,7 @@ import { formatDuration } from "../components/useNow.js";
 import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
 import { liveDay } from "../state/agent-day.js";
-import { answeredOf, longestWaitSince, missedOffersOf, waitingCallbacks, waitingSessions } from "../state/queues.js";
+import { answeredOf, longestWaitSince, missedOffersOf, queueTimeAt, waitingCallbacks, waitingSessions } from "../state/queues.js";
 import type { AppState } from "../state/store.js";
 
 /** Admins and users with the call_monitor permission. */
@@ -148,6 +148,9 @@ function QueueTileInView({ queue, tick }: { queue: QueueEntry; tick: number }) {
 const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; tick: number }) {
   const now = Math.max(tick, systemClock.now());
   const live = useAppStore((state) => state.queues.live[queue.id]);
+  const queueTime = useAppStore((state) => state.queues.queueTime);
+  // Callers' entry stamps are in the account's queue time, which a paused training run holds.
+  const waitNow = queueTimeAt(queueTime, now);
   const status = live?.status ?? null;
   const staffing = useAppStore((state) => state.supervisor.staffing[queue.id]);
   const alerts = useAppStore((state) => state.supervisor.alerts[queue.id] ?? NO_ALERTS);
@@ -160,7 +163,7 @@ const QueueTile = memo(function QueueTile({ queue, tick }: { queue: QueueEntry; 
   const figures: [string, string, string][] = [
     ["Waiting", String(waitingSessions(live).length), "waiting"],
     ...(callbacks.length > 0 || status?.stats.callbacksWaiting !== undefined ? [["Callbacks waiting", String(callbacks.length), "callbacks"] as [string, string, string]] : []),
-    ["Longest wait", oldest === null ? "–" : formatDuration(now - oldest), "longest"],
+    ["Longest wait", oldest === null ? "–" : formatDuration(waitNow - oldest), "longest"],
     ["Service level", status === null ? "…" : serviceLevelText(level), "service-level"],
     ["Speed of answer", level === undefined ? "–" : formatDuration(level.asa * 1000), "asa"],
     ["Abandonment", level === undefined || level.abandonmentRate === null ? "–" : `${level.abandonmentRate}%`, "abandonment"],

@@ -2,11 +2,11 @@
 // targets, the run's totals and every person who took calls compared side by side, with a Print
 // button and the scorecard's CSV. Printed, the console's header, navigation and docks go (training-report.css) and the
 // tables fit an A4 page. For admins and trainers, as the run's reads are.
-import { useEffect, useMemo, useState } from "react";
+import { useEffect, useId, useMemo, useState, type ReactNode } from "react";
 import { Link, useParams } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import { apiErrorText } from "../api/error-text.js";
-import { httpTrainingApi, runReplay, scorecardCsvUrl, type RunReplay, type Scorecard } from "../api/training.js";
+import { httpTrainingApi, runReplay, scorecardCsvUrl, type PersonCard, type RunCard, type RunReplay, type Scorecard } from "../api/training.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import { trainerAccess } from "../state/training.js";
@@ -84,7 +84,6 @@ export function TrainingReport() {
 
 function ReportBody({ card, run }: Report) {
   const r = card.run;
-  const sl = r.service_level;
   const t = card.targets;
   return (
     <>
@@ -109,87 +108,117 @@ function ReportBody({ card, run }: Report) {
         </dd>
       </dl>
 
-      <table className="training-report-table" data-table="totals">
-        <caption>Run totals</caption>
-        <thead>
-          <tr>
-            <th scope="col">Callers</th>
-            <th scope="col">Offered</th>
-            <th scope="col">Answered</th>
-            <th scope="col">Abandoned</th>
-            <th scope="col">Timed out</th>
-            <th scope="col">Abandoned while ringing</th>
-            <th scope="col">Service level</th>
-            <th scope="col">Speed of answer (s)</th>
-            <th scope="col">Digits collected</th>
-            <th scope="col">Texts answered</th>
-          </tr>
-        </thead>
-        <tbody>
-          <tr>
-            <td>{r.callers}</td>
-            <td>{r.offered}</td>
-            <td>{r.answered}</td>
-            <td>{r.abandoned}</td>
-            <td>{r.timed_out}</td>
-            <td>{r.abandoned_while_ringing}</td>
-            <td>
-              {againstTarget(sl.percent, sl.target_percent, sl.met, " %")} in {sl.answered_within_s} s
-            </td>
-            <td>{figure(r.average_speed_of_answer_s)}</td>
-            <td>{r.digits_collected}</td>
-            <td>{textsAnswered(r.texts, r.texts_answered, r.average_text_response_s, r.text_response_met, t.text_response_s)}</td>
-          </tr>
-        </tbody>
-      </table>
+      <ReportTable caption="Run totals" name="totals" columns={totalColumns(t)} rows={[r]} rowKey={() => "run"} />
+      <ReportTable caption="Trainees compared" name="people" columns={personColumns(t)} rows={card.people} rowKey={(p) => p.user_id} rowData={(p) => ({ "data-user-id": p.user_id })} emptyText="Nobody took a call in this run." />
+    </>
+  );
+}
 
-      <table className="training-report-table" data-table="people">
-        <caption>Trainees compared</caption>
+/** A column of a report table: its header, and its cell of each row (the row's header cell where `rowHeader`). */
+interface ReportColumn<Row> {
+  label: string;
+  cell: (row: Row) => ReactNode;
+  rowHeader?: boolean;
+}
+
+type Targets = Scorecard["targets"];
+
+function totalColumns(t: Targets): ReportColumn<RunCard>[] {
+  return [
+    { label: "Callers", cell: (r) => r.callers },
+    { label: "Offered", cell: (r) => r.offered },
+    { label: "Answered", cell: (r) => r.answered },
+    { label: "Abandoned", cell: (r) => r.abandoned },
+    { label: "Timed out", cell: (r) => r.timed_out },
+    { label: "Abandoned while ringing", cell: (r) => r.abandoned_while_ringing },
+    {
+      label: "Service level",
+      cell: ({ service_level: sl }) => `${againstTarget(sl.percent, sl.target_percent, sl.met, " %")} in ${sl.answered_within_s} s`,
+    },
+    { label: "Speed of answer (s)", cell: (r) => figure(r.average_speed_of_answer_s) },
+    { label: "Digits collected", cell: (r) => r.digits_collected },
+    { label: "Texts answered", cell: (r) => textsAnswered(r.texts, r.texts_answered, r.average_text_response_s, r.text_response_met, t.text_response_s) },
+  ];
+}
+
+function personColumns(t: Targets): ReportColumn<PersonCard>[] {
+  return [
+    { label: "Person", cell: (p) => `${p.name}${p.simulated ? " (simulated)" : ""}`, rowHeader: true },
+    { label: "Offered", cell: (p) => p.offered },
+    { label: "Answered", cell: (p) => p.answered },
+    { label: "Missed", cell: (p) => p.missed },
+    { label: "Abandoned while ringing", cell: (p) => p.abandoned_while_ringing },
+    { label: "Speed of answer (s)", cell: (p) => figure(p.average_speed_of_answer_s) },
+    { label: "Talk (s)", cell: (p) => p.talk_s },
+    { label: "Hold (s)", cell: (p) => p.hold_s },
+    { label: "Wrap-up (s)", cell: (p) => p.wrapup_s },
+    { label: "Handle time (s)", cell: (p) => againstTarget(p.average_handle_time_s, t.handle_time_s, p.handle_time_met, "", "over") },
+    { label: "Transfers", cell: (p) => p.transfers },
+    { label: "Digits collected", cell: (p) => p.digits_collected },
+    { label: "Texts answered", cell: (p) => textsAnswered(p.texts_received, p.texts_answered, p.average_text_response_s, p.text_response_met, t.text_response_s) },
+  ];
+}
+
+/**
+ * One of the report's tables, header and cells from one column list. Not the admin views'
+ * DataTable: the report's caption shows, and printed the table keeps the page's width with fixed
+ * columns (training-report.css); on screen it scrolls sideways in a narrow window as DataTable does.
+ */
+function ReportTable<Row>({
+  caption,
+  name,
+  columns,
+  rows,
+  rowKey,
+  rowData,
+  emptyText,
+}: {
+  caption: string;
+  name: string;
+  columns: readonly ReportColumn<Row>[];
+  rows: readonly Row[];
+  rowKey: (row: Row) => string;
+  /** The row's data attributes (tests and print find a person's row by them). */
+  rowData?: (row: Row) => Record<`data-${string}`, string>;
+  /** Said in one row when there are no rows. */
+  emptyText?: string;
+}) {
+  const captionId = useId();
+  // Focusable, so the keyboard can scroll a table wider than a narrow window (it has no controls).
+  return (
+    <div className="scroll-x training-report-scroll" role="group" aria-labelledby={captionId} tabIndex={0}>
+      <table className="training-report-table" data-table={name}>
+        <caption id={captionId}>{caption}</caption>
         <thead>
           <tr>
-            <th scope="col">Person</th>
-            <th scope="col">Offered</th>
-            <th scope="col">Answered</th>
-            <th scope="col">Missed</th>
-            <th scope="col">Abandoned while ringing</th>
-            <th scope="col">Speed of answer (s)</th>
-            <th scope="col">Talk (s)</th>
-            <th scope="col">Hold (s)</th>
-            <th scope="col">Wrap-up (s)</th>
-            <th scope="col">Handle time (s)</th>
-            <th scope="col">Transfers</th>
-            <th scope="col">Digits collected</th>
-            <th scope="col">Texts answered</th>
+            {columns.map((column) => (
+              <th key={column.label} scope="col">
+                {column.label}
+              </th>
+            ))}
           </tr>
         </thead>
         <tbody>
-          {card.people.length === 0 ? (
+          {rows.length === 0 && emptyText !== undefined ? (
             <tr>
-              <td colSpan={13}>Nobody took a call in this run.</td>
+              <td colSpan={columns.length}>{emptyText}</td>
             </tr>
           ) : null}
-          {card.people.map((p) => (
-            <tr key={p.user_id} data-user-id={p.user_id}>
-              <th scope="row">
-                {p.name}
-                {p.simulated ? " (simulated)" : ""}
-              </th>
-              <td>{p.offered}</td>
-              <td>{p.answered}</td>
-              <td>{p.missed}</td>
-              <td>{p.abandoned_while_ringing}</td>
-              <td>{figure(p.average_speed_of_answer_s)}</td>
-              <td>{p.talk_s}</td>
-              <td>{p.hold_s}</td>
-              <td>{p.wrapup_s}</td>
-              <td>{againstTarget(p.average_handle_time_s, t.handle_time_s, p.handle_time_met, "", "over")}</td>
-              <td>{p.transfers}</td>
-              <td>{p.digits_collected}</td>
-              <td>{textsAnswered(p.texts_received, p.texts_answered, p.average_text_response_s, p.text_response_met, t.text_response_s)}</td>
+          {rows.map((row) => (
+            <tr key={rowKey(row)} {...rowData?.(row)}>
+              {columns.map((column) =>
+                column.rowHeader === true ? (
+                  <th key={column.label} scope="row">
+                    {column.cell(row)}
+                  </th>
+                ) : (
+                  <td key={column.label}>{column.cell(row)}</td>
+                ),
+              )}
             </tr>
           ))}
         </tbody>
       </table>
-    </>
+    </div>
   );
 }

@@ -6,7 +6,7 @@ import { useEffect, useId, useMemo, useState, type FormEvent } from "react";
 import { Link } from "react-router-dom";
 import { useShallow } from "zustand/react/shallow";
 import type { Colleague } from "../api/directory.js";
-import { scorecardCsvUrl, type RunAction, type RunCaller, type RunDoc, type RunFault, type RunTimelineEntry, type Scorecard } from "../api/training.js";
+import { FAULT_KINDS, scorecardCsvUrl, type FaultKind, type RunAction, type RunCaller, type RunDoc, type RunFault, type RunTimelineEntry, type Scorecard } from "../api/training.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
 import { FAULT_WORDS } from "../state/training.js";
@@ -151,8 +151,15 @@ function LiveRun({ run, busy, drive }: { run: RunDoc; busy: boolean; drive: (act
   );
 }
 
-type FaultKind = RunFault["kind"];
-const FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "webhook_failure", "text_stop", "one_way_audio", "text_undelivered"];
+/** The form's words for each kind (contract/training.ts lists the kinds, once). */
+const FAULT_CHOICES: Record<FaultKind, string> = {
+  burst: "A burst of callers",
+  drop_registration: "Drop a trainee's registration",
+  webhook_failure: "Webhooks fail",
+  text_stop: "A caller texts STOP",
+  one_way_audio: "One-way audio",
+  text_undelivered: "Texts to a caller undelivered",
+};
 const DIRECTIONS = ["to_agent", "from_agent"] as const;
 
 /** The trainer's hand: one fault now, its own fields by kind. */
@@ -186,12 +193,11 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
         <div className="field">
           <label htmlFor={`${id}-kind`}>Fault</label>
           <select id={`${id}-kind`} value={kind} onChange={(e) => setKind(FAULT_KINDS.find((k) => k === e.target.value) ?? "burst")}>
-            <option value="burst">A burst of callers</option>
-            <option value="drop_registration">Drop a trainee&apos;s registration</option>
-            <option value="webhook_failure">Webhooks fail</option>
-            <option value="text_stop">A caller texts STOP</option>
-            <option value="one_way_audio">One-way audio</option>
-            <option value="text_undelivered">Texts to a caller undelivered</option>
+            {FAULT_KINDS.map((k) => (
+              <option key={k} value={k}>
+                {FAULT_CHOICES[k]}
+              </option>
+            ))}
           </select>
         </div>
         {kind === "burst" ? (
@@ -249,7 +255,8 @@ function FaultControls({ busy, trainees, inject }: { busy: boolean; trainees: re
 
 function faultLine(entry: RunTimelineEntry): string {
   const kind = entry.fault?.kind;
-  const what = kind !== undefined && kind in FAULT_WORDS ? FAULT_WORDS[kind as FaultKind] : (kind ?? "fault");
+  const known = FAULT_KINDS.find((k) => k === kind);
+  const what = known !== undefined ? FAULT_WORDS[known] : (kind ?? "fault");
   if (entry.name === "fault_cleared") return `${what}: over`;
   const by = entry.source === "trainer" ? "by the trainer" : "from the scenario";
   return entry.applied === false ? `${what} (${by}): not applied${entry.reason === undefined ? "" : `, ${entry.reason}`}` : `${what} (${by})`;

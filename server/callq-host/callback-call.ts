@@ -82,7 +82,7 @@ export class CallbackQueuedCall implements QueuedCall {
       timeoutMs: request.timeoutMs,
       clock: request.clock,
       signal,
-      headers: [...queueHeaders(request, request.clock.now()), [CALLBACK_HEADER, number]],
+      headers: [...queueHeaders(request, request.clock.now(), ctx.clock.now()), [CALLBACK_HEADER, number]],
     });
     switch (result.kind) {
       case "aborted":

@@ -21,19 +21,27 @@ export const QUEUE_HEADERS = {
   /** Seconds the caller waited before this offer. */
   waited: "X-Queue-Wait-Seconds",
   sessionId: "X-Queue-Session-ID",
-  /** When the caller entered the queue, Unix seconds. */
+  /**
+   * When the caller entered the queue, Unix seconds on the server's clock, less any time the
+   * account's queue time stood still since (a paused training run): a phone that shows "waited"
+   * as its clock less this time shows the queue's wait.
+   */
   enteredAt: "X-Queue-Enter-Time",
 } as const;
 
-/** `now` is the account's queue time, which `enteredAt` is on. */
-export function queueHeaders(request: Pick<OfferRequest, "queueId" | "queueName" | "sessionId" | "enteredAt">, now: number): [string, string][] {
+/**
+ * `queueNow` is the account's queue time, which `enteredAt` is on; `serverNow` the server's clock,
+ * which is ahead of the queue time by a training run's pauses.
+ */
+export function queueHeaders(request: Pick<OfferRequest, "queueId" | "queueName" | "sessionId" | "enteredAt">, queueNow: number, serverNow: number): [string, string][] {
   const name = /[^\x20-\x7e]|%/.test(request.queueName) ? encodeURIComponent(request.queueName) : request.queueName;
+  const waitedMs = Math.max(0, queueNow - request.enteredAt);
   return [
     [QUEUE_HEADERS.queueId, request.queueId],
     [QUEUE_HEADERS.queueName, name],
-    [QUEUE_HEADERS.waited, String(Math.max(0, Math.floor((now - request.enteredAt) / 1000)))],
+    [QUEUE_HEADERS.waited, String(Math.floor(waitedMs / 1000))],
     [QUEUE_HEADERS.sessionId, request.sessionId],
-    [QUEUE_HEADERS.enteredAt, String(Math.floor(request.enteredAt / 1000))],
+    [QUEUE_HEADERS.enteredAt, String(Math.floor((serverNow - waitedMs) / 1000))],
   ];
 }
 
@@ -126,7 +134,7 @@ export class ChannelQueuedCall implements QueuedCall {
         clock: request.clock,
         signal: ringing.signal,
         origin: caller,
-        headers: queueHeaders(request, request.clock.now()),
+        headers: queueHeaders(request, request.clock.now(), ctx.clock.now()),
       });
     } finally {
       signal.removeEventListener("abort", stop);

@@ -9,7 +9,7 @@ import { alertKey, evaluateAlerts, hasAlerts } from "./alerts.js";
 import { CallqPublisher } from "./publisher.js";
 import { dayWriter, intervalWriter, recipientStateWriter, type CoalescingWriter } from "./writers.js";
 import { dayOf, intervalStart } from "./intervals.js";
-import { NO_DAY_LEDGER, NO_INTERVAL_LEDGER, type CallbackDial, type CallqDirectory, type CallqEventSink, type CallqLogger, type CallqUser, type IntervalLedger, type OfferOutcome, type OfferRequest, type QueuedCall, type RecipientDayLedger, type RecipientLedger, type Scheduler, type SessionEnd } from "./ports.js";
+import { NO_DAY_LEDGER, NO_INTERVAL_LEDGER, type CallbackDial, type CallqDirectory, type CallqEventSink, type CallqLogger, type CallqUser, type IntervalLedger, type LentClock, type OfferOutcome, type OfferRequest, type QueuedCall, type RecipientDayLedger, type RecipientLedger, type Scheduler, type SessionEnd } from "./ports.js";
 import type { QueueConfig } from "./queue-config.js";
 import { pickRecipient, type Candidate } from "./queue-router.js";
 import { Queue } from "./queue.js";
@@ -19,7 +19,7 @@ import { IllegalRecipientTransition, type RecipientAction, type RecipientTrigger
 import { Session } from "./session.js";
 import type { SessionTrigger } from "./session-state.js";
 import { staffingEstimate, type StaffingEstimate, type WhatIf } from "./staffing.js";
-import { accountFloor, callInfo, loggedInMembers, queueStatus, recipientData, recipientStatus, sessionRow, type AccountFloor, type QueueStatus, type RecipientStatus, type SessionRow, type Wiretap } from "./views.js";
+import { accountFloor, callInfo, loggedInMembers, queueStatus, recipientData, recipientStatus, sessionRow, type AccountFloor, type QueueClock, type QueueStatus, type RecipientStatus, type SessionRow, type Wiretap } from "./views.js";
 
 export type CallqErrorCode =
   | "no_recipient"
@@ -91,6 +91,8 @@ export class CallqEngine {
   readonly #alertTimers = new Map<string, () => void>();
   /** Per account: its queue time (the server's, or a training run's while one is live). */
   readonly #clocks = new Map<string, SwitchedClock>();
+  /** Per account: the clock lent to it, while one is. */
+  readonly #lent = new Map<string, LentClock>();
   #closed = false;
 
   constructor(options: CallqEngineOptions) {
@@ -149,12 +151,31 @@ export class CallqEngine {
    * they had left. The answer gives the account the server's clock back, the same way; it does
    * nothing once another clock has been given since.
    */
-  useClock(accountId: string, clock: Scheduler): () => void {
+  useClock(accountId: string, clock: LentClock): () => void {
     const switched = this.#clock(accountId);
     this.#shiftEnds(accountId, switched.switchTo(clock));
+    this.#lent.set(accountId, clock);
+    this.clockMoved(accountId);
     return () => {
-      if (switched.source === clock) this.#shiftEnds(accountId, switched.switchTo(this.#scheduler));
+      if (switched.source !== clock) return;
+      this.#shiftEnds(accountId, switched.switchTo(this.#scheduler));
+      this.#lent.delete(accountId);
+      this.clockMoved(accountId);
     };
+  }
+
+  /** The account's queue time against the server's: how far behind it is, and whether it stands still. */
+  queueClock(accountId: string): QueueClock {
+    return { behind_ms: Math.max(0, this.#scheduler.now() - this.#clock(accountId).now()), paused: this.#lent.get(accountId)?.paused === true };
+  }
+
+  /**
+   * The clock lent to the account stopped, went on or was given back: its listeners learn its
+   * queue time (`clock` on callq.clock.<account_id>), so boards counting waits from the stamps
+   * count in it.
+   */
+  clockMoved(accountId: string): void {
+    this.#events.publish(accountId, "clock", accountId, "clock", { queue_clock: this.queueClock(accountId) });
   }
 
   #clock(accountId: string): SwitchedClock {
@@ -188,7 +209,7 @@ export class CallqEngine {
   async queueStatus(accountId: string, queueId: string): Promise<QueueStatus> {
     const account = await this.#accounts.get(accountId);
     this.#checkAlerts(account);
-    return queueStatus(this.#queue(account, queueId), account.recipients, this.#clock(account.id).now(), this.#node);
+    return queueStatus(this.#queue(account, queueId), account.recipients, this.#clock(account.id).now(), this.#node, this.queueClock(account.id));
   }
 
   /** The account's floor: every queue's figures of the day together, and every recipient. */

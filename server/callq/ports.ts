@@ -11,6 +11,9 @@ import type { RecipientDay } from "./recipient-day.js";
 /** Time and one-shot timers: the server's clock, which tests and the simulator run by hand. */
 export type Scheduler = Pick<Clock, "now" | "after">;
 
+/** A clock lent to an account's queues (a training run's): one that can stand still says when it does. */
+export type LentClock = Scheduler & { readonly paused?: boolean };
+
 /** Where the engine's events go (the bus of events/, seen from below). */
 export interface CallqEventSink {
   publish(event: { account_id: string; routing_key: string; name: string; data: Record<string, unknown> }): unknown;

@@ -1,5 +1,6 @@
 // The engine's events: one per step, on the routing keys callq.queue.<id>, callq.recipient.<id>
-// and callq.session.<id>, each carrying what a listener needs without asking the API again.
+// and callq.session.<id>, each carrying what a listener needs without asking the API again; and
+// callq.clock.<account_id> when the account's queue time stops, goes on or is the server's again.
 import type { CallqEventSink, CallqLogger } from "./ports.js";
 import type { Queue } from "./queue.js";
 import type { Recipient } from "./recipient.js";
@@ -19,7 +20,7 @@ export class CallqPublisher {
   ) {}
 
   /** A publisher that fails is logged: the engine's step stands. */
-  publish(accountId: string, kind: "queue" | "recipient" | "session" | "alert", id: string, name: string, data: Detail): void {
+  publish(accountId: string, kind: "queue" | "recipient" | "session" | "alert" | "clock", id: string, name: string, data: Detail): void {
     try {
       this.bus.publish({ account_id: accountId, routing_key: `callq.${kind}.${id}`, name, data: { account_id: accountId, ...data } });
     } catch (err) {

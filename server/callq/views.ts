@@ -44,6 +44,8 @@ export interface QueueStatus extends RecipientCounts {
   service_level: { answered_within_s: number; target_percent: number };
   /** The queue's alerts that hold now (local addition), so a board that opens late sees them. */
   alerts: ActiveAlert[];
+  /** The account's queue time against the server's (local addition), so a board counts waits in it. */
+  queue_clock: QueueClock;
   stats: FloorFigures & {
     estimated_wait: number;
     average_wait: number;
@@ -57,6 +59,17 @@ export interface QueueStatus extends RecipientCounts {
     /** Offers of the day a recipient rejected, let ring out or could not be rung for (beyond the spec: Qubicle's missed). */
     missed_offers: number;
   } & Partial<CallbackFigures>;
+}
+
+/**
+ * The account's queue time (local addition): the server's, or a live training run's, which stands
+ * still while the run is paused. Stamps such as queue_enter_time are on it.
+ */
+export interface QueueClock {
+  /** How far the queue time is behind the server's clock: the run's pauses so far. */
+  behind_ms: number;
+  /** Whether the queue time stands still (the run is paused). */
+  paused: boolean;
 }
 
 /** Callbacks in a queue now and over the day (local addition; all 0 where none is enabled). */
@@ -157,7 +170,7 @@ export interface WiretapListener {
 }
 
 /** One queue's status at `now`: its members' availability and the day's figures. */
-export function queueStatus(queue: Queue, recipients: ReadonlyMap<string, Recipient>, now: number, node: string): QueueStatus {
+export function queueStatus(queue: Queue, recipients: ReadonlyMap<string, Recipient>, now: number, node: string, clock: QueueClock): QueueStatus {
   let available = 0;
   for (const id of queue.config.members) if (recipients.get(id)?.availableFor(queue.id, now)) available += 1;
   // Callbacks keep their place, so they count as ahead of a new caller in the estimate.
@@ -174,6 +187,7 @@ export function queueStatus(queue: Queue, recipients: ReadonlyMap<string, Recipi
     node,
     service_level: { answered_within_s: queue.config.serviceLevelS, target_percent: queue.config.serviceLevelTarget },
     alerts: [...queue.alerts.values()].map((a) => ({ ...a })),
+    queue_clock: { ...clock },
     ...recipientCounts(members),
     stats: {
       estimated_wait: queue.stats.estimatedWait(now, queued, available),

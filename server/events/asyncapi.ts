@@ -166,6 +166,13 @@ const alertData = object(["account_id", "queue_id", "kind", "value", "limit", "s
   reason: { type: "string", description: "on clear: queue_deleted when the queue went away" },
 });
 
+/** The account's queue time against the server's (local addition, issue 18): a training run's clock. */
+const queueClock = object(["behind_ms", "paused"], {
+  behind_ms: { type: "number", minimum: 0, description: "how far the queue time is behind the server's clock (a live training run's pauses so far); stamps such as queue_enter_time are on the queue time" },
+  paused: { type: "boolean", description: "whether the queue time stands still (the run is paused)" },
+});
+const clockData = object(["account_id", "queue_clock"], { account_id: str, queue_clock: queueClock });
+
 /** A recipient's disposition of a queue call (local addition, issue 19). */
 const disposition = object(["code", "label", "note", "set_at"], {
   code: { type: "string", description: "one of the queue's dispositions" },
@@ -345,6 +352,10 @@ export const EVENT_MESSAGES: Record<string, { summary: string; payload: JsonSche
   callqSessionEvent: {
     summary: "A queue session's state machine (callq.session.<session_id>)",
     payload: eventMessage("^callq\\.session\\.[^.]+$", ["create", "offer", "missed", "answered", "handled", "abandoned", "timeout", "removed", "end", "disposition", ...CALLBACK_SESSION_EVENTS], sessionData),
+  },
+  callqClockEvent: {
+    summary: "Local addition: the account's queue time stopped, went on, or is the server's again (callq.clock.<account_id>)",
+    payload: eventMessage("^callq\\.clock\\.[^.]+$", ["clock"], clockData),
   },
   callqCallbackEvent: {
     summary: "Local addition: a scheduled callback's time has come: remind its user (callq.callback.<callback_id>)",

@@ -5,5 +5,5 @@ export { draw, meanOf } from "./distributions.js";
 export { plannedCallers, poissonArrivals, ratePieces, ScenarioTooBigError, STREAMS, type PlannedCaller } from "./generator.js";
 export { runHeadless, summarise, type CallerRecord, type HeadlessRun, type RunSummary } from "./headless.js";
 export * from "./scenario.js";
-export { DEFAULT_FAULT_S, FaultError, LIVE_FAULT_KINDS, LiveRuns, MAX_LIVE_AGENTS, MAX_LIVE_CALLERS, RunConflictError, RunScenarioError, RunStateError, RUNS_COLLECTION, type FaultRequest, type LiveRun, type ObservedEvent, type RunEvent } from "./live.js";
+export { DEFAULT_FAULT_S, FaultError, LiveRuns, MAX_LIVE_AGENTS, MAX_LIVE_CALLERS, RunConflictError, RunScenarioError, RunStateError, RUNS_COLLECTION, type FaultRequest, type LiveRun, type ObservedEvent, type RunEvent } from "./live.js";
 export { scorecard, scorecardRows, SCORECARD_COLUMNS, type Scorecard } from "./scorecard.js";

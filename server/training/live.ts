@@ -25,7 +25,7 @@ import type { Collection, Store } from "../store/index.js";
 import { draw } from "./distributions.js";
 import { extraCallers, plannedCallers, STREAMS, type PlannedCaller } from "./generator.js";
 import { Prng } from "./prng.js";
-import { queueKey, type Fault, type FaultKind, type OneWayDirection, type Scenario } from "./scenario.js";
+import { queueKey, type Fault, type OneWayDirection, type Scenario } from "./scenario.js";
 
 export const RUNS_COLLECTION = "training_runs";
 
@@ -104,9 +104,6 @@ export class FaultError extends Error {
     super(message);
   }
 }
-
-/** The kinds a live run applies: every kind. */
-export const LIVE_FAULT_KINDS: readonly FaultKind[] = ["burst", "drop_registration", "one_way_audio", "webhook_failure", "text_undelivered", "text_stop"];
 
 /** A webhook failure, one-way audio or undelivered texts last this long unless the fault says otherwise. */
 export const DEFAULT_FAULT_S = 60;
@@ -288,6 +285,7 @@ export class LiveRuns {
     const run = this.#running(accountId, runId);
     if (run.status !== "running") throw new RunStateError(`the run is ${run.status}`);
     run.clock.pause();
+    this.#deps.callq.clockMoved(accountId);
     run.status = "paused";
     this.#note(run, "paused", {});
     void this.#save(run);
@@ -297,6 +295,7 @@ export class LiveRuns {
     const run = this.#running(accountId, runId);
     if (run.status !== "paused") throw new RunStateError(`the run is ${run.status}`);
     run.clock.resume();
+    this.#deps.callq.clockMoved(accountId);
     run.status = "running";
     this.#note(run, "resumed", {});
     void this.#save(run);

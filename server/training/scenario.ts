@@ -3,6 +3,8 @@
 // faults on cue) and the seed every draw comes from. The document's JSON is also its file format:
 // an export is these fields with `format` added, and an import takes that file back.
 
+import { FAULT_KINDS, type FaultKind } from "../../contract/training.js";
+
 /** Seconds drawn from a distribution: each kind reads the parameters it names. */
 export interface Distribution {
   /**
@@ -79,8 +81,8 @@ export interface Targets {
   text_response_s?: number;
 }
 
-export const FAULT_KINDS = ["drop_registration", "one_way_audio", "webhook_failure", "text_undelivered", "text_stop", "burst"] as const;
-export type FaultKind = (typeof FAULT_KINDS)[number];
+// The fault kinds are the API's contract, one list for the server and the console.
+export { FAULT_KINDS, type FaultKind };
 
 export const ONE_WAY_DIRECTIONS = ["to_agent", "from_agent"] as const;
 export type OneWayDirection = (typeof ONE_WAY_DIRECTIONS)[number];

@@ -353,7 +353,7 @@ describe("transfers of a queue call", () => {
 describe("the offer's headers", () => {
   it("carry the queue, the session, the entry time and the wait; a name beyond printable ASCII goes percent-encoded", () => {
     const request = { accountId: "a", recipientId: "r", queueId: "q1", sessionId: "s1", timeoutMs: 1000, enteredAt: 1_700_000_000_500 };
-    const plain = new Map(queueHeaders({ ...request, queueName: "Sales & Support" }, 1_700_000_042_900));
+    const plain = new Map(queueHeaders({ ...request, queueName: "Sales & Support" }, 1_700_000_042_900, 1_700_000_042_900));
     expect(Object.fromEntries(plain)).toEqual({
       [QUEUE_HEADERS.queueId]: "q1",
       [QUEUE_HEADERS.queueName]: "Sales & Support",
@@ -361,8 +361,12 @@ describe("the offer's headers", () => {
       [QUEUE_HEADERS.sessionId]: "s1",
       [QUEUE_HEADERS.enteredAt]: "1700000000",
     });
-    expect(new Map(queueHeaders({ ...request, queueName: "Ventes été" }, 0)).get(QUEUE_HEADERS.queueName)).toBe("Ventes%20%C3%A9t%C3%A9");
-    expect(new Map(queueHeaders({ ...request, queueName: "100% care" }, 0)).get(QUEUE_HEADERS.queueName)).toBe("100%25%20care");
-    expect(new Map(queueHeaders({ ...request, queueName: "Sales" }, 0)).get(QUEUE_HEADERS.waited)).toBe("0");
+    // The queue time 30 s behind the server's (a training run paused that long): the wait is the
+    // queue's, the entry time the server's less that wait.
+    const behind = new Map(queueHeaders({ ...request, queueName: "Sales" }, 1_700_000_042_900, 1_700_000_072_900));
+    expect([behind.get(QUEUE_HEADERS.waited), behind.get(QUEUE_HEADERS.enteredAt)]).toEqual(["42", "1700000030"]);
+    expect(new Map(queueHeaders({ ...request, queueName: "Ventes été" }, 0, 0)).get(QUEUE_HEADERS.queueName)).toBe("Ventes%20%C3%A9t%C3%A9");
+    expect(new Map(queueHeaders({ ...request, queueName: "100% care" }, 0, 0)).get(QUEUE_HEADERS.queueName)).toBe("100%25%20care");
+    expect(new Map(queueHeaders({ ...request, queueName: "Sales" }, 0, 0)).get(QUEUE_HEADERS.waited)).toBe("0");
   });
 });

@@ -15,6 +15,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered } from "../helpers/console-page.js";
+import { overflowOf } from "../helpers/narrow.js";
 import { poll } from "../helpers/poll.js";
 import { serve, type Served } from "../helpers/serve.js";
 
@@ -50,46 +51,8 @@ async function authenticate(username: string): Promise<{ token: string; accountI
   return { token: body.auth_token, accountId: body.data.account_id, ownerId: body.data.owner_id };
 }
 
-/**
- * What sticks out past the right edge of the window: the page's own sideways scroll, and each
- * rendered element whose box ends past the edge, unless it sits inside one of SCROLLERS, which must
- * itself fit and scroll, or is only there for screen readers. Page-side code as text:
- * the node project has no DOM types.
- */
-const SCROLLERS = ".scroll-x, .board-section";
-
-const OVERFLOW_IN_PAGE = `(() => {
-  const scrollers = ${JSON.stringify(SCROLLERS)};
-  const width = document.documentElement.clientWidth;
-  const found = [];
-  if (document.documentElement.scrollWidth > width) found.push("the page scrolls sideways: " + document.documentElement.scrollWidth + " > " + width);
-  const describe = (el) => el.tagName.toLowerCase() + (el.id ? "#" + el.id : "") + (typeof el.className === "string" && el.className ? "." + el.className.trim().split(/\\s+/).join(".") : "") + " \\"" + (el.textContent || "").trim().slice(0, 40) + "\\"";
-  for (const el of document.body.querySelectorAll("*")) {
-    if (el.closest(".visually-hidden") || el.parentElement?.closest(scrollers)) continue;
-    const box = el.getBoundingClientRect();
-    if (box.width === 0 || box.height === 0) continue;
-    if (box.right > width + 0.5) found.push(describe(el) + " ends at " + Math.round(box.right));
-  }
-  // Folded, the navigation leaves no gap: the view starts right under the header.
-  const header = document.querySelector(".console-header");
-  const nav = document.getElementById("console-nav");
-  const main = document.getElementById("main");
-  if (header && nav && main && getComputedStyle(nav).display === "none") {
-    const gap = main.getBoundingClientRect().top - header.getBoundingClientRect().bottom;
-    if (gap > 1) found.push("the view starts " + Math.round(gap) + " px below the header");
-  }
-  for (const wrapper of document.querySelectorAll(scrollers)) {
-    const style = getComputedStyle(wrapper);
-    if (style.overflowX !== "auto" && style.overflowX !== "scroll") found.push(describe(wrapper) + " does not scroll");
-    if (wrapper.getBoundingClientRect().right > width + 0.5) found.push(describe(wrapper) + " is wider than the window");
-  }
-  return found;
-})()`;
-
 async function overflow(): Promise<string[]> {
-  const found: unknown = await page.evaluate(OVERFLOW_IN_PAGE);
-  if (!Array.isArray(found)) throw new Error("the page measured nothing");
-  return found.map(String);
+  return overflowOf(page);
 }
 
 /**

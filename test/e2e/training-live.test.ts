@@ -12,9 +12,9 @@ import type { Scorecard as Card } from "../../contract/training.js";
 import { plannedCallers, withDefaults, type Scenario } from "../../server/training/index.js";
 import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { EventsClient } from "../helpers/events-client.js";
-import { poll } from "../helpers/poll.js";
 import { demoGrant } from "../helpers/serve.js";
 import { expectState, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
+import { trainingRuns } from "../helpers/training.js";
 
 const setup = useFloor();
 const signedIn = setup.signedIn;
@@ -69,8 +69,8 @@ describe("a live training run in the console", () => {
     const f = setup.floor();
     const salesPath = await f.queuePath("Sales");
     const salesId = salesPath.slice(salesPath.lastIndexOf("/") + 1);
-    const created = await f.v2<{ id: string }>("PUT", "/training_scenarios", scenarioFor(salesId));
-    expect(created.status).toBe(201);
+    const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => f.v2<T>(method, path, data));
+    await runs.scenario(scenarioFor(salesId));
 
     // A cold server's first call can lose its media while the media workers warm up on a loaded
     // machine (MEDIA_TIMEOUT): one caller waits in Support a moment first, so the run's callers
@@ -107,25 +107,22 @@ describe("a live training run in the console", () => {
     await live.getByText(/^Running: /).waitFor();
 
     // The trainee takes what is offered until every caller is gone.
-    const runs = await f.v2<{ id: string }[]>("GET", "/training_runs");
-    const runId = runs.body.data[0]?.id ?? "";
-    const run = async () => (await f.v2<RunDoc>("GET", `/training_runs/${runId}`)).body.data;
+    const list = await f.v2<{ id: string }[]>("GET", "/training_runs");
+    const runId = list.body.data[0]?.id ?? "";
+    const run = (): Promise<RunDoc> => runs.readRun<RunDoc>(runId);
     let taken = 0;
-    await poll(
-      "every caller of the run gone",
-      async () => {
+    const done = await runs.awaitCallers<RunDoc>(runId, {
+      each: async () => {
         const accept = offerOn(p).getByRole("button", { name: "Accept" });
         if ((await accept.count()) > 0) {
           await accept.click().catch(() => undefined);
           taken += 1;
         }
-        return (await run()).callers.every((c) => c.state === "ended") ? true : undefined;
       },
-      90_000,
-      250,
-    );
+      timeoutMs: 90_000,
+      intervalMs: 250,
+    });
     expect(taken).toBeGreaterThan(0);
-    const done = await run();
     // A caller whose media failed (MEDIA_TIMEOUT: ICE never came up on a machine loaded far past its
     // cores) leaves the queue as if it abandoned, and upsets the rest of the plan: said as such.
     const callerLegs = (await f.v2<{ call_id?: string; hangup_cause?: string }[]>("GET", "/cdrs?paginate=false")).body.data.filter((c) => done.callers.some((x) => x.call_id === c.call_id));

@@ -14,9 +14,9 @@ import { decodeWav } from "../../server/media/player.js";
 import { plannedCallers, withDefaults, type Scenario } from "../../server/training/index.js";
 import { decibelsOf, heardCalls, inboundReadings, speechRange, startHearing } from "../helpers/heard-speech.js";
 import { EventsClient } from "../helpers/events-client.js";
-import { poll } from "../helpers/poll.js";
 import { demoGrant, REPO_ROOT } from "../helpers/serve.js";
 import { expectState, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
+import { trainingRuns } from "../helpers/training.js";
 
 const setup = useFloor();
 
@@ -90,8 +90,8 @@ describe("a trainee's shift with speaking callers", () => {
     const f = setup.floor();
     const salesPath = await f.queuePath("Sales");
     const salesId = salesPath.slice(salesPath.lastIndexOf("/") + 1);
-    const created = await f.v2<{ id: string }>("PUT", "/training_scenarios", scenarioFor(salesId));
-    expect(created.status).toBe(201);
+    const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => f.v2<T>(method, path, data));
+    const scenarioId = await runs.scenario(scenarioFor(salesId));
 
     // A cold server's first call can lose its media while the media workers warm up on a loaded
     // machine: one caller waits in Support a moment first, so the run's callers meet a warm server.
@@ -112,26 +112,21 @@ describe("a trainee's shift with speaking callers", () => {
     await panelOf(p).getByRole("button", { name: "Ready" }).click();
     await expectState(f, trainee, "Ready");
 
-    const started = await f.v2<RunDoc>("POST", `/training_scenarios/${created.body.data.id}/runs`);
-    expect(started.status).toBe(201);
-    const runId = started.body.data.id;
-    const run = async () => (await f.v2<RunDoc>("GET", `/training_runs/${runId}`)).body.data;
+    const runId = await runs.startRun(scenarioId);
 
     // The trainee takes what is offered until every caller is gone.
-    await poll(
-      "every caller of the run gone",
-      async () => {
+    await runs.awaitCallers<RunDoc>(runId, {
+      each: async () => {
         const accept = offerOn(p).getByRole("button", { name: "Accept" });
         if ((await accept.count()) > 0) await accept.click().catch(() => undefined);
-        const now = await run();
-        return now.callers.length === 5 && now.callers.every((c) => c.state === "ended") ? true : undefined;
       },
-      80_000,
-      250,
-    );
-    const stopped = await f.v2<RunDoc>("POST", `/training_runs/${runId}`, { action: "stop" });
+      done: (now) => now.callers.length === 5 && now.callers.every((c) => c.state === "ended"),
+      timeoutMs: 80_000,
+      intervalMs: 250,
+    });
+    const stopped = await runs.act(runId, { action: "stop" });
     expect(stopped.status).toBe(200);
-    const ended = await run();
+    const ended = await runs.readRun<RunDoc>(runId);
     const callerLegs = (await f.v2<{ call_id?: string; hangup_cause?: string }[]>("GET", "/cdrs?paginate=false")).body.data.filter((c) => ended.callers.some((x) => x.call_id === c.call_id));
     expect(callerLegs.filter((c) => c.hangup_cause === "MEDIA_TIMEOUT").map((c) => c.call_id), "callers whose media failed").toEqual([]);
     expect(ended.callers.map((c) => c.outcome), JSON.stringify(ended.callers)).toEqual(["answered", "answered", "abandoned", "answered", "answered"]);

@@ -13,6 +13,7 @@ import { localServerConfig, startApi, type TestApi } from "../helpers/api.js";
 import { EventsClient } from "../helpers/events-client.js";
 import { connected, FakeSignalling, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
+import { trainingRuns } from "../helpers/training.js";
 
 interface RunDoc {
   id: string;
@@ -57,16 +58,12 @@ afterAll(async () => {
 
 const persona = { name: "Dana Caller", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 5 }, digits: "42" };
 
-async function scenario(data: Record<string, unknown>): Promise<string> {
-  const res = await api.call<{ id: string }>("PUT", `${base}/training_scenarios`, { token: admin, data });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.id;
-}
-
-const readRun = async (id: string, token = admin): Promise<RunDoc> => (await api.call<RunDoc>("GET", `${base}/training_runs/${id}`, { token })).body.data;
+const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => api.call<T>(method, `${base}${path}`, { token: admin, data }));
+const scenario = (data: Record<string, unknown>): Promise<string> => runs.scenario(data);
+const readRun = (id: string): Promise<RunDoc> => runs.readRun<RunDoc>(id);
 /** Every caller of the run is done; then the trainer stops it (its duration is a minute at least). */
 async function callersDone(id: string): Promise<void> {
-  await poll("every caller done", async () => ((await readRun(id)).callers.every((c) => c.state === "ended") ? true : undefined), 40_000);
+  await runs.awaitCallers<RunDoc>(id, { what: "every caller done" });
   const stopped = await api.call<RunDoc>("POST", `${base}/training_runs/${id}`, { token: admin, data: { action: "stop" } });
   expect(stopped.status, stopped.text).toBe(200);
 }
@@ -238,10 +235,8 @@ describe("a live training run", () => {
     const socket = await EventsClient.connect(`${api.url.replace(/^http/, "ws")}/events`);
     const reply = await socket.subscribe(accountId, "training.run.*", { auth_token: admin });
     expect(reply).toMatchObject({ action: "reply", status: "success" });
-    const started = await api.call<RunDoc>("POST", `${base}/training_scenarios/${id}/runs`, { token: admin });
-    expect(started.status, started.text).toBe(201);
-    const runId = started.body.data.id;
-    await poll("the caller waiting", async () => ((await readRun(runId)).callers[0]?.state === "waiting" ? true : undefined));
+    const runId = await runs.startRun(id);
+    await runs.awaitCallers<RunDoc>(runId, { what: "the caller waiting", done: (run) => run.callers[0]?.state === "waiting", timeoutMs: 15_000 });
     const paused = await api.call<RunDoc>("POST", `${base}/training_runs/${runId}`, { token: admin, data: { action: "pause" } });
     expect(paused.status, paused.text).toBe(200);
     expect(paused.body.data.status).toBe("paused");

@@ -10,6 +10,7 @@ import { levelDbfs, MediaEngine, toneShare } from "../../server/media/index.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { connected, FakeSignalling, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
+import { trainingRuns } from "../helpers/training.js";
 
 interface TimelineEntry {
   name: string;
@@ -18,10 +19,6 @@ interface TimelineEntry {
   user_id?: string;
   call_ids?: string[];
   fault?: Record<string, unknown>;
-}
-interface RunDoc {
-  id: string;
-  timeline: TimelineEntry[];
 }
 
 const CALLER_HZ = 440;
@@ -68,21 +65,16 @@ afterAll(async () => {
   await media.close();
 });
 
-async function startRun(faults: Record<string, unknown>[] = []): Promise<string> {
-  const created = await api.call<{ id: string }>("PUT", `${base}/training_scenarios`, {
-    token: admin,
-    data: { name: `One-way ${Math.random()}`, duration_s: 120, seed: 3, queues: [{ queue_id: salesId, rate_per_hour: 0 }], personas: [{ name: "Quiet", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 } }], faults },
-  });
-  expect(created.status, created.text).toBe(201);
-  const started = await api.call<RunDoc>("POST", `${base}/training_scenarios/${created.body.data.id}/runs`, { token: admin });
-  expect(started.status, started.text).toBe(201);
-  current = started.body.data.id;
-  return started.body.data.id;
-}
-
-const readRun = async (id: string): Promise<RunDoc> => (await api.call<RunDoc>("GET", `${base}/training_runs/${id}`, { token: admin })).body.data;
-const entries = async (id: string, name: string): Promise<TimelineEntry[]> => (await readRun(id)).timeline.filter((e) => e.name === name);
+const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => api.call<T>(method, `${base}${path}`, { token: admin, data }));
+const entries = (id: string, name: string): Promise<TimelineEntry[]> => runs.entries<TimelineEntry>(id, name);
+/** With the answer's text, for the refusals' messages. */
 const act = (id: string, data: Record<string, unknown>) => api.call<Record<string, Record<string, unknown>>>("POST", `${base}/training_runs/${id}`, { token: admin, data });
+
+async function startRun(faults: Record<string, unknown>[] = []): Promise<string> {
+  const id = await runs.startRun({ name: `One-way ${Math.random()}`, duration_s: 120, seed: 3, queues: [{ queue_id: salesId, rate_per_hour: 0 }], personas: [{ name: "Quiet", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 } }], faults });
+  current = id;
+  return id;
+}
 
 /** The caller dials the trainee's extension, the trainee answers; each plays its tone. */
 async function call(): Promise<{ caller: PhoneCall; trainee: PhoneCall }> {
@@ -145,7 +137,7 @@ describe("one-way audio in a live run", () => {
     carries(during.caller);
     expect(pair.trainee.state).toBe("talking");
 
-    await poll("the window closed", async () => ((await entries(id, "fault_cleared")).length > 0 ? true : undefined), 20_000);
+    await runs.awaitEntries(id, "fault_cleared", "the window closed");
     await bothCarry(pair, "both ways carry after the window");
     pair.caller.hangup();
     expect((await act(id, { action: "stop" })).status).toBe(200);
@@ -153,7 +145,7 @@ describe("one-way audio in a live run", () => {
 
   it("from the scenario's timeline, from_agent: a call bridged during the window carries the caller's voice but not the trainee's, then both", async () => {
     const id = await startRun([{ at_s: 0.5, kind: "one_way_audio", target: traineeId, direction: "from_agent", duration_s: 8 }]);
-    await poll("the scenario's fault", async () => ((await entries(id, "fault_injected")).length > 0 ? true : undefined), 20_000);
+    await runs.awaitEntries(id, "fault_injected", "the scenario's fault");
     const [injected] = await entries(id, "fault_injected");
     expect(injected).toMatchObject({ source: "scenario", applied: true, user_id: traineeId, fault: { direction: "from_agent", duration_s: 8 } });
 
@@ -164,7 +156,7 @@ describe("one-way audio in a live run", () => {
     carries(during.trainee);
     silent(during.caller);
 
-    await poll("the window closed", async () => ((await entries(id, "fault_cleared")).length > 0 ? true : undefined), 20_000);
+    await runs.awaitEntries(id, "fault_cleared", "the window closed");
     const [cleared] = await entries(id, "fault_cleared");
     // The leg bridged during the window was muted when it joined.
     expect(cleared?.call_ids).toHaveLength(1);

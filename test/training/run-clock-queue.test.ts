@@ -11,6 +11,7 @@ import { PeerLeg } from "../../server/media/leg.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { connected, FakeSignalling, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
+import { trainingRuns } from "../helpers/training.js";
 
 interface RunDoc {
   id: string;
@@ -85,20 +86,15 @@ async function mediaUp(runId: string): Promise<void> {
 
 /** A run of one caller dialling `number` at once; its id. */
 async function runOneCaller(number: string): Promise<string> {
-  const scenario = await api.call<{ id: string }>("PUT", `${base}/training_scenarios`, {
-    token: admin,
-    data: { name: `One caller to ${number}`, duration_s: 60, seed: 5, queues: [{ number, rate_per_hour: 0, bursts: [{ at_s: 0, count: 1, within_s: 0.1 }] }], personas: [persona] },
-  });
-  expect(scenario.status, scenario.text).toBe(201);
-  const started = await api.call<RunDoc>("POST", `${base}/training_scenarios/${scenario.body.data.id}/runs`, { token: admin });
-  expect(started.status, started.text).toBe(201);
-  liveRunId = started.body.data.id;
+  const runId = await runs.startRun({ name: `One caller to ${number}`, duration_s: 60, seed: 5, queues: [{ number, rate_per_hour: 0, bursts: [{ at_s: 0, count: 1, within_s: 0.1 }] }], personas: [persona] });
+  liveRunId = runId;
   // The arrival is due within the first 0.1 s of the run.
   await clock.advance(100);
-  return started.body.data.id;
+  return runId;
 }
 
-const readRun = async (id: string): Promise<RunDoc> => (await api.call<RunDoc>("GET", `${base}/training_runs/${id}`, { token: admin })).body.data;
+const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => api.call<T>(method, `${base}${path}`, { token: admin, data }));
+const readRun = (id: string): Promise<RunDoc> => runs.readRun<RunDoc>(id);
 
 async function act(runId: string, action: "pause" | "resume" | "stop"): Promise<void> {
   const res = await api.call("POST", `${base}/training_runs/${runId}`, { token: admin, data: { action } });
@@ -141,7 +137,7 @@ describe("a live run's clock holds the queue engine's timers of its account", ()
     await poll("the caller timed out", async () => ((await sessionStates("Support")).length === 0 ? true : undefined));
     const timedOut = events.find((e) => e.routing_key === `callq.queue.${queueId("Support")}` && e.name === "timeout");
     expect(timedOut?.data.wait_time).toBe(20);
-    await poll("the run's caller timed out", async () => ((await readRun(runId)).callers[0]?.outcome === "timeout" ? true : undefined));
+    await runs.awaitCallers<RunDoc>(runId, { what: "the run's caller timed out", done: (run) => run.callers[0]?.outcome === "timeout", timeoutMs: 15_000 });
   }, 30_000);
 
   it("a paused run holds an agent's ring timeout; resumed, the offer times out after the time it had left", async () => {
@@ -184,4 +180,35 @@ describe("a live run's clock holds the queue engine's timers of its account", ()
     await clock.advance(1);
     expect((await agentState()).availability_state).toBe("Ready");
   }, 40_000);
+
+  it("the queue status and callq.clock events tell the queue time's lag and pause; an offer after a pause carries the enter time less the pause", async () => {
+    await patchQueue("Sales", { timeout: 600, ring_timeout: 15 });
+    await api.server.callq.recipientAction(accountId, trainee.id, "logout");
+    const runId = await runOneCaller("5001");
+    await poll("the caller waiting", async () => ((await sessionStates("Sales")).includes("waiting") ? true : undefined));
+    await mediaUp(runId);
+    const told = (): unknown[] => events.filter((e) => e.routing_key === `callq.clock.${accountId}` && e.name === "clock").map((e) => e.data.queue_clock);
+    const queueClock = async (): Promise<unknown> => (await api.server.callq.queueStatus(accountId, queueId("Sales"))).queue_clock;
+    expect(await queueClock()).toEqual({ behind_ms: 0, paused: false });
+    const toldBefore = told().length;
+    await act(runId, "pause");
+    await clock.advance(30_000);
+    expect(await queueClock()).toEqual({ behind_ms: 30_000, paused: true });
+    await act(runId, "resume");
+    expect(told().slice(toldBefore)).toEqual([
+      { behind_ms: 0, paused: true },
+      { behind_ms: 30_000, paused: false },
+    ]);
+    await clock.advance(2_000);
+    expect(await queueClock()).toEqual({ behind_ms: 30_000, paused: false });
+    // The trainee's phone rings about 2 s of queue time after the caller joined, 32 s on the server's clock.
+    const invites = signalling.invites.length;
+    await api.server.callq.recipientAction(accountId, trainee.id, "login_ready");
+    await nextCall();
+    const headers = new Map(signalling.invites.slice(invites).find((i) => i.options.headers?.some(([name]) => name === "X-Queue-ID"))?.options.headers ?? []);
+    expect(headers.get("X-Queue-Wait-Seconds")).toBe("2");
+    const sinceEntered = clock.now() / 1000 - Number(headers.get("X-Queue-Enter-Time"));
+    expect(sinceEntered).toBeGreaterThanOrEqual(2);
+    expect(sinceEntered).toBeLessThan(3.2);
+  }, 30_000);
 });

@@ -10,6 +10,7 @@ import { MediaEngine } from "../../server/media/index.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { FakeSignalling } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
+import { trainingRuns } from "../helpers/training.js";
 import { texting, textingUser, type TextingUser } from "../texting/texting-client.js";
 
 interface TimelineEntry {
@@ -74,20 +75,15 @@ afterAll(async () => {
 
 const dana = { name: "Dana Caller", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 60 }, lines: [{ text: "Is my order on its way?" }], texts_instead: true };
 
-async function startRun(extra: Record<string, unknown> = {}): Promise<string> {
-  const created = await api.call<{ id: string }>("PUT", `${base}/training_scenarios`, {
-    token: admin,
-    data: { name: `Texts ${Math.random()}`, duration_s: 120, seed: 9, queues: [{ queue_id: salesId, rate_per_hour: 0 }], personas: [dana], ...extra },
-  });
-  expect(created.status, created.text).toBe(201);
-  const started = await api.call<RunDoc>("POST", `${base}/training_scenarios/${created.body.data.id}/runs`, { token: admin });
-  expect(started.status, started.text).toBe(201);
-  return started.body.data.id;
-}
-
-const readRun = async (id: string): Promise<RunDoc> => (await api.call<RunDoc>("GET", `${base}/training_runs/${id}`, { token: admin })).body.data;
-const entries = async (id: string, name: string): Promise<TimelineEntry[]> => (await readRun(id)).timeline.filter((e) => e.name === name);
+const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => api.call<T>(method, `${base}${path}`, { token: admin, data }));
+const readRun = (id: string): Promise<RunDoc> => runs.readRun<RunDoc>(id);
+const entries = (id: string, name: string): Promise<TimelineEntry[]> => runs.entries<TimelineEntry>(id, name);
+/** With the answer's text, for the refusals' messages. */
 const act = (id: string, data: Record<string, unknown>) => api.call<Record<string, Record<string, unknown>>>("POST", `${base}/training_runs/${id}`, { token: admin, data });
+
+function startRun(extra: Record<string, unknown> = {}): Promise<string> {
+  return runs.startRun({ name: `Texts ${Math.random()}`, duration_s: 120, seed: 9, queues: [{ queue_id: salesId, rate_per_hour: 0 }], personas: [dana], ...extra });
+}
 
 /** The trainee texts `to` through the texting API; the message's id. */
 async function send(to: string, message: string): Promise<string> {
@@ -131,13 +127,13 @@ describe("text_undelivered", () => {
 
   it("from the scenario's timeline for a window: texts to the number fail while it is open, and are delivered after", async () => {
     const id = await startRun({ faults: [{ at_s: 0.5, kind: "text_undelivered", target: "+14155557777", duration_s: 4 }] });
-    await poll("the scenario's fault", async () => ((await entries(id, "fault_injected")).length > 0 ? true : undefined), 20_000);
+    await runs.awaitEntries(id, "fault_injected", "the scenario's fault");
     const [injected] = await entries(id, "fault_injected");
     expect(injected).toMatchObject({ source: "scenario", applied: true, numbers: ["+14155557777"], fault: { duration_s: 4 } });
     const during = await send("+14155557777", "Are you there?");
     expect((await entries(id, "fault_cleared")).length, "the window was still open when the text was sent").toBe(0);
     expect(await settled(during)).toMatchObject({ status: "failed", error: "training fault: texts to +14155557777 are not delivered" });
-    await poll("the window closed", async () => ((await entries(id, "fault_cleared")).length > 0 ? true : undefined), 20_000);
+    await runs.awaitEntries(id, "fault_cleared", "the window closed");
     expect((await settled(await send("+14155557777", "And now?"))).status).toBe("delivered");
     expect((await act(id, { action: "stop" })).status).toBe(200);
   });
@@ -178,12 +174,9 @@ describe("personas who text instead", () => {
       ],
       targets: { service_level: { answered_within_s: 20, percent: 80 }, handle_time_s: 300, text_response_s: 3600 },
     });
-    const texted = await poll("two personas texted", async () => {
-      const found = await entries(id, "caller_texted");
-      return found.length === 2 ? found : undefined;
-    }, 20_000);
+    const texted = await runs.awaitEntries<TimelineEntry>(id, "caller_texted", "two personas texted", 2);
     expect(texted.map((t) => t.user_id)).toEqual([trainee.userId, trainee.userId]);
-    await poll("the third persona not placed", async () => ((await entries(id, "caller_not_placed")).length === 1 ? true : undefined), 20_000);
+    await runs.awaitEntries(id, "caller_not_placed", "the third persona not placed");
     const [notPlaced] = await entries(id, "caller_not_placed");
     expect(notPlaced?.reason).toContain("+14155550999");
     const run = await readRun(id);
@@ -194,10 +187,7 @@ describe("personas who text instead", () => {
     const number = first?.caller_id_number ?? "";
     const reply = await settled(await send(number, "Yes, it ships today."));
     await settled(await send(number, "Anything else?"));
-    const answered = await poll("the text answered", async () => {
-      const found = await entries(id, "text_answered");
-      return found.length > 0 ? found : undefined;
-    });
+    const answered = await runs.awaitEntries(id, "text_answered", "the text answered");
     expect(answered).toEqual([expect.objectContaining({ index: first?.index, user_id: trainee.userId, message_id: reply.id })]);
     const thread = await texting<{ messages: Message[] }>(api, "GET", `/contacts/${reply.conversationId}/messages`, { bearer: trainee.bearer });
     const inbound = thread.body.messages.find((m) => m.id === first?.message_id);

@@ -3,7 +3,8 @@
 // frame, counts read again after events touch a queue, and the day's chart samples.
 import { describe, expect, it } from "vitest";
 import type { QueueSession } from "../../renderer/api/callq.js";
-import { answeredOf, callsPerBucket, dayBucket, longestWaitSince, missedOffersOf, QUEUE_RECONCILE_MS, QUEUE_REFRESH_MS, sampleDay, waitingSessions } from "../../renderer/state/queues.js";
+import { queueStatusOf } from "../../renderer/api/callq.js";
+import { answeredOf, callsPerBucket, dayBucket, longestWaitSince, missedOffersOf, QUEUE_RECONCILE_MS, QUEUE_REFRESH_MS, queueTimeAt, sampleDay, waitingSessions } from "../../renderer/state/queues.js";
 import { callqConsole, queueStatus, toGregorian } from "../helpers/fake-callq.js";
 
 const SALES = "1".repeat(32);
@@ -171,5 +172,41 @@ describe("queue figures", () => {
     const tomorrow = sampleDay(day, live(1, 1), t0 + 24 * 3600_000);
     expect(tomorrow[SALES]?.date).not.toBe(sales.date);
     expect(tomorrow[SALES]?.total.filter((n) => n !== null)).toEqual([1]);
+  });
+
+  it("counts a caller's wait in the account's queue time: a paused training run holds it, and after the pause it is behind by the pause", async () => {
+    const { store, callq, events, clock } = await watched();
+    const wait = (): number => {
+      const { queueTime, live } = store.getState().queues;
+      const since = longestWaitSince(live[SALES]);
+      if (since === null) throw new Error("nobody waits");
+      return queueTimeAt(queueTime, clock.now()) - since;
+    };
+    // The server's own time: s1 joined 30 s ago.
+    expect(store.getState().queues.queueTime).toBeNull();
+    expect(wait()).toBe(30_000);
+    // The run pauses: the wait stands still however long the pause.
+    events.emit(`callq.clock.${"a".repeat(32)}`, "clock", { queue_clock: { behind_ms: 0, paused: true } });
+    await clock.advance(60_000);
+    expect(wait()).toBe(30_000);
+    // A status read during the pause tells the same time.
+    callq.answers.queueStatuses = { [SALES]: queueStatusOf({ stats: {}, queue_clock: { behind_ms: 60_000, paused: true } }), [SUPPORT]: queueStatus() };
+    await store.getState().refreshQueues();
+    expect(wait()).toBe(30_000);
+    await clock.advance(5_000);
+    expect(wait()).toBe(30_000);
+    // Resumed after 65 s: the wait goes on from where it stood, not 65 s further.
+    events.emit(`callq.clock.${"a".repeat(32)}`, "clock", { queue_clock: { behind_ms: 65_000, paused: false } });
+    await clock.advance(2_000);
+    expect(wait()).toBe(32_000);
+    // A status read that left before the event and answers after it tells an older time: the event's stands.
+    callq.answers.queueStatuses = { [SALES]: queueStatusOf({ stats: {}, queue_clock: { behind_ms: 60_000, paused: true } }), [SUPPORT]: queueStatus() };
+    const stale = store.getState().refreshQueues();
+    events.emit(`callq.clock.${"a".repeat(32)}`, "clock", { queue_clock: { behind_ms: 65_000, paused: false } });
+    await stale;
+    expect(wait()).toBe(32_000);
+    // A malformed clock event changes nothing.
+    events.emit(`callq.clock.${"a".repeat(32)}`, "clock", { queue_clock: { behind_ms: "soon" } });
+    expect(wait()).toBe(32_000);
   });
 });
