@@ -34,7 +34,7 @@ export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } 
 export { MediaUriError, type PlayerOptions } from "./player.js";
 export { StereoRecorder, sealRecording, type RecorderOptions, type RecordingResult } from "./recorder.js";
 export { SdpError } from "./sdp.js";
-export { MediaLoad, type LatenessSource, type MediaLoadOptions } from "./load.js";
+export { MediaLoad, type CpuMeter, type LatenessSource, type MediaLoadOptions } from "./load.js";
 export { WavFormatError } from "./wav.js";
 
 export interface MediaEngineOptions {
@@ -59,7 +59,7 @@ export interface MediaEngineOptions {
   workers?: number;
   /** A media worker stopped unexpectedly (its legs were closed with the reason); default: a warning. */
   onWorkerFailure?(reason: string): void;
-  /** When new calls are refused because the frame clock runs late (load.ts). */
+  /** When new calls are refused: the frame clock running late while the server is busy (load.ts). */
   load?: MediaLoadOptions;
 }
 
@@ -79,9 +79,9 @@ export class MediaEngine {
   constructor(options: MediaEngineOptions = {}) {
     this.#options = options;
     this.clock = new FrameClock(options.frameClock);
-    this.load = new MediaLoad(this.clock, options.load);
     const workers = options.workers ?? 0;
     if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number >= 0, not ${workers}`);
+    this.load = new MediaLoad(this.clock, options.load, 1 + workers);
     const onFailure = options.onWorkerFailure ?? ((reason: string) => process.emitWarning(reason));
     this.#pool = workers > 0 ? new MediaWorkerPool(workers, { host: options.host ?? "127.0.0.1" }, onFailure) : undefined;
   }

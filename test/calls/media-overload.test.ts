@@ -1,7 +1,8 @@
 // New calls refused while the media engine does not keep up (issue 17, "Capacity"): the engine's
 // frame clock runs on a hand-moved time source whose ticks a test makes late, as a process short
-// of CPU would; the call engine answers a new INVITE 503 with Retry-After and the reason, starts
-// nothing for it, and takes calls again once the clock is back on time.
+// of CPU would, and the process's CPU is read from a meter the test sets (busy: 2 cores); the
+// call engine answers a new INVITE 503 with Retry-After and the reason, starts nothing for it,
+// and takes calls again once the clock is back on time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEngine, type TestEngine } from "../helpers/call-engine.js";
 import { until } from "../helpers/fake-signalling.js";
@@ -9,11 +10,22 @@ import { LateTime } from "../helpers/late-time.js";
 
 let t: TestEngine;
 const time = new LateTime();
+/** The server's CPU: 2 cores' worth every second, a second passing between two new calls. */
+const cpu = {
+  at: 0,
+  now(): number {
+    this.at += 1000;
+    return this.at;
+  },
+  usedMs(): number {
+    return 2 * this.at;
+  },
+};
 /** A call in progress keeps the frame clock running (its ticks are what the load check reads). */
 let stopCallInProgress: () => void = () => undefined;
 
 beforeAll(async () => {
-  t = await startTestEngine({ frameClock: { time } });
+  t = await startTestEngine({ frameClock: { time }, load: { cpu, busyCores: 1.6 } });
   for (const username of ["admin", "agent1"]) await t.phone(username);
   stopCallInProgress = t.media.clock.subscribe(() => undefined);
 });
@@ -53,7 +65,7 @@ describe("a media engine that does not keep up", () => {
     expect(t.engine.channels.size).toBe(0);
     expect(t.events.slice(eventsBefore).filter((e) => e.routing_key.startsWith("call."))).toEqual([]);
     expect(cdrs.all()).toHaveLength(cdrsBefore);
-    expect(t.warnings.at(-1)).toMatch(/^warn: calls: new call refused .*"reason":"media engine overloaded: 5 of the last 50 frame-clock ticks ran more than 40 ms late \(worst 60 ms\)"/);
+    expect(t.warnings.at(-1)).toMatch(/^warn: calls: new call refused .*"reason":"media engine overloaded: 5 of the last 50 frame-clock ticks ran more than 40 ms late \(worst 60 ms\) while the server used 2\.0 cores"/);
     // agent1's phone was never rung.
     await expect((await t.phone("agent1")).incoming(300)).rejects.toThrow();
   });
