@@ -328,12 +328,17 @@ async function run(n: number, workers: number, round: number): Promise<void> {
 
     // A leg stops reading its bridge as close() is called: the recordings end at this tick.
     const endTick = engine.clock.tick;
+    // A call whose legs closed during the run (a far end's ICE or DTLS gave up under load) is no
+    // recording fault: its bridge stopped being mixed then, and its recording ends there.
+    const dropped = calls.filter((c) => c.caller.state === "closed" || c.agent.state === "closed");
+    const bothClosed = new Set(dropped.filter((c) => c.caller.state === "closed" && c.agent.state === "closed"));
+    const dropReasons = [...new Set(dropped.flatMap((c) => [c.caller, c.agent].filter((l) => l.state === "closed").map((l) => l.closeReason ?? "?")))];
     await Promise.all(calls.flatMap((c) => [c.caller.close(), c.agent.close()]));
     const results = await Promise.all(calls.map((c) => c.recorder.finish()));
     const checks: RecordingCheck[] = [];
     for (const [i, c] of calls.entries()) {
       const result = results[i];
-      if (result) checks.push(await recordingCheck(c, result, endTick));
+      if (result) checks.push(await recordingCheck(c, result, bothClosed.has(c) ? c.mixed.lastTick : endTick));
     }
     const good = checks.filter((c) => c.ok).length;
     const failing = checks.flatMap((c, i) => (c.ok ? [] : [`call ${i}: ${c.problems.join("; ")}`]));
@@ -381,6 +386,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
         `${good} of ${checks.length}, ${Math.min(...seconds).toFixed(1)}-${Math.max(...seconds).toFixed(1)} s long`,
       ],
       ...failing.slice(0, 3).map((line): [string, string] => ["  failed", line]),
+      ["calls with a leg closed before the end of the run (reasons)", `${dropped.length}${dropReasons.length ? ` (${dropReasons.join("; ")})` : ""}`],
       ["RSS (server process)", `${rssMiB.toFixed(0)} MiB`],
     ];
     const where = workers === 0 ? "server legs in the main thread" : `server legs in ${workers} media workers`;
