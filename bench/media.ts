@@ -10,7 +10,7 @@
 // BENCH_MEDIA_RUNS: runs per point (default 1), BENCH_MEDIA_SECONDS: measured window (default 10),
 // BENCH_MEDIA_PHONES_NICE: a nice value for the phones process (default 0).
 import { fork, type ChildProcess } from "node:child_process";
-import { mkdtemp, readFile, rm } from "node:fs/promises";
+import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
@@ -39,6 +39,26 @@ async function machineCpu(): Promise<{ busy: number; steal: number }> {
   const [user = 0, nice = 0, system = 0, , , irq = 0, softirq = 0, steal = 0] = line.split(/\s+/).slice(1).map(Number);
   const tick = 1000 / 100; // USER_HZ
   return { busy: (user + nice + system + irq + softirq) * tick, steal: steal * tick };
+}
+
+/**
+ * CPU time of each of this process's threads so far (ms, from /proc): the main thread (its id is
+ * the process's) apart from the rest (media workers, libuv's pool, V8's helpers).
+ */
+async function threadCpu(): Promise<{ main: number; others: number }> {
+  const tick = 1000 / 100; // USER_HZ
+  let main = 0;
+  let others = 0;
+  const tasks = await readdir("/proc/self/task").catch(() => [] as string[]);
+  for (const tid of tasks) {
+    const stat = await readFile(`/proc/self/task/${tid}/stat`, "utf8").catch(() => "");
+    // Fields after the command name (which may hold spaces): state is field 3, utime 14, stime 15.
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    const ms = (Number(fields[11] ?? 0) + Number(fields[12] ?? 0)) * tick;
+    if (Number(tid) === process.pid) main += ms;
+    else others += ms;
+  }
+  return { main, others };
 }
 
 async function connected(...legs: WebRtcLeg[]): Promise<void> {
@@ -280,6 +300,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
     engine.clock.resetStats();
     loop.enable();
     const cpu0 = process.cpuUsage();
+    const threads0 = await threadCpu();
     const machine0 = await machineCpu();
     const wall0 = performance.now();
     // Loss second by second: whether it comes in bursts (a thread unscheduled) or all along.
@@ -293,6 +314,7 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       last = now;
     }
     const cpu = process.cpuUsage(cpu0);
+    const threads1 = await threadCpu();
     const machine1 = await machineCpu();
     const wallMs = performance.now() - wall0;
     loop.disable();
@@ -306,12 +328,17 @@ async function run(n: number, workers: number, round: number): Promise<void> {
 
     // A leg stops reading its bridge as close() is called: the recordings end at this tick.
     const endTick = engine.clock.tick;
+    // A call whose legs closed during the run (a far end's ICE or DTLS gave up under load) is no
+    // recording fault: its bridge stopped being mixed then, and its recording ends there.
+    const dropped = calls.filter((c) => c.caller.state === "closed" || c.agent.state === "closed");
+    const bothClosed = new Set(dropped.filter((c) => c.caller.state === "closed" && c.agent.state === "closed"));
+    const dropReasons = [...new Set(dropped.flatMap((c) => [c.caller, c.agent].filter((l) => l.state === "closed").map((l) => l.closeReason ?? "?")))];
     await Promise.all(calls.flatMap((c) => [c.caller.close(), c.agent.close()]));
     const results = await Promise.all(calls.map((c) => c.recorder.finish()));
     const checks: RecordingCheck[] = [];
     for (const [i, c] of calls.entries()) {
       const result = results[i];
-      if (result) checks.push(await recordingCheck(c, result, endTick));
+      if (result) checks.push(await recordingCheck(c, result, bothClosed.has(c) ? c.mixed.lastTick : endTick));
     }
     const good = checks.filter((c) => c.ok).length;
     const failing = checks.flatMap((c, i) => (c.ok ? [] : [`call ${i}: ${c.problems.join("; ")}`]));
@@ -319,6 +346,8 @@ async function run(n: number, workers: number, round: number): Promise<void> {
 
     const share = (micros: number) => micros / 1000 / wallMs;
     const serverShare = share(cpu.user + cpu.system);
+    const mainShare = (threads1.main - threads0.main) / wallMs;
+    const otherShare = (threads1.others - threads0.others) / wallMs;
     const phonesShare = share(phones1.micros - phones0.micros);
     const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
     const p99 = loop.percentile(99) / 1e6;
@@ -329,6 +358,10 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       ["set-up time (all calls connected)", `${(setupMs / 1000).toFixed(1)} s`],
       ["CPU, server process (all threads)", `${pct(serverShare)} of one core`],
       ["CPU per call (2 server legs, mixer, recorder)", `${pct(serverShare / n, 2)} of a core`],
+      [
+        "CPU per call: main thread / other threads (media workers, libuv pool, V8 helpers; /proc, 10 ms ticks)",
+        `${pct(mainShare / n, 3)} / ${pct(otherShare / n, 3)} of a core`,
+      ],
       [`CPU, phones process (${2 * n} legs, ${PHONE_WORKERS} workers)`, `${pct(phonesShare)} of one core`],
       ["server main thread: event-loop utilisation", pct(elu)],
       ["server main thread: event-loop delay p50 / p99 / max (1 ms sampling)", `${ms(loop.percentile(50) / 1e6)} / ${ms(p99)} / ${ms(loop.max / 1e6)} ms`],
@@ -353,12 +386,13 @@ async function run(n: number, workers: number, round: number): Promise<void> {
         `${good} of ${checks.length}, ${Math.min(...seconds).toFixed(1)}-${Math.max(...seconds).toFixed(1)} s long`,
       ],
       ...failing.slice(0, 3).map((line): [string, string] => ["  failed", line]),
+      ["calls with a leg closed before the end of the run (reasons)", `${dropped.length}${dropReasons.length ? ` (${dropReasons.join("; ")})` : ""}`],
       ["RSS (server process)", `${rssMiB.toFixed(0)} MiB`],
     ];
     const where = workers === 0 ? "server legs in the main thread" : `server legs in ${workers} media workers`;
     report(`media: ${n} bridged recorded calls, ${where}, phones in a second process; run ${round}, ${SECONDS} s`, rows);
     summary.push(
-      `| ${n} | ${workers} | ${pct(serverShare / n, 2)} | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
+      `| ${n} | ${workers} | ${pct(serverShare / n, 2)} (main ${pct(mainShare / n, 3)}, others ${pct(otherShare / n, 3)}) | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
         `${flow.sent - flow.received} of ${flow.sent} (${pct((flow.sent - flow.received) / Math.max(1, flow.sent), 2)}) | ` +
         `${flow.lost} / ${flow.dropped} / ${flow.stale} (${lostAll}) | ${flow.underruns} | ${flow.compressed} | ${pct(phonesShare, 0)} | ${good} of ${checks.length} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
     );

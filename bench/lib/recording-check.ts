@@ -44,11 +44,21 @@ export interface RecordingCheck {
 export class MixedSilence {
   readonly #attachedTick: number;
   readonly #ticks = new Map<number, [boolean, boolean]>();
+  #lastTick: number;
 
   /** Call as the recorder attaches, `attachedTick` being the clock's last tick. */
   constructor(mixer: Mixer, member: string, attachedTick: number) {
     this.#attachedTick = attachedTick;
-    mixer.tap((tick, input, output) => this.#ticks.set(tick, [isSilent(input.get(member)), isSilent(output.get(member))]));
+    this.#lastTick = attachedTick;
+    mixer.tap((tick, input, output) => {
+      this.#lastTick = tick;
+      this.#ticks.set(tick, [isSilent(input.get(member)), isSilent(output.get(member))]);
+    });
+  }
+
+  /** The last tick the bridge was mixed at: where a call whose legs both closed early ended. */
+  get lastTick(): number {
+    return this.#lastTick;
   }
 
   /**

@@ -14,6 +14,12 @@ const ANONYMOUS = { name: "anonymous", number: "anonymous" };
 
 /** A number no callflow has that a carrier may take: digits (7 or more), a leading + or not. */
 const OUTSIDE_NUMBER = /^\+?\d{7,20}$/;
+/**
+ * Retry-After of a call refused for media load: the check looks at the last second of ticks, so
+ * a few seconds lets the calls in progress settle (or end) before the caller tries again.
+ */
+const OVERLOAD_RETRY_AFTER_S = 5;
+
 /** How long an outside number may ring. */
 const OUTSIDE_RING_MS = 60_000;
 
@@ -37,6 +43,13 @@ export class B2bua {
   async inbound(call: InboundCall): Promise<void> {
     if (this.#closed) {
       call.reject(503, "Service Unavailable");
+      return;
+    }
+    // A media engine that no longer keeps up would make every call worse with one more.
+    const overload = this.#ctx.media.refusal();
+    if (overload !== undefined) {
+      this.#ctx.logger.warn({ call_id: call.callId, reason: overload }, "calls: new call refused");
+      call.reject(503, "Media Overloaded", OVERLOAD_RETRY_AFTER_S);
       return;
     }
     let channel: Channel;

@@ -56,6 +56,8 @@ export interface FrameClockStats {
 // Lateness histogram: 0.25 ms buckets up to 250 ms; the last bucket holds everything later.
 const BUCKET_MS = 0.25;
 const BUCKETS = 1000;
+/** Ticks whose lateness recentLateness() returns: the last second. */
+export const RECENT_TICKS = 50;
 
 export class FrameClock implements TickSource {
   readonly periodMs: number;
@@ -73,6 +75,10 @@ export class FrameClock implements TickSource {
   #latenessMax = 0;
   #histogram = new Uint32Array(BUCKETS);
   #delivered = 0;
+  // The last RECENT_TICKS ticks' lateness, a ring: what the engine's load check reads.
+  readonly #recent = new Float64Array(RECENT_TICKS);
+  #recentCount = 0;
+  #recentNext = 0;
 
   constructor(options: FrameClockOptions = {}) {
     this.#time = options.time ?? performanceTime;
@@ -131,6 +137,18 @@ export class FrameClock implements TickSource {
     };
   }
 
+  /**
+   * How late each of the last RECENT_TICKS ticks ran, oldest first, in ms; a tick skipped after a
+   * stall counts as late as the stall. Empty after the clock stops: an idle clock says nothing
+   * about the load, and the next run starts afresh.
+   */
+  recentLateness(): number[] {
+    const out: number[] = [];
+    const start = this.#recentNext - this.#recentCount + RECENT_TICKS;
+    for (let i = 0; i < this.#recentCount; i++) out.push(this.#recent[(start + i) % RECENT_TICKS] ?? 0);
+    return out;
+  }
+
   resetStats(): void {
     this.#delivered = 0;
     this.#skipped = 0;
@@ -145,6 +163,7 @@ export class FrameClock implements TickSource {
 
   #stop(): void {
     this.#active = false;
+    this.#recentCount = 0;
     this.#cancel?.();
     this.#cancel = undefined;
   }
@@ -156,6 +175,7 @@ export class FrameClock implements TickSource {
     // does not accumulate into drift.
     const behind = Math.floor((now - this.#nextDue) / this.periodMs);
     if (behind >= this.#maxCatchUp) {
+      for (let i = 0; i < Math.min(behind, RECENT_TICKS); i++) this.#remember(now - this.#nextDue - i * this.periodMs);
       this.#skipped += behind;
       this.#tick += behind;
       this.#nextDue += behind * this.periodMs;
@@ -186,7 +206,14 @@ export class FrameClock implements TickSource {
     }
   }
 
+  #remember(latenessMs: number): void {
+    this.#recent[this.#recentNext] = latenessMs;
+    this.#recentNext = (this.#recentNext + 1) % RECENT_TICKS;
+    this.#recentCount = Math.min(RECENT_TICKS, this.#recentCount + 1);
+  }
+
   #record(latenessMs: number): void {
+    this.#remember(latenessMs);
     this.#delivered++;
     this.#latenessSum += latenessMs;
     if (latenessMs > this.#latenessMax) this.#latenessMax = latenessMs;

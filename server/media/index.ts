@@ -11,13 +11,14 @@ import { LegMutes } from "./leg-mutes.js";
 import { Mixer } from "./mixer.js";
 import { createPlayer, WavLibrary, type PlayerOptions } from "./player.js";
 import { StereoRecorder, type RecorderOptions } from "./recorder.js";
+import { MediaLoad, type MediaLoadOptions } from "./load.js";
 import type { AudioSource } from "./audio-frame.js";
 import { MediaWorkerPool, type MediaWorker } from "./worker/pool.js";
 import { RemoteLeg } from "./worker/remote-leg.js";
 import type { WorkerStats } from "./worker/protocol.js";
 
 export { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silence, type AudioSource } from "./audio-frame.js";
-export { FrameClock, performanceTime, type FrameClockStats, type TimeSource } from "./frame-clock.js";
+export { FrameClock, performanceTime, type FrameClockOptions, type FrameClockStats, type TimeSource } from "./frame-clock.js";
 export type { DtmfDigit, DtmfSendOptions } from "./dtmf.js";
 export { decodeG711, encodeG711, type G711Codec } from "./g711.js";
 export { goertzelPower, levelDbfs, toneShare } from "./goertzel.js";
@@ -33,6 +34,7 @@ export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } 
 export { MediaUriError, type PlayerOptions } from "./player.js";
 export { StereoRecorder, sealRecording, type RecorderOptions, type RecordingResult } from "./recorder.js";
 export { SdpError } from "./sdp.js";
+export { MediaLoad, type CpuMeter, type LatenessSource, type MediaLoadOptions } from "./load.js";
 export { WavFormatError } from "./wav.js";
 
 export interface MediaEngineOptions {
@@ -57,6 +59,8 @@ export interface MediaEngineOptions {
   workers?: number;
   /** A media worker stopped unexpectedly (its legs were closed with the reason); default: a warning. */
   onWorkerFailure?(reason: string): void;
+  /** When new calls are refused: the frame clock running late while the server is busy (load.ts). */
+  load?: MediaLoadOptions;
 }
 
 export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received">;
@@ -65,6 +69,8 @@ export class MediaEngine {
   readonly clock: FrameClock;
   /** Legs every mixer of this engine passes no audio for, one way (training's one-way audio fault). */
   readonly mutes = new LegMutes();
+  /** Whether the engine keeps up: new calls are refused while it does not. */
+  readonly load: MediaLoad;
   readonly #options: MediaEngineOptions;
   readonly #library = new WavLibrary();
   readonly #legs = new Set<WebRtcLeg>();
@@ -75,6 +81,7 @@ export class MediaEngine {
     this.clock = new FrameClock(options.frameClock);
     const workers = options.workers ?? 0;
     if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number >= 0, not ${workers}`);
+    this.load = new MediaLoad(this.clock, options.load, 1 + workers);
     const onFailure = options.onWorkerFailure ?? ((reason: string) => process.emitWarning(reason));
     this.#pool = workers > 0 ? new MediaWorkerPool(workers, { host: options.host ?? "127.0.0.1" }, onFailure) : undefined;
   }
@@ -101,6 +108,11 @@ export class MediaEngine {
   /** Each started worker's load since the last call: event-loop delay and utilisation. */
   workerStats(): Promise<(WorkerStats & { threadId: number })[]> {
     return this.#pool?.stats() ?? Promise.resolve([]);
+  }
+
+  /** Why a new call should be refused now (the engine does not keep up), or undefined. */
+  refusal(): string | undefined {
+    return this.load.refusal();
   }
 
   /** Legs not yet closed. */

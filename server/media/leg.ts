@@ -84,6 +84,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     sendErrors: 0,
   };
   #transceiver: RTCRtpTransceiver | undefined;
+  #codecSeen: RTCRtpTransceiver["sender"]["codec"];
+  #codecName: G711Codec | undefined;
   /** RTP straight to and from the socket once connected (direct-rtp.ts); werift's path until then. */
   #direct: DirectRtpPath | undefined;
   #source: AudioSource = silence;
@@ -172,8 +174,14 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
 
   /** The G.711 variant this leg sends, once negotiated. */
   get codec(): G711Codec | undefined {
-    const mime = this.#transceiver?.sender.codec?.mimeType.toUpperCase();
-    return mime === "AUDIO/PCMU" ? "PCMU" : mime === "AUDIO/PCMA" ? "PCMA" : undefined;
+    // Read every tick to encode: the name is worked out again only when werift's codec changes.
+    const codec = this.#transceiver?.sender.codec;
+    if (codec !== this.#codecSeen) {
+      this.#codecSeen = codec;
+      const mime = codec?.mimeType.toUpperCase();
+      this.#codecName = mime === "AUDIO/PCMU" ? "PCMU" : mime === "AUDIO/PCMA" ? "PCMA" : undefined;
+    }
+    return this.#codecName;
   }
 
   /** The negotiated direction from this side ("sendonly" while this leg holds the far end). */

@@ -4,6 +4,7 @@
 // there up to the last chunk written: sealRecording() fixes the header of such a file.
 
 import { open, type FileHandle } from "node:fs/promises";
+import { endianness } from "node:os";
 import { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silentFrame } from "./audio-frame.js";
 import type { Mixer } from "./mixer.js";
 import { WAV_HEADER_BYTES, wavHeader } from "./wav.js";
@@ -28,12 +29,15 @@ export interface RecorderOptions {
 
 const FORMAT = { channels: 2, sampleRate: SAMPLE_RATE, bitsPerSample: 16 };
 const FRAME_BYTES = FRAME_SAMPLES * 4;
+/** WAV samples are little-endian: on such a machine a typed array writes them as they are. */
+const NATIVE_ORDER = endianness() === "LE";
 
 export class StereoRecorder {
   readonly path: string;
   readonly #chunkBytes: number;
   readonly #clock: { readonly tick: number } | undefined;
   #chunk: Buffer;
+  #samples: Int16Array;
   #view: DataView;
   #fill = 0;
   #frames = 0;
@@ -51,6 +55,7 @@ export class StereoRecorder {
     this.#clock = options.clock;
     this.#chunkBytes = Math.max(FRAME_BYTES, Math.floor((options.chunkBytes ?? 32000) / FRAME_BYTES) * FRAME_BYTES);
     this.#chunk = Buffer.alloc(this.#chunkBytes);
+    this.#samples = samplesOf(this.#chunk);
     this.#view = viewOf(this.#chunk);
     // Owner-only: a call's audio is as private as the documents.
     this.#chain = open(path, "w", 0o600).then(
@@ -74,14 +79,25 @@ export class StereoRecorder {
   write(left: Int16Array, right: Int16Array): void {
     if (this.#finished) throw new Error(`recording ${this.path} is finished`);
     if (this.#error !== undefined) return;
-    const view = this.#view;
-    let at = this.#fill;
-    for (let i = 0; i < FRAME_SAMPLES; i++) {
-      view.setInt16(at, left[i] ?? 0, true);
-      view.setInt16(at + 2, right[i] ?? 0, true);
-      at += 4;
+    if (NATIVE_ORDER && left.length >= FRAME_SAMPLES && right.length >= FRAME_SAMPLES) {
+      // Interleaved straight into the chunk: one typed-array store per sample, no byte-order work.
+      const samples = this.#samples;
+      let at = this.#fill >> 1;
+      for (let i = 0; i < FRAME_SAMPLES; i++) {
+        samples[at] = left[i];
+        samples[at + 1] = right[i];
+        at += 2;
+      }
+    } else {
+      const view = this.#view;
+      let at = this.#fill;
+      for (let i = 0; i < FRAME_SAMPLES; i++) {
+        view.setInt16(at, left[i] ?? 0, true);
+        view.setInt16(at + 2, right[i] ?? 0, true);
+        at += 4;
+      }
     }
-    this.#fill = at;
+    this.#fill += FRAME_BYTES;
     this.#frames++;
     if (this.#fill >= this.#chunkBytes) this.#flush();
   }
@@ -136,6 +152,7 @@ export class StereoRecorder {
     const position = this.#offset;
     this.#offset += this.#fill;
     this.#chunk = Buffer.alloc(this.#chunkBytes);
+    this.#samples = samplesOf(this.#chunk);
     this.#view = viewOf(this.#chunk);
     this.#fill = 0;
     this.#chain = this.#chain.then(async (file) => {
@@ -145,6 +162,10 @@ export class StereoRecorder {
       return file;
     });
   }
+}
+
+function samplesOf(buffer: Buffer): Int16Array {
+  return new Int16Array(buffer.buffer, buffer.byteOffset, buffer.byteLength >> 1);
 }
 
 function viewOf(buffer: Buffer): DataView {

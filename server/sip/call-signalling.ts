@@ -63,8 +63,11 @@ export interface InboundCall extends EventEmitter<InboundCallEvents> {
   ringing(): void;
   /** 200 OK with this SDP; resolves once the ACK arrives (rejects if it never does). */
   answer(sdp: string): Promise<void>;
-  /** A final error response before an answer (404, 480, 486, 603, 433 ...). */
-  reject(code: number, reason?: string): void;
+  /**
+   * A final error response before an answer (404, 480, 486, 603, 433 ...); `retryAfterS` adds
+   * Retry-After (a 503 for an overloaded server: RFC 3261 §21.5.4).
+   */
+  reject(code: number, reason?: string, retryAfterS?: number): void;
   /** BYE after an answer; resolves when the far end answered it or gave up. */
   hangup(): Promise<void>;
   /** Server-side re-INVITE (hold with music, new media); resolves with the far end's answer SDP. */

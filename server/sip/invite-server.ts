@@ -126,10 +126,11 @@ export class InboundInvite extends EventEmitter<InboundCallEvents> implements In
     return acked;
   }
 
-  reject(code: number, reason?: string): void {
+  reject(code: number, reason?: string, retryAfterS?: number): void {
     const status = failureStatus(code);
     if (this.#transaction.answered) return;
-    this.#transaction.respond({ status, reason });
+    const headers: [string, string][] = retryAfterS === undefined ? [] : [["Retry-After", String(Math.max(0, Math.round(retryAfterS)))]];
+    this.#transaction.respond({ status, reason, headers });
     this.#call.end(`rejected ${status}`);
     this.#settle();
   }

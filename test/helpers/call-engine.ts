@@ -9,7 +9,7 @@ import { systemClock, type Clock } from "../../server/clock.js";
 import { seedDemo } from "../../server/demo.js";
 import { EventBus, type BusEvent } from "../../server/events/bus.js";
 import { deviceDefaults } from "../../server/api/devices.js";
-import { MediaEngine } from "../../server/media/index.js";
+import { MediaEngine, type FrameClockOptions, type MediaLoadOptions } from "../../server/media/index.js";
 import { Store, type DocData, type StoredDoc } from "../../server/store/index.js";
 import { ASSETS_DIR } from "./api.js";
 import { FakeSignalling, until, type FakePhone } from "./fake-signalling.js";
@@ -47,7 +47,7 @@ export interface TestEngine {
  * `clock` runs the server's time (a ManualClock lets a test move it on instead of waiting); the
  * audio stays on the media engine's real frame clock either way.
  */
-export async function startTestEngine(options: { clock?: Clock } = {}): Promise<TestEngine> {
+export async function startTestEngine(options: { clock?: Clock; frameClock?: FrameClockOptions; load?: MediaLoadOptions } = {}): Promise<TestEngine> {
   const clock = options.clock ?? systemClock;
   const dir = await mkdtemp(join(tmpdir(), "sb-calls-"));
   const store = await Store.open({ dir, clock });
@@ -63,7 +63,7 @@ export async function startTestEngine(options: { clock?: Clock } = {}): Promise<
     };
   // The server's legs and the phones share this process and its stalls: no leg drops late
   // frames, which would only cut gaps into what the phones hear (see maxSendLatenessMs).
-  const media = new MediaEngine({ maxSendLatenessMs: Infinity });
+  const media = new MediaEngine({ maxSendLatenessMs: Infinity, frameClock: options.frameClock, load: options.load });
   const signalling = new FakeSignalling(media);
   const engine = startCalls({
     store,

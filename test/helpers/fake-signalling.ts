@@ -61,6 +61,8 @@ export class PhoneCall extends EventEmitter<PhoneCallEvents> {
   finalCode: number | undefined;
   /** The reason phrase of that response, when the server chose one. */
   finalReason: string | undefined;
+  /** Its Retry-After, seconds, when it had one. */
+  finalRetryAfterS: number | undefined;
   endedBy: PhoneCallEnd | undefined;
   #state: PhoneCallState;
   readonly #media: MediaEngine;
@@ -182,9 +184,10 @@ export class PhoneCall extends EventEmitter<PhoneCallEvents> {
     this.#set("talking");
   }
 
-  serverRejected(code: number, reason: string | undefined): void {
+  serverRejected(code: number, reason: string | undefined, retryAfterS?: number): void {
     this.finalCode = code;
     this.finalReason = reason;
+    this.finalRetryAfterS = retryAfterS;
     this.#end("rejected");
   }
 
@@ -274,8 +277,8 @@ class FakeInboundCall extends EventEmitter<InboundCallEvents> implements Inbound
     await this.phone?.serverAnswered(sdp);
   }
 
-  reject(code: number, reason?: string): void {
-    this.phone?.serverRejected(code, reason);
+  reject(code: number, reason?: string, retryAfterS?: number): void {
+    this.phone?.serverRejected(code, reason, retryAfterS);
   }
 
   async hangup(): Promise<void> {

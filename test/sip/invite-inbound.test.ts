@@ -219,6 +219,21 @@ describe("the engine's answers: 180, 200 and the ACK, rejections", () => {
     expect(() => call.reject(200)).toThrow(RangeError);
   });
 
+  it("sends Retry-After with a refusal that has one (an overloaded media engine's 503), none otherwise", async () => {
+    const { pc, call } = await placed();
+    call.reject(503, "Media Overloaded", 5);
+    const refused = await pc.phone.socket.next();
+    expect(refused.startLine).toBe("SIP/2.0 503 Media Overloaded");
+    expect(refused.header("retry-after")).toBe("5");
+    pc.phone.socket.send(pc.ackFailureText(refused));
+    const other = await placed();
+    other.call.reject(486);
+    const busy = await other.pc.phone.socket.next();
+    expect(busy.status).toBe(486);
+    expect(busy.header("retry-after")).toBeUndefined();
+    other.pc.phone.socket.send(other.pc.ackFailureText(busy));
+  });
+
   it("answers 480 itself before an answer when the engine hangs up", async () => {
     const { pc, call } = await placed();
     await call.hangup();
