@@ -59,8 +59,11 @@ export interface DocResourceSpec {
   /** Refuse a delete by throwing (last admin ...); runs in the same turn as the delete itself. */
   beforeDelete?(doc: StoredDoc, ctx: DeleteCtx): void;
   afterDelete?(doc: StoredDoc, ctx: DeleteCtx): void | Promise<void>;
-  /** Answer a read differently (binary by Accept ...); undefined falls back to the document. */
-  readAs?(doc: StoredDoc, ctx: Ctx): Promise<Outcome | "sent" | undefined>;
+  /**
+   * Answer a read differently (binary by Accept ...); undefined falls back to the document. At
+   * once when it can, so that the read needs no promise.
+   */
+  readAs?(doc: StoredDoc, ctx: Ctx): Outcome | "sent" | undefined | Promise<Outcome | "sent" | undefined>;
   /**
    * List row shape; the full view by default. A function of the document alone: its text is made
    * once per stored document and served to every list that shows it.
@@ -278,11 +281,16 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
       handler: (ctx) => {
         const collection = collectionOf(ctx);
         const readAs = spec.readAs;
-        if (!(collection instanceof Promise) && spec.visibleTo === undefined && readAs === undefined) return docTextOutcome(storedDoc(collection, ctx));
-        return (async () => {
-          const doc = await existingDoc(ctx);
-          return (await readAs?.(doc, ctx)) ?? docTextOutcome(doc);
-        })();
+        if (collection instanceof Promise || spec.visibleTo !== undefined) {
+          return (async () => {
+            const doc = await existingDoc(ctx);
+            return (await readAs?.(doc, ctx)) ?? docTextOutcome(doc);
+          })();
+        }
+        const doc = storedDoc(collection, ctx);
+        const read = readAs?.(doc, ctx);
+        if (read instanceof Promise) return read.then((answer) => answer ?? docTextOutcome(doc));
+        return read ?? docTextOutcome(doc);
       },
     };
   }
