@@ -18,6 +18,7 @@ const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
 const DEVICES = Number(process.env.BENCH_DEVICES ?? 1_000);
 const CONNECTIONS = 10;
+const WARM_UP_S = 2;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/main/server.js");
 
@@ -29,10 +30,10 @@ interface Load {
   cpu: number;
 }
 
-async function load(child: ChildProcess, url: string, headers: Record<string, string>, rate?: number): Promise<Load> {
+async function load(child: ChildProcess, url: string, headers: Record<string, string>, rate?: number, duration = DURATION_S): Promise<Load> {
   const pid = child.pid ?? 0;
   const cpuBefore = cpuMs(pid);
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration: DURATION_S, ...(rate ? { overallRate: rate } : {}) });
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, ...(rate ? { overallRate: rate } : {}) });
   const cpu = cpuMs(pid) - cpuBefore;
   return {
     rps: result.requests.average,
@@ -74,6 +75,9 @@ try {
   bare = spawn(process.execPath, [...bareProfileArgs, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
   const bareUrl = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
 
+  // A first short load on each compiles the hot paths: the rounds measure neither cold.
+  await load(sb, `${url}${path}/${someId}`, headers, undefined, WARM_UP_S);
+  await load(bare, `${bareUrl}${path}/${someId}`, headers, undefined, WARM_UP_S);
   const ours: Load[] = [];
   const theirs: Load[] = [];
   for (let round = 0; round < ROUNDS; round++) {

@@ -186,6 +186,6 @@ export function registerDevices(app: FastifyInstance, deps: ApiDeps): void {
     // `sync: true` on a write asks the phone to re-read its configuration (NOTIFY check-sync).
     afterWrite: (doc, ctx) => syncOnWrite(deps, doc, ctx),
     row: deviceRow,
-    readAs: async (doc, ctx) => (seesDeviceSecrets(doc, ctx.auth) ? undefined : { data: withoutSecrets(view(doc)), revision: doc.rev }),
+    readAs: (doc, ctx) => (seesDeviceSecrets(doc, ctx.auth) ? undefined : { data: withoutSecrets(view(doc)), revision: doc.rev }),
   });
 }

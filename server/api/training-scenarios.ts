@@ -132,7 +132,7 @@ export function registerTrainingScenarios(app: FastifyInstance, deps: ApiDeps): 
       GET: {
         summary: "The scenario as a shareable file, sent as an attachment (local addition); POST it on the collection to import it",
         answersFile: { type: "application/json", schema: fileSchema },
-        handler: async (ctx) => {
+        handler: async (ctx): Promise<"sent"> => {
           const doc = await existing(ctx);
           ctx.reply
             .status(200)

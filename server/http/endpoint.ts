@@ -7,7 +7,7 @@ import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
 import { REVISION_PATTERN } from "../store/index.js";
 import { ApiError } from "./errors.js";
-import { successEnvelope, type Paging } from "./envelope.js";
+import { JsonText, plainData, successEnvelope, successEnvelopeText, type Paging } from "./envelope.js";
 import { isJsonType, parseRequest, VERBS, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
 import { toCsv } from "./csv.js";
 import { contentDisposition } from "./binary.js";
@@ -61,8 +61,11 @@ export interface Outcome {
   authToken?: string;
 }
 
-/** A handler either returns what to send, or `"sent"` when it answered itself (binary). */
-export type Handler = (ctx: Ctx) => Promise<Outcome | "sent">;
+/**
+ * A handler either returns what to send, or `"sent"` when it answered itself (binary); at once
+ * when it has the answer in hand (a document in memory), or as a promise.
+ */
+export type Handler = (ctx: Ctx) => Promise<Outcome | "sent"> | Outcome | "sent";
 
 export interface VerbSpec {
   handler: Handler;
@@ -151,8 +154,13 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
       if (authenticatedEarly.has(request)) return done(null, payload);
       done(null, limitBody(request, payload, UNAUTHENTICATED_BODY_BYTES));
     },
-    handler: async (request, reply) => {
-      if (request.method === "OPTIONS") return reply.header("Allow", allow).status(200).send();
+    // Synchronous up to the verb's handler, and after it when that answers without a promise (a
+    // document already in memory): no promise turn between the request and its answer.
+    handler: (request, reply) => {
+      if (request.method === "OPTIONS") {
+        reply.header("Allow", allow).status(200).send();
+        return;
+      }
       const req = parseRequest(request);
       const verbSpec = spec.verbs[req.verb];
       if (!verbSpec) {
@@ -162,42 +170,73 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
       if (req.bodyKind === "raw" && !verbSpec.rawBody) {
         throw new ApiError("unsupported_media_type", { content_type: { type: { message: "send the body as application/json", value: request.headers["content-type"] ?? null } } });
       }
-      const params = (request.params ?? {}) as Record<string, string>;
-      let token: string | null = null;
-      let auth: AuthContext | null = null;
-      if (spec.access !== "public") {
-        const early = authenticatedEarly.get(request);
-        token = early?.token ?? req.bodyToken;
-        if (!token) throw tokenRequired();
-        auth = early?.auth ?? (await authenticate(deps, spec, request, token));
-        if (verbSpec.admin && !auth.isAdmin) throw notAdmin();
-        if (auth.wallboardId !== undefined && !verbSpec.board) throw boardOnly();
-      }
-      const now = new Date(deps.clock.now());
-      const outcome = await verbSpec.handler({ request, reply, req, params, auth, now });
-      if (outcome === "sent") return reply;
-      if (outcome.headers) for (const [k, v] of Object.entries(outcome.headers)) reply.header(k, v);
-      if (outcome.revision && REVISION_PATTERN.test(outcome.revision)) reply.header("ETag", `"${outcome.revision}"`);
-      reply.status(outcome.status ?? 200);
-      if (wantsCsv(req.accept)) {
-        return reply
-          .type("text/csv; charset=utf-8")
-          .header("Content-Disposition", contentDisposition(false, csvFileName(request, req)))
-          .send(toCsv(outcome.data));
-      }
-      const envelope = successEnvelope({
-        data: outcome.data,
-        revision: outcome.revision,
-        requestId: request.id,
-        authToken: token ?? outcome.authToken ?? null,
-        now,
-        paging: outcome.paging,
-      });
-      // Serialized here, as Fastify would (JSON.stringify), so the reply takes a string and skips
-      // its serialization step.
-      return reply.type("application/json; charset=utf-8").send(prettyPrint(request, req) ? `${JSON.stringify(envelope, null, 2)}\n` : JSON.stringify(envelope));
+      if (spec.access === "public") return run(deps, verbSpec, request, reply, req, null, null);
+      const early = authenticatedEarly.get(request);
+      const token = early?.token ?? req.bodyToken;
+      if (!token) throw tokenRequired();
+      if (early !== undefined) return run(deps, verbSpec, request, reply, req, token, early.auth);
+      return authenticate(deps, spec, request, token).then((auth) => run(deps, verbSpec, request, reply, req, token, auth));
     },
   });
+}
+
+/**
+ * The verb's own refusals of an authenticated caller, then its handler and the answer: sent here
+ * when the handler answers at once, or once its promise settles. A handler that answered itself
+ * (a stream, perhaps still flowing) gives back the reply, which Fastify waits on as it would on
+ * an async handler returning it.
+ */
+function run(
+  deps: EndpointDeps,
+  verbSpec: VerbSpec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  req: ParsedRequest,
+  token: string | null,
+  auth: AuthContext | null,
+): Promise<FastifyReply | undefined> | FastifyReply | undefined {
+  if (auth !== null) {
+    if (verbSpec.admin && !auth.isAdmin) throw notAdmin();
+    if (auth.wallboardId !== undefined && !verbSpec.board) throw boardOnly();
+  }
+  const params = (request.params ?? {}) as Record<string, string>;
+  const now = new Date(deps.clock.now());
+  const outcome = verbSpec.handler({ request, reply, req, params, auth, now });
+  if (outcome instanceof Promise) return outcome.then((settled) => answer(request, reply, req, token, now, settled));
+  return answer(request, reply, req, token, now, outcome);
+}
+
+/**
+ * Sends what the handler returned: the success envelope, or CSV when asked (both end the reply
+ * at once); the reply itself when the handler answered.
+ */
+function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest, token: string | null, now: Date, outcome: Outcome | "sent"): FastifyReply | undefined {
+  if (outcome === "sent") return reply;
+  if (outcome.headers) for (const [k, v] of Object.entries(outcome.headers)) reply.header(k, v);
+  if (outcome.revision && REVISION_PATTERN.test(outcome.revision)) reply.header("ETag", `"${outcome.revision}"`);
+  reply.status(outcome.status ?? 200);
+  if (wantsCsv(req.accept)) {
+    reply
+      .type("text/csv; charset=utf-8")
+      .header("Content-Disposition", contentDisposition(false, csvFileName(request, req)))
+      .send(toCsv(plainData(outcome.data)));
+    return undefined;
+  }
+  const envelope = {
+    data: outcome.data,
+    revision: outcome.revision,
+    requestId: request.id,
+    authToken: token ?? outcome.authToken ?? null,
+    now,
+    paging: outcome.paging,
+  };
+  // Serialized here, as Fastify would (JSON.stringify), so the reply takes a string and skips its
+  // serialization step; data serialized already is joined into the envelope as it is.
+  reply.type("application/json; charset=utf-8");
+  if (prettyPrint(request, req)) reply.send(`${JSON.stringify(successEnvelope({ ...envelope, data: plainData(envelope.data) }), null, 2)}\n`);
+  else if (envelope.data instanceof JsonText) reply.send(successEnvelopeText({ ...envelope, data: envelope.data }));
+  else reply.send(JSON.stringify(successEnvelope(envelope)));
+  return undefined;
 }
 
 /** The CSV's file name: `X-File-Name` or `file_name` as Kazoo takes them, a path never; else result.csv. */

@@ -41,5 +41,45 @@ export function successEnvelope(options: {
 
 /** A stable revision for a response that is not one document: the md5 of its content. */
 export function contentRevision(data: unknown): string {
-  return createHash("md5").update(JSON.stringify(data ?? null)).digest("hex");
+  return createHash("md5").update(data instanceof JsonText ? data.text : JSON.stringify(data ?? null)).digest("hex");
+}
+
+/**
+ * An answer's data already serialized (a document's text made once per stored revision): the
+ * envelope is joined around `text` instead of serializing the data again. `value()` gives the
+ * data itself for the answers that need it (CSV, pretty print); `text` is always
+ * `JSON.stringify(value())`.
+ */
+export class JsonText {
+  constructor(
+    readonly text: string,
+    readonly value: () => unknown,
+  ) {}
+}
+
+/** The data as an envelope carries it: a JsonText's value, anything else itself. */
+export function plainData(data: unknown): unknown {
+  return data instanceof JsonText ? data.value() : data;
+}
+
+/**
+ * `JSON.stringify(successEnvelope(options))` for data serialized already, byte for byte: the same
+ * keys in the same order, the paging keys last as the spread puts them.
+ */
+export function successEnvelopeText(options: {
+  data: JsonText;
+  revision?: string;
+  requestId: string;
+  authToken: string | null;
+  now: Date;
+  paging?: Paging;
+}): string {
+  const revision = options.revision ?? contentRevision(options.data);
+  const paging = options.paging === undefined ? "{}" : JSON.stringify(options.paging);
+  // The paging object's text without its braces is what the spread adds to the envelope's end.
+  const end = paging === "{}" ? "}" : `,${paging.slice(1)}`;
+  return (
+    `{"status":"success","data":${options.data.text},"revision":${JSON.stringify(revision)},"request_id":${JSON.stringify(options.requestId)}` +
+    `,"auth_token":${JSON.stringify(options.authToken ?? "")},"timestamp":"${options.now.toISOString()}"${end}`
+  );
 }

@@ -4,10 +4,10 @@
 // paging. Each api/ file describes its resource with a DocResourceSpec and hooks.
 import type { FastifyInstance } from "fastify";
 import type { Collection, StoredDoc } from "../store/index.js";
-import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
+import { collectionIfOpen, StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
 import { ApiError } from "./errors.js";
 import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
-import { contentRevision } from "./envelope.js";
+import { contentRevision, JsonText } from "./envelope.js";
 import { equalityFilter, equalityFilters, filterFromQuery, type EqualityFilter } from "./filters.js";
 import { PageBuilder, pagePlan } from "./paging.js";
 import { mergePatch } from "./patch.js";
@@ -59,9 +59,15 @@ export interface DocResourceSpec {
   /** Refuse a delete by throwing (last admin ...); runs in the same turn as the delete itself. */
   beforeDelete?(doc: StoredDoc, ctx: DeleteCtx): void;
   afterDelete?(doc: StoredDoc, ctx: DeleteCtx): void | Promise<void>;
-  /** Answer a read differently (binary by Accept ...); undefined falls back to the document. */
-  readAs?(doc: StoredDoc, ctx: Ctx): Promise<Outcome | "sent" | undefined>;
-  /** List row shape; the full view by default. */
+  /**
+   * Answer a read differently (binary by Accept ...); undefined falls back to the document. At
+   * once when it can, so that the read needs no promise.
+   */
+  readAs?(doc: StoredDoc, ctx: Ctx): Outcome | "sent" | undefined | Promise<Outcome | "sent" | undefined>;
+  /**
+   * List row shape; the full view by default. A function of the document alone: its text is made
+   * once per stored document and served to every list that shows it.
+   */
   row?(doc: StoredDoc): Data;
   /** Sort key of list rows (ascending by id by default). */
   sortKey?(doc: StoredDoc): string;
@@ -95,6 +101,33 @@ export function view(doc: StoredDoc): Data {
   const out = publicFields(doc.data);
   out.id = doc.id;
   return out;
+}
+
+/**
+ * The JSON text of a row shape (a function of the document alone), made once per stored
+ * document. The store never changes a document in place (every write stores a new one, and so
+ * does opening, replay and recovery), so a text kept for the object is never stale.
+ */
+export class RowTexts {
+  readonly #texts = new WeakMap<StoredDoc, string>();
+
+  constructor(readonly row: (doc: StoredDoc) => Data) {}
+
+  of(doc: StoredDoc): string {
+    let text = this.#texts.get(doc);
+    if (text === undefined) {
+      text = JSON.stringify(this.row(doc));
+      this.#texts.set(doc, text);
+    }
+    return text;
+  }
+}
+
+const viewTexts = new RowTexts(view);
+
+/** The document's view as data serialized already (the text made once per stored document). */
+export function viewText(doc: StoredDoc): JsonText {
+  return new JsonText(viewTexts.of(doc), () => view(doc));
 }
 
 export function publicFields(data: Data): Data {
@@ -145,7 +178,12 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   const tag = spec.name;
   const admin = spec.adminWrites ?? false;
   const sortKey = spec.sortKey ?? byId;
-  const collectionOf = (ctx: Ctx) => deps.collection(ctx.params.account_id ?? "", spec.collection);
+  // The collection at once when it is open (every request after its account's first).
+  const collectionOf = (ctx: Ctx): Collection | Promise<Collection> => {
+    const opening = deps.collection(ctx.params.account_id ?? "", spec.collection);
+    return collectionIfOpen(opening) ?? opening;
+  };
+  const rowTexts = spec.row === undefined ? viewTexts : new RowTexts(spec.row);
   const authOf = (ctx: Ctx): AuthContext => {
     if (!ctx.auth) throw new ApiError("invalid_credentials");
     return ctx.auth;
@@ -192,11 +230,15 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     return doc;
   };
 
-  const existingDoc = async (ctx: Ctx): Promise<StoredDoc> => {
+  const storedDoc = (collection: Collection, ctx: Ctx): StoredDoc => {
     const id = ctx.params.id ?? "";
-    const doc = (await collectionOf(ctx)).get(id);
+    const doc = collection.get(id);
     if (!doc) throw notFound(id);
-    if (spec.visibleTo && !(await spec.visibleTo(ctx, authOf(ctx)))(doc.data)) throw spec.hidden?.(id) ?? notFound(id);
+    return doc;
+  };
+  const existingDoc = async (ctx: Ctx): Promise<StoredDoc> => {
+    const doc = storedDoc(await collectionOf(ctx), ctx);
+    if (spec.visibleTo && !(await spec.visibleTo(ctx, authOf(ctx)))(doc.data)) throw spec.hidden?.(doc.id) ?? notFound(doc.id);
     return doc;
   };
 
@@ -207,9 +249,15 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   if (spec.verbs.list) {
     listVerbs.GET = {
       summary: spec.summaries?.list ?? `List ${spec.name}`,
-      handler: async (ctx) => {
-        const visible = spec.visibleTo ? await spec.visibleTo(ctx, authOf(ctx)) : undefined;
-        return listOutcome(await collectionOf(ctx), ctx, { sortKey, descending: spec.sortDescending, row: spec.row ?? view, ...(visible ? { where: (doc: StoredDoc) => visible(doc.data) } : {}) });
+      handler: (ctx) => {
+        const list = { sortKey, descending: spec.sortDescending, texts: rowTexts };
+        const collection = collectionOf(ctx);
+        const visibleTo = spec.visibleTo;
+        if (!(collection instanceof Promise) && visibleTo === undefined) return listPageText(collection, ctx.req.query, list);
+        return (async () => {
+          const visible = visibleTo ? await visibleTo(ctx, authOf(ctx)) : undefined;
+          return listPageText(await collection, ctx.req.query, { ...list, ...(visible ? { where: (doc: StoredDoc) => visible(doc.data) } : {}) });
+        })();
       },
     };
   }
@@ -230,9 +278,19 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   if (spec.verbs.read) {
     itemVerbs.GET = {
       summary: spec.summaries?.read ?? `Read one of ${spec.name}`,
-      handler: async (ctx) => {
-        const doc = await existingDoc(ctx);
-        return (await spec.readAs?.(doc, ctx)) ?? { data: view(doc), revision: doc.rev };
+      handler: (ctx) => {
+        const collection = collectionOf(ctx);
+        const readAs = spec.readAs;
+        if (collection instanceof Promise || spec.visibleTo !== undefined) {
+          return (async () => {
+            const doc = await existingDoc(ctx);
+            return (await readAs?.(doc, ctx)) ?? docTextOutcome(doc);
+          })();
+        }
+        const doc = storedDoc(collection, ctx);
+        const read = readAs?.(doc, ctx);
+        if (read instanceof Promise) return read.then((answer) => answer ?? docTextOutcome(doc));
+        return read ?? docTextOutcome(doc);
       },
     };
   }
@@ -274,6 +332,11 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   if (Object.keys(itemVerbs).length) registerEndpoint(app, deps, { path: `${base}/:id`, access: "account", tag, verbs: allowed(itemVerbs) });
 }
 
+/** A read of one document: its view, serialized once per stored revision. */
+function docTextOutcome(doc: StoredDoc): Outcome {
+  return { data: viewText(doc), revision: doc.rev };
+}
+
 export function byId(doc: StoredDoc): string {
   return doc.id;
 }
@@ -304,6 +367,23 @@ export interface ListOptions {
 
 /** listOutcome's answer to a query string. */
 export function listPage(collection: Collection, query: Record<string, string>, options: ListOptions): Outcome {
+  const { rows, paging, revision } = pageOf(collection, query, options);
+  return { data: rows.map(options.row), paging, revision };
+}
+
+/**
+ * listPage's answer with each row's text made once per stored document (`texts`, a row shape of
+ * the document alone): the page's data is the rows' texts joined, byte for byte what serializing
+ * the rows gives.
+ */
+export function listPageText(collection: Collection, query: Record<string, string>, options: Omit<ListOptions, "row"> & { texts: RowTexts }): Outcome {
+  const { rows, paging, revision } = pageOf(collection, query, options);
+  const texts = options.texts;
+  return { data: new JsonText(`[${rows.map((doc) => texts.of(doc)).join(",")}]`, () => rows.map(texts.row)), paging, revision };
+}
+
+/** The documents of one page of a list, its paging keys and its revision. */
+function pageOf(collection: Collection, query: Record<string, string>, options: Omit<ListOptions, "row">): { rows: StoredDoc[]; paging: Outcome["paging"]; revision: string } {
   const test = filterFromQuery(query);
   const plan = pagePlan(options.descending ?? false, query);
   const sortKey = options.sortKey ?? byId;
@@ -316,7 +396,7 @@ export function listPage(collection: Collection, query: Record<string, string>, 
   };
   collection.visit(sortKey, walk, (doc, key) => !test(doc) || (where !== undefined && !where(doc)) || builder.offer(doc, key));
   const page = builder.page();
-  return { data: page.rows.map(options.row), paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+  return { rows: page.rows, paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
 }
 
 /** Of the query's equality filters with an index, the one whose documents are fewest. */

@@ -1,5 +1,5 @@
 // The store's public face: everything above store/ imports from here.
-export { Store, type StoreOptions, type StoreChange, type ChangeListener } from "./store.js";
+export { Store, collectionIfOpen, type StoreOptions, type StoreChange, type ChangeListener } from "./store.js";
 export { Collection, type StoredDoc, type DocData, type AttachmentMeta, type CreateOptions, type WriteOptions, type ChangeKind } from "./collection.js";
 export { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "./errors.js";
 export { type EqualityIndexSpec, type SortKey, type WalkOptions } from "./list-order.js";

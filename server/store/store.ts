@@ -147,10 +147,26 @@ export class Store {
         return c;
       });
       this.#open.set(key, { name: collection, opening });
-      opening.catch(() => this.#open.delete(key));
+      const opened = opening;
+      opened.then(
+        (c) => openCollections.set(opened, c),
+        () => this.#open.delete(key),
+      );
     }
     return opening as Promise<Collection<T>>;
   }
+}
+
+/** Each collection by the promise that opened it, once open (what `collectionIfOpen` reads). */
+const openCollections = new WeakMap<Promise<Collection>, Collection>();
+
+/**
+ * The collection an opening promise of `global()` or `account()` gave, without waiting, once it
+ * is open (every request after the first to an account's collection); undefined before, or for
+ * a promise that is not one of theirs.
+ */
+export function collectionIfOpen(opening: Promise<Collection>): Collection | undefined {
+  return openCollections.get(opening);
 }
 
 const LOCK_FILE = "switchboard.lock";
