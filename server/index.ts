@@ -1,5 +1,6 @@
 // startServer(): composes the store, the demo data and the HTTP app, and listens.
 // It never imports electron; Electron's main process and serve mode both call it.
+import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
 import { createServer } from "node:net";
 import { pino, type Logger } from "pino";
 import { systemClock, systemRandom } from "./clock.js";
@@ -11,6 +12,7 @@ import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
 import { registerSip } from "./sip/index.js";
 import type { EndpointSpec } from "./http/endpoint.js";
+import { compileInIdle, type JsonSchema } from "./http/validation.js";
 import { recordRoutes, registerOpenApi, type RouteSeen } from "./http/openapi.js";
 import { startEvents, type Events } from "./events/index.js";
 import { startEventSockets } from "./events/websocket.js";
@@ -165,8 +167,10 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     );
   }
   await app.listen({ host: config.host, port });
-  // Listening first: the workers load werift in the background while the first requests are served.
+  // Listening first: the workers load werift in the background while the first requests are served,
+  // and the request schemas compile between those requests, the sign-in's first.
   media.warm();
+  const schemas = compileInIdle(requestSchemas(catalogue), requestsAnswered(app.server));
   const address = app.server.address();
   listening = typeof address === "object" && address ? address.port : port;
   const urlHost = isWildcard(config.host) ? LOOPBACK : config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -186,6 +190,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     logger,
     close() {
       closing ??= (async () => {
+        schemas.stop();
         await app.close();
         await eventSockets.close();
         await webhooks.stop();
@@ -195,6 +200,29 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
       return closing;
     },
   };
+}
+
+/** The bodies the catalogue's verbs validate, the public endpoints' (signing in) first. */
+function requestSchemas(catalogue: readonly EndpointSpec[]): JsonSchema[] {
+  const ordered = [...catalogue.filter((spec) => spec.access === "public"), ...catalogue.filter((spec) => spec.access !== "public")];
+  return ordered.flatMap((spec) => Object.values(spec.verbs).flatMap((verb) => (verb.body ? [verb.body] : [])));
+}
+
+/** A promise that resolves once the HTTP server has no request in hand: at once, or when the last is answered or dropped. */
+function requestsAnswered(server: HttpServer): () => Promise<void> {
+  let inHand = 0;
+  let waiting: (() => void)[] = [];
+  server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
+    inHand++;
+    response.once("close", () => {
+      inHand--;
+      if (inHand > 0) return;
+      const released = waiting;
+      waiting = [];
+      for (const resolve of released) resolve();
+    });
+  });
+  return () => (inHand === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)));
 }
 
 function isWildcard(host: string): boolean {
