@@ -8,6 +8,7 @@ import { DEFAULT_EVENTS_PORT, DEFAULT_PORT, LOOPBACK, type ServerConfig } from "
 import { buildApp } from "./http/app.js";
 import { Store } from "./store/index.js";
 import { demoPassword, seedDemo } from "./demo.js";
+import { loadPhoneNumbers } from "./phone-numbers.js";
 import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
 import { registerSip } from "./sip/index.js";
@@ -168,9 +169,14 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   }
   await app.listen({ host: config.host, port });
   // Listening first: the workers load werift in the background while the first requests are served,
-  // and the request schemas compile between those requests, the sign-in's first.
+  // and the request schemas compile between those requests, the sign-in's first; the phone-number
+  // library loads once they are done, at a moment no request is in hand.
   media.warm();
-  const schemas = compileInIdle(requestSchemas(catalogue), requestsAnswered(app.server));
+  const quiet = requestsAnswered(app.server);
+  const schemas = compileInIdle(requestSchemas(catalogue), quiet);
+  void schemas.done.then(quiet).then(() => {
+    if (closing === null) loadPhoneNumbers();
+  });
   const address = app.server.address();
   listening = typeof address === "object" && address ? address.port : port;
   const urlHost = isWildcard(config.host) ? LOOPBACK : config.host.includes(":") ? `[${config.host}]` : config.host;
