@@ -24,6 +24,7 @@ const defaults: ServerConfig = {
   allowOrigins: [],
   logLevel: "info",
   mediaWorkers: defaultMediaWorkers(),
+  warmInIdle: true,
 };
 
 async function main(): Promise<void> {

@@ -13,7 +13,7 @@ import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
 import { registerSip } from "./sip/index.js";
 import type { EndpointSpec } from "./http/endpoint.js";
-import { compileInIdle, type JsonSchema } from "./http/validation.js";
+import { compileInIdle, type IdleCompiling, type JsonSchema } from "./http/validation.js";
 import { recordRoutes, registerOpenApi, type RouteSeen } from "./http/openapi.js";
 import { startEvents, type Events } from "./events/index.js";
 import { startEventSockets } from "./events/websocket.js";
@@ -190,11 +190,14 @@ async function composeServer(config: ServerConfig, { clock, random, logger, medi
   await app.listen({ host: config.host, port });
   // Listening first: the request schemas compile between the first requests, the sign-in's first;
   // the phone-number library loads once they are done, at a moment no request is in hand.
-  const quiet = requestsAnswered(app.server);
-  const schemas = compileInIdle(requestSchemas(catalogue), quiet);
-  void schemas.done.then(quiet).then(() => {
-    if (closing === null) loadPhoneNumbers();
-  });
+  let schemas: IdleCompiling | null = null;
+  if (config.warmInIdle) {
+    const quiet = requestsAnswered(app.server);
+    schemas = compileInIdle(requestSchemas(catalogue), quiet);
+    void schemas.done.then(quiet).then(() => {
+      if (closing === null) loadPhoneNumbers();
+    });
+  }
   const address = app.server.address();
   listening = typeof address === "object" && address ? address.port : port;
   const urlHost = isWildcard(config.host) ? LOOPBACK : config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -214,7 +217,7 @@ async function composeServer(config: ServerConfig, { clock, random, logger, medi
     logger,
     close() {
       closing ??= (async () => {
-        schemas.stop();
+        schemas?.stop();
         await app.close();
         await eventSockets.close();
         await webhooks.stop();
