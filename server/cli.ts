@@ -24,7 +24,6 @@ const defaults: ServerConfig = {
   allowOrigins: [],
   logLevel: "info",
   mediaWorkers: defaultMediaWorkers(),
-  warmInIdle: true,
 };
 
 async function main(): Promise<void> {

@@ -50,12 +50,6 @@ export interface ServerConfig {
    */
   mediaWorkers?: number;
   /**
-   * After listen, compile the request schemas and load the phone-number library while no request
-   * is in hand, so the first requests that need them do not pay for it. Serve mode and the app do;
-   * off here, as in-process servers (tests) are many and short-lived: they load each on first use.
-   */
-  warmInIdle?: boolean;
-  /**
    * Milliseconds a logged-in queue recipient may have no queue device registered before they get
    * no offers (unavailable_reason no_device); 10 s unless a test shortens it.
    */

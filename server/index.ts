@@ -1,6 +1,5 @@
 // startServer(): composes the store, the demo data and the HTTP app, and listens.
 // It never imports electron; Electron's main process and serve mode both call it.
-import type { IncomingMessage, Server as HttpServer, ServerResponse } from "node:http";
 import { createServer } from "node:net";
 import { pino, type Logger } from "pino";
 import { systemClock, systemRandom, type Clock, type RandomSource } from "./clock.js";
@@ -8,12 +7,10 @@ import { DEFAULT_EVENTS_PORT, DEFAULT_PORT, LOOPBACK, type ServerConfig } from "
 import { buildApp } from "./http/app.js";
 import { Store } from "./store/index.js";
 import { demoPassword, seedDemo } from "./demo.js";
-import { loadPhoneNumbers } from "./phone-numbers.js";
 import { AuthService } from "./auth/index.js";
 import { registerApi } from "./api/index.js";
 import { registerSip } from "./sip/index.js";
 import type { EndpointSpec } from "./http/endpoint.js";
-import { compileInIdle, type IdleCompiling, type JsonSchema } from "./http/validation.js";
 import { recordRoutes, registerOpenApi, type RouteSeen } from "./http/openapi.js";
 import { startEvents, type Events } from "./events/index.js";
 import { startEventSockets } from "./events/websocket.js";
@@ -188,16 +185,6 @@ async function composeServer(config: ServerConfig, { clock, random, logger, medi
     );
   }
   await app.listen({ host: config.host, port });
-  // Listening first: the request schemas compile between the first requests, the sign-in's first;
-  // the phone-number library loads once they are done, at a moment no request is in hand.
-  let schemas: IdleCompiling | null = null;
-  if (config.warmInIdle) {
-    const quiet = requestsAnswered(app.server);
-    schemas = compileInIdle(requestSchemas(catalogue), quiet);
-    void schemas.done.then(quiet).then(() => {
-      if (closing === null) loadPhoneNumbers();
-    });
-  }
   const address = app.server.address();
   listening = typeof address === "object" && address ? address.port : port;
   const urlHost = isWildcard(config.host) ? LOOPBACK : config.host.includes(":") ? `[${config.host}]` : config.host;
@@ -217,7 +204,6 @@ async function composeServer(config: ServerConfig, { clock, random, logger, medi
     logger,
     close() {
       closing ??= (async () => {
-        schemas?.stop();
         await app.close();
         await eventSockets.close();
         await webhooks.stop();
@@ -227,29 +213,6 @@ async function composeServer(config: ServerConfig, { clock, random, logger, medi
       return closing;
     },
   };
-}
-
-/** The bodies the catalogue's verbs validate, the public endpoints' (signing in) first. */
-function requestSchemas(catalogue: readonly EndpointSpec[]): JsonSchema[] {
-  const ordered = [...catalogue.filter((spec) => spec.access === "public"), ...catalogue.filter((spec) => spec.access !== "public")];
-  return ordered.flatMap((spec) => Object.values(spec.verbs).flatMap((verb) => (verb.body ? [verb.body] : [])));
-}
-
-/** A promise that resolves once the HTTP server has no request in hand: at once, or when the last is answered or dropped. */
-function requestsAnswered(server: HttpServer): () => Promise<void> {
-  let inHand = 0;
-  let waiting: (() => void)[] = [];
-  server.on("request", (_request: IncomingMessage, response: ServerResponse) => {
-    inHand++;
-    response.once("close", () => {
-      inHand--;
-      if (inHand > 0) return;
-      const released = waiting;
-      waiting = [];
-      for (const resolve of released) resolve();
-    });
-  });
-  return () => (inHand === 0 ? Promise.resolve() : new Promise((resolve) => waiting.push(resolve)));
 }
 
 function isWildcard(host: string): boolean {

@@ -2,7 +2,7 @@
 // in the account's country. Shared by the blocklist API (normalising keys) and the call engine.
 // The library (its metadata for every country) costs a fresh process about a tenth of a second
 // of CPU to load, and no request a server answers in its first moments needs it: it is loaded on
-// first use, or by loadPhoneNumbers() while the server has nothing else to do.
+// first use. (Loading it once the server is idle was measured: it delays a call placed then.)
 import { createRequire } from "node:module";
 import type { CountryCode } from "libphonenumber-js";
 
@@ -10,8 +10,7 @@ type PhoneNumbers = typeof import("libphonenumber-js");
 
 let library: PhoneNumbers | undefined;
 
-/** Loads the library now if it is not loaded yet. */
-export function loadPhoneNumbers(): PhoneNumbers {
+function loadPhoneNumbers(): PhoneNumbers {
   library ??= createRequire(import.meta.url)("libphonenumber-js") as PhoneNumbers;
   return library;
 }

@@ -25,45 +25,6 @@ export function validator(schema: JsonSchema): ValidateFunction {
   return v;
 }
 
-export function isCompiled(schema: JsonSchema): boolean {
-  return compiled.has(schema);
-}
-
-export interface IdleCompiling {
-  /** Settles once every schema was compiled or skipped, or the compiling was stopped. */
-  readonly done: Promise<void>;
-  stop(): void;
-}
-
-/**
- * Compiles schemas ahead of their first use (a compile costs milliseconds of the main thread,
- * which a server's first requests would otherwise pay), one per turn of the event loop and only
- * once `quiet()` says no request is being served, so a request waits for one compile at most. A
- * schema that fails to compile is left to its first use, which then throws as it always did.
- */
-export function compileInIdle(schemas: Iterable<JsonSchema>, quiet: () => Promise<void>): IdleCompiling {
-  let stopped = false;
-  const done = (async () => {
-    for (const schema of new Set(schemas)) {
-      await new Promise<void>((resolve) => setImmediate(resolve));
-      await quiet();
-      if (stopped) return;
-      if (compiled.has(schema)) continue;
-      try {
-        validator(schema);
-      } catch {
-        // Thrown again, to the request that needs it, at its first use.
-      }
-    }
-  })();
-  return {
-    done,
-    stop() {
-      stopped = true;
-    },
-  };
-}
-
 /** Throws a 400 `validation error` naming each failing field and rule. */
 export function validate(schema: JsonSchema, data: unknown): void {
   const v = validator(schema);

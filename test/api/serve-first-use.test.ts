@@ -1,7 +1,7 @@
-// What a served server loads or builds after it listens (server/index.ts): request schemas
-// compiled between requests, the phone-number library loaded once idle, the OpenAPI document
-// built at its first request. Each is asked for the moment the built server says it is serving,
-// before any of it can have been done ahead, and answers as it always did, errors included.
+// What a served server no longer loads or builds before it listens: the phone-number library
+// (server/phone-numbers.ts, on first use) and the OpenAPI document (at its first request); and the
+// request schemas, compiled at first use. Each is asked for the moment the built server says it is
+// serving, and answers as it always did, errors included.
 import { afterEach, describe, expect, it } from "vitest";
 import { demoGrant, serve, type Served } from "../helpers/serve.js";
 
