@@ -2,7 +2,7 @@
 // It never imports electron; Electron's main process and serve mode both call it.
 import { createServer } from "node:net";
 import { pino, type Logger } from "pino";
-import { systemClock, systemRandom } from "./clock.js";
+import { systemClock, systemRandom, type Clock, type RandomSource } from "./clock.js";
 import { DEFAULT_EVENTS_PORT, DEFAULT_PORT, LOOPBACK, type ServerConfig } from "./config.js";
 import { buildApp } from "./http/app.js";
 import { Store } from "./store/index.js";
@@ -55,6 +55,34 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const clock = config.clock ?? systemClock;
   const random = config.random ?? systemRandom;
   const logger = config.logger ?? pino({ level: config.logLevel, base: { service: "switchboard" } });
+  // The call engine: server-side media on one frame clock, SIP calls (or a test's stand-in) in
+  // and out. Closed with the app, before the store, so every hung-up call still writes its CDR.
+  const media = new MediaEngine({
+    wallClock: clock,
+    random,
+    workers: config.mediaWorkers ?? 0,
+    onWorkerFailure: (reason) => logger.error(`${reason}: its calls lost their audio and were hung up`),
+  });
+  // The first media worker loads werift (a few hundred ms) on another core while this thread opens
+  // the store and registers the routes, so a call placed the moment the server listens finds it
+  // ready; the others follow it one at a time. A start that fails stops them.
+  media.warm();
+  try {
+    return await composeServer(config, { clock, random, logger, media });
+  } catch (err) {
+    await media.close();
+    throw err;
+  }
+}
+
+interface Parts {
+  clock: Clock;
+  random: RandomSource;
+  logger: Logger;
+  media: MediaEngine;
+}
+
+async function composeServer(config: ServerConfig, { clock, random, logger, media }: Parts): Promise<RunningServer> {
   const store = await Store.open({ dir: config.dataDir, clock, random, onWarning: (message, details) => logger.warn(details, message) });
   const events = await startEvents({ store, clock, dataDir: config.dataDir });
   const webhookFaults = new WebhookFaults();
@@ -92,14 +120,6 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   const catalogue: EndpointSpec[] = [];
   const sip = await registerSip(app, { store, clock, random, logger });
   publishRegistrations(sip.registrar, events.bus, () => clock.now() / 1000);
-  // The call engine: server-side media on one frame clock, SIP calls (or a test's stand-in) in
-  // and out. Closed with the app, before the store, so every hung-up call still writes its CDR.
-  const media = new MediaEngine({
-    wallClock: clock,
-    random,
-    workers: config.mediaWorkers ?? 0,
-    onWorkerFailure: (reason) => logger.error(`${reason}: its calls lost their audio and were hung up`),
-  });
   // Simulated callers reach the engine as inbound calls beside SIP's; their speech is cached in the data directory.
   const sim = new SimCallers({
     store,
@@ -165,8 +185,6 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     );
   }
   await app.listen({ host: config.host, port });
-  // Listening first: the workers load werift in the background while the first requests are served.
-  media.warm();
   const address = app.server.address();
   listening = typeof address === "object" && address ? address.port : port;
   const urlHost = isWildcard(config.host) ? LOOPBACK : config.host.includes(":") ? `[${config.host}]` : config.host;

@@ -185,10 +185,16 @@ function translateOperations(pathItem: Doc): Doc {
 /**
  * Serves the documents: the OpenAPI one built here from the catalogue, and the AsyncAPI one the
  * events layer builds (passed in: this layer sits below it), with the texting API's prefix.
+ * The OpenAPI document is built at its first request, not at start: few runs ever ask for it.
  */
 export async function registerOpenApi(app: FastifyInstance, catalogue: readonly EndpointSpec[], version: string, beside: { textingPrefix: string; asyncApi: Doc }): Promise<void> {
-  const document = buildOpenApi(catalogue, version, beside.textingPrefix);
-  app.get("/v2/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(document));
+  // The plug-in keeps this object and hands it out as it is: filled in place on first need.
+  const document: Doc = {};
+  const built = (): Doc => {
+    if (!("openapi" in document)) Object.assign(document, buildOpenApi(catalogue, version, beside.textingPrefix));
+    return document;
+  };
+  app.get("/v2/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(built()));
   app.get("/v2/asyncapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(beside.asyncApi));
   await app.register(fastifySwagger, {
     mode: "static",
@@ -196,7 +202,15 @@ export async function registerOpenApi(app: FastifyInstance, catalogue: readonly 
     specification: { document: document as unknown as OpenAPIV3.Document },
   });
   // Its policy is set with every other answer's, in csp.ts, stricter than the plug-in's own.
-  await app.register(fastifySwaggerUi, { routePrefix: DOCS_PREFIX });
+  await app.register(fastifySwaggerUi, {
+    routePrefix: DOCS_PREFIX,
+    uiHooks: {
+      onRequest: (_request, _reply, next) => {
+        built();
+        next();
+      },
+    },
+  });
 }
 
 export interface RouteSeen {

@@ -1,5 +1,5 @@
 // The media workers of an engine, seen from the main thread: worker threads started on first use
-// or warmed one after another once the server listens, each leg placed on the one with the fewest
+// or warmed one after another from the start of the server, each leg placed on the one with the fewest
 // legs, requests matched to replies, one tick message per worker per 20 ms, and a worker that dies
 // ending its legs (a replacement starts on demand).
 
