@@ -5,6 +5,7 @@ import type { Logger } from "pino";
 import type { Clock, RandomSource } from "./clock.js";
 import type { CallSignalling } from "./sip/call-signalling.js";
 import type { EventSocketLimits } from "./events/websocket.js";
+import type { MediaEngineOptions } from "./media/index.js";
 
 export type LogLevel = "fatal" | "error" | "warn" | "info" | "debug" | "trace" | "silent";
 
@@ -49,6 +50,8 @@ export interface ServerConfig {
    * Serve mode and the app start with defaultMediaWorkers(), one per core, for capacity.
    */
   mediaWorkers?: number;
+  /** The frame clock's time source and the media load rule (tests make the clock late by hand). */
+  media?: Pick<MediaEngineOptions, "frameClock" | "load">;
   /**
    * Milliseconds a logged-in queue recipient may have no queue device registered before they get
    * no offers (unavailable_reason no_device); 10 s unless a test shortens it.

@@ -61,6 +61,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
     wallClock: clock,
     random,
     workers: config.mediaWorkers ?? 0,
+    ...config.media,
     onWorkerFailure: (reason) => logger.error(`${reason}: its calls lost their audio and were hung up`),
   });
   // The first media worker loads werift (a few hundred ms) on another core while this thread opens

@@ -15,7 +15,7 @@ import { isObject } from "../http/request.js";
 import { dataObject, notFound, type Data } from "../http/resource.js";
 import { fieldError, validate, type JsonSchema } from "../http/validation.js";
 import { SimCallStateError, type SimulatedCaller } from "../sim/caller.js";
-import { SimCallLimitError, SimCallRequestError, type SimCallers, type SimCallRequest } from "../sim/callers.js";
+import { SimCallLimitError, SimCallOverloadError, SimCallRequestError, type SimCallers, type SimCallRequest } from "../sim/callers.js";
 import { PHONE_ANSWERS } from "../sim/phones.js";
 import type { CallerScript, ScriptStep } from "../sim/script.js";
 import { DEFAULT_LANGUAGE } from "../sim/speech.js";
@@ -191,6 +191,10 @@ async function start(sim: SimCallers | undefined, ctx: Ctx): Promise<Outcome> {
   } catch (err) {
     if (err instanceof SimCallRequestError) throw fieldError(err.field, err.rule, err.message, err.value);
     if (err instanceof SimCallLimitError) throw new ApiError("too_many_requests", { message: err.message });
+    if (err instanceof SimCallOverloadError) {
+      ctx.reply.header("Retry-After", String(err.retryAfterS));
+      throw new ApiError("service_unavailable", { message: err.message, retry_after_s: err.retryAfterS });
+    }
     throw err;
   }
   return { data: simCallRow(caller), status: 201, headers: { Location: `/v2/accounts/${accountId}/sim/calls/${caller.id}` } };

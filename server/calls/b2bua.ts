@@ -1,5 +1,6 @@
 // The B2BUA's front door: an authenticated INVITE becomes an inbound channel, meets the blocklists,
 // runs the dialled number's callflow; and the one way a live channel enters a callflow again.
+import { OVERLOAD_RETRY_AFTER_S } from "../media/index.js";
 import type { InboundCall } from "../sip/call-signalling.js";
 import type { StoredDoc } from "../store/index.js";
 import { CallflowExecutor, nodeOf, type ModuleRegistry } from "./callflow-executor.js";
@@ -14,11 +15,6 @@ const ANONYMOUS = { name: "anonymous", number: "anonymous" };
 
 /** A number no callflow has that a carrier may take: digits (7 or more), a leading + or not. */
 const OUTSIDE_NUMBER = /^\+?\d{7,20}$/;
-/**
- * Retry-After of a call refused for media load: the check looks at the last second of ticks, so
- * a few seconds lets the calls in progress settle (or end) before the caller tries again.
- */
-const OVERLOAD_RETRY_AFTER_S = 5;
 
 /** How long an outside number may ring. */
 const OUTSIDE_RING_MS = 60_000;

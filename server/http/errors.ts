@@ -21,6 +21,8 @@ export const ERRORS = {
   too_many_requests: { status: 429, word: "too_many_requests", detail: "too many requests" },
   header_fields_too_large: { status: 431, word: "header_fields_too_large", detail: "header fields too large" },
   unspecified_fault: { status: 500, word: "unspecified_fault", detail: "unspecified fault" },
+  // Crossbar answers 503 when what a request needs is not there to serve it (its datastore faults).
+  service_unavailable: { status: 503, word: "service_unavailable", detail: "service unavailable" },
 } as const;
 
 export type ErrorCode = keyof typeof ERRORS;

@@ -34,7 +34,7 @@ export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } 
 export { MediaUriError, type PlayerOptions } from "./player.js";
 export { StereoRecorder, sealRecording, type RecorderOptions, type RecordingResult } from "./recorder.js";
 export { SdpError } from "./sdp.js";
-export { MediaLoad, type CpuMeter, type LatenessSource, type MediaLoadOptions } from "./load.js";
+export { MediaLoad, OVERLOAD_RETRY_AFTER_S, type CpuMeter, type LatenessSource, type MediaLoadOptions } from "./load.js";
 export { WavFormatError } from "./wav.js";
 
 export interface MediaEngineOptions {
@@ -97,7 +97,7 @@ export class MediaEngine {
   }
 
   /**
-   * Starts the media workers in the background (the server calls it once listening), so the
+   * Starts the media workers in the background (the server calls it as it starts, so the first worker loads werift on another core while the main thread opens the store and registers the routes), so the
    * first call does not wait for a worker to load werift. Without workers, nothing: the first
    * leg in this thread loads it.
    */

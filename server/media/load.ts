@@ -49,6 +49,12 @@ export interface MediaLoadOptions {
   cpu?: CpuMeter;
 }
 
+/**
+ * Retry-After (s) of a call refused for media load: the check looks at the last second of ticks, so
+ * a few seconds lets the calls in progress settle (or end) before the caller tries again.
+ */
+export const OVERLOAD_RETRY_AFTER_S = 5;
+
 /** The CPU share is measured over at least this long (ms): one second, as the ticks' window. */
 const CPU_WINDOW_MS = 1000;
 

@@ -5,7 +5,7 @@
 import type { Clock, RandomSource } from "../clock.js";
 import { MediaLibrary } from "../calls/media-library.js";
 import type { BusEvent, EventBus } from "../events/bus.js";
-import { MediaUriError, type AudioSource, type MediaEngine } from "../media/index.js";
+import { MediaUriError, OVERLOAD_RETRY_AFTER_S, type AudioSource, type MediaEngine } from "../media/index.js";
 import { MediaReferenceError } from "../media/reference.js";
 import type { CallSignalling, InboundCall } from "../sip/call-signalling.js";
 import type { Store } from "../store/index.js";
@@ -49,6 +49,12 @@ export class SimCallRequestError extends Error {
   ) {
     super(message);
   }
+}
+
+/** The media engine is refusing new calls (media/load.ts): the carrier would get a 503 too. */
+export class SimCallOverloadError extends Error {
+  override name = "SimCallOverloadError";
+  readonly retryAfterS = OVERLOAD_RETRY_AFTER_S;
 }
 
 /** The account already has MAX_SIM_CALLS_PER_ACCOUNT live simulated calls. */
@@ -122,6 +128,8 @@ export class SimCallers {
     if (this.ofAccount(accountId).length >= MAX_SIM_CALLS_PER_ACCOUNT) {
       throw new SimCallLimitError(`an account may have ${MAX_SIM_CALLS_PER_ACCOUNT} simulated calls at once`);
     }
+    const overload = this.#deps.media.refusal();
+    if (overload !== undefined) throw new SimCallOverloadError(`the media engine takes no new call now: ${overload}`);
     const id = newId(this.#deps.random);
     const phone = request.phone;
     const phoneAudio = phone === undefined ? undefined : (phone.audio ?? ("audio" in request.behaviour ? request.behaviour.audio : undefined));

@@ -1,4 +1,4 @@
-// Media workers warmed after listen. In this process: warm() starts the workers one after another,
+// Media workers warmed from the server's start. In this process: warm() starts the workers one after another,
 // each once the one before has loaded werift, legs go to ready workers, and an engine closed while
 // warming stops cleanly. In serve mode (the built server): a simulated call placed the moment the
 // server says it is serving is answered, whether or not its workers have finished loading werift;
@@ -78,7 +78,7 @@ describe("MediaEngine.warm()", () => {
   });
 });
 
-describe("media workers warmed after listen", () => {
+describe("media workers warmed from the start", () => {
   it("the built worker's file holds werift itself (one file for node's loader), not an import of the package", async () => {
     const worker = await readFile(join(dirname(SERVER_ENTRY), "media-worker.js"), "utf8");
     expect(worker).toMatch(/\bclass RTCPeerConnection\b|\bRTCPeerConnection = class\b/);
