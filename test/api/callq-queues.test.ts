@@ -257,6 +257,8 @@ describe("status, sessions and start-up", () => {
     alerts: [],
     recipients_by_state: expect.any(Object),
     away_reasons: expect.any(Object),
+    // How far the account's queue time is behind the server's (a training run's pauses): none here.
+    queue_clock: { behind_ms: 0, paused: false },
     stats: {
       service_level: null,
       answered_within: expect.any(Number),
