@@ -6,23 +6,14 @@
 // test/calls/media-overload.test.ts; no real load and no timing assert.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../helpers/api.js";
-import { LateTime } from "../helpers/late-time.js";
+import { busyCpu, LateTime } from "../helpers/late-time.js";
 
 let api: TestApi;
 let token: string;
 let base: string;
 const time = new LateTime();
 /** The server's CPU: 2 cores' worth every second, a second passing between two reads. */
-const cpu = {
-  at: 0,
-  now(): number {
-    this.at += 1000;
-    return this.at;
-  },
-  usedMs(): number {
-    return 2 * this.at;
-  },
-};
+const cpu = busyCpu(2);
 /** A call in progress keeps the frame clock running (its ticks are what the load check reads). */
 let stopCallInProgress: () => void = () => undefined;
 

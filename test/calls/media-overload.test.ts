@@ -6,21 +6,12 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startTestEngine, type TestEngine } from "../helpers/call-engine.js";
 import { until } from "../helpers/fake-signalling.js";
-import { LateTime } from "../helpers/late-time.js";
+import { busyCpu, LateTime } from "../helpers/late-time.js";
 
 let t: TestEngine;
 const time = new LateTime();
 /** The server's CPU: 2 cores' worth every second, a second passing between two new calls. */
-const cpu = {
-  at: 0,
-  now(): number {
-    this.at += 1000;
-    return this.at;
-  },
-  usedMs(): number {
-    return 2 * this.at;
-  },
-};
+const cpu = busyCpu(2);
 /** A call in progress keeps the frame clock running (its ticks are what the load check reads). */
 let stopCallInProgress: () => void = () => undefined;
 

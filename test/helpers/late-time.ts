@@ -1,6 +1,6 @@
 // A frame clock's time source moved by hand, whose timers fire exactly as late as a test says:
 // the load a busy process puts on the clock, without a busy process or a timing assert.
-import type { TimeSource } from "../../server/media/index.js";
+import type { CpuMeter, TimeSource } from "../../server/media/index.js";
 
 export class LateTime implements TimeSource {
   #t = 0;
@@ -34,4 +34,16 @@ export class LateTime implements TimeSource {
     this.#t += ms;
     this.run(1, 0);
   }
+}
+
+/**
+ * A process CPU meter (media/load.ts's CpuMeter) that reads `cores` cores' worth of CPU used, a
+ * second passing between two reads: a server as busy as a test says, with no real load.
+ */
+export function busyCpu(cores: number): CpuMeter {
+  let at = 0;
+  return {
+    now: () => (at += 1000),
+    usedMs: () => cores * at,
+  };
 }
