@@ -7,35 +7,19 @@ import { startApi, type TestApi } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { CONSOLE_DIR, openConsole, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
+import { simCallsOf, type SimCallsOf } from "../helpers/sim-calls.js";
 
 let api: TestApi;
 let token: string;
 let accountId: string;
 let browser: LaunchedBrowser;
 let agent: ConsolePage;
-
-async function simCall(name: string, number: string): Promise<string> {
-  const res = await api.call<{ id: string }>("POST", `/v2/accounts/${accountId}/sim/calls`, {
-    token,
-    data: { to: "1002", caller_id_name: name, caller_id_number: number, audio: "tone_stream://%(1000,0,1200)" },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.id;
-}
-
-async function simState(id: string): Promise<string | undefined> {
-  const res = await api.call<{ state: string }>("GET", `/v2/accounts/${accountId}/sim/calls/${id}`, { token });
-  return res.status === 200 ? res.body.data.state : undefined;
-}
-
-/** Until the server has no call left (the agent's leg and the caller's both gone). */
-async function noCallsLeft(): Promise<void> {
-  await poll("the calls to end on the server", async () => (api.server.calls?.channels.size === 0 ? true : undefined));
-}
+let sim: SimCallsOf;
 
 beforeAll(async () => {
   api = await startApi({ config: { rendererDir: CONSOLE_DIR } });
   ({ token, accountId } = await api.login("admin"));
+  sim = simCallsOf(api, token, accountId);
   browser = await launchBrowser();
   agent = await openConsole(browser.browser, api.url);
   await signIn(agent.page, "agent1");
@@ -60,7 +44,7 @@ describe("the call dock", () => {
     await page.waitForURL(/#\/queues$/);
     await page.getByRole("heading", { name: "Queues", level: 1 }).waitFor();
 
-    const simId = await simCall("Dana Dockside", "+14155550142");
+    const simId = await sim.start("Dana Dockside", "+14155550142");
     const offer = page.locator(".call-dock").getByRole("region", { name: "Incoming call" });
     await offer.getByRole("button", { name: "Accept" }).waitFor();
     expect(await offer.innerText()).toContain("Dana Dockside");
@@ -70,25 +54,25 @@ describe("the call dock", () => {
     expect(await nav.getByRole("link", { name: "Queues" }).getAttribute("aria-current")).toBe("page");
 
     await offer.getByRole("button", { name: "Accept" }).click();
-    expect(await poll("the caller to be answered", async () => ((await simState(simId)) === "answered" ? true : undefined))).toBe(true);
+    expect(await poll("the caller to be answered", async () => ((await sim.state(simId)) === "answered" ? true : undefined))).toBe(true);
     await page.locator(".call-dock").waitFor({ state: "detached" });
     expect(page.url()).toMatch(/#\/queues$/);
 
     await page.keyboard.press("Alt+KeyE");
-    await noCallsLeft();
+    await sim.noneLeft();
   });
 
   it("leaves when the caller gives up before anyone answers", async () => {
     const { page } = agent;
     expect(page.url()).toMatch(/#\/queues$/);
-    const simId = await simCall("Eli Early", "+14155550143");
+    const simId = await sim.start("Eli Early", "+14155550143");
     const offer = page.locator(".call-dock").getByRole("region", { name: "Incoming call" });
     await offer.getByRole("button", { name: "Accept" }).waitFor();
 
     const hangup = await api.call("POST", `/v2/accounts/${accountId}/sim/calls/${simId}`, { token, data: { action: "hangup" } });
     expect(hangup.status, hangup.text).toBeLessThan(300);
     await page.locator(".call-dock").waitFor({ state: "detached" });
-    await noCallsLeft();
+    await sim.noneLeft();
   });
 
   it("shows no dock on the agent view: the offer is there once, in the view", async () => {
@@ -98,7 +82,7 @@ describe("the call dock", () => {
     await page.waitForURL(/#\/agent$/);
     expect(await nav.getByRole("link", { name: "Agent" }).getAttribute("aria-current")).toBe("page");
 
-    await simCall("Fran Front", "+14155550144");
+    await sim.start("Fran Front", "+14155550144");
     const offers = page.getByRole("region", { name: "Incoming call" });
     await offers.getByRole("button", { name: "Accept" }).waitFor();
     expect(await offers.count()).toBe(1);
@@ -108,6 +92,6 @@ describe("the call dock", () => {
     // Reject, and the view is idle again.
     await page.keyboard.press("Alt+KeyR");
     await page.getByText("No calls right now.").waitFor();
-    await noCallsLeft();
+    await sim.noneLeft();
   });
 });

@@ -9,12 +9,14 @@ import { startApi, type TestApi } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { CONSOLE_DIR, openConsole, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
+import { simCallsOf, type SimCallsOf } from "../helpers/sim-calls.js";
 
 let api: TestApi;
 let token: string;
 let accountId: string;
 let browser: LaunchedBrowser;
 let agent: ConsolePage;
+let sim: SimCallsOf;
 
 /** Keeps every AudioContext the page makes in globalThis.__audioContexts (page-side code as text: no DOM types here). */
 const KEEP_AUDIO_CONTEXTS = `(() => {
@@ -29,27 +31,10 @@ async function contextStates(page: Page): Promise<string[]> {
   return (await page.evaluate("(globalThis.__audioContexts || []).map((c) => c.state)")) as string[];
 }
 
-async function simCall(name: string): Promise<string> {
-  const res = await api.call<{ id: string }>("POST", `/v2/accounts/${accountId}/sim/calls`, {
-    token,
-    data: { to: "1002", caller_id_name: name, caller_id_number: "+14155550150", audio: "tone_stream://%(1000,0,1200)" },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.id;
-}
-
-async function simState(id: string): Promise<string | undefined> {
-  const res = await api.call<{ state: string }>("GET", `/v2/accounts/${accountId}/sim/calls/${id}`, { token });
-  return res.status === 200 ? res.body.data.state : undefined;
-}
-
-async function noCallsLeft(): Promise<void> {
-  await poll("the calls to end on the server", async () => (api.server.calls?.channels.size === 0 ? true : undefined));
-}
-
 beforeAll(async () => {
   api = await startApi({ config: { rendererDir: CONSOLE_DIR } });
   ({ token, accountId } = await api.login("admin"));
+  sim = simCallsOf(api, token, accountId);
   browser = await launchBrowser();
   agent = await openConsole(browser.browser, api.url);
   await agent.page.addInitScript(KEEP_AUDIO_CONTEXTS);
@@ -71,23 +56,23 @@ afterAll(async () => {
 describe("the ringer between rings", () => {
   it("runs while a call is offered, is suspended once it is answered, and rings again for the next offer", async () => {
     const { page } = agent;
-    const first = await simCall("Rita Ringer");
+    const first = await sim.start("Rita Ringer", "+14155550150");
     const offer = page.getByRole("region", { name: "Incoming call" });
     await offer.getByRole("button", { name: "Accept" }).waitFor();
     expect(await poll("the ring to play", async () => ((await contextStates(page)).includes("running") ? true : undefined))).toBe(true);
 
     await offer.getByRole("button", { name: "Accept" }).click();
-    expect(await poll("the caller to be answered", async () => ((await simState(first)) === "answered" ? true : undefined))).toBe(true);
+    expect(await poll("the caller to be answered", async () => ((await sim.state(first)) === "answered" ? true : undefined))).toBe(true);
     const answered = await poll("the ringer suspended on the call", async () => {
       const states = await contextStates(page);
       return states.length > 0 && states.every((s) => s === "suspended") ? states : undefined;
     });
     expect(answered).toEqual(["suspended"]);
     await page.keyboard.press("Alt+KeyE");
-    await noCallsLeft();
+    await sim.noneLeft();
 
     // The next offer rings on the same context, and refusing it quiets it again.
-    await simCall("Sam Second");
+    await sim.start("Sam Second", "+14155550150");
     await offer.getByRole("button", { name: "Reject" }).waitFor();
     expect(await poll("the ring to play again", async () => ((await contextStates(page)).includes("running") ? true : undefined))).toBe(true);
     await page.keyboard.press("Alt+KeyR");
@@ -97,6 +82,6 @@ describe("the ringer between rings", () => {
       return states.every((s) => s === "suspended") ? states : undefined;
     });
     expect(refused).toEqual(["suspended"]);
-    await noCallsLeft();
+    await sim.noneLeft();
   });
 });
