@@ -4,6 +4,7 @@
 import { useShallow } from "zustand/react/shallow";
 import { useAppStore } from "../state/context.js";
 import { partyOf, type CallParty, type CallView } from "../state/phone.js";
+import { queueTimeAt } from "../state/queue-time.js";
 import { CallerHistory } from "./CallerHistory.js";
 import { keysOf } from "./shortcuts.js";
 import { formatDuration, useNow } from "./useNow.js";
@@ -19,7 +20,9 @@ export function CallOffer({ call }: { call: CallView }) {
   const caller = callerOf(call);
   const headingId = `offer-${call.id}`;
   const callback = call.offer.callbackNumber;
-  const waited = call.offer.waitedS === undefined ? null : call.offer.waitedS * 1000 + (now - call.startedAt);
+  const queueTime = useAppStore((state) => state.queues.queueTime);
+  // The caller's wait goes on in the queue's time: it stands still while a training run is paused.
+  const waited = call.offer.waitedS === undefined ? null : call.offer.waitedS * 1000 + Math.max(0, queueTimeAt(queueTime, now) - call.startedAtQueueTime);
 
   return (
     <section className="card call-offer" aria-labelledby={headingId} data-call-id={call.callId}>

@@ -11,6 +11,7 @@ import type { DeviceSummary, DirectoryEntry, TransferType } from "../api/platfor
 import { callsGoneFromServer, remotePartyUpdate } from "./call-reconcile.js";
 import type { CallAlerts, CallInfo, PhoneFactory, PhoneLine, RegistrationState } from "../phone/phone-line.js";
 import type { Clock } from "../clock.js";
+import { queueTimeAt } from "./queue-time.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
 
@@ -46,6 +47,11 @@ export interface CallView extends CallInfo {
   merged: CallParty[];
   /** A queue offer the console answers by itself (auto-answer): clock ms it will; null otherwise. */
   autoAnswerAt: number | null;
+  /**
+   * The account's queue time (ms, queue-time.ts) when the call was offered: a queue offer's wait
+   * goes on from its header's figure by the queue time passed since, which a paused training run holds.
+   */
+  startedAtQueueTime: number;
 }
 
 export type PhoneStatus = RegistrationState | "none" | "loading";
@@ -191,7 +197,8 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
         get().refreshRecentCallsSoon();
       } else if (known === undefined) {
         const autoAnswerAt = info.state === "incoming" ? autoAnswerTime(info, now) : null;
-        next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null, merged: [], autoAnswerAt }];
+        const startedAtQueueTime = queueTimeAt(get().queues.queueTime, now);
+        next = [...calls, { ...info, startedAt: now, answeredAt: null, digits: "", pending: null, error: null, transfer: null, merged: [], autoAnswerAt, startedAtQueueTime }];
         if (info.state === "incoming") deps.alerts?.notify(info);
         if (autoAnswerAt !== null) deps.clock.after(autoAnswerAt - now, () => autoAnswer(info.id));
       } else {

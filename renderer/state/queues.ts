@@ -5,7 +5,8 @@
 // a queue, and every half minute. Waits count in the account's queue time, which a paused training
 // run holds (the statuses' queue_clock and the callq.clock events say so).
 import type { StateCreator } from "zustand/vanilla";
-import { callqEventKind, queueClockOf, sessionOf, type QueueClock, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
+import { callqEventKind, queueClockOf, sessionOf, type QueueEntry, type QueueSession, type QueueStatus } from "../api/callq.js";
+import type { QueueTime } from "./queue-time.js";
 import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
@@ -39,11 +40,6 @@ export interface QueueDay {
   total: (number | null)[];
   /** The total when the bucket was first sampled: the base of a bucket with no sample before it. */
   start: (number | null)[];
-}
-
-/** The account's queue time as last told, and when (this console's clock, ms). */
-export interface QueueTime extends QueueClock {
-  toldAt: number;
 }
 
 export interface QueuesState {
@@ -249,16 +245,6 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
       },
     };
   };
-}
-
-/**
- * The account's queue time at `now` (this console's clock, ms), on which callers' entry stamps are:
- * behind by a training run's pauses, and standing still while one is paused; `now` itself when
- * the server has not told otherwise.
- */
-export function queueTimeAt(queueTime: QueueTime | null, now: number): number {
-  if (queueTime === null) return now;
-  return (queueTime.paused ? queueTime.toldAt : now) - queueTime.behindMs;
 }
 
 /** Callers on the line waiting or being offered (callbacks left the line: waitingCallbacks). */

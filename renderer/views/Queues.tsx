@@ -8,7 +8,8 @@ import { useFreshNow } from "../components/AgentState.js";
 import "../components/callq.css";
 import { formatDuration } from "../components/useNow.js";
 import { useAppStore } from "../state/context.js";
-import { longestWaitSince, queueTimeAt, waitingCallbacks, waitingSessions } from "../state/queues.js";
+import { longestWaitSince, waitingCallbacks, waitingSessions } from "../state/queues.js";
+import { queueTimeAt } from "../state/queue-time.js";
 
 export function Queues() {
   const watch = useAppStore((state) => state.watchQueues);

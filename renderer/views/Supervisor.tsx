@@ -19,7 +19,8 @@ import { formatDuration } from "../components/useNow.js";
 import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
 import { liveDay } from "../state/agent-day.js";
-import { answeredOf, longestWaitSince, missedOffersOf, queueTimeAt, waitingCallbacks, waitingSessions } from "../state/queues.js";
+import { answeredOf, longestWaitSince, missedOffersOf, waitingCallbacks, waitingSessions } from "../state/queues.js";
+import { queueTimeAt } from "../state/queue-time.js";
 import type { AppState } from "../state/store.js";
 
 /** Admins and users with the call_monitor permission. */

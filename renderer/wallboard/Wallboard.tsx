@@ -24,6 +24,8 @@ export function Wallboard({ subscribe }: { subscribe: (onState: (state: FeedStat
   const board = state.board;
   if (board === null) return <main className="wb-message" role="alert">The board cannot be read: {state.kind === "stale" ? state.reason : ""}</main>;
   const readAt = state.readAt ?? now;
+  // Waits count on between readings in the queue's time: not while a training run is paused.
+  const queueSecondsSince = board.queue_clock?.paused === true ? 0 : Math.max(0, (now - readAt) / 1000);
   return (
     <main className={state.kind === "stale" ? "wb stale" : "wb"} aria-label={`Wallboard ${board.name}`}>
       <header className="wb-head">
@@ -36,7 +38,7 @@ export function Wallboard({ subscribe }: { subscribe: (onState: (state: FeedStat
       </header>
       <section className="wb-queues">
         {board.queues.map((q) => (
-          <QueueTile key={q.id} queue={q} secondsSinceRead={Math.max(0, (now - readAt) / 1000)} />
+          <QueueTile key={q.id} queue={q} secondsSinceRead={queueSecondsSince} />
         ))}
         {board.queues.length === 0 ? <p className="wb-empty">No queues on this board.</p> : null}
       </section>

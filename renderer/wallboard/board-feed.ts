@@ -37,6 +37,8 @@ export interface Board {
   at: number;
   queues: BoardQueue[];
   recipients_by_state: Record<string, number>;
+  /** The account's queue time against the server's (a training run's pauses); absent with no queue. */
+  queue_clock?: { behind_ms: number; paused: boolean };
 }
 
 export interface BoardAddress {

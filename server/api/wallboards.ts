@@ -211,8 +211,10 @@ async function boardNow(deps: ApiDeps, accountId: string, doc: StoredDoc): Promi
   const now = deps.clock.now();
   const members = new Set<string>();
   const queues: Data[] = [];
+  let queueClock: Data | undefined;
   for (const q of queueDocs.slice(0, WALLBOARD_MAX_QUEUES)) {
     const status = await askEngine({ queue: q.id }, () => engine.queueStatus(accountId, q.id));
+    queueClock ??= { ...status.queue_clock };
     for (const id of membersOf(q.data)) members.add(id);
     queues.push({
       id: q.id,
@@ -234,5 +236,7 @@ async function boardNow(deps: ApiDeps, accountId: string, doc: StoredDoc): Promi
     if (status === null || status.availability_state === "Not-Logged-In") continue;
     byState[status.availability_state] = (byState[status.availability_state] ?? 0) + 1;
   }
-  return { id: doc.id, name: data.name, at: toGregorianSeconds(now), queues, recipients_by_state: byState };
+  // The account's queue time (a training run's pauses), as the queue statuses give it: the wall
+  // counts its longest waits on between readings only while that time runs.
+  return { id: doc.id, name: data.name, at: toGregorianSeconds(now), queues, recipients_by_state: byState, ...(queueClock ? { queue_clock: queueClock } : {}) };
 }

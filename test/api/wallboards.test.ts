@@ -68,6 +68,8 @@ describe("making wallboards", () => {
     const shown = await board(made.key, made.id);
     expect(shown.status).toBe(200);
     expect(shown.data.name).toBe("Floor");
+    // The account's queue time, the server's own with no training run live.
+    expect(shown.data.queue_clock).toEqual({ behind_ms: 0, paused: false });
     const names = (shown.data.queues as { name: string; waiting: number; longest_wait: number }[]).map((q) => q.name);
     expect(names).toEqual([...queues.map((q) => q.name)].sort((a, b) => a.localeCompare(b)));
     for (const q of shown.data.queues as { waiting: number; longest_wait: number; stats: Record<string, number> }[]) {

@@ -3,9 +3,11 @@
 // a run's caller waits in Support (nobody logged in there); the run is paused for six seconds of
 // real time and resumed. Through the pause and after it, the board's "Longest wait" reads the
 // run's own wait of that caller (to the second either way: both count whole seconds from a stamp
-// cut to the second), not six seconds more.
+// cut to the second), not six seconds more. Likewise a trainee's offer card: the caller's
+// "Waited" stands still while the run is paused, its "Ringing for" (the phone's own time) goes on;
+// and a wallboard's "Longest wait", which counts on between its readings, does not while paused.
 import { afterAll, describe, expect, it } from "vitest";
-import { openView, useFloor } from "../helpers/shift.js";
+import { expectState, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
 import { trainingRuns } from "../helpers/training.js";
 
 const setup = useFloor();
@@ -64,6 +66,98 @@ describe("the board's waits during a training run", () => {
       expect(shownAfter).toBeGreaterThanOrEqual(Math.floor(paused) + 1);
     } finally {
       await runs.act(runId, { action: "stop" });
+    }
+  }, 90_000);
+
+  it("a run paused while its caller rings a trainee: the offer card's wait stands still, its ringing time goes on", async () => {
+    const f = setup.floor();
+    const salesPath = await f.queuePath("Sales");
+    const salesId = salesPath.slice(salesPath.lastIndexOf("/") + 1);
+    const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => f.v2<T>(method, path, data));
+    const page = await setup.signedIn("agent1");
+    const trainee: Agent = { page, username: "agent1", name: "Alex Agent" };
+    await openView(page, "Agent");
+    await panelOf(page).getByRole("button", { name: "Login" }).click();
+    await expectState(f, trainee, "Away");
+    await panelOf(page).getByRole("button", { name: "Ready" }).click();
+    await expectState(f, trainee, "Ready");
+
+    const runId = await runs.startRun({
+      name: "Offer pause",
+      duration_s: 60,
+      seed: 3,
+      queues: [{ queue_id: salesId, rate_per_hour: 0, bursts: [{ at_s: 0, count: 1, within_s: 0.1 }] }],
+      personas: [{ name: "Robin Ringing", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 600 } }],
+    });
+    try {
+      const offer = offerOn(page);
+      await offer.getByRole("button", { name: "Accept" }).waitFor({ timeout: 20_000 });
+      const fact = (name: string) => offer.locator("dl.offer-facts dt", { hasText: name }).locator("xpath=following-sibling::dd[1]");
+      const shown = async (): Promise<{ waited: number; ringing: number }> => ({ waited: seconds(await fact("Waited").innerText()), ringing: seconds(await fact("Ringing for").innerText()) });
+      await fact("Waited").waitFor();
+
+      expect((await runs.act(runId, { action: "pause" })).status).toBe(200);
+      // The pause's clock event reaches the page; the card reads its clocks each second.
+      await page.waitForTimeout(1500);
+      const atPause = await shown();
+      await page.waitForTimeout(5000);
+      const later = await shown();
+      expect(await offer.isVisible(), "the offer still rings through the pause").toBe(true);
+      expect(later.waited, `the card's wait during the pause (was ${atPause.waited} s)`).toBeLessThanOrEqual(atPause.waited + 1);
+      expect(later.ringing, "the phone's ringing time goes on").toBeGreaterThanOrEqual(atPause.ringing + 4);
+
+      expect((await runs.act(runId, { action: "resume" })).status).toBe(200);
+      await page.waitForTimeout(3000);
+      const resumed = await shown();
+      expect(resumed.waited, "the wait goes on after the resume").toBeGreaterThanOrEqual(later.waited + 2);
+      await offer.getByRole("button", { name: "Reject" }).click();
+    } finally {
+      await runs.act(runId, { action: "stop" });
+    }
+  }, 90_000);
+
+  it("a wallboard during a paused run: its longest wait stands still between readings", async () => {
+    const f = setup.floor();
+    const supportPath = await f.queuePath("Support");
+    const supportId = supportPath.slice(supportPath.lastIndexOf("/") + 1);
+    const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => f.v2<T>(method, path, data));
+    const made = await f.v2<{ page: string }>("PUT", "/wallboards", { name: "Training wall", queue_ids: [supportId] });
+    expect(made.status).toBe(201);
+    const context = await setup.browser().browser.newContext();
+    try {
+      const wall = await context.newPage();
+      await wall.goto(`${f.url}${made.body.data.page}`);
+      const longest = wall.getByRole("article", { name: "Support" }).locator('[data-figure="Longest wait"] dd');
+      await longest.waitFor();
+
+      const runId = await runs.startRun({
+        name: "Wall pause",
+        duration_s: 60,
+        seed: 4,
+        queues: [{ queue_id: supportId, rate_per_hour: 0, bursts: [{ at_s: 0, count: 1, within_s: 0.1 }] }],
+        personas: [{ name: "Wren Waiting", weight: 1, number: "+1415555####", patience: { distribution: "fixed", mean_s: 600 } }],
+      });
+      try {
+        await longest.filter({ hasText: /^0:0[2-9]|^0:[1-5]\d/ }).waitFor({ timeout: 20_000 });
+        expect((await runs.act(runId, { action: "pause" })).status).toBe(200);
+        // One reading of the paused board (the wall reads every 2 s), then five seconds of samples:
+        // the server's figure stands still, and the wall adds nothing to it between readings.
+        await wall.waitForTimeout(2500);
+        const seen = new Set<string>();
+        for (let i = 0; i < 20; i++) {
+          seen.add(await longest.innerText());
+          await wall.waitForTimeout(250);
+        }
+        expect([...seen], "the wall's longest wait through the pause").toHaveLength(1);
+
+        expect((await runs.act(runId, { action: "resume" })).status).toBe(200);
+        const before = seconds([...seen][0] ?? "");
+        await longest.filter({ hasText: new RegExp(`^0:${String(before + 2).padStart(2, "0")}$`) }).waitFor({ timeout: 10_000 });
+      } finally {
+        await runs.act(runId, { action: "stop" });
+      }
+    } finally {
+      await context.close();
     }
   }, 90_000);
 });

@@ -369,7 +369,7 @@ describe("several lines", () => {
   });
 
   it("merging a new call into a held conference keeps the conference's line and resumes it", async () => {
-    const conference: CallView = { ...OFFER, state: "held", startedAt: 0, answeredAt: 0, digits: "", pending: null, error: null, transfer: null, merged: [{ name: "Eve", number: "1004" }], autoAnswerAt: null };
+    const conference: CallView = { ...OFFER, state: "held", startedAt: 0, answeredAt: 0, digits: "", pending: null, error: null, transfer: null, merged: [{ name: "Eve", number: "1004" }], autoAnswerAt: null, startedAtQueueTime: 0 };
     const single: CallView = { ...conference, ...SECOND, state: "active", merged: [] };
     expect(mergePair([conference, single])).toMatchObject({ line: { id: "in-1" }, other: { id: "in-2" } });
     expect(mergePair([conference])).toBeUndefined();

@@ -4,7 +4,8 @@
 import { describe, expect, it } from "vitest";
 import type { QueueSession } from "../../renderer/api/callq.js";
 import { queueStatusOf } from "../../renderer/api/callq.js";
-import { answeredOf, callsPerBucket, dayBucket, longestWaitSince, missedOffersOf, QUEUE_RECONCILE_MS, QUEUE_REFRESH_MS, queueTimeAt, sampleDay, waitingSessions } from "../../renderer/state/queues.js";
+import { answeredOf, callsPerBucket, dayBucket, longestWaitSince, missedOffersOf, QUEUE_RECONCILE_MS, QUEUE_REFRESH_MS, sampleDay, waitingSessions } from "../../renderer/state/queues.js";
+import { queueTimeAt } from "../../renderer/state/queue-time.js";
 import { callqConsole, queueStatus, toGregorian } from "../helpers/fake-callq.js";
 
 const SALES = "1".repeat(32);
