@@ -1,7 +1,7 @@
 // The trainer's screens docked narrow (400 px wide), in Chromium against serve mode: the scenario
 // list, the scenario editor, the headless preview, the live view of a run going on (its callers,
 // people and the fault form), the ended run's scorecard and replay, the printable report and the
-// Scorecards view. On each nothing sticks out past the right edge and the page does not scroll
+// Scorecards view (empty, the trainer's, and a trainee's with the run in it). On each nothing sticks out past the right edge and the page does not scroll
 // sideways, except inside the wrappers that scroll on purpose (test/helpers/narrow.ts), and no
 // table cell is so narrow that a word of it breaks across lines ("Cal / lers").
 // Screenshots go to test-results/screenshots/training-narrow-*.png.
@@ -99,6 +99,9 @@ describe("the training screens docked narrow", () => {
     await live.getByText(/^Running: /).waitFor();
     await live.getByRole("button", { name: "Inject fault" }).waitFor();
     const runId = (await f.v2<{ id: string }[]>("GET", "/training_runs")).body.data[0]?.id ?? "";
+    // A trainee goes Ready while the run goes on, with no phone registered: the queue offers them a
+    // caller, which rings nowhere (a missed offer), so the run gives them a scorecard.
+    for (const status of ["login", "ready"]) expect((await f.v2("POST", `/callq_recipients/${f.userId("agent1")}/status`, { status })).status).toBe(200);
     await runs.awaitCallers(runId, { what: "the run's callers waiting or talking", done: (run) => run.callers.some((c) => c.state !== "planned"), timeoutMs: 30_000 });
     faults.push(...(await narrowFaults(trainer, "live")));
 
@@ -119,6 +122,14 @@ describe("the training screens docked narrow", () => {
     await openView(trainer, "Scorecards");
     await trainer.getByRole("heading", { name: "My training scorecards", level: 1 }).waitFor();
     faults.push(...(await narrowFaults(trainer, "scorecards")));
+
+    // The trainee's own Scorecards view with the run's row in it.
+    expect((await f.v2("POST", `/callq_recipients/${f.userId("agent1")}/status`, { status: "logout" })).status).toBe(200);
+    const trainee = await setup.signedIn("agent1", false);
+    await trainee.setViewportSize(WIDE);
+    await openView(trainee, "Scorecards");
+    await trainee.locator(`tr[data-run-id="${runId}"]`).waitFor();
+    faults.push(...(await narrowFaults(trainee, "scorecards-trainee")));
 
     expect(faults).toEqual([]);
   }, 180_000);
