@@ -50,7 +50,10 @@ export class PcmPlayer implements AudioSource {
     if (this.#ended) return silentFrame();
     const total = this.#samples.length;
     if (!this.#loop && this.#position + FRAME_SAMPLES <= total) {
-      const frame = this.#samples.subarray(this.#position, this.#position + FRAME_SAMPLES);
+      // Copied into the player's frame: a view of the shared samples would be an object per tick.
+      const frame = this.#frame;
+      const samples = this.#samples;
+      for (let i = 0, at = this.#position; i < FRAME_SAMPLES; i++, at++) frame[i] = samples[at];
       this.#position += FRAME_SAMPLES;
       this.#ended = this.#position >= total;
       return frame;
