@@ -13,6 +13,12 @@
 // (its TimeSource), tick after tick as fast as the CPU goes, so the machine's load changes the CPU
 // figure but not the bytes.
 //
+// A second part measures what a media worker's thread does per packet: werift legs (PeerLeg: RTP
+// straight to SRTP and the socket, G.711, the receive path) in this thread, BENCH_MEDIA_FRAMES_PAIRS
+// pairs (default 10) calling each other over loopback on a real frame clock for
+// BENCH_MEDIA_FRAMES_SECONDS (default 5) per round: bytes and CPU per leg per tick (one packet
+// sent and one received). Its CPU includes the UDP system calls; the machine's load moves it.
+//
 // BENCH_MEDIA_FRAMES_BASE: the reference tree (a checkout of main with node_modules, e.g.
 // `git archive main | tar -x -C /tmp/base`); without it, this tree alone. BENCH_MEDIA_FRAMES_CALLS
 // (default 20 talking calls: 2 legs bridged and recorded, plus as many waiting callers: a leg
@@ -24,12 +30,15 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadavg } from "node:os";
 import { Session } from "node:inspector";
+import type { WebRtcLeg } from "../server/media/index.js";
 import { report } from "./report.js";
 
 const CALLS = Number(process.env.BENCH_MEDIA_FRAMES_CALLS ?? 20);
 const ROUNDS = Number(process.env.BENCH_MEDIA_FRAMES_ROUNDS ?? 4);
 const TICKS = Number(process.env.BENCH_MEDIA_FRAMES_TICKS ?? 1000);
 const BASE = process.env.BENCH_MEDIA_FRAMES_BASE;
+const PAIRS = Number(process.env.BENCH_MEDIA_FRAMES_PAIRS ?? 10);
+const SECONDS = Number(process.env.BENCH_MEDIA_FRAMES_SECONDS ?? 5);
 /** Where each tree's last round's allocation profile goes (`<tree>.heapprofile`), when set. */
 const PROFILE_DIR = process.env.BENCH_MEDIA_FRAMES_PROFILE;
 const FRAME = 160;
@@ -176,7 +185,6 @@ async function round(tree: Tree, dir: string): Promise<Round> {
   for (let i = 0; i < TICKS; i++) f.step();
   const sampled = (await post("HeapProfiler.stopSampling")) as { profile: { head: SampledNode } };
   if (PROFILE_DIR !== undefined) {
-    await mkdir(PROFILE_DIR, { recursive: true });
     await writeFile(join(PROFILE_DIR, `${tree.name.replace(/\W+/g, "-")}.heapprofile`), JSON.stringify(sampled.profile));
   }
   await settle();
@@ -192,12 +200,48 @@ async function round(tree: Tree, dir: string): Promise<Round> {
   };
 }
 
+/** PeerLeg pairs in this thread, as a worker runs them: bytes and CPU per leg per tick. */
+async function workerRound(tree: Tree): Promise<Round> {
+  const engine = new tree.media.MediaEngine({ maxSendLatenessMs: Infinity });
+  const legs: WebRtcLeg[] = [];
+  try {
+    for (let i = 0; i < PAIRS; i++) {
+      const a = engine.createLeg();
+      const b = engine.createLeg();
+      a.play(await engine.player(`tone_stream://${400 + 10 * i}`));
+      b.play(await engine.player(`tone_stream://${1000 + 10 * i}`));
+      await a.acceptAnswer(await b.acceptOffer(await a.createOffer()));
+      legs.push(a, b);
+    }
+    const deadline = performance.now() + 20_000;
+    while (legs.some((l) => l.state !== "connected") && performance.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    // Every leg's audio read each tick, as a bridge would.
+    const stop = engine.clock.subscribe((tick) => {
+      for (const l of legs) l.incoming.read(tick);
+    });
+    await new Promise((r) => setTimeout(r, 1000));
+    const tick0 = engine.clock.tick;
+    const cpu0 = process.cpuUsage();
+    await post("HeapProfiler.startSampling", { samplingInterval: 256, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await new Promise((r) => setTimeout(r, SECONDS * 1000));
+    const sampled = (await post("HeapProfiler.stopSampling")) as { profile: { head: SampledNode } };
+    const cpu = process.cpuUsage(cpu0);
+    const ticks = engine.clock.tick - tick0;
+    stop();
+    if (PROFILE_DIR !== undefined) await writeFile(join(PROFILE_DIR, `worker-${tree.name.replace(/\W+/g, "-")}.heapprofile`), JSON.stringify(sampled.profile));
+    return { tree: tree.name, bytesPerLegTick: sizeOf(sampled.profile.head) / (ticks * legs.length), cpuUsPerLegTick: (cpu.user + cpu.system) / (ticks * legs.length) };
+  } finally {
+    await engine.close();
+  }
+}
+
 async function main(): Promise<void> {
   const trees = [await load("this tree", resolve(import.meta.dirname, ".."))];
   if (BASE) trees.unshift(await load("reference", BASE));
   await post("HeapProfiler.enable");
   const dir = await mkdtemp(join(tmpdir(), "media-frames-"));
   const load0 = loadavg()[0] ?? 0;
+  if (PROFILE_DIR !== undefined) await mkdir(PROFILE_DIR, { recursive: true });
   const rounds: Round[] = [];
   try {
     for (let r = 0; r < ROUNDS; r++) for (const tree of r % 2 ? [...trees].reverse() : trees) rounds.push(await round(tree, dir));
@@ -205,6 +249,21 @@ async function main(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   const load1 = loadavg()[0] ?? 0;
+  summarise(`media-frames: the main thread's work per leg per tick, ${ROUNDS} rounds of ${TICKS} ticks each`, trees, rounds, [
+    ["legs per round (talking calls x 2, waiting callers x 2)", String(CALLS * 4)],
+    ["load average (1 min) before / after, 2 cores, shared", `${load0.toFixed(1)} / ${load1.toFixed(1)}`],
+  ]);
+  const load2 = loadavg()[0] ?? 0;
+  const workerRounds: Round[] = [];
+  for (let r = 0; r < ROUNDS; r++) for (const tree of r % 2 ? [...trees].reverse() : trees) workerRounds.push(await workerRound(tree));
+  const load3 = loadavg()[0] ?? 0;
+  summarise(`media-frames: a media worker's work per leg per tick (werift legs in this thread, one packet each way), ${ROUNDS} rounds of ${SECONDS} s each`, trees, workerRounds, [
+    ["legs per round", String(PAIRS * 2)],
+    ["load average (1 min) before / after, 2 cores, shared", `${load2.toFixed(1)} / ${load3.toFixed(1)}`],
+  ]);
+}
+
+function summarise(title: string, trees: Tree[], rounds: Round[], extra: [string, string][]): void {
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
   const rows: [string, string][] = [];
   const medians = new Map<string, { bytes: number; cpu: number }>();
@@ -222,9 +281,8 @@ async function main(): Promise<void> {
     rows.push(["bytes per leg per tick, this tree / reference", `${ours.bytes.toFixed(0)} / ${ref.bytes.toFixed(0)} (${(ours.bytes / ref.bytes).toFixed(2)}x)`]);
     rows.push(["CPU per leg per tick, this tree / reference", `${ours.cpu.toFixed(2)} / ${ref.cpu.toFixed(2)} µs (${(ours.cpu / ref.cpu).toFixed(2)}x)`]);
   }
-  rows.push(["legs per round (talking calls x 2, waiting callers x 2)", String(CALLS * 4)]);
-  rows.push(["load average (1 min) before / after, 2 cores, shared", `${load0.toFixed(1)} / ${load1.toFixed(1)}`]);
-  report(`media-frames: the main thread's work per leg per tick, ${ROUNDS} rounds of ${TICKS} ticks each`, rows);
+  rows.push(...extra);
+  report(title, rows);
 }
 
 await main();

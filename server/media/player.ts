@@ -202,7 +202,8 @@ export class TonePlayer implements AudioSource {
       if (++this.#position >= segment.total) this.#advance();
     }
     for (let k = 0; k < re.length; k++) {
-      const norm = Math.hypot(re[k], im[k]);
+      // Not Math.hypot: it takes its arguments as a list (an array per call, per tone, per tick).
+      const norm = Math.sqrt(re[k] * re[k] + im[k] * im[k]);
       re[k] /= norm;
       im[k] /= norm;
     }
