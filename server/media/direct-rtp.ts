@@ -38,25 +38,25 @@ function isRtp(data: Buffer): boolean {
   return data.length >= 12 && (data[0] & 0xc0) === 0x80 && (data[1] < 192 || data[1] > 223);
 }
 
-/** A decrypted packet's header fields and payload; undefined when it is malformed. */
-export function parseRtp(packet: Buffer, length = packet.length): { fields: RtpFields; payload: Buffer } | undefined {
+/**
+ * A decrypted packet's payload, its header fields written into `fields` (one object per path,
+ * reused for every packet: handlers read it during the call); undefined when it is malformed.
+ */
+export function parseRtp(packet: Buffer, length: number, fields: RtpFields): Buffer | undefined {
   const at = rtpHeaderLength(packet, length);
   if (at < 0) return undefined;
   let end = length;
   if ((packet[0] ?? 0) & 0x20) end -= packet[length - 1] ?? 0;
   if (end < at) return undefined;
-  return {
-    fields: {
-      payloadType: packet[1] & 0x7f,
-      sequenceNumber: packet.readUInt16BE(2),
-      timestamp: packet.readUInt32BE(4),
-      ssrc: packet.readUInt32BE(8),
-    },
-    payload: packet.subarray(at, end),
-  };
+  fields.payloadType = packet[1] & 0x7f;
+  fields.sequenceNumber = packet.readUInt16BE(2);
+  fields.timestamp = packet.readUInt32BE(4);
+  fields.ssrc = packet.readUInt32BE(8);
+  return packet.subarray(at, end);
 }
 
 export interface DirectRtpHandlers {
+  /** A packet's header fields (an object the path reuses: valid during the call) and payload. */
   packet(fields: RtpFields, payload: Buffer): void;
   /** A packet that failed SRTP authentication or did not parse. */
   bad(): void;
@@ -87,6 +87,7 @@ export class DirectRtpPath {
     this.#pair = pair;
     this.#remote = remote;
     const transport = protocol.transport;
+    const fields: RtpFields = { payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0 };
     this.#socket = transport.socket;
     const werift = transport.onData;
     transport.onData = (data, addr) => {
@@ -96,8 +97,8 @@ export class DirectRtpPath {
       }
       // Decrypted in place: the datagram's buffer is this path's alone.
       const length = srtp.remote.unprotect(data);
-      const parsed = length >= 0 ? parseRtp(data, length) : undefined;
-      if (parsed) handlers.packet(parsed.fields, parsed.payload);
+      const payload = length >= 0 ? parseRtp(data, length, fields) : undefined;
+      if (payload) handlers.packet(fields, payload);
       else handlers.bad();
     };
     this.#restore = () => {

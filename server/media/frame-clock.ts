@@ -79,6 +79,8 @@ export class FrameClock implements TickSource {
   readonly #recent = new Float64Array(RECENT_TICKS);
   #recentCount = 0;
   #recentNext = 0;
+  /** The timer's callback, made once (not a closure per tick). */
+  readonly #onTimer = (): void => this.#fire();
 
   constructor(options: FrameClockOptions = {}) {
     this.#time = options.time ?? performanceTime;
@@ -158,7 +160,7 @@ export class FrameClock implements TickSource {
   }
 
   #arm(): void {
-    this.#cancel = this.#time.schedule(() => this.#fire(), this.#nextDue - this.#time.now());
+    this.#cancel = this.#time.schedule(this.#onTimer, this.#nextDue - this.#time.now());
   }
 
   #stop(): void {

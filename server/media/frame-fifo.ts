@@ -74,6 +74,11 @@ export class FrameFifo {
   #toCut = 0;
   #cut = 0;
   readonly #window = new Int16Array(WINDOW);
+  // Frames this FIFO consumed while reading faster (their audio copied out): the next faster
+  // reads write into them instead of a new array each. Never a frame pop() handed out: the reader
+  // owns that one. Two slots and a count (an array popped to empty gives up its storage).
+  readonly #released: (Int16Array | undefined)[] = [undefined, undefined];
+  #releasedCount = 0;
   #stats: FrameFifoStats = { pushed: 0, played: 0, dropped: 0, overflowed: 0, skipped: 0, compressed: 0, underruns: 0 };
 
   constructor(options: FrameFifoOptions = {}) {
@@ -108,6 +113,7 @@ export class FrameFifo {
     return this.#stats;
   }
 
+  /** Hands `frame` over: the FIFO may write into it once it has read it (see #released). */
   push(frame: Int16Array): void {
     this.#stats.pushed++;
     if (this.#size === this.capacity) {
@@ -171,7 +177,8 @@ export class FrameFifo {
       const frame = this.#ring[head];
       if (!frame) break;
       const count = Math.min(n - filled, frame.length - offset);
-      out.set(frame.subarray(offset, offset + count), filled);
+      // Sample by sample: a view of the frame for set() would be an object per copy.
+      for (let i = 0; i < count; i++) out[filled + i] = frame[offset + i];
       filled += count;
       offset += count;
       if (offset === frame.length) {
@@ -187,7 +194,8 @@ export class FrameFifo {
   #consume(n: number): void {
     let rest = n + this.#offset;
     while (rest >= FRAME_SAMPLES && this.#size > 0) {
-      this.#shift();
+      const frame = this.#shift();
+      if (frame !== undefined && frame.length === FRAME_SAMPLES && this.#releasedCount < this.#released.length) this.#released[this.#releasedCount++] = frame;
       rest -= FRAME_SAMPLES;
     }
     this.#offset = this.#size > 0 ? rest : 0;
@@ -200,8 +208,11 @@ export class FrameFifo {
   #take(): Int16Array | undefined {
     const available = this.#available;
     if (available <= 0) return this.#shift();
-    const out = new Int16Array(FRAME_SAMPLES);
+    // Not in the ring: copying the ring's audio into it is safe.
+    const out = this.#output();
     const n = Math.min(FRAME_SAMPLES, available);
+    // Less than a frame left: silence after it (a reused frame holds older audio).
+    if (n < FRAME_SAMPLES) out.fill(0, n);
     this.#copy(out, n, true);
     return out;
   }
@@ -241,7 +252,8 @@ export class FrameFifo {
       }
     }
     const lag = best;
-    const out = new Int16Array(FRAME_SAMPLES);
+    // The window holds a copy of the audio read: the frame it came from may be written again.
+    const out = this.#output();
     for (let i = 0; i < FRAME_SAMPLES; i++) {
       const later = w[lag + i] ?? 0;
       out[i] = i < FADE ? Math.round(((w[i] ?? 0) * (FADE - i) + later * i) / FADE) : later;
@@ -255,6 +267,14 @@ export class FrameFifo {
       this.#stats.compressed++;
     }
     return out;
+  }
+
+  /** A frame for a faster read's output: one this FIFO consumed earlier, else a new one. */
+  #output(): Int16Array {
+    if (this.#releasedCount === 0) return new Int16Array(FRAME_SAMPLES);
+    const frame = this.#released[--this.#releasedCount] ?? new Int16Array(FRAME_SAMPLES);
+    this.#released[this.#releasedCount] = undefined;
+    return frame;
   }
 
   #shift(): Int16Array | undefined {

@@ -58,6 +58,9 @@ const MAX_SEQUENCE_GAP = 100;
 const MAX_CONCEALED_FRAMES = 3;
 const DEFAULT_MAX_SEND_LATENESS_MS = 3 * FRAME_MS;
 
+/** Whether a transceiver direction sends (a function here, not a closure made per tick). */
+const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
+
 export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   readonly id: string;
   /** What the far end says, one frame per tick (silence when nothing arrived): a mixer input. */
@@ -98,6 +101,10 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #sequence: number;
   readonly #timestampBase: number;
   #marker = true;
+  // A tick's encoded frame and its header, reused: the direct path copies both into the packet
+  // before send() returns, and werift's path gets copies (#send).
+  readonly #payload = Buffer.alloc(FRAME_SAMPLES);
+  readonly #header: RtpOutFields = { payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0, marker: false };
   #dtmfTimestamp = 0;
   #remoteTelephoneEvent: number | undefined;
   // Receiving.
@@ -359,13 +366,13 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       return;
     }
     if (this.state === "connected") this.#openDirectPath();
-    transceiver.dtlsTransport.sendRtp(payload, new (werift().RtpHeader)(header)).catch(() => this.#stats.sendErrors++);
+    // Sent later (a promise): copies, so the leg's reused payload and header stay its own.
+    transceiver.dtlsTransport.sendRtp(Buffer.from(payload), new (werift().RtpHeader)({ ...header })).catch(() => this.#stats.sendErrors++);
   }
 
   #canSend(): boolean {
     const t = this.#transceiver;
     if (!t) return false;
-    const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
     // The wanted direction stops sending at once when this side holds; the negotiated one
     // starts it again only once the far end has agreed.
     return sends(t.direction) && sends(t.currentDirection);
@@ -414,15 +421,14 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       this.#stats.staleFramesSkipped++;
       return;
     }
-    const payload = Buffer.allocUnsafe(FRAME_SAMPLES);
+    const payload = this.#payload;
     encodeG711(codec, frame, payload);
-    const header: RtpOutFields = {
-      payloadType: G711_PAYLOAD_TYPE[codec],
-      sequenceNumber: this.#nextSequence(),
-      timestamp,
-      ssrc: transceiver.sender.ssrc,
-      marker: this.#marker,
-    };
+    const header = this.#header;
+    header.payloadType = G711_PAYLOAD_TYPE[codec];
+    header.sequenceNumber = this.#nextSequence();
+    header.timestamp = timestamp;
+    header.ssrc = transceiver.sender.ssrc;
+    header.marker = this.#marker;
     this.#marker = false;
     this.#stats.packetsSent++;
     this.#send(transceiver, payload, header);

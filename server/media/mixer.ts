@@ -33,18 +33,24 @@ export function hears(listener: Member, speaker: Member): boolean {
   }
 }
 
-/** Sums frames into `out`, saturating at the 16-bit limits instead of wrapping. */
-export function mixInto(out: Int16Array, frames: readonly Int16Array[]): Int16Array {
+/**
+ * Sums the first `count` frames into `out` (all of them by default), saturating at the 16-bit
+ * limits instead of wrapping.
+ */
+export function mixInto(out: Int16Array, frames: readonly Int16Array[], count = frames.length): Int16Array {
   // Most listeners hear one other member (a two-party call): a copy, no arithmetic.
-  if (frames.length === 0) return out.fill(0);
-  const [first, second] = frames;
-  if (frames.length === 1) {
-    out.set(first.subarray(0, out.length));
+  if (count === 0) return out.fill(0);
+  // Indexed, not destructured: destructuring walks an iterator.
+  const first = frames[0];
+  const second = frames[1];
+  if (count === 1) {
+    // A view only for a frame longer than the output (a view is an object per call).
+    out.set(first.length === out.length ? first : first.subarray(0, out.length));
     return out;
   }
   for (let i = 0; i < out.length; i++) {
     let sum = first[i] + second[i];
-    for (let f = 2; f < frames.length; f++) sum += frames[f][i];
+    for (let f = 2; f < count; f++) sum += frames[f][i];
     out[i] = sum > 32767 ? 32767 : sum < -32768 ? -32768 : sum;
   }
   return out;
@@ -56,13 +62,29 @@ interface MemberState extends Member {
   input: AudioSource;
   /** What the member hears, rebuilt each tick. */
   output: Int16Array;
+  /** What the member said at the tick being mixed (its input's frame, or silence when muted). */
+  said: Int16Array;
+  /** Set on leave: a mix under way passes over it. */
+  left: boolean;
 }
 
 export class Mixer {
   readonly #members = new Map<string, MemberState>();
   readonly #taps = new Set<MixerTap>();
+  // The members and taps as arrays, made again on each change, walked by index each tick: an
+  // iterator of a Map or Set is an object, and a mix walked the members 2 + n times.
+  #memberList: MemberState[] = [];
+  #tapList: MixerTap[] = [];
+  // Each tick's frames by member, overwritten in place tick after tick (a Map's clear() makes a
+  // new table, two per bridge per tick): a member's entries go when it leaves.
   readonly #inputs = new Map<string, Int16Array>();
   readonly #outputs = new Map<string, Int16Array>();
+  /**
+   * What one listener hears this tick, its first #heard entries refilled for each listener: no
+   * array per listener per tick (and never shortened: `length = 0` gives up the array's storage,
+   * so the next push makes new storage).
+   */
+  readonly #audible: Int16Array[] = [];
   #lastTick = -1;
 
   /** `mutes`: legs whose audio the engine holds back one way (training's one-way audio fault). */
@@ -79,7 +101,8 @@ export class Mixer {
   join(id: string, input: AudioSource, role: MemberRole = { kind: "party" }): AudioSource {
     if (this.#members.has(id)) throw new Error(`${id} is already in this bridge`);
     checkRole(id, role);
-    this.#members.set(id, { id, role, input, output: new Int16Array(FRAME_SAMPLES) });
+    this.#members.set(id, { id, role, input, output: new Int16Array(FRAME_SAMPLES), said: silentFrame(), left: false });
+    this.#memberList = [...this.#members.values()];
     const members = this.#members;
     return {
       get ended() {
@@ -90,7 +113,12 @@ export class Mixer {
   }
 
   leave(id: string): void {
+    const member = this.#members.get(id);
+    if (member) member.left = true;
     this.#members.delete(id);
+    this.#memberList = [...this.#members.values()];
+    this.#inputs.delete(id);
+    this.#outputs.delete(id);
   }
 
   /** Switches a supervisor between eavesdrop, whisper and barge, effective from the next tick. */
@@ -105,7 +133,11 @@ export class Mixer {
   /** Adds a tap (a recorder); returns the function that removes it. */
   tap(tap: MixerTap): () => void {
     this.#taps.add(tap);
-    return () => this.#taps.delete(tap);
+    this.#tapList = [...this.#taps];
+    return () => {
+      this.#taps.delete(tap);
+      this.#tapList = [...this.#taps];
+    };
   }
 
   #outputFor(id: string, tick: number): Int16Array {
@@ -115,29 +147,38 @@ export class Mixer {
 
   #mix(tick: number): void {
     this.#lastTick = tick;
-    this.#inputs.clear();
-    this.#outputs.clear();
     const mutes = this.mutes?.any ? this.mutes : undefined;
-    for (const m of this.#members.values()) {
+    const members = this.#memberList;
+    for (let i = 0; i < members.length; i++) {
+      const m = members[i];
+      if (m.left) continue;
       const frame = m.input.read(tick);
       // A muted voice is read all the same (its leg's receive buffer drains), and passed on as silence.
-      this.#inputs.set(m.id, mutes?.muted(m.id, "voice") ? silentFrame() : frame);
+      m.said = mutes?.muted(m.id, "voice") ? silentFrame() : frame;
+      this.#inputs.set(m.id, m.said);
     }
-    const audible: Int16Array[] = [];
-    for (const listener of this.#members.values()) {
-      audible.length = 0;
+    const audible = this.#audible;
+    for (let l = 0; l < members.length; l++) {
+      const listener = members[l];
+      if (listener.left) continue;
       if (mutes?.muted(listener.id, "hearing")) {
         this.#outputs.set(listener.id, listener.output.fill(0));
         continue;
       }
-      for (const speaker of this.#members.values()) {
-        const frame = this.#inputs.get(speaker.id);
-        if (frame && hears(listener, speaker)) audible.push(frame);
+      let heard = 0;
+      for (let k = 0; k < members.length; k++) {
+        const speaker = members[k];
+        if (!speaker.left && hears(listener, speaker)) audible[heard++] = speaker.said;
       }
-      mixInto(listener.output, audible);
+      mixInto(listener.output, audible, heard);
       this.#outputs.set(listener.id, listener.output);
     }
-    for (const tap of this.#taps) tap(tick, this.#inputs, this.#outputs);
+    // The frames are other objects' (receive buffers'): not kept past the tick.
+    audible.fill(silentFrame());
+    for (let i = 0; i < members.length; i++) members[i].said = silentFrame();
+    const taps = this.#tapList;
+    // A tap removed by an earlier one in this tick is not called (as with the Set's own walk).
+    for (let i = 0; i < taps.length; i++) if (this.#taps.has(taps[i])) taps[i](tick, this.#inputs, this.#outputs);
   }
 }
 

@@ -50,7 +50,10 @@ export class PcmPlayer implements AudioSource {
     if (this.#ended) return silentFrame();
     const total = this.#samples.length;
     if (!this.#loop && this.#position + FRAME_SAMPLES <= total) {
-      const frame = this.#samples.subarray(this.#position, this.#position + FRAME_SAMPLES);
+      // Copied into the player's frame: a view of the shared samples would be an object per tick.
+      const frame = this.#frame;
+      const samples = this.#samples;
+      for (let i = 0, at = this.#position; i < FRAME_SAMPLES; i++, at++) frame[i] = samples[at];
       this.#position += FRAME_SAMPLES;
       this.#ended = this.#position >= total;
       return frame;
@@ -199,7 +202,8 @@ export class TonePlayer implements AudioSource {
       if (++this.#position >= segment.total) this.#advance();
     }
     for (let k = 0; k < re.length; k++) {
-      const norm = Math.hypot(re[k], im[k]);
+      // Not Math.hypot: it takes its arguments as a list (an array per call, per tone, per tick).
+      const norm = Math.sqrt(re[k] * re[k] + im[k] * im[k]);
       re[k] /= norm;
       im[k] /= norm;
     }

@@ -307,6 +307,8 @@ export class SrtpContext {
   readonly #hmac: HmacSha1 | undefined;
   readonly #ghash: Ghash | undefined;
   #counters = Buffer.alloc(16 * 16);
+  /** The counters' first blocks as last used: a packet's length is the same as the last one's. */
+  #countersView = this.#counters.subarray(0, 0);
   /** The tag a received packet should carry. */
   readonly #expected = Buffer.alloc(16);
   // The packet index: rollover counter and highest sequence number seen (s_l), per RFC 3711.
@@ -405,6 +407,7 @@ export class SrtpContext {
   #keystream(ssrc: number, roc: number, seq: number, n: number): Buffer {
     const blocks = Math.ceil(n / 16) + (this.#gcm ? 1 : 0);
     if (this.#counters.length < blocks * 16) this.#counters = Buffer.alloc(blocks * 32);
+    if (this.#countersView.buffer !== this.#counters.buffer || this.#countersView.length !== blocks * 16) this.#countersView = this.#counters.subarray(0, blocks * 16);
     const c = this.#counters;
     const salt = this.#salt;
     // The IV: salt XOR (SSRC, ROC, SEQ) at the positions each profile puts them.
@@ -432,7 +435,7 @@ export class SrtpContext {
       c.writeInt32BE(iv2 | 0, at + 8);
       c.writeUInt32BE((iv3 + b) >>> 0, at + 12);
     }
-    return this.#aes.update(c.subarray(0, blocks * 16));
+    return this.#aes.update(this.#countersView);
   }
 
   /** The tag of `data[start, end)` (authenticated: header then payload from 0) into `out[at..]`. */

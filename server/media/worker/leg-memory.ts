@@ -59,6 +59,8 @@ export class LegMemory {
   readonly #outTicks: Int32Array;
   readonly #inAudio: Int16Array;
   readonly #outAudio: Int16Array;
+  /** A view of each in slot's whole frame, made once: no view per packet for the usual full frame. */
+  readonly #inFrames: Int16Array[] = [];
 
   /** A fresh block (main thread), or the one the main thread sent (worker). */
   constructor(buffer = new SharedArrayBuffer(LEG_MEMORY_BYTES)) {
@@ -75,6 +77,7 @@ export class LegMemory {
     at += IN_AUDIO_BYTES;
     this.#outAudio = new Int16Array(buffer, at, OUT_SLOTS * FRAME_SAMPLES);
     this.#outTicks.fill(-1);
+    for (let slot = 0; slot < IN_SLOTS; slot++) this.#inFrames.push(this.#inAudio.subarray(slot * FRAME_SAMPLES, (slot + 1) * FRAME_SAMPLES));
   }
 
   // --- main thread ---
@@ -92,10 +95,10 @@ export class LegMemory {
       if (kind === KIND_CONCEAL) {
         target.conceal(count);
       } else {
-        const at = slot * FRAME_SAMPLES;
         // A view, valid during the call: the target copies what it keeps, and the worker
         // reuses the slot once it is read.
-        target.accept(this.#inAudio.subarray(at, at + count), this.#inMeta[meta + 1] >>> 0);
+        const frame = this.#inFrames[slot];
+        target.accept(count === FRAME_SAMPLES ? frame : frame.subarray(0, count), this.#inMeta[meta + 1] >>> 0);
       }
     }
     Atomics.store(this.#control, IN_READ, read);
@@ -110,7 +113,7 @@ export class LegMemory {
 
   counters(): LegCounters & { ringDropped: number } {
     const counters = { ringDropped: Atomics.load(this.#control, RING_DROPPED) } as LegCounters & { ringDropped: number };
-    COUNTER_NAMES.forEach((name, i) => (counters[name] = Atomics.load(this.#control, COUNTERS_AT + i)));
+    for (let i = 0; i < COUNTER_NAMES.length; i++) counters[COUNTER_NAMES[i]] = Atomics.load(this.#control, COUNTERS_AT + i);
     return counters;
   }
 
@@ -120,6 +123,11 @@ export class LegMemory {
   sink(): ReceivedAudioSink {
     return {
       accept: (pcm, timestamp) => {
+        // The usual packet is one frame: no view of it.
+        if (pcm.length === FRAME_SAMPLES) {
+          this.#put(KIND_AUDIO, timestamp, FRAME_SAMPLES, pcm);
+          return;
+        }
         for (let at = 0; at < pcm.length; at += FRAME_SAMPLES) {
           const part = pcm.subarray(at, Math.min(pcm.length, at + FRAME_SAMPLES));
           this.#put(KIND_AUDIO, (timestamp + at) >>> 0, part.length, part);
@@ -135,11 +143,13 @@ export class LegMemory {
    */
   source(): AudioSource {
     const frame = new Int16Array(FRAME_SAMPLES);
+    const audio = this.#outAudio;
     return {
       read: (tick) => {
         const slot = tick % OUT_SLOTS;
         if (Atomics.load(this.#outTicks, slot) !== (tick | 0)) return silentFrame();
-        frame.set(this.#outAudio.subarray(slot * FRAME_SAMPLES, (slot + 1) * FRAME_SAMPLES));
+        // Copied sample by sample: a view of the slot per tick would be an object per leg per tick.
+        for (let i = 0, at = slot * FRAME_SAMPLES; i < FRAME_SAMPLES; i++, at++) frame[i] = audio[at];
         // Overwritten while being copied: that frame's time has long passed anyway.
         return Atomics.load(this.#outTicks, slot) === (tick | 0) ? frame : silentFrame();
       },
@@ -148,7 +158,8 @@ export class LegMemory {
   }
 
   writeCounters(counters: Readonly<LegCounters>): void {
-    COUNTER_NAMES.forEach((name, i) => Atomics.store(this.#control, COUNTERS_AT + i, counters[name] | 0));
+    // After every tick for every leg: a loop, not a closure per call.
+    for (let i = 0; i < COUNTER_NAMES.length; i++) Atomics.store(this.#control, COUNTERS_AT + i, counters[COUNTER_NAMES[i]] | 0);
   }
 
   #put(kind: number, timestamp: number, count: number, pcm: Int16Array | undefined): void {
