@@ -108,6 +108,21 @@ export class FrameFifo {
     return this.#stats;
   }
 
+  /** True from the read that found the FIFO primed until one finds it empty. */
+  get playing(): boolean {
+    return this.#playing;
+  }
+
+  /**
+   * Plays the next reads faster until `frames` frames' worth of delay is out (a receive buffer
+   * that judged the backlog above its target: ReceiveBuffer). No-op while a cut is under way.
+   */
+  compress(frames: number): void {
+    if (this.#toCut > 0 || frames <= 0) return;
+    this.#toCut = frames * FRAME_SAMPLES;
+    this.#backlogPops = 0;
+  }
+
   push(frame: Int16Array): void {
     this.#stats.pushed++;
     if (this.#size === this.capacity) {
