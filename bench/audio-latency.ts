@@ -16,10 +16,13 @@
 // connection), BENCH_PULSES onsets 500 ms apart from the moment it is up, hang-up. "After set-up"
 // is the first 3 onsets of each call (its first 1.5 s), "steady" the rest. Then the same with a
 // busy child process (`for(;;)`) taking a core. BENCH_ROUNDS rounds per path and phase (default 5).
+// The server's legs run in media workers, one per core as in serve mode and the app
+// (BENCH_MEDIA_WORKERS=0: in the main thread).
 import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
 import type { Channel } from "../server/calls/index.js";
+import { defaultMediaWorkers } from "../server/config.js";
 import type { LegStats, WebRtcLeg } from "../server/media/leg-api.js";
 import { DEMO_ACCOUNT_NAME } from "../server/demo.js";
 import { launchBrowser } from "../test/helpers/browser.js";
@@ -213,7 +216,8 @@ interface Figures {
 }
 const empty = (): Figures => ({ server: { setup: [], steady: [], missed: 0 }, direct: { setup: [], steady: [], missed: 0 }, legs: [] });
 
-const bench = await startBenchServer("audio-latency", { rendererDir: await phoneLabDir() });
+const WORKERS = Number(process.env.BENCH_MEDIA_WORKERS ?? defaultMediaWorkers());
+const bench = await startBenchServer("audio-latency", { rendererDir: await phoneLabDir(), mediaWorkers: WORKERS });
 const { server } = bench;
 const browser = await launchBrowser();
 let busy: ChildProcess | undefined;
@@ -301,7 +305,7 @@ try {
     const ratio = (x: number[], y: number[]) => (percentile(x, 50) / percentile(y, 50)).toFixed(2);
     const depth = f.legs.map((s) => s.jitterBufferMs);
     const fifo = f.legs.reduce((t, s) => ({ underruns: t.underruns + s.fifo.underruns, compressed: t.compressed + s.fifo.compressed, overflowed: t.overflowed + s.fifo.overflowed }), { underruns: 0, compressed: 0, overflowed: 0 });
-    report(`audio-latency, ${name}: tone onset page A → page B, ${ROUNDS} calls each way, ${PULSES} onsets a call; load ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`, [
+    report(`audio-latency, ${name}: tone onset page A → page B, ${ROUNDS} calls each way, ${WORKERS} media workers, ${PULSES} onsets a call; load ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`, [
       ["through the server, steady", row(f.server.steady)],
       ["direct peer-to-peer (" + DIRECT_CODEC + "), steady", row(f.direct.steady)],
       ["ratio of medians, steady", ratio(f.server.steady, f.direct.steady)],
