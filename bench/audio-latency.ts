@@ -155,6 +155,15 @@ const PAGE_SCRIPT = `(() => {
       await pc.setRemoteDescription({ type: "answer", sdp: answer });
     },
     connected: () => pc?.connectionState === "connected",
+    async jitterMs(callId) {
+      const p = callId === undefined ? pc : globalThis.lab.phone().peerConnection(callId);
+      const report = await p?.getStats();
+      let ms = NaN;
+      report?.forEach((e) => {
+        if (e.type === "inbound-rtp" && e.kind === "audio" && e.jitterBufferEmittedCount) ms = (e.jitterBufferDelay / e.jitterBufferEmittedCount) * 1000;
+      });
+      return ms;
+    },
     close() {
       pc?.close();
       pc = null;
@@ -175,6 +184,8 @@ interface Probe {
   answer(offer: string): Promise<{ sdp: string }>;
   accept(answer: string): Promise<void>;
   connected(): boolean;
+  /** Page B's mean jitter buffer delay over the call so far (Chromium's getStats), ms. */
+  jitterMs(callId?: string): Promise<number>;
   close(): void;
 }
 interface LabWindow {
@@ -207,6 +218,8 @@ interface Sample {
   setup: number[];
   steady: number[];
   missed: number;
+  /** Page B's mean jitter buffer delay over each call. */
+  jitterMs: number[];
 }
 interface Figures {
   server: Sample;
@@ -214,7 +227,7 @@ interface Figures {
   /** The server legs' receive FIFO figures at each call's end. */
   legs: LegStats[];
 }
-const empty = (): Figures => ({ server: { setup: [], steady: [], missed: 0 }, direct: { setup: [], steady: [], missed: 0 }, legs: [] });
+const empty = (): Figures => ({ server: { setup: [], steady: [], missed: 0, jitterMs: [] }, direct: { setup: [], steady: [], missed: 0, jitterMs: [] }, legs: [] });
 
 const WORKERS = Number(process.env.BENCH_MEDIA_WORKERS ?? defaultMediaWorkers());
 const bench = await startBenchServer("audio-latency", { rendererDir: await phoneLabDir(), mediaWorkers: WORKERS });
@@ -269,6 +282,7 @@ try {
     const incoming = await poll("agent2's call", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).find((c) => c.state === "active"), 15_000, 10);
     await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.listenToCall(callId), incoming.id);
     await measure(f.server);
+    f.server.jitterMs.push(await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.jitterMs(callId), incoming.id));
     for (const channel of legs) if ("stats" in channel.media) f.legs.push((channel.media as unknown as WebRtcLeg).stats());
     await a.evaluate((callId) => (globalThis as unknown as LabWindow).lab.phone().hangup(callId), id);
     await until("the call to end", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).length === 0 && server.calls.channels.size === 0);
@@ -280,6 +294,7 @@ try {
     await a.evaluate((s) => (globalThis as unknown as LabWindow).probe.accept(s), sdp);
     await until("the direct connection", async () => (await a.evaluate(() => (globalThis as unknown as LabWindow).probe.connected())) && (await b.evaluate(() => (globalThis as unknown as LabWindow).probe.connected())));
     await measure(f.direct);
+    f.direct.jitterMs.push(await b.evaluate(() => (globalThis as unknown as LabWindow).probe.jitterMs()));
     await a.evaluate(() => (globalThis as unknown as LabWindow).probe.close());
     await b.evaluate(() => (globalThis as unknown as LabWindow).probe.close());
   };
@@ -313,6 +328,7 @@ try {
       [`direct, first ${SETUP_PULSES} onsets`, row(f.direct.setup)],
       ["ratio of medians, after set-up", ratio(f.server.setup, f.direct.setup)],
       ["onsets not heard (server / direct)", `${f.server.missed} / ${f.direct.missed}`],
+      ["page B's jitter buffer, mean delay per call (server / direct)", `${ms(percentile(f.server.jitterMs, 50))} / ${ms(percentile(f.direct.jitterMs, 50))} median`],
       ["server legs' receive target at hang-up", `${Math.min(...depth)}-${Math.max(...depth)} ms`],
       ["server legs' FIFO underruns / compressed / overflowed", `${fifo.underruns} / ${fifo.compressed} / ${fifo.overflowed}`],
       ["bench process CPU, server rounds / direct rounds", `${cpu.server.toFixed(0)} / ${cpu.direct.toFixed(0)} ms`],
