@@ -45,6 +45,11 @@ export interface FrameFifoStats {
   compressed: number;
   /** Reads that found the FIFO empty after it had started playing. */
   underruns: number;
+  /**
+   * Packets that turned up late, in sequence, after the FIFO ran dry: each raised the receive
+   * buffer's target by a frame (ReceiveBuffer; absent from a bare FrameFifo's figures).
+   */
+  late?: number;
 }
 
 /** A faster read cuts a lag of 20-160 samples (2.5-20 ms), cross-fading over 40 (5 ms). */

@@ -56,6 +56,7 @@ export class ReceiveBuffer implements ReceivedAudioSink {
   readonly #maxSpare: number;
   /** Frames kept above just-in-time: raised by late audio, lowered by calm. */
   #spareTarget = 0;
+  #late = 0;
   #calmTicks = 0;
   /** The lowest level seen at a tick in the current watch, and the ticks watched. */
   #lowest = Infinity;
@@ -72,7 +73,7 @@ export class ReceiveBuffer implements ReceivedAudioSink {
   }
 
   get stats(): Readonly<FrameFifoStats> {
-    return this.#fifo.stats;
+    return { ...this.#fifo.stats, late: this.#late };
   }
 
   /** The delay the buffer aims at: the frame played plus the spare frames late audio asked for. */
@@ -154,6 +155,7 @@ export class ReceiveBuffer implements ReceivedAudioSink {
   #adapt(timestamp: number, samples: number): void {
     const underruns = this.#fifo.stats.underruns;
     if (underruns !== this.#underrunsSeen && this.#lastAudioEnd === timestamp) {
+      this.#late++;
       this.#spareTarget = Math.min(this.#maxSpare, this.#spareTarget + 1);
       this.#calmTicks = 0;
       this.#lowest = Infinity;

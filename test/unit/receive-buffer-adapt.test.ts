@@ -76,6 +76,7 @@ describe("ReceiveBuffer depth", () => {
     buffer.frameFor(tick++);
     far.send();
     expect(buffer.stats.underruns).toBe(1);
+    expect(buffer.stats.late).toBe(1);
     expect(buffer.jitterBufferMs).toBe(40);
     const held: number[] = [];
     for (; tick < 400; tick++) {
@@ -101,6 +102,7 @@ describe("ReceiveBuffer depth", () => {
       buffer.frameFor(tick);
     }
     expect(buffer.stats.underruns).toBe(1);
+    expect(buffer.stats.late).toBe(1);
     expect(buffer.stats.compressed).toBe(0);
     expect(buffer.stats.dropped).toBe(0);
   });
@@ -119,6 +121,7 @@ describe("ReceiveBuffer depth", () => {
       far.send();
       expect(heldAfter(buffer, tick)).toBe(0);
     }
+    expect(buffer.stats.late).toBe(0);
     expect(buffer.jitterBufferMs).toBe(20);
   });
 
