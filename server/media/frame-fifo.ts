@@ -45,6 +45,11 @@ export interface FrameFifoStats {
   compressed: number;
   /** Reads that found the FIFO empty after it had started playing. */
   underruns: number;
+  /**
+   * Packets that turned up late, in sequence, after the FIFO ran dry: each raised the receive
+   * buffer's target by a frame (ReceiveBuffer; absent from a bare FrameFifo's figures).
+   */
+  late?: number;
 }
 
 /** A faster read cuts a lag of 20-160 samples (2.5-20 ms), cross-fading over 40 (5 ms). */
@@ -111,6 +116,21 @@ export class FrameFifo {
 
   get stats(): Readonly<FrameFifoStats> {
     return this.#stats;
+  }
+
+  /** True from the read that found the FIFO primed until one finds it empty. */
+  get playing(): boolean {
+    return this.#playing;
+  }
+
+  /**
+   * Plays the next reads faster until `frames` frames' worth of delay is out (a receive buffer
+   * that judged the backlog above its target: ReceiveBuffer). No-op while a cut is under way.
+   */
+  compress(frames: number): void {
+    if (this.#toCut > 0 || frames <= 0) return;
+    this.#toCut = frames * FRAME_SAMPLES;
+    this.#backlogPops = 0;
   }
 
   /** Hands `frame` over: the FIFO may write into it once it has read it (see #released). */

@@ -1,7 +1,14 @@
 // The receive side of a leg between the network and the frame clock: decoded audio re-framed into
-// 20 ms frames in a jitter FIFO that stretches when packets turn up late, read once per tick.
-// A leg in this thread feeds it as packets arrive; a leg in a media worker feeds it at each tick
-// from the shared ring its thread writes (worker/ring.ts), which comes to the same thing.
+// 20 ms frames in a jitter FIFO read once per tick. A leg in this thread feeds it as packets
+// arrive; a leg in a media worker feeds it at each tick from the shared memory its thread writes
+// (worker/leg-memory.ts), which comes to the same thing.
+//
+// Its depth adapts as WebRTC's NetEq does, in whole ticks: it starts shallow (playing from the
+// first frame), audio that turns up late after the FIFO ran dry raises a target of spare frames
+// (the late frame itself already added the delay it needed), calm lowers it again, and whatever
+// the FIFO held above the target at every tick of a short watch is played out faster (repeated
+// periods cut, frame-fifo.ts). So a backlog (a burst after set-up, after a stall) is gone within
+// a second, and a steady stream sits at one frame or less, not at a cushion that once had to grow.
 
 import { FRAME_SAMPLES, FRAME_MS, silentFrame } from "./audio-frame.js";
 import { FrameFifo, type FrameFifoOptions, type FrameFifoStats } from "./frame-fifo.js";
@@ -20,6 +27,19 @@ export interface ReceivedAudioSink {
 /** Frames kept for reuse: one is freed per tick and one taken per packet, so a few suffice. */
 const SPARE_FRAMES = 4;
 
+export interface ReceiveBufferOptions extends FrameFifoOptions {
+  /**
+   * Ticks over which the lowest level is watched before the excess above the target is cut
+   * (default 25, 0.5 s): a level that stayed above the target that long is backlog, not cushion.
+   */
+  watchTicks?: number;
+  /** Ticks played without running dry after which the target drops a frame (default 250, 5 s). */
+  relaxTicks?: number;
+}
+
+/** Frames at a tick (before its read) that mean the audio came just in time: the one played. */
+const JUST_IN_TIME = 1;
+
 export class ReceiveBuffer implements ReceivedAudioSink {
   readonly #fifo: FrameFifo;
   #underrunsSeen = 0;
@@ -31,18 +51,39 @@ export class ReceiveBuffer implements ReceivedAudioSink {
   // Frames played at an earlier tick, reused for the next packets instead of a new array each
   // (10,000 a second at 100 calls): readers do not keep a frame past its tick (AudioSource).
   readonly #spare: Int16Array[] = [];
+  readonly #watchTicks: number;
+  readonly #relaxTicks: number;
+  readonly #maxSpare: number;
+  /** Frames kept above just-in-time: raised by late audio, lowered by calm. */
+  #spareTarget = 0;
+  #late = 0;
+  #calmTicks = 0;
+  /** The lowest level seen at a tick in the current watch, and the ticks watched. */
+  #lowest = Infinity;
+  #watched = 0;
 
-  constructor(options?: FrameFifoOptions) {
-    this.#fifo = new FrameFifo(options);
+  constructor(options: ReceiveBufferOptions = {}) {
+    const { watchTicks, relaxTicks, ...fifo } = options;
+    const prime = fifo.prime ?? 1;
+    // The FIFO's own backlog trim (a fixed margin over its prime) is replaced by the watch here.
+    this.#fifo = new FrameFifo({ ...fifo, prime, trimAfterPops: fifo.trimAfterPops ?? Infinity });
+    this.#watchTicks = Math.max(1, watchTicks ?? 25);
+    this.#relaxTicks = Math.max(1, relaxTicks ?? 250);
+    this.#maxSpare = Math.max(0, Math.min(fifo.maxPrime ?? 6, this.#fifo.capacity - 1) - JUST_IN_TIME);
   }
 
   get stats(): Readonly<FrameFifoStats> {
-    return this.#fifo.stats;
+    return { ...this.#fifo.stats, late: this.#late };
   }
 
-  /** The FIFO's current cushion (it grows when packets arrive late). */
+  /** The delay the buffer aims at: the frame played plus the spare frames late audio asked for. */
   get jitterBufferMs(): number {
-    return this.#fifo.prime * FRAME_MS;
+    return (JUST_IN_TIME + this.#spareTarget) * FRAME_MS;
+  }
+
+  /** Frames buffered now (whole or part). */
+  get depth(): number {
+    return this.#fifo.depth;
   }
 
   accept(pcm: Int16Array, timestamp: number): void {
@@ -60,6 +101,7 @@ export class ReceiveBuffer implements ReceivedAudioSink {
       // Ticks the clock skipped after a long stall: their audio is too late to play.
       if (this.#tick >= 0 && tick > this.#tick + 1) this.#fifo.skip(tick - this.#tick - 1);
       this.#tick = tick;
+      this.#watch();
       const played = this.#frame;
       this.#frame = this.#fifo.pop();
       if (played !== this.#frame && played !== silentFrame() && played.length === FRAME_SAMPLES && this.#spare.length < SPARE_FRAMES) {
@@ -71,6 +113,32 @@ export class ReceiveBuffer implements ReceivedAudioSink {
 
   clear(): void {
     this.#fifo.clear();
+    this.#lowest = Infinity;
+    this.#watched = 0;
+  }
+
+  /**
+   * Once a tick, before its read: the level while playing. After `watchTicks` of them, whatever
+   * stayed above the target the whole time is cut; after `relaxTicks` calm ones the target drops.
+   */
+  #watch(): void {
+    const level = this.#fifo.depth;
+    if (!this.#fifo.playing && level < this.#fifo.prime) {
+      // Idle, paused or priming: nothing is being delayed.
+      this.#lowest = Infinity;
+      this.#watched = 0;
+      return;
+    }
+    if (this.#spareTarget > 0 && ++this.#calmTicks >= this.#relaxTicks) {
+      this.#spareTarget--;
+      this.#calmTicks = 0;
+    }
+    this.#lowest = Math.min(this.#lowest, level);
+    if (++this.#watched < this.#watchTicks) return;
+    const excess = this.#lowest - JUST_IN_TIME - this.#spareTarget;
+    if (excess > 0) this.#fifo.compress(excess);
+    this.#lowest = Infinity;
+    this.#watched = 0;
   }
 
   /** A frame to fill: a spare one, or a new one. */
@@ -80,12 +148,19 @@ export class ReceiveBuffer implements ReceivedAudioSink {
 
   /**
    * The FIFO ran dry since the last packet: if this packet continues the last one's audio
-   * (timestamps adjacent), it was merely late, so the cushion grows. A far end that paused
-   * (hold, DTMF) resumes with a timestamp gap and leaves the cushion alone.
+   * (timestamps adjacent), it was merely late, so the target keeps a spare frame more (and the
+   * watch lets the delay the late frame added stay). A far end that paused (hold, DTMF) resumes
+   * with a timestamp gap and leaves the target alone.
    */
   #adapt(timestamp: number, samples: number): void {
     const underruns = this.#fifo.stats.underruns;
-    if (underruns !== this.#underrunsSeen && this.#lastAudioEnd === timestamp) this.#fifo.stretch();
+    if (underruns !== this.#underrunsSeen && this.#lastAudioEnd === timestamp) {
+      this.#late++;
+      this.#spareTarget = Math.min(this.#maxSpare, this.#spareTarget + 1);
+      this.#calmTicks = 0;
+      this.#lowest = Infinity;
+      this.#watched = 0;
+    }
     this.#underrunsSeen = underruns;
     this.#lastAudioEnd = (timestamp + samples) >>> 0;
   }

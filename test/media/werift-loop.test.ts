@@ -99,8 +99,11 @@ describe.each([
     await sleep(200);
     const resumed = await listen(engine, a, 600);
     expect(toneShare(resumed.subarray(-2400), 1000)).toBeGreaterThan(0.95);
-    // B paused rather than arriving late: A's jitter buffer did not grow for it.
-    expect(a.stats().jitterBufferMs).toBe(40);
+    // B paused rather than arriving late: A's receive buffer kept no spare frame for the pause.
+    // Its target is the one frame played plus at most a frame per packet that did come late (a
+    // busy machine makes some), never more (receive-buffer.ts; the pause itself is unit-tested
+    // on hand-moved ticks in test/unit/receive-buffer-adapt.test.ts).
+    expect(a.stats().jitterBufferMs).toBeLessThanOrEqual(20 * (1 + (a.stats().fifo.late ?? 0)));
   });
 
   it("inactive hold silences both directions", async () => {
@@ -119,7 +122,9 @@ describe.each([
     expect(dtmfAtB.map((d) => d.digit).join("")).toBe("159#*D");
     expect(dtmfAtB.every((d) => d.durationMs === 100)).toBe(true);
     expect(dtmfAtA.map((d) => d.digit)).toEqual(["0"]);
-    expect(b.stats().jitterBufferMs).toBe(40);
+    // The digits' pause in the audio is no late audio: B's target is the one frame played plus
+    // at most a frame per packet that did come late, never more.
+    expect(b.stats().jitterBufferMs).toBeLessThanOrEqual(20 * (1 + (b.stats().fifo.late ?? 0)));
   });
 
   it("answers a Chromium-shaped offer with G.711 and telephone-event/8000 only", async () => {
