@@ -95,9 +95,10 @@ describe("the media bench's recording check", () => {
   it("passes a recording in which the caller's tone jumps half a cycle inside a frame, as the far end sent it", async () => {
     // Half a 440 Hz cycle skipped a little after mid-frame: one share over that frame cancels.
     const { bytes, expectation } = await recordCall("jump", { jump: { tick: 75, at: 100, samples: 9 } });
-    // Two frames of cushion: tick 75's packet plays at tick 76, the recording's frame 75.
-    const frame = channel(bytes, 0, 75 * FRAME_SAMPLES, FRAME_SAMPLES);
-    expect(toneShare(frame, CALLER)).toBeLessThan(0.5);
+    // Tick 75's packet plays a frame or two later, by the receive buffer's depth then: one of
+    // the recording's frames around it holds the jump.
+    const shares = [74, 75, 76, 77].map((at) => toneShare(channel(bytes, 0, at * FRAME_SAMPLES, FRAME_SAMPLES), CALLER));
+    expect(Math.min(...shares), `440 Hz shares of frames 74-77: ${shares.map((x) => x.toFixed(2)).join(", ")}`).toBeLessThan(0.5);
     expect(checkRecording(bytes, expectation)).toEqual({ ok: true, problems: [], frames: TICKS });
   });
 
@@ -122,7 +123,7 @@ describe("the media bench's recording check", () => {
     const onTime = await recordCall("on-time");
     const check = checkRecording(faithful.bytes, onTime.expectation);
     expect(check.ok).toBe(false);
-    expect(check.problems).toEqual([expect.stringMatching(/^left: \d+ frames silent where the bridge had audio or the reverse \(first at 1\.50 s;/)]);
+    expect(check.problems).toEqual([expect.stringMatching(/^left: \d+ frames silent where the bridge had audio or the reverse \(first at 1\.(?:4[6-9]|5\d) s;/)]);
     expect(checkRecording(onTime.bytes, faithful.expectation).ok).toBe(false);
   });
 
