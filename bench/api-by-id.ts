@@ -4,7 +4,9 @@
 // difference is what Switchboard spends per request: the guard, the token, the envelope.
 // BENCH_CPU_PROF=<dir> writes CPU profiles of the Switchboard child there and of the bare Fastify
 // child in <dir>/bare (the two side by side say where the difference goes); BENCH_SERVER=<path>
-// runs another build's out/main/server.js (to compare two commits on one machine at one load).
+// runs another build's out/main/server.js (to compare two commits on one machine at one load);
+// BENCH_AB_SERVER=<path> runs a second build beside it, in the same alternating rounds (ours,
+// the other build, bare Fastify), and prints the two builds' CPU per request side by side.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -21,6 +23,7 @@ const CONNECTIONS = 10;
 const WARM_UP_S = 2;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/main/server.js");
+const AB_SERVER = process.env.BENCH_AB_SERVER;
 
 interface Load {
   rps: number;
@@ -45,63 +48,90 @@ async function load(child: ChildProcess, url: string, headers: Record<string, st
 
 
 
-const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-"));
-const profileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`];
-const sb = spawn(process.execPath, [...profileArgs, SERVER, "--port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
-  stdio: ["ignore", "pipe", "pipe"],
-});
-let bare: ChildProcess | undefined;
-try {
-  const url = (await waitForLine(sb, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/)).replace("Switchboard is serving ", "");
-  const auth = await benchLogin(url);
+interface Target {
+  name: string;
+  child: ChildProcess;
+  url: string;
+  headers: Record<string, string>;
+}
+
+/** Starts a Switchboard build, signs in and creates the devices; the path of one device. */
+async function startSwitchboard(name: string, server: string, dataDir: string, profileArgs: string[]): Promise<Target> {
+  const child = spawn(process.execPath, [...profileArgs, server, "--port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.push(child);
+  const base = (await waitForLine(child, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/)).replace("Switchboard is serving ", "");
+  const auth = await benchLogin(base);
   const headers = { "X-Auth-Token": auth.token };
   const path = `/v2/accounts/${auth.accountId}/devices`;
   const ids: string[] = [];
   for (let i = 0; i < DEVICES; i += 50) {
     const batch = await Promise.all(
       Array.from({ length: Math.min(50, DEVICES - i) }, (_, j) =>
-        fetch(`${url}${path}`, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ data: benchDevice(i + j) }) }),
+        fetch(`${base}${path}`, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ data: benchDevice(i + j) }) }),
       ),
     );
     for (const res of batch) ids.push(((await res.json()) as { data: { id: string } }).data.id);
   }
+  return { name, child, url: `${base}${path}/${ids[50] ?? ""}`, headers };
+}
+
+const children: ChildProcess[] = [];
+const dataDirs: string[] = [];
+try {
+  const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-"));
+  dataDirs.push(dataDir);
+  const profileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`];
+  const sb = await startSwitchboard("switchboard", SERVER, dataDir, profileArgs);
+  const targets: Target[] = [sb];
+  if (AB_SERVER !== undefined) {
+    const otherDir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-b-"));
+    dataDirs.push(otherDir);
+    targets.push(await startSwitchboard("other build", AB_SERVER, otherDir, []));
+  }
   // The reference serves what Switchboard answers for each device, byte for byte.
+  const devicesUrl = sb.url.slice(0, sb.url.lastIndexOf("/"));
+  const list = (await (await fetch(`${devicesUrl}?paginate=false`, { headers: sb.headers })).json()) as { data: { id: string }[] };
   const bodies: Record<string, string> = {};
-  for (const id of ids.slice(0, 100)) bodies[id] = await (await fetch(`${url}${path}/${id}`, { headers })).text();
-  const someId = ids[50] ?? "";
+  for (const { id } of list.data.slice(0, 100)) bodies[id] = await (await fetch(`${devicesUrl}/${id}`, { headers: sb.headers })).text();
+  bodies[sb.url.slice(sb.url.lastIndexOf("/") + 1)] = await (await fetch(sb.url, { headers: sb.headers })).text();
   const bodiesFile = join(dataDir, "bare-bodies.json");
   await writeFile(bodiesFile, JSON.stringify(bodies));
   const bareProfileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, "bare")}`];
-  bare = spawn(process.execPath, [...bareProfileArgs, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
-  const bareUrl = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
+  const bare = spawn(process.execPath, [...bareProfileArgs, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
+  children.push(bare);
+  const bareBase = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
+  const bareTarget: Target = { name: "bare Fastify", child: bare, url: bareBase + new URL(sb.url).pathname, headers: sb.headers };
+  targets.push(bareTarget);
 
   // A first short load on each compiles the hot paths: the rounds measure neither cold.
-  await load(sb, `${url}${path}/${someId}`, headers, undefined, WARM_UP_S);
-  await load(bare, `${bareUrl}${path}/${someId}`, headers, undefined, WARM_UP_S);
-  const ours: Load[] = [];
-  const theirs: Load[] = [];
+  for (const t of targets) await load(t.child, t.url, t.headers, undefined, WARM_UP_S);
+  const rounds = new Map<Target, Load[]>(targets.map((t) => [t, []]));
   for (let round = 0; round < ROUNDS; round++) {
-    ours.push(await load(sb, `${url}${path}/${someId}`, headers));
-    theirs.push(await load(bare, `${bareUrl}${path}/${someId}`, headers));
+    for (const t of targets) rounds.get(t)?.push(await load(t.child, t.url, t.headers));
   }
-  const fixed = await load(sb, `${url}${path}/${someId}`, headers, 1_000);
+  const fixed = targets.slice(0, -1).map((t) => [t, { rps: 0, p99: 0, errors: 0, cpu: 0 }] as [Target, Load]);
+  for (const entry of fixed) entry[1] = await load(entry[0].child, entry[0].url, entry[0].headers, 1_000);
 
   const median = (values: number[]): number => percentile(values, 50);
-  const ourRps = median(ours.map((l) => l.rps));
-  const theirRps = median(theirs.map((l) => l.rps));
   const fmt = (l: Load): string => `${l.rps.toFixed(0)} req/s, p99 ${l.p99} ms, ${(l.cpu * 1000).toFixed(0)} µs CPU/req${l.errors ? `, ${l.errors} errors` : ""}`;
-  report(`GET device by id (${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_S} s, ${DEVICES} devices)`, [
-    ...ours.flatMap((l, i): [string, string][] => [
-      [`round ${i + 1} switchboard`, fmt(l)],
-      [`round ${i + 1} bare Fastify`, fmt(theirs[i] ?? l)],
-    ]),
-    ["switchboard median", `${ourRps.toFixed(0)} req/s`],
-    ["bare Fastify median", `${theirRps.toFixed(0)} req/s`],
-    ["ratio (target >= 0.85x)", `${(ourRps / theirRps).toFixed(2)}x`],
-    ["switchboard at 1,000 req/s", fmt(fixed)],
-  ]);
+  const medianRps = (t: Target): number => median((rounds.get(t) ?? []).map((l) => l.rps));
+  const medianCpu = (t: Target): number => median((rounds.get(t) ?? []).map((l) => l.cpu));
+  const rows: [string, string][] = [];
+  for (let round = 0; round < ROUNDS; round++) {
+    for (const t of targets) rows.push([`round ${round + 1} ${t.name}`, fmt((rounds.get(t) ?? [])[round] ?? { rps: 0, p99: 0, errors: 0, cpu: 0 })]);
+  }
+  for (const t of targets) rows.push([`${t.name} median`, `${medianRps(t).toFixed(0)} req/s, ${(medianCpu(t) * 1000).toFixed(0)} µs CPU/req`]);
+  for (const t of targets.slice(0, -1)) {
+    rows.push([`${t.name}: ratio (target >= 0.85x)`, `${(medianRps(t) / medianRps(bareTarget)).toFixed(2)}x, CPU/req ${(medianCpu(bareTarget) / medianCpu(t)).toFixed(2)}x`]);
+  }
+  if (AB_SERVER !== undefined && targets[1] !== undefined) {
+    rows.push(["CPU/req, switchboard / other build", `${(medianCpu(sb) / medianCpu(targets[1])).toFixed(2)}x`]);
+  }
+  for (const [t, l] of fixed) rows.push([`${t.name} at 1,000 req/s`, fmt(l)]);
+  report(`GET device by id (${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_S} s, ${DEVICES} devices)`, rows);
 } finally {
-  if (bare) await stop(bare);
-  await stop(sb);
-  await rm(dataDir, { recursive: true, force: true });
+  for (const child of children.reverse()) await stop(child);
+  for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
 }

@@ -7,6 +7,7 @@ const ALIASES: ReadonlyArray<readonly [RegExp, string]> = [
 ];
 
 export function rewriteAliasedUrl(url: string): string {
+  if (!url.includes("qubicle_")) return url;
   for (const [pattern, replacement] of ALIASES) if (pattern.test(url)) return url.replace(pattern, replacement);
   return url;
 }

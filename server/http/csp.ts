@@ -79,6 +79,8 @@ const API_PREFIX = "/v2/";
 
 /** The policy of the answer to `url`; none for the API, whose answers nosniff keeps from being run as pages. */
 export function cspFor(url: string): string | null {
+  // A URL whose path starts with /v2/ starts with it as a whole (the query comes after the path).
+  if (url.startsWith(API_PREFIX)) return null;
   const path = url.split("?")[0] ?? "";
   if (path.startsWith(API_PREFIX)) return null;
   return path === DOCS_PREFIX || path.startsWith(`${DOCS_PREFIX}/`) ? DOCS_CSP : CONSOLE_CSP;

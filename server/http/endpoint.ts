@@ -2,13 +2,13 @@
 // call it, and the plumbing every endpoint shares: verb and accept tunnelling, token
 // authentication, account isolation, admin-only verbs, 405 with Allow, the success envelope or
 // CSV, ETag. Also records each endpoint for the OpenAPI document.
-import { Transform, type Readable, type TransformCallback } from "node:stream";
-import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+import { Readable, Transform, type TransformCallback } from "node:stream";
+import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import type { Clock } from "../clock.js";
 import { REVISION_PATTERN } from "../store/index.js";
 import { ApiError } from "./errors.js";
 import { JsonText, plainData, successEnvelope, successEnvelopeText, type Paging } from "./envelope.js";
-import { isJsonType, parseRequest, VERBS, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
+import { isJsonType, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
 import { toCsv } from "./csv.js";
 import { contentDisposition } from "./binary.js";
 import type { JsonSchema } from "./validation.js";
@@ -113,71 +113,290 @@ const METHODS = ["GET", "PUT", "POST", "PATCH", "DELETE", "OPTIONS"] as const;
 export const UNAUTHENTICATED_BODY_BYTES = 64 * 1024;
 
 /** Who a token outside the body named, found before the body was read. */
-const authenticatedEarly = new WeakMap<FastifyRequest, { token: string; auth: AuthContext }>();
+interface Early {
+  token: string;
+  auth: AuthContext;
+}
+
+declare module "fastify" {
+  interface FastifyRequest {
+    /** Set by a route's onRequest when the token outside the body passed (null until then). */
+    switchboardEarly: Early | null;
+  }
+  interface FastifyContextConfig {
+    /**
+     * The methods an endpoint's route answers besides its own (through registerOtherMethods),
+     * listed with it in the server's routes (recordRoutes, server/http/openapi.ts).
+     */
+    alsoAnswers?: readonly string[];
+    /** A route that is no path of its own (registerOtherMethods): left out of the server's routes. */
+    unlisted?: boolean;
+  }
+}
+
+/**
+ * Each request's early caller lives on the request itself, declared to Fastify so that every
+ * request object has the field from its construction (a WeakMap entry per request cost more).
+ */
+function declareEarly(app: FastifyInstance): void {
+  if (!app.hasRequestDecorator("switchboardEarly")) app.decorateRequest("switchboardEarly", null);
+}
 
 export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec: EndpointSpec): void {
   deps.catalogue.push(spec);
-  const allow = Object.keys(spec.verbs).join(", ");
+  declareEarly(app);
+  registerOtherMethods(app, deps);
+  const allow = allowOf(spec);
+  // Only the endpoint's own verbs (and HEAD beside GET) are routes of their own: a method the
+  // endpoint does not have (405, OPTIONS, a POST that tunnels a verb) is routed to it by the one
+  // route of registerOtherMethods. Fewer routes: less to build at every start, smaller trees.
+  const own = Object.keys(spec.verbs);
+  let first = true;
+  const route = (methods: string[]): void => {
+    if (methods.length === 0) return;
+    // The server's routes list every method of the endpoint with its first route (recordRoutes).
+    const config: FastifyContextConfig = first ? { alsoAnswers: METHODS.filter((m) => !own.includes(m)) } : { unlisted: true };
+    first = false;
+    app.route({
+      method: methods,
+      url: spec.path,
+      config,
+      onRequest: (request, _reply, done) => endpointOnRequest(deps, spec, request, done),
+      preParsing: (request, _reply, payload, done) => endpointPreParsing(request, payload, done),
+      handler: (request, reply) => endpointHandler(deps, spec, allow, request, reply),
+    });
+  };
+  const mine: RoutedEndpoint = { spec, pattern: patternOf(spec), methods: new Set(own), route };
+  route([...mine.methods]);
+  // Where another endpoint's path overlaps this one's (devices/status and devices/:id), the router
+  // would hand the more specific path's missing methods to the other endpoint's routes: the more
+  // specific one takes those methods as routes of its own, to answer them itself as before.
+  const routed = routedEndpoints.get(deps) ?? [];
+  routedEndpoints.set(deps, routed);
+  for (const other of routed) {
+    if (!overlap(mine.pattern, other.pattern)) continue;
+    const [winner, loser] = moreStatic(mine.pattern, other.pattern) ? [mine, other] : [other, mine];
+    const missing = Object.keys(loser.spec.verbs).filter((m) => !winner.methods.has(m));
+    for (const m of missing) winner.methods.add(m);
+    winner.route(missing);
+  }
+  routed.push(mine);
+}
+
+interface RoutedEndpoint {
+  spec: EndpointSpec;
+  pattern: Pattern;
+  /** The methods routed to it by routes of its own. */
+  methods: Set<string>;
+  route(methods: string[]): void;
+}
+
+const routedEndpoints = new WeakMap<EndpointDeps, RoutedEndpoint[]>();
+
+/** Could one concrete path match both patterns? */
+function overlap(a: Pattern, b: Pattern): boolean {
+  if (a.segments.length !== b.segments.length) return false;
+  return a.segments.every((s, i) => {
+    const t = b.segments[i];
+    return s === null || t === null || s === t;
+  });
+}
+
+function allowOf(spec: EndpointSpec): string {
+  return Object.keys(spec.verbs).join(", ");
+}
+
+/**
+ * The token, when it is outside the body, is checked before the body is read: a stranger's body
+ * is never parsed, whatever its size. Synchronous for a token already held (no promise, no extra
+ * turn of the event loop).
+ */
+function endpointOnRequest(deps: EndpointDeps, spec: EndpointSpec, request: FastifyRequest, done: (err?: Error) => void): void {
+  if (spec.access === "public" || request.method === "OPTIONS") return done();
+  const token = tokenOutsideBody(request);
+  if (token === null) {
+    // Only a JSON envelope can carry the token inside.
+    const type = request.headers["content-type"];
+    if (type !== undefined && !isJsonType(type)) throw tokenRequired();
+    return done();
+  }
+  const held = deps.auth.authenticateHeld(token);
+  if (held !== undefined) {
+    admitEarly(spec, request, token, reach(spec, request, held));
+    return done();
+  }
+  authenticate(deps, spec, request, token).then(
+    (auth) => {
+      try {
+        admitEarly(spec, request, token, auth);
+      } catch (err) {
+        return done(asError(err));
+      }
+      done();
+    },
+    (err: unknown) => done(asError(err)),
+  );
+}
+
+function endpointPreParsing(request: FastifyRequest, payload: Readable, done: (err: Error | null, body?: Readable) => void): void {
+  if (request.switchboardEarly !== null) return done(null, payload);
+  done(null, limitBody(request, payload, UNAUTHENTICATED_BODY_BYTES));
+}
+
+/**
+ * Synchronous up to the verb's handler, and after it when that answers without a promise (a
+ * document already in memory): no promise turn between the request and its answer.
+ */
+function endpointHandler(
+  deps: EndpointDeps,
+  spec: EndpointSpec,
+  allow: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> | FastifyReply | undefined {
+  if (request.method === "OPTIONS") {
+    reply.header("Allow", allow).status(200).send();
+    return undefined;
+  }
+  const req = parseRequest(request);
+  const verbSpec = spec.verbs[req.verb];
+  if (!verbSpec) {
+    reply.header("Allow", allow);
+    throw new ApiError("invalid_method", { method: req.verb, allowed: Object.keys(spec.verbs) });
+  }
+  if (req.bodyKind === "raw" && !verbSpec.rawBody) {
+    throw new ApiError("unsupported_media_type", { content_type: { type: { message: "send the body as application/json", value: request.headers["content-type"] ?? null } } });
+  }
+  if (spec.access === "public") return run(deps, verbSpec, request, reply, req, null, null);
+  const early = request.switchboardEarly;
+  const token = early?.token ?? req.bodyToken;
+  if (!token) throw tokenRequired();
+  if (early !== null) return run(deps, verbSpec, request, reply, req, token, early.auth);
+  return authenticate(deps, spec, request, token).then((auth) => run(deps, verbSpec, request, reply, req, token, auth));
+}
+
+/** The methods an endpoint may be asked with; those it has no verb for are routed by registerOtherMethods. */
+const OTHER_METHODS = [...METHODS, "HEAD"];
+
+/** Where the catalogue's paths live: every endpoint's path starts with it. */
+const API_PATHS = "/v2/";
+
+/** A path parameter longer than this names nothing (find-my-way's maxParamLength, Fastify's default). */
+const MAX_PARAM_LENGTH = 100;
+
+const otherMethodsRouted = new WeakSet<EndpointDeps>();
+
+/**
+ * One wildcard route under /v2/ for every method: what no endpoint route took. It finds the
+ * endpoint of the path itself (built at its first use from the catalogue, the same precedence as
+ * Fastify's router: a static segment before a parameter) and runs that endpoint's hooks and
+ * handler, with the path's parameters, exactly as a route of that method on the endpoint did:
+ * the token first, then the verb (405 with Allow, OPTIONS, a POST tunnelling a verb). A path of
+ * no endpoint is Fastify's not-found answer, its body unread, as before.
+ */
+function registerOtherMethods(app: FastifyInstance, deps: EndpointDeps): void {
+  if (otherMethodsRouted.has(deps)) return;
+  otherMethodsRouted.add(deps);
+  let matcher: EndpointMatcher | null = null;
+  const matched = new WeakMap<FastifyRequest, EndpointSpec>();
   app.route({
-    method: [...METHODS],
-    url: spec.path,
-    // The token, when it is outside the body, is checked before the body is read: a stranger's
-    // body is never parsed, whatever its size.
-    // Synchronous for a token already held (no promise, no extra turn of the event loop).
+    method: OTHER_METHODS,
+    url: `${API_PATHS}*`,
+    exposeHeadRoute: false,
+    config: { unlisted: true },
     onRequest: (request, _reply, done) => {
-      if (spec.access === "public" || request.method === "OPTIONS") return done();
-      const token = tokenOutsideBody(request);
-      if (token === null) {
-        // Only a JSON envelope can carry the token inside.
-        const type = request.headers["content-type"];
-        if (type !== undefined && !isJsonType(type)) throw tokenRequired();
-        return done();
-      }
-      const held = deps.auth.authenticateHeld(token);
-      if (held !== undefined) {
-        admitEarly(spec, request, token, reach(spec, request, held));
-        return done();
-      }
-      authenticate(deps, spec, request, token).then(
-        (auth) => {
-          try {
-            admitEarly(spec, request, token, auth);
-          } catch (err) {
-            return done(asError(err));
-          }
-          done();
-        },
-        (err: unknown) => done(asError(err)),
-      );
+      matcher ??= new EndpointMatcher(deps.catalogue);
+      const found = matcher.match(request.url);
+      if (found === undefined) return done();
+      request.params = found.params;
+      matched.set(request, found.spec);
+      endpointOnRequest(deps, found.spec, request, done);
     },
     preParsing: (request, _reply, payload, done) => {
-      if (authenticatedEarly.has(request)) return done(null, payload);
-      done(null, limitBody(request, payload, UNAUTHENTICATED_BODY_BYTES));
+      if (matched.has(request)) return endpointPreParsing(request, payload, done);
+      // As for any path of no route (server/http/app.ts): the body is left unread.
+      const declared = Number(request.headers["content-length"]);
+      done(null, Object.assign(Readable.from([]), { receivedEncodedLength: Number.isNaN(declared) ? 0 : declared }));
     },
-    // Synchronous up to the verb's handler, and after it when that answers without a promise (a
-    // document already in memory): no promise turn between the request and its answer.
     handler: (request, reply) => {
-      if (request.method === "OPTIONS") {
-        reply.header("Allow", allow).status(200).send();
-        return;
+      const spec = matched.get(request);
+      if (spec === undefined) {
+        reply.callNotFound();
+        return undefined;
       }
-      const req = parseRequest(request);
-      const verbSpec = spec.verbs[req.verb];
-      if (!verbSpec) {
-        reply.header("Allow", allow);
-        throw new ApiError("invalid_method", { method: req.verb, allowed: Object.keys(spec.verbs) });
-      }
-      if (req.bodyKind === "raw" && !verbSpec.rawBody) {
-        throw new ApiError("unsupported_media_type", { content_type: { type: { message: "send the body as application/json", value: request.headers["content-type"] ?? null } } });
-      }
-      if (spec.access === "public") return run(deps, verbSpec, request, reply, req, null, null);
-      const early = authenticatedEarly.get(request);
-      const token = early?.token ?? req.bodyToken;
-      if (!token) throw tokenRequired();
-      if (early !== undefined) return run(deps, verbSpec, request, reply, req, token, early.auth);
-      return authenticate(deps, spec, request, token).then((auth) => run(deps, verbSpec, request, reply, req, token, auth));
+      return endpointHandler(deps, spec, allowOf(spec), request, reply);
     },
   });
+}
+
+interface Pattern {
+  spec: EndpointSpec;
+  /** Each segment: a static text, or null for a parameter named in `names`. */
+  segments: (string | null)[];
+  names: (string | undefined)[];
+}
+
+/** The catalogue's paths, matched as Fastify's router matches them (trailing slash ignored). */
+class EndpointMatcher {
+  readonly #patterns: Pattern[];
+
+  constructor(catalogue: readonly EndpointSpec[]) {
+    this.#patterns = catalogue.map(patternOf);
+  }
+
+  /** The endpoint of a request's URL and its parameters; undefined when no endpoint has that path. */
+  match(url: string): { spec: EndpointSpec; params: Record<string, string> } | undefined {
+    const end = url.search(/[?#]/);
+    const parts = trimSlash(end < 0 ? url : url.slice(0, end)).split("/");
+    let decoded: string[];
+    try {
+      decoded = parts.map((p) => decodeURIComponent(p));
+    } catch {
+      return undefined;
+    }
+    let best: Pattern | undefined;
+    for (const pattern of this.#patterns) {
+      if (pattern.segments.length !== decoded.length) continue;
+      if (!pattern.segments.every((s, i) => s === null || s === decoded[i])) continue;
+      if (best === undefined || moreStatic(pattern, best)) best = pattern;
+    }
+    if (best === undefined) return undefined;
+    const params: Record<string, string> = {};
+    for (let i = 0; i < best.names.length; i++) {
+      const name = best.names[i];
+      if (name === undefined) continue;
+      const value = decoded[i] ?? "";
+      if (value.length > MAX_PARAM_LENGTH || value === "") {
+        if (value === "") return undefined;
+        throw new ApiError("bad_identifier", { cause: "a path segment longer than 100 characters names nothing" });
+      }
+      params[name] = value;
+    }
+    return { spec: best.spec, params };
+  }
+}
+
+function patternOf(spec: EndpointSpec): Pattern {
+  const parts = trimSlash(spec.path).split("/");
+  return {
+    spec,
+    segments: parts.map((p) => (p.startsWith(":") ? null : p)),
+    names: parts.map((p) => (p.startsWith(":") ? p.slice(1) : undefined)),
+  };
+}
+
+/** Does `a` take a static segment where `b` first has a parameter (the router's precedence)? */
+function moreStatic(a: Pattern, b: Pattern): boolean {
+  for (let i = 0; i < a.segments.length; i++) {
+    const sa = a.segments[i] !== null;
+    const sb = b.segments[i] !== null;
+    if (sa !== sb) return sa;
+  }
+  return false;
+}
+
+function trimSlash(path: string): string {
+  return path.length > 1 && path.endsWith("/") ? path.slice(0, -1) : path;
 }
 
 /**
@@ -276,11 +495,24 @@ function reach(spec: EndpointSpec, request: FastifyRequest, auth: AuthContext): 
  */
 function admitEarly(spec: EndpointSpec, request: FastifyRequest, token: string, auth: AuthContext): void {
   // Only POST can tunnel another verb in its body; any other method is the verb itself.
-  const verb = request.method === "POST" ? undefined : VERBS.find((v) => v === request.method);
-  const verbSpec = verb === undefined ? undefined : spec.verbs[verb];
+  const verbSpec = request.method === "POST" ? undefined : verbSpecOf(spec, request.method);
   if (verbSpec?.admin && !auth.isAdmin) throw notAdmin();
   if (verbSpec !== undefined && auth.wallboardId !== undefined && !verbSpec.board) throw boardOnly();
-  authenticatedEarly.set(request, { token, auth });
+  request.switchboardEarly = { token, auth };
+}
+
+/** The endpoint's spec of the verb a method names, if it names one and the endpoint has it. */
+function verbSpecOf(spec: EndpointSpec, method: string): VerbSpec | undefined {
+  switch (method) {
+    case "GET":
+    case "PUT":
+    case "POST":
+    case "PATCH":
+    case "DELETE":
+      return spec.verbs[method];
+    default:
+      return undefined;
+  }
 }
 
 function asError(err: unknown): Error {

@@ -79,7 +79,40 @@ export function successEnvelopeText(options: {
   // The paging object's text without its braces is what the spread adds to the envelope's end.
   const end = paging === "{}" ? "}" : `,${paging.slice(1)}`;
   return (
-    `{"status":"success","data":${options.data.text},"revision":${JSON.stringify(revision)},"request_id":${JSON.stringify(options.requestId)}` +
-    `,"auth_token":${JSON.stringify(options.authToken ?? "")},"timestamp":"${options.now.toISOString()}"${end}`
+    `{"status":"success","data":${options.data.text},"revision":${jsonString(revision)},"request_id":${jsonString(options.requestId)}` +
+    `,"auth_token":${tokenText(options.authToken ?? "")},"timestamp":"${isoText(options.now)}"${end}`
   );
+}
+
+/** Strings JSON writes as they are between quotes: no quote, backslash, control or non-ASCII character. */
+const PLAIN_JSON_STRING = /^[\w.:~+/=-]*$/;
+
+/** `JSON.stringify(s)` for a string: revisions and request ids are plain and need no escaping. */
+function jsonString(s: string): string {
+  return s.length <= 128 && PLAIN_JSON_STRING.test(s) ? `"${s}"` : JSON.stringify(s);
+}
+
+/** The last auth token's text: a caller's requests carry the same token one after another. */
+let lastToken = "";
+let lastTokenText = '""';
+
+function tokenText(token: string): string {
+  if (token !== lastToken) {
+    lastTokenText = jsonString(token);
+    lastToken = token;
+  }
+  return lastTokenText;
+}
+
+/** The last timestamp's text: requests in the same millisecond share it (toISOString is not cheap). */
+let lastIsoMs = Number.NaN;
+let lastIsoText = "";
+
+function isoText(now: Date): string {
+  const ms = now.getTime();
+  if (ms !== lastIsoMs) {
+    lastIsoText = now.toISOString();
+    lastIsoMs = ms;
+  }
+  return lastIsoText;
 }

@@ -14,6 +14,8 @@ export interface GuardOptions {
 }
 
 const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
+/** Host values whose verdict the guard keeps at once. */
+const HOST_VERDICTS = 64;
 const EXPOSED = "X-Request-ID, ETag, Location, Content-Range, Content-Disposition, Retry-After";
 const ALLOWED_HEADERS = "X-Auth-Token, Content-Type, X-Request-ID, If-Match, Range, Authorization, X-File-Name, X-Pretty-Print";
 
@@ -33,10 +35,25 @@ export function requestGuard(options: GuardOptions): (request: FastifyRequest, r
   const names = new Set([...LOOPBACK_NAMES, ...options.hosts.map(bracketIpv6)].map((h) => h.toLowerCase()));
   const extraOrigins = new Set(options.allowOrigins.map((o) => o.replace(/\/+$/, "").toLowerCase()));
 
+  // Verdicts on the Host values seen, for the port in effect: a client sends the same Host with
+  // every request. Bounded: a flood of different values only empties it now and then.
+  const verdicts = new Map<string, boolean>();
+  let verdictsPort = -1;
+
   return (request, reply) => {
     const port = options.port();
-    const host = (request.headers.host ?? "").toLowerCase();
-    if (!hostIsOurs(host, names, port)) {
+    if (port !== verdictsPort) {
+      verdicts.clear();
+      verdictsPort = port;
+    }
+    const given = request.headers.host ?? "";
+    let ours = verdicts.get(given);
+    if (ours === undefined) {
+      ours = hostIsOurs(given.toLowerCase(), names, port);
+      if (verdicts.size >= HOST_VERDICTS) verdicts.clear();
+      verdicts.set(given, ours);
+    }
+    if (!ours) {
       throw new ApiError("misdirected_request", { host: request.headers.host ?? null });
     }
     const origin = request.headers.origin;

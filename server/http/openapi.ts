@@ -225,7 +225,11 @@ export interface RouteSeen {
 export function recordRoutes(app: FastifyInstance): readonly RouteSeen[] {
   const seen: RouteSeen[] = [];
   app.addHook("onRoute", (route) => {
-    for (const method of [route.method].flat()) seen.push({ method, url: route.url });
+    // An endpoint answers every method on its own path, some through one shared route (endpoint.ts).
+    if (route.config?.unlisted === true) return;
+    // (Fastify's HEAD beside a GET copies the GET's config: its methods are listed once.)
+    const also = route.method === "HEAD" ? [] : (route.config?.alsoAnswers ?? []);
+    for (const method of [route.method, also].flat()) seen.push({ method, url: route.url });
   });
   return seen;
 }

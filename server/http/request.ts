@@ -88,6 +88,7 @@ function bodyKindOf(request: FastifyRequest): BodyKind {
 
 /** Does the client want CSV (`accept=csv`, `text/csv`)? */
 export function wantsCsv(accept: string): boolean {
+  if (!accept.includes("csv")) return false;
   return accept === "csv" || accept.split(",").some((part) => part.trim().startsWith("text/csv"));
 }
 
