@@ -99,8 +99,8 @@ describe.each([
     await sleep(200);
     const resumed = await listen(engine, a, 600);
     expect(toneShare(resumed.subarray(-2400), 1000)).toBeGreaterThan(0.95);
-    // B paused rather than arriving late: A's jitter buffer did not grow for it.
-    expect(a.stats().jitterBufferMs).toBe(40);
+    // That a pause leaves the jitter buffer's cushion alone is test/unit/media-leg-parts.test.ts's,
+    // on ticks the test moves; the cushion over loopback in real time is bench/werift-loop.ts's.
   });
 
   it("inactive hold silences both directions", async () => {
@@ -119,7 +119,6 @@ describe.each([
     expect(dtmfAtB.map((d) => d.digit).join("")).toBe("159#*D");
     expect(dtmfAtB.every((d) => d.durationMs === 100)).toBe(true);
     expect(dtmfAtA.map((d) => d.digit)).toEqual(["0"]);
-    expect(b.stats().jitterBufferMs).toBe(40);
   });
 
   it("answers a Chromium-shaped offer with G.711 and telephone-event/8000 only", async () => {
