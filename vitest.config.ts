@@ -26,6 +26,10 @@ const PARALLEL = [
   "test/hostile/sip-digest-replay.test.ts",
   "test/hostile/store-damaged.test.ts",
   "test/hostile/texting-fuzz.test.ts",
+  // The request path and the OpenAPI document on first use (HTTP only), and the speech cache
+  // (espeak-ng renders to files; no media clock, no real-time figure).
+  "test/http/**/*.test.ts",
+  "test/sim/speech.test.ts",
 ];
 
 // Files inside those directories that run alone in a group of their own, each for a real-time
@@ -64,6 +68,10 @@ export default defineConfig({
           name: "parallel",
           include: PARALLEL.filter((glob) => glob !== UNIT),
           exclude: SERIAL_AMONG_PARALLEL,
+          // As the unit files: each starts its own server (port 0, its own mkdtemp directory),
+          // none mocks a module, stubs a global or changes process state, so a worker imports the
+          // server's modules once for all its files instead of once a file.
+          isolate: false,
           maxWorkers: 2,
           sequence: { groupOrder: 1 },
         },
@@ -87,6 +95,11 @@ export default defineConfig({
           // WebRTC media (werift, Chromium) on the shared 20 ms clock, and two of them side by
           // side on a 2-core machine starve each other.
           maxWorkers: 1,
+          // One worker process for every file, which imports the server, werift and playwright
+          // once instead of once a file (about 3 s a file). Each file closes what it started
+          // (servers, media engines, browsers, serve-mode children) in its afterAll, and none mocks
+          // a module or leaves a global, a listener or an environment variable changed.
+          isolate: false,
           sequence: { groupOrder: 3 },
         },
       },
