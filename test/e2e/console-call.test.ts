@@ -21,6 +21,7 @@ import {
   type ConsolePage,
 } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
+import { simCallsOf, type SimCallsOf } from "../helpers/sim-calls.js";
 
 const CALLER_TONE = 1200;
 const FLOOR = 2900;
@@ -30,21 +31,13 @@ let token: string;
 let accountId: string;
 let browser: LaunchedBrowser;
 let agent: ConsolePage;
+let sim: SimCallsOf;
 /** The token the console got at sign-in, read off the wire. */
 let consoleToken = "";
 const sockets: WebSocketLike[] = [];
 
 interface WebSocketLike {
   on(event: "framesent", listener: (frame: { payload: string | Buffer }) => void): unknown;
-}
-
-async function simCall(to: string, name = "Casey Customer", number = "+14155550100"): Promise<string> {
-  const res = await api.call<{ id: string }>("POST", `/v2/accounts/${accountId}/sim/calls`, {
-    token,
-    data: { to, caller_id_name: name, caller_id_number: number, audio: `tone_stream://${CALLER_TONE}` },
-  });
-  expect(res.status, res.text).toBe(201);
-  return res.body.data.id;
 }
 
 /** The agent's leg on the server: the channel to agent1's device. */
@@ -56,6 +49,7 @@ beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
   api = await startApi({ config: { rendererDir: CONSOLE_DIR } });
   ({ token, accountId } = await api.login("admin"));
+  sim = simCallsOf(api, token, accountId);
   browser = await launchBrowser();
   agent = await openConsole(browser.browser, api.url);
   // Offers raise a desktop notification: the tab's Notification API, recorded as it is made.
@@ -99,7 +93,7 @@ describe("the console at work", () => {
 
   it("rings with the caller's name and number; Alt+A accepts and the agent hears the caller", async () => {
     const { page } = agent;
-    const simId = await simCall("1002");
+    const simId = await sim.start("Casey Customer", "+14155550100", "1002", `tone_stream://${CALLER_TONE}`);
     const offer = page.getByRole("region", { name: "Incoming call" });
     await offer.getByRole("button", { name: "Accept" }).waitFor();
     expect(await offer.innerText()).toContain("Casey Customer");
@@ -118,8 +112,7 @@ describe("the console at work", () => {
     await call.getByText("Connected").waitFor();
     // Focus follows the call, so the keyboard user carries on from there.
     expect(await page.evaluate("document.activeElement.textContent")).toContain("Call with Casey Customer");
-    const sim = await api.call<{ state: string }>("GET", `/v2/accounts/${accountId}/sim/calls/${simId}`, { token });
-    expect(sim.body.data.state).toBe("answered");
+    expect(await sim.state(simId)).toBe("answered");
     // Answered: the notification is taken down.
     expect(await recordedNotifications(page)).toMatchObject([{ title: "Incoming call", closed: true }]);
 

@@ -11,6 +11,7 @@ import { startApi, type TestApi } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { CONSOLE_DIR, heardLevel, openConsole, SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
+import { simCallsOf, type SimCallsOf } from "../helpers/sim-calls.js";
 
 const TONE_A = 1200;
 const TONE_B = 700;
@@ -22,14 +23,7 @@ let accountId: string;
 let browser: LaunchedBrowser;
 let agent1: ConsolePage;
 let agent2: ConsolePage;
-
-async function simCall(name: string, number: string, tone: number): Promise<void> {
-  const res = await api.call("POST", `/v2/accounts/${accountId}/sim/calls`, {
-    token,
-    data: { to: "1002", caller_id_name: name, caller_id_number: number, audio: `tone_stream://${tone}` },
-  });
-  expect(res.status, res.text).toBe(201);
-}
+let sim: SimCallsOf;
 
 /** Accepts the call ringing on agent1's console with the keyboard, once its offer shows. */
 async function acceptWithKey(caller: string): Promise<void> {
@@ -66,6 +60,7 @@ beforeAll(async () => {
   await mkdir(SCREENSHOTS, { recursive: true });
   api = await startApi({ config: { rendererDir: CONSOLE_DIR } });
   ({ token, accountId } = await api.login("admin"));
+  sim = simCallsOf(api, token, accountId);
   browser = await launchBrowser();
   agent1 = await openConsole(browser.browser, api.url);
   agent2 = await openConsole(browser.browser, api.url);
@@ -92,12 +87,12 @@ afterAll(async () => {
 describe("several lines", () => {
   it("a second call holds the first; the dock lists both; swap by key and by button; one line hangs up alone", async () => {
     const { page } = agent1;
-    await simCall("Casey Customer", "+14155550100", TONE_A);
+    await sim.start("Casey Customer", "+14155550100", "1002", `tone_stream://${TONE_A}`);
     await acceptWithKey("Casey Customer");
     await page.getByRole("region", { name: "Call with Casey Customer" }).getByText("Connected").waitFor();
     expect(await page.locator(".line-dock").count()).toBe(0);
 
-    await simCall("Dana Douglas", "+14155550199", TONE_B);
+    await sim.start("Dana Douglas", "+14155550199", "1002", `tone_stream://${TONE_B}`);
     // While the second rings, the dock already lists both lines.
     await page.locator(".line-dock .line").filter({ hasText: "Dana Douglas" }).getByText("Ringing").waitFor();
     expect(await page.getByRole("region", { name: "Incoming call" }).innerText()).toContain("Accepting puts your call with Casey Customer on hold.");
@@ -142,7 +137,7 @@ describe("several lines", () => {
 
   it("merge: one conference the server mixes; the agent leaving leaves the caller and agent2 talking", async () => {
     const { page } = agent1;
-    await simCall("Casey Customer", "+14155550100", TONE_A);
+    await sim.start("Casey Customer", "+14155550100", "1002", `tone_stream://${TONE_A}`);
     await acceptWithKey("Casey Customer");
     // Dialling out while on a call holds it first.
     await page.getByLabel("Number or extension").fill("1003");

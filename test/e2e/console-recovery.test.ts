@@ -11,24 +11,16 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { heardLevel, openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "../helpers/console-page.js";
 import { demoGrant, serve, type Served } from "../helpers/serve.js";
+import { simCallsAt } from "../helpers/sim-calls.js";
 
 const CALLER_TONE = 1200;
 const FLOOR = 2900;
+const CALLER_AUDIO = `tone_stream://${CALLER_TONE}`;
 
 let browser: LaunchedBrowser;
 const servers: Served[] = [];
 const dirs: string[] = [];
 let consoles: ConsolePage[] = [];
-
-async function simCall(url: string, to: string): Promise<void> {
-  const { token, accountId } = await demoGrant(url);
-  const res = await fetch(`${url}/v2/accounts/${accountId}/sim/calls`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", "X-Auth-Token": token },
-    body: JSON.stringify({ data: { to, caller_id_name: "Casey Customer", caller_id_number: "+14155550100", audio: `tone_stream://${CALLER_TONE}` } }),
-  });
-  expect(res.status).toBe(201);
-}
 
 async function registeredDevices(url: string): Promise<number> {
   const { token, accountId } = await demoGrant(url);
@@ -114,7 +106,7 @@ describe("the console rides out a server restart", () => {
     expect(await page.evaluate("globalThis.__sameDocument === true")).toBe(true);
     expect(await registeredDevices(second.url)).toBe(1);
 
-    await simCall(second.url, "1002");
+    await (await simCallsAt(second.url)).start("Casey Customer", "+14155550100", "1002", CALLER_AUDIO);
     await takeCall(agent);
     // The new call's record reached the console through the resumed event websocket.
     await page.getByRole("region", { name: "Recent calls" }).getByRole("row", { name: /Casey Customer/ }).waitFor();
@@ -157,7 +149,7 @@ describe("the console rides out a server restart", () => {
     await page.screenshot({ path: join(SCREENSHOTS, "console-ready-after-restart.png") });
 
     // A caller to Sales reaches this console, which takes the call and hears them.
-    await simCall(second.url, "5001");
+    await (await simCallsAt(second.url)).start("Casey Customer", "+14155550100", "5001", CALLER_AUDIO);
     const offer = page.getByRole("region", { name: "Incoming call" });
     await offer.getByRole("button", { name: "Accept" }).waitFor({ timeout: 30_000 });
     expect(await offer.innerText()).toMatch(/Queue\s+Sales/);
@@ -194,7 +186,7 @@ describe("remote mode", () => {
     expect(await registeredDevices(remote.url)).toBe(1);
     expect(await registeredDevices(home.url)).toBe(0);
 
-    await simCall(remote.url, "1003");
+    await (await simCallsAt(remote.url)).start("Casey Customer", "+14155550100", "1003", CALLER_AUDIO);
     await takeCall(agent);
   });
 });

@@ -159,6 +159,43 @@ describe("ReceiveBuffer", () => {
     expect(arrays.size).toBeLessThanOrEqual(3);
   });
 
+  it("keeps its cushion when the far end paused (a timestamp gap: hold, DTMF) and stretches it when the next packet was merely late", () => {
+    // What test/media/werift-loop.test.ts once asserted over loopback in real time, where a
+    // busy machine delays packets too: here the ticks and the packets' arrival are the test's.
+    const buffer = new ReceiveBuffer();
+    const cushion = buffer.jitterBufferMs;
+    let tick = 0;
+    let sent = 0;
+    const read = (ticks: number) => {
+      for (let i = 0; i < ticks; i++) buffer.frameFor(++tick);
+    };
+    const send = (n: number) => {
+      for (let i = 0; i < n; i++) buffer.accept(frame(++sent), sent * FRAME_SAMPLES);
+    };
+    // Steady: a packet a tick.
+    for (let i = 0; i < 20; i++) {
+      send(1);
+      read(1);
+    }
+    expect(buffer.stats.underruns).toBe(0);
+    // Paused for 10 ticks; it resumes 10 frames of timestamps later, as a far end that stopped
+    // sending does. The FIFO ran dry meanwhile, but the cushion stays.
+    read(10);
+    expect(buffer.stats.underruns).toBeGreaterThan(0);
+    sent += 10;
+    for (let i = 0; i < 20; i++) {
+      send(1);
+      read(1);
+    }
+    expect(buffer.jitterBufferMs).toBe(cushion);
+    // Late: 3 ticks without a packet, then the very next timestamps, all at once.
+    const underruns = buffer.stats.underruns;
+    read(3);
+    expect(buffer.stats.underruns).toBeGreaterThan(underruns);
+    send(3);
+    expect(buffer.jitterBufferMs).toBeGreaterThan(cushion);
+  });
+
   it("fills lost packets' time with silence in reused frames", () => {
     const buffer = new ReceiveBuffer();
     for (let tick = 1; tick <= 6; tick++) {
