@@ -43,7 +43,7 @@ export function CallOffer({ call }: { call: CallView }) {
         {waited !== null ? (
           <>
             <dt>Waited</dt>
-            <dd>{formatDuration(waited)}</dd>
+            <dd data-queue-clock={queueTime?.paused === true ? "paused" : "running"}>{formatDuration(waited)}</dd>
           </>
         ) : null}
         <dt>Ringing for</dt>

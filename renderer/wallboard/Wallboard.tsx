@@ -27,7 +27,11 @@ export function Wallboard({ subscribe }: { subscribe: (onState: (state: FeedStat
   // Waits count on between readings in the queue's time: not while a training run is paused.
   const queueSecondsSince = board.queue_clock?.paused === true ? 0 : Math.max(0, (now - readAt) / 1000);
   return (
-    <main className={state.kind === "stale" ? "wb stale" : "wb"} aria-label={`Wallboard ${board.name}`}>
+    <main
+      className={state.kind === "stale" ? "wb stale" : "wb"}
+      aria-label={`Wallboard ${board.name}`}
+      data-queue-clock={board.queue_clock?.paused === true ? "paused" : "running"}
+    >
       <header className="wb-head">
         <h1>{board.name}</h1>
         {state.kind === "stale" ? (

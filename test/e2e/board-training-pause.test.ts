@@ -97,8 +97,10 @@ describe("the board's waits during a training run", () => {
       await fact("Waited").waitFor();
 
       expect((await runs.act(runId, { action: "pause" })).status).toBe(200);
-      // The pause's clock event reaches the page; the card reads its clocks each second.
-      await page.waitForTimeout(1500);
+      // The pause's clock event reaches the page (the card's wait says its clock is paused); the
+      // card reads its clocks each second, so one more second lets the shown wait settle.
+      await fact("Waited").and(page.locator('[data-queue-clock="paused"]')).waitFor({ timeout: 20_000 });
+      await page.waitForTimeout(1000);
       const atPause = await shown();
       await page.waitForTimeout(5000);
       const later = await shown();
@@ -107,6 +109,7 @@ describe("the board's waits during a training run", () => {
       expect(later.ringing, "the phone's ringing time goes on").toBeGreaterThanOrEqual(atPause.ringing + 4);
 
       expect((await runs.act(runId, { action: "resume" })).status).toBe(200);
+      await fact("Waited").and(page.locator('[data-queue-clock="running"]')).waitFor({ timeout: 20_000 });
       await page.waitForTimeout(3000);
       const resumed = await shown();
       expect(resumed.waited, "the wait goes on after the resume").toBeGreaterThanOrEqual(later.waited + 2);
@@ -140,9 +143,11 @@ describe("the board's waits during a training run", () => {
       try {
         await longest.filter({ hasText: /^0:0[2-9]|^0:[1-5]\d/ }).waitFor({ timeout: 20_000 });
         expect((await runs.act(runId, { action: "pause" })).status).toBe(200);
-        // One reading of the paused board (the wall reads every 2 s), then five seconds of samples:
-        // the server's figure stands still, and the wall adds nothing to it between readings.
-        await wall.waitForTimeout(2500);
+        // A reading of the paused board (the wall says its queue clock is paused), a second for the
+        // shown figure to settle, then five seconds of samples: the server's figure stands still,
+        // and the wall adds nothing to it between readings.
+        await wall.locator('main[data-queue-clock="paused"]').waitFor({ timeout: 20_000 });
+        await wall.waitForTimeout(1000);
         const seen = new Set<string>();
         for (let i = 0; i < 20; i++) {
           seen.add(await longest.innerText());
@@ -152,7 +157,8 @@ describe("the board's waits during a training run", () => {
 
         expect((await runs.act(runId, { action: "resume" })).status).toBe(200);
         const before = seconds([...seen][0] ?? "");
-        await longest.filter({ hasText: new RegExp(`^0:${String(before + 2).padStart(2, "0")}$`) }).waitFor({ timeout: 10_000 });
+        // The wait goes on again (a busy page may skip a second between renders: at least two more).
+        await expect.poll(async () => seconds(await longest.innerText()), { timeout: 20_000 }).toBeGreaterThanOrEqual(before + 2);
       } finally {
         await runs.act(runId, { action: "stop" });
       }
