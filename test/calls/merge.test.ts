@@ -77,6 +77,17 @@ async function allHearEachOther(members: { call: PhoneCall; says: number }[], mi
   expect(short).toEqual([]);
 }
 
+/**
+ * Measures until no heard share is short (up to three windows, as allHearEachOther does) and gives
+ * the last measurement, for the test to assert on: one window skewed by a starved clock on a busy
+ * machine is not a fault of the mix.
+ */
+async function heardWell<T extends Record<number, number>[]>(measure: () => Promise<T>, wanted: (heard: T) => number[]): Promise<T> {
+  let heard = await measure();
+  for (let attempt = 1; attempt < 3 && wanted(heard).some((share) => !(share > 0.8)); attempt++) heard = await measure();
+  return heard;
+}
+
 async function idle(): Promise<void> {
   await until(() => t.api.server.calls?.channels.size === 0, "every channel gone");
 }
@@ -105,7 +116,7 @@ describe("merge", () => {
 
     first.agent.hangup();
     await first.agent.reaches("ended");
-    const [atAdmin, atAgent2] = await Promise.all([first.caller.hears([2000]), second.caller.hears([440])]);
+    const [atAdmin, atAgent2] = await heardWell(() => Promise.all([first.caller.hears([2000]), second.caller.hears([440])]), ([a, b]) => [a[2000], b[440]]);
     expect(atAdmin[2000]).toBeGreaterThan(0.8);
     expect(atAgent2[440]).toBeGreaterThan(0.8);
     expect(first.caller.state).toBe("talking");
@@ -148,7 +159,7 @@ describe("merge", () => {
 
     second.caller.hangup();
     await second.caller.reaches("ended");
-    const [atAgent, atAdmin] = await Promise.all([first.agent.hears([440]), first.caller.hears([1000])]);
+    const [atAgent, atAdmin] = await heardWell(() => Promise.all([first.agent.hears([440]), first.caller.hears([1000])]), ([a, b]) => [a[440], b[1000]]);
     expect(atAgent[440]).toBeGreaterThan(0.8);
     expect(atAdmin[1000]).toBeGreaterThan(0.8);
     first.agent.hangup();
@@ -163,7 +174,7 @@ describe("merge", () => {
     await first.agent.say("tone_stream://1000");
     // Still held from before the merge.
     expect(channel(first.agent).state).toBe("held");
-    const [atAdmin, atAgent2] = await Promise.all([first.caller.hears([2000, 1000]), second.caller.hears([440, 1000])]);
+    const [atAdmin, atAgent2] = await heardWell(() => Promise.all([first.caller.hears([2000, 1000]), second.caller.hears([440, 1000])]), ([a, b]) => [a[2000], b[440]]);
     expect(atAdmin[2000]).toBeGreaterThan(0.8);
     expect(atAgent2[440]).toBeGreaterThan(0.8);
     expect(atAdmin[1000]).toBeLessThan(0.05);
