@@ -204,7 +204,9 @@ export async function registerOpenApi(app: FastifyInstance, catalogue: readonly 
       throw err;
     }));
   const handDown = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
-    const answer = await (await docsApp()).inject({ method: request.method === "HEAD" ? "HEAD" : "GET", url: request.url, headers: request.headers });
+    // A GET's body (if one came) is not handed down, so neither are the headers that describe it.
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+    const answer = await (await docsApp()).inject({ method: request.method === "HEAD" ? "HEAD" : "GET", url: request.url, headers });
     // What the docs app does not serve is this app's not-found answer, as before.
     if (answer.statusCode === 404) {
       reply.callNotFound();
@@ -220,7 +222,7 @@ export async function registerOpenApi(app: FastifyInstance, catalogue: readonly 
   app.get(`${DOCS_PREFIX}/*`, handDown);
 }
 
-/** Headers of the docs app's answer that belong to its own (injected) connection, not to this one. */
+/** Headers of one hop (the request's to this app, the docs app's injected answer), not handed across. */
 const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "date"]);
 
 async function makeDocsApp(document: Doc, built: () => Doc): Promise<FastifyInstance> {

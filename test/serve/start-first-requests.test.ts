@@ -3,6 +3,7 @@
 // plug-ins are loaded and registered at the first /docs request, server/http/openapi.ts), the
 // OpenAPI document, a sign-in and an authenticated read, a sim call. Each kind alone first, then
 // all of them at once on a fresh server (concurrent first uses share one loading).
+import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { demoGrant, serve, type Served } from "../helpers/serve.js";
 
@@ -68,6 +69,19 @@ describe("serve mode: the first request of each kind after start", () => {
     expect(first.headers.get("etag")).toBeTruthy();
     expect(first.headers.get("last-modified")).toBeTruthy();
     expect(first.headers.get("x-frame-options")).toBe("DENY");
+  });
+
+  it("answers a first GET /docs/json that carries a body (the body is not handed down)", async () => {
+    served = await serve({ timeoutMs: 120_000 });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${served?.url ?? ""}/docs/json`, { method: "GET", headers: { "Content-Type": "text/plain", "Content-Length": "5" } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end("hello");
+    });
+    expect(status).toBe(200);
   });
 
   it("answers every kind at once on a fresh server: docs page, JSON, YAML, OpenAPI, sign-in, a read, a sim call", async () => {
