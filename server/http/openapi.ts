@@ -2,9 +2,7 @@
 // same JSON schemas the routes validate with (translated to 3.0's dialect by openapi-schema.ts),
 // the other routes from openapi-routes.ts; served at /v2/openapi.json, with Swagger UI at /docs (served from
 // the local package, nothing fetched from the network).
-import type { FastifyInstance } from "fastify";
-import fastifySwagger from "@fastify/swagger";
-import fastifySwaggerUi from "@fastify/swagger-ui";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
 import { DOCS_PREFIX } from "./csp.js";
 import type { OpenAPIV3 } from "openapi-types";
 import { JSON_BODY_BYTES } from "./app.js";
@@ -196,13 +194,51 @@ export async function registerOpenApi(app: FastifyInstance, catalogue: readonly 
   };
   app.get("/v2/openapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(built()));
   app.get("/v2/asyncapi.json", async (_request, reply) => reply.type("application/json; charset=utf-8").send(beside.asyncApi));
-  await app.register(fastifySwagger, {
+  // Swagger UI and @fastify/swagger load the YAML library at registration (about a tenth of
+  // a start's CPU) for a page few requests ever want: they are loaded, and registered on a Fastify
+  // app of their own, at the first /docs request; this app hands /docs requests to it.
+  let docs: Promise<FastifyInstance> | undefined;
+  const docsApp = (): Promise<FastifyInstance> =>
+    (docs ??= makeDocsApp(document, built).catch((err: unknown) => {
+      docs = undefined;
+      throw err;
+    }));
+  const handDown = async (request: FastifyRequest, reply: FastifyReply): Promise<FastifyReply> => {
+    // A GET's body (if one came) is not handed down, so neither are the headers that describe it.
+    const headers = Object.fromEntries(Object.entries(request.headers).filter(([name]) => !HOP_BY_HOP.has(name)));
+    const answer = await (await docsApp()).inject({ method: request.method === "HEAD" ? "HEAD" : "GET", url: request.url, headers });
+    // What the docs app does not serve is this app's not-found answer, as before.
+    if (answer.statusCode === 404) {
+      reply.callNotFound();
+      return reply;
+    }
+    reply.code(answer.statusCode);
+    for (const [name, value] of Object.entries(answer.headers)) {
+      if (value !== undefined && !HOP_BY_HOP.has(name)) reply.header(name, value);
+    }
+    return reply.send(answer.rawPayload);
+  };
+  app.get(DOCS_PREFIX, handDown);
+  app.get(`${DOCS_PREFIX}/*`, handDown);
+}
+
+/** Headers of one hop (the request's to this app, the docs app's injected answer), not handed across. */
+const HOP_BY_HOP = new Set(["connection", "keep-alive", "transfer-encoding", "content-length", "date"]);
+
+async function makeDocsApp(document: Doc, built: () => Doc): Promise<FastifyInstance> {
+  const [{ default: Fastify }, { default: fastifySwagger }, { default: fastifySwaggerUi }] = await Promise.all([
+    import("fastify"),
+    import("@fastify/swagger"),
+    import("@fastify/swagger-ui"),
+  ]);
+  const docs = Fastify({ logger: false });
+  await docs.register(fastifySwagger, {
     mode: "static",
     // Built from our own schemas above; the library wants its OpenAPI type.
     specification: { document: document as unknown as OpenAPIV3.Document },
   });
-  // Its policy is set with every other answer's, in csp.ts, stricter than the plug-in's own.
-  await app.register(fastifySwaggerUi, {
+  // Its policy is set with every other answer's, in csp.ts (on this app's reply), stricter than the plug-in's own.
+  await docs.register(fastifySwaggerUi, {
     routePrefix: DOCS_PREFIX,
     uiHooks: {
       onRequest: (_request, _reply, next) => {
@@ -211,6 +247,8 @@ export async function registerOpenApi(app: FastifyInstance, catalogue: readonly 
       },
     },
   });
+  await docs.ready();
+  return docs;
 }
 
 export interface RouteSeen {

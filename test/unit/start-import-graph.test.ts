@@ -72,6 +72,11 @@ describe("serve mode's import graph", () => {
     expect(pathTo(join(root, "server/cli.ts"), "libphonenumber-js")).toBeUndefined();
   });
 
+  it("has no static path from server/cli.ts to @fastify/swagger nor @fastify/swagger-ui (the YAML library they load comes with them at the first /docs request)", () => {
+    expect(pathTo(join(root, "server/cli.ts"), "@fastify/swagger")).toBeUndefined();
+    expect(pathTo(join(root, "server/cli.ts"), "@fastify/swagger-ui")).toBeUndefined();
+  });
+
   it("finds a package the entry does load statically, and none the worker's entry does not", () => {
     expect(pathTo(join(root, "server/media/worker/thread.ts"), "fastify")).toBeUndefined();
     expect(pathTo(join(root, "server/cli.ts"), "fastify")).toEqual(expect.arrayContaining(["server/cli.ts", "fastify"]));

@@ -1,0 +1,120 @@
+// The first request of each kind after a start is answered without a retry, in the built server
+// (serve mode), including what is loaded on first use: the docs page (Swagger UI and its
+// plug-ins are loaded and registered at the first /docs request, server/http/openapi.ts), the
+// OpenAPI document, a sign-in and an authenticated read, a sim call. Each kind alone first, then
+// all of them at once on a fresh server (concurrent first uses share one loading).
+import { request as httpRequest } from "node:http";
+import { afterEach, describe, expect, it } from "vitest";
+import { demoGrant, serve, type Served } from "../helpers/serve.js";
+
+let served: Served | undefined;
+afterEach(async () => {
+  await served?.stop();
+  served = undefined;
+});
+
+interface Seen {
+  status: number;
+  type: string | null;
+  csp: string | null;
+  text: string;
+}
+
+async function get(path: string): Promise<Seen> {
+  const res = await fetch(`${served?.url ?? ""}${path}`, { redirect: "manual" });
+  return { status: res.status, type: res.headers.get("content-type"), csp: res.headers.get("content-security-policy"), text: await res.text() };
+}
+
+function expectDocsPage(page: Seen): void {
+  expect(page.status).toBe(200);
+  expect(page.type).toMatch(/^text\/html/);
+  expect(page.text).toContain("swagger-ui");
+  // This app's policy for the docs page, set on the answer it hands down.
+  expect(page.csp).toContain("default-src 'none'");
+}
+
+describe("serve mode: the first request of each kind after start", () => {
+  it("serves /docs/ first: the page, then its script, its JSON and its YAML", async () => {
+    served = await serve({ timeoutMs: 120_000 });
+    expectDocsPage(await get("/docs/"));
+    const script = await get("/docs/static/swagger-initializer.js");
+    expect(script.status).toBe(200);
+    expect(script.type).toMatch(/javascript/);
+    const json = await get("/docs/json");
+    expect(json.status).toBe(200);
+    expect((JSON.parse(json.text) as { openapi: string }).openapi).toBe("3.0.3");
+    const yaml = await get("/docs/yaml");
+    expect(yaml.status).toBe(200);
+    expect(yaml.text).toMatch(/^openapi: 3\.0\.3$/m);
+  });
+
+  it("answers a path the docs page does not have with this app's not-found envelope, even first", async () => {
+    served = await serve({ timeoutMs: 120_000 });
+    const missing = await get("/docs/no-such-page");
+    expect(missing.status).toBe(404);
+    expect(JSON.parse(missing.text)).toMatchObject({ status: "error", error: "404" });
+    expect((await get("/docs/static/no-such-file.js")).status).toBe(404);
+  });
+
+  it("serves /docs as /docs/, redirects the page's static copy to it, hands down its assets' caching headers", async () => {
+    served = await serve({ timeoutMs: 120_000 });
+    expectDocsPage(await get("/docs"));
+    const moved = await fetch(`${served.url}/docs/static/index.html`, { redirect: "manual" });
+    expect([301, 302]).toContain(moved.status);
+    expect(moved.headers.get("location")).toBe("/docs/");
+    const first = await fetch(`${served.url}/docs/static/swagger-ui.css`);
+    expect(first.status).toBe(200);
+    await first.arrayBuffer();
+    expect(first.headers.get("content-type")).toMatch(/^text\/css/);
+    expect(first.headers.get("etag")).toBeTruthy();
+    expect(first.headers.get("last-modified")).toBeTruthy();
+    expect(first.headers.get("x-frame-options")).toBe("DENY");
+  });
+
+  it("answers a first GET /docs/json that carries a body (the body is not handed down)", async () => {
+    served = await serve({ timeoutMs: 120_000 });
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = httpRequest(`${served?.url ?? ""}/docs/json`, { method: "GET", headers: { "Content-Type": "text/plain", "Content-Length": "5" } }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end("hello");
+    });
+    expect(status).toBe(200);
+  });
+
+  it("answers every kind at once on a fresh server: docs page, JSON, YAML, OpenAPI, sign-in, a read, a sim call", async () => {
+    served = await serve({ timeoutMs: 120_000 });
+    const url = served.url;
+    const [page, json, yaml, openapi, grant] = await Promise.all([
+      get("/docs/"),
+      get("/docs/json"),
+      get("/docs/yaml"),
+      get("/v2/openapi.json"),
+      demoGrant(url),
+      get("/docs/static/swagger-ui-bundle.js"),
+      get("/"),
+    ]);
+    expectDocsPage(page);
+    expect(json.status).toBe(200);
+    expect(yaml.status).toBe(200);
+    expect(openapi.status).toBe(200);
+    expect(JSON.parse(json.text)).toEqual(JSON.parse(openapi.text));
+    const headers = { "X-Auth-Token": grant.token, "Content-Type": "application/json" };
+    const [users, call] = await Promise.all([
+      fetch(`${url}/v2/accounts/${grant.accountId}/users`, { headers }),
+      fetch(`${url}/v2/accounts/${grant.accountId}/sim/calls`, {
+        method: "POST",
+        headers,
+        body: JSON.stringify({ data: { to: "5001", caller_id_name: "First", caller_id_number: "+14155550100", audio: "tone_stream://1200" } }),
+      }),
+    ]);
+    expect(users.status).toBe(200);
+    expect(((await users.json()) as { data: unknown[] }).data.length).toBeGreaterThan(0);
+    expect(call.status).toBe(201);
+    const id = ((await call.json()) as { data: { id: string } }).data.id;
+    const hangup = await fetch(`${url}/v2/accounts/${grant.accountId}/sim/calls/${id}`, { method: "POST", headers, body: JSON.stringify({ data: { action: "hangup" } }) });
+    expect(hangup.status).toBeLessThan(300);
+  });
+});
