@@ -184,6 +184,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     return collectionIfOpen(opening) ?? opening;
   };
   const rowTexts = spec.row === undefined ? viewTexts : new RowTexts(spec.row);
+  const listPages = new PageAnswers();
   const authOf = (ctx: Ctx): AuthContext => {
     if (!ctx.auth) throw new ApiError("invalid_credentials");
     return ctx.auth;
@@ -253,7 +254,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
         const list = { sortKey, descending: spec.sortDescending, texts: rowTexts };
         const collection = collectionOf(ctx);
         const visibleTo = spec.visibleTo;
-        if (!(collection instanceof Promise) && visibleTo === undefined) return listPageText(collection, ctx.req.query, list);
+        if (!(collection instanceof Promise) && visibleTo === undefined) return listPages.of(collection, ctx.req.query, (query) => listPageText(collection, query, list));
         return (async () => {
           const visible = visibleTo ? await visibleTo(ctx, authOf(ctx)) : undefined;
           return listPageText(await collection, ctx.req.query, { ...list, ...(visible ? { where: (doc: StoredDoc) => visible(doc.data) } : {}) });
@@ -380,6 +381,40 @@ export function listPageText(collection: Collection, query: Record<string, strin
   const { rows, paging, revision } = pageOf(collection, query, options);
   const texts = options.texts;
   return { data: new JsonText(`[${rows.map((doc) => texts.of(doc)).join(",")}]`, () => rows.map(texts.row)), paging, revision };
+}
+
+/** Pages kept per collection at most; the whole set goes when full (a new version empties it too). */
+export const PAGES_KEPT = 32;
+
+/**
+ * A list's answers kept per collection and query while the collection's `version` stands: the
+ * next request for the same page (same query string) is answered from them, with no walk,
+ * join or md5. Only for a list whose answer is a function of the collection and the query alone
+ * (no caller-dependent `where`); the `Outcome` is shared, so nothing may change it.
+ */
+export class PageAnswers {
+  readonly #byCollection = new WeakMap<Collection, { version: number; pages: Map<string, Outcome> }>();
+
+  of(collection: Collection, query: Record<string, string>, make: (query: Record<string, string>) => Outcome): Outcome {
+    let kept = this.#byCollection.get(collection);
+    if (kept === undefined || kept.version !== collection.version) {
+      kept = { version: collection.version, pages: new Map() };
+      this.#byCollection.set(collection, kept);
+    }
+    const key = queryKey(query);
+    let outcome = kept.pages.get(key);
+    if (outcome === undefined) {
+      outcome = make(query);
+      if (kept.pages.size >= PAGES_KEPT) kept.pages.clear();
+      kept.pages.set(key, outcome);
+    }
+    return outcome;
+  }
+}
+
+/** A query's keys and values as one string: equal strings only for equal queries (of the same key order). */
+function queryKey(query: Record<string, string>): string {
+  return JSON.stringify(query);
 }
 
 /** The documents of one page of a list, its paging keys and its revision. */
