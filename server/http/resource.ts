@@ -333,9 +333,20 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   if (Object.keys(itemVerbs).length) registerEndpoint(app, deps, { path: `${base}/:id`, access: "account", tag, verbs: allowed(itemVerbs) });
 }
 
-/** A read of one document: its view, serialized once per stored revision. */
+/** Each stored document's read answer, made at its first read (the store replaces a document on every write). */
+const docOutcomes = new WeakMap<StoredDoc, Outcome>();
+
+/**
+ * A read of one document: its view, serialized once per stored revision, in an answer made once
+ * per stored document (shared by every read of it, so nothing may change it).
+ */
 function docTextOutcome(doc: StoredDoc): Outcome {
-  return { data: viewText(doc), revision: doc.rev };
+  let outcome = docOutcomes.get(doc);
+  if (outcome === undefined) {
+    outcome = { data: viewText(doc), revision: doc.rev };
+    docOutcomes.set(doc, outcome);
+  }
+  return outcome;
 }
 
 export function byId(doc: StoredDoc): string {
