@@ -396,29 +396,37 @@ export function listPageText(collection: Collection, query: Record<string, strin
 
 /** Pages kept per collection at most; the whole set goes when full (a new version empties it too). */
 export const PAGES_KEPT = 32;
+/** Characters of page text kept per collection at most (a `paginate=false` list can be the whole collection). */
+export const PAGE_CHARS_KEPT = 1 << 20;
 
 /**
  * A list's answers kept per collection and query while the collection's `version` stands: the
  * next request for the same page (same query string) is answered from them, with no walk,
  * join or md5. Only for a list whose answer is a function of the collection and the query alone
- * (no caller-dependent `where`); the `Outcome` is shared, so nothing may change it.
+ * (no caller-dependent `where`); the `Outcome` is shared, so nothing may change it. Bounded per
+ * collection in pages and in characters; a page larger than the character bound is not kept.
  */
 export class PageAnswers {
-  readonly #byCollection = new WeakMap<Collection, { version: number; pages: Map<string, Outcome> }>();
+  readonly #byCollection = new WeakMap<Collection, { version: number; chars: number; pages: Map<string, Outcome> }>();
 
   of(collection: Collection, query: Record<string, string>, make: (query: Record<string, string>) => Outcome): Outcome {
     let kept = this.#byCollection.get(collection);
     if (kept === undefined || kept.version !== collection.version) {
-      kept = { version: collection.version, pages: new Map() };
+      kept = { version: collection.version, chars: 0, pages: new Map() };
       this.#byCollection.set(collection, kept);
     }
     const key = queryKey(query);
-    let outcome = kept.pages.get(key);
-    if (outcome === undefined) {
-      outcome = make(query);
-      if (kept.pages.size >= PAGES_KEPT) kept.pages.clear();
-      kept.pages.set(key, outcome);
+    const known = kept.pages.get(key);
+    if (known !== undefined) return known;
+    const outcome = make(query);
+    const chars = outcome.data instanceof JsonText ? outcome.data.text.length : PAGE_CHARS_KEPT + 1;
+    if (chars > PAGE_CHARS_KEPT) return outcome;
+    if (kept.pages.size >= PAGES_KEPT || kept.chars + chars > PAGE_CHARS_KEPT) {
+      kept.pages.clear();
+      kept.chars = 0;
     }
+    kept.pages.set(key, outcome);
+    kept.chars += chars;
     return outcome;
   }
 }

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../server/clock-control.js";
 import { JsonText } from "../../server/http/envelope.js";
 import type { Outcome } from "../../server/http/endpoint.js";
-import { listPageText, PageAnswers, PAGES_KEPT, RowTexts, type Data } from "../../server/http/resource.js";
+import { listPageText, PAGE_CHARS_KEPT, PageAnswers, PAGES_KEPT, RowTexts, type Data } from "../../server/http/resource.js";
 import { Store, type Collection, type StoredDoc } from "../../server/store/index.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
@@ -180,6 +180,28 @@ describe("list pages kept per collection version", () => {
     expect(run.collection.version).not.toBe(before);
     run.checkPages();
     expect(run.made).toBe(made + QUERIES.length);
+  });
+
+  it("does not keep a page larger than PAGE_CHARS_KEPT, and keeps at most that much of a collection", async () => {
+    const run = await Run.open(join(root, "chars"));
+    const name = "n".repeat(Math.ceil(PAGE_CHARS_KEPT / 8));
+    for (let i = 0; i < 10; i++) await run.collection.create({ name, kind: i < 5 ? "softphone" : "sip_device" });
+    let made = 0;
+    const make = (q: Record<string, string>): Outcome => {
+      made++;
+      return listPageText(run.collection, q, { texts });
+    };
+    const whole = { paginate: "false" };
+    const big = run.answers.of(run.collection, whole, make);
+    expect(textOf(big).length).toBeGreaterThan(PAGE_CHARS_KEPT);
+    expect(run.answers.of(run.collection, whole, make)).not.toBe(big);
+    expect(made).toBe(2);
+    // Two halves fit one at a time: the second empties what the first kept.
+    const half = { paginate: "false", filter_kind: "softphone" };
+    const first = run.answers.of(run.collection, half, make);
+    expect(run.answers.of(run.collection, half, make)).toBe(first);
+    run.answers.of(run.collection, { paginate: "false", filter_kind: "sip_device" }, make);
+    expect(run.answers.of(run.collection, half, make)).not.toBe(first);
   });
 
   it("keeps at most PAGES_KEPT pages of a collection", async () => {
