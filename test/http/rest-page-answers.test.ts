@@ -10,7 +10,7 @@ let api: TestApi;
 let token: string;
 let devices: string;
 
-const PAGES = [{ filter_device_type: "softphone", page_size: "50" }, { filter_device_type: "sip_device" }, { page_size: "2" }, { paginate: "false" }];
+const PAGES: Record<string, string>[] = [{ filter_device_type: "softphone", page_size: "50" }, { filter_device_type: "sip_device" }, { page_size: "2" }, { paginate: "false" }];
 
 interface Row {
   id: string;
