@@ -7,6 +7,8 @@
 // runs another build's out/main/server.js (to compare two commits on one machine at one load);
 // BENCH_AB_SERVER=<path> runs a second build beside it, in the same alternating rounds (ours,
 // the other build, bare Fastify), and prints the two builds' CPU per request side by side.
+// The reference checks the Host and the token and sends the same headers as ours (same bytes but
+// the request id and Date); BENCH_BARE_PLAIN=1 makes it send the body alone (sessions 11-13).
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -15,6 +17,7 @@ import autocannon from "autocannon";
 import { percentile, report } from "./report.js";
 import { benchLogin } from "./lib/login.js";
 import { benchDevice, cpuMs, stop, waitForLine } from "./lib/process.js";
+import { sameWorkFile } from "./lib/bare-same.js";
 
 const DURATION_S = Number(process.env.BENCH_DURATION_S ?? 5);
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 3);
@@ -95,11 +98,13 @@ try {
   const list = (await (await fetch(`${devicesUrl}?paginate=false`, { headers: sb.headers })).json()) as { data: { id: string }[] };
   const bodies: Record<string, string> = {};
   for (const { id } of list.data.slice(0, 100)) bodies[id] = await (await fetch(`${devicesUrl}/${id}`, { headers: sb.headers })).text();
-  bodies[sb.url.slice(sb.url.lastIndexOf("/") + 1)] = await (await fetch(sb.url, { headers: sb.headers })).text();
+  const measured = await fetch(sb.url, { headers: sb.headers });
+  bodies[sb.url.slice(sb.url.lastIndexOf("/") + 1)] = await measured.text();
   const bodiesFile = join(dataDir, "bare-bodies.json");
   await writeFile(bodiesFile, JSON.stringify(bodies));
+  const sameFile = await sameWorkFile(dataDir, sb.headers["X-Auth-Token"] ?? "", measured.headers);
   const bareProfileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, "bare")}`];
-  const bare = spawn(process.execPath, [...bareProfileArgs, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
+  const bare = spawn(process.execPath, [...bareProfileArgs, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile, ...sameFile], { stdio: ["ignore", "pipe", "pipe"] });
   children.push(bare);
   const bareBase = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
   const bareTarget: Target = { name: "bare Fastify", child: bare, url: bareBase + new URL(sb.url).pathname, headers: sb.headers };

@@ -6,15 +6,20 @@
 // Devices are seeded through the store itself (files written as the server writes them), with
 // the server stopped, then the server is started on that data directory.
 // BENCH_LIST_SIZES=1000,10000 picks the sizes; BENCH_SERVER=<path> runs another build;
-// BENCH_CPU_PROF=<dir> writes a CPU profile of each measured Switchboard child there.
+// BENCH_CPU_PROF=<dir> writes a CPU profile of each measured Switchboard child there;
+// BENCH_AB_SERVER=<path> runs a second build beside it on a copy of the same data directory, in
+// the same alternating rounds (ours, the other build, bare Fastify), and prints the two builds'
+// CPU per request side by side. The reference checks the Host and the token and sends the same
+// headers as ours; BENCH_BARE_PLAIN=1 makes it send the body alone (sessions 11-13).
 import { spawn, type ChildProcess } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { performance } from "node:perf_hooks";
 import autocannon from "autocannon";
 import { Store } from "../server/store/index.js";
 import { benchLogin } from "./lib/login.js";
+import { sameWorkFile } from "./lib/bare-same.js";
 import { cpuMs, stop, waitForLine } from "./lib/process.js";
 import { percentile, report } from "./report.js";
 
@@ -27,6 +32,7 @@ const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/mai
 const QUERY = "?filter_device_type=softphone&page_size=50";
 const SEED_BATCH = 5_000;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
+const AB_SERVER = process.env.BENCH_AB_SERVER;
 
 interface Load {
   rps: number;
@@ -49,9 +55,9 @@ async function load(child: ChildProcess, url: string, headers: Record<string, st
   };
 }
 
-function startServer(dataDir: string, profile = false): { child: ChildProcess; url: Promise<string> } {
+function startServer(dataDir: string, profile = false, server = SERVER): { child: ChildProcess; url: Promise<string> } {
   const profileArgs = profile && PROFILE_DIR !== undefined ? ["--cpu-prof", `--cpu-prof-dir=${PROFILE_DIR}`] : [];
-  const child = spawn(process.execPath, [...profileArgs, SERVER, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--media-workers", "0"], {
+  const child = spawn(process.execPath, [...profileArgs, server, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", "--media-workers", "0"], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   const url = waitForLine(child, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/).then((line) => line.replace("Switchboard is serving ", ""));
@@ -93,6 +99,8 @@ async function seed(size: number): Promise<{ dataDir: string; seedS: number }> {
 interface SizeResult {
   size: number;
   ours: Load[];
+  /** The other build's rounds (BENCH_AB_SERVER), empty without one. */
+  other: Load[];
   theirs: Load[];
   fixed?: Load;
   seedS: number;
@@ -101,7 +109,10 @@ interface SizeResult {
 
 async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
   const { dataDir, seedS } = await seed(size);
+  const otherDir = AB_SERVER === undefined ? undefined : `${dataDir}-b`;
+  if (otherDir !== undefined) await cp(dataDir, otherDir, { recursive: true });
   const sb = startServer(dataDir, true);
+  const ab = otherDir === undefined ? undefined : startServer(otherDir, false, AB_SERVER);
   let bare: ChildProcess | undefined;
   try {
     const url = await sb.url;
@@ -115,23 +126,41 @@ async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
     if (res.status !== 200 || page.data?.length !== 50 || page.next_start_key === undefined) throw new Error(`list at ${size}: ${res.status} ${body.slice(0, 200)}`);
     const bodiesFile = join(dataDir, "bare-bodies.json");
     await writeFile(bodiesFile, JSON.stringify({ [QUERY]: body }));
-    bare = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
+    const sameFile = await sameWorkFile(dataDir, auth.token, res.headers);
+    bare = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile, ...sameFile], { stdio: ["ignore", "pipe", "pipe"] });
     const bareUrl = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
+    // The other build answers its copy of the same data: its own token, the same page.
+    let abTarget: { url: string; headers: Record<string, string> } | undefined;
+    if (ab !== undefined) {
+      const abUrl = await ab.url;
+      const abAuth = await benchLogin(abUrl);
+      const abHeaders = { "X-Auth-Token": abAuth.token };
+      const abList = `${abUrl}/v2/accounts/${abAuth.accountId}/devices${QUERY}`;
+      const abRes = await fetch(abList, { headers: abHeaders });
+      const abBody = await abRes.text();
+      if (abRes.status !== 200 || (JSON.parse(abBody) as { data?: unknown[] }).data?.length !== 50) throw new Error(`other build's list at ${size}: ${abRes.status}`);
+      abTarget = { url: abList, headers: abHeaders };
+    }
     // A first short load on each compiles the hot paths: the rounds measure neither cold.
     await load(sb.child, `${url}${list}`, headers, undefined, WARM_UP_S);
+    if (ab !== undefined && abTarget !== undefined) await load(ab.child, abTarget.url, abTarget.headers, undefined, WARM_UP_S);
     await load(bare, `${bareUrl}${list}`, headers, undefined, WARM_UP_S);
     const ours: Load[] = [];
+    const other: Load[] = [];
     const theirs: Load[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       ours.push(await load(sb.child, `${url}${list}`, headers));
+      if (ab !== undefined && abTarget !== undefined) other.push(await load(ab.child, abTarget.url, abTarget.headers));
       theirs.push(await load(bare, `${bareUrl}${list}`, headers));
     }
     const fixed = fixedRate ? await load(sb.child, `${url}${list}`, headers, 1_000) : undefined;
-    return { size, ours, theirs, seedS, bodyBytes: Buffer.byteLength(body), ...(fixed ? { fixed } : {}) };
+    return { size, ours, other, theirs, seedS, bodyBytes: Buffer.byteLength(body), ...(fixed ? { fixed } : {}) };
   } finally {
     if (bare) await stop(bare);
+    if (ab !== undefined) await stop(ab.child);
     await stop(sb.child);
     await rm(dataDir, { recursive: true, force: true });
+    if (otherDir !== undefined) await rm(otherDir, { recursive: true, force: true });
   }
 }
 
@@ -147,13 +176,21 @@ for (const size of SIZES) {
   rows.push(
     ...r.ours.flatMap((l, i): [string, string][] => [
       [`${n}: round ${i + 1} switchboard`, fmt(l)],
+      ...(r.other[i] === undefined ? [] : [[`${n}: round ${i + 1} other build`, fmt(r.other[i])] as [string, string]]),
       [`${n}: round ${i + 1} bare Fastify`, fmt(r.theirs[i] ?? l)],
     ]),
-    [`${n}: switchboard median`, `${ourRps.toFixed(0)} req/s`],
-    [`${n}: bare Fastify median`, `${theirRps.toFixed(0)} req/s`],
-    [`${n}: ratio (target >= 0.6x)`, `${(ourRps / theirRps).toFixed(2)}x`],
+    [`${n}: switchboard median`, `${ourRps.toFixed(0)} req/s, ${(median(r.ours.map((l) => l.cpu)) * 1000).toFixed(0)} µs CPU/req`],
+    [`${n}: bare Fastify median`, `${theirRps.toFixed(0)} req/s, ${(median(r.theirs.map((l) => l.cpu)) * 1000).toFixed(0)} µs CPU/req`],
+    [`${n}: ratio (target >= 0.6x)`, `${(ourRps / theirRps).toFixed(2)}x, CPU/req ${(median(r.theirs.map((l) => l.cpu)) / median(r.ours.map((l) => l.cpu))).toFixed(2)}x`],
     [`${n}: page bytes, seeding through the store`, `${r.bodyBytes} B, ${r.seedS.toFixed(1)} s`],
   );
+  if (r.other.length > 0) {
+    const otherRps = median(r.other.map((l) => l.rps));
+    rows.push(
+      [`${n}: other build median`, `${otherRps.toFixed(0)} req/s, ${(median(r.other.map((l) => l.cpu)) * 1000).toFixed(0)} µs CPU/req, ratio ${(otherRps / theirRps).toFixed(2)}x`],
+      [`${n}: CPU/req, switchboard / other build`, `${(median(r.ours.map((l) => l.cpu)) / median(r.other.map((l) => l.cpu))).toFixed(2)}x`],
+    );
+  }
   if (r.fixed) rows.push([`${n}: switchboard at 1,000 req/s (target p99 < 10 ms)`, fmt(r.fixed)]);
 }
 report(`filtered page of 50 (${QUERY}; ${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_S} s)`, rows);

@@ -441,20 +441,16 @@ function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest
       .send(toCsv(plainData(outcome.data)));
     return undefined;
   }
-  const envelope = {
-    data: outcome.data,
-    revision: outcome.revision,
-    requestId: request.id,
-    authToken: token ?? outcome.authToken ?? null,
-    now,
-    paging: outcome.paging,
-  };
+  const data = outcome.data;
+  const authToken = token ?? outcome.authToken ?? null;
   // Serialized here, as Fastify would (JSON.stringify), so the reply takes a string and skips its
   // serialization step; data serialized already is joined into the envelope as it is.
   reply.type("application/json; charset=utf-8");
-  if (prettyPrint(request, req)) reply.send(`${JSON.stringify(successEnvelope({ ...envelope, data: plainData(envelope.data) }), null, 2)}\n`);
-  else if (envelope.data instanceof JsonText) reply.send(successEnvelopeText({ ...envelope, data: envelope.data }));
-  else reply.send(JSON.stringify(successEnvelope(envelope)));
+  if (prettyPrint(request, req)) {
+    const envelope = successEnvelope({ data: plainData(data), revision: outcome.revision, requestId: request.id, authToken, now, paging: outcome.paging });
+    reply.send(`${JSON.stringify(envelope, null, 2)}\n`);
+  } else if (data instanceof JsonText) reply.send(successEnvelopeText({ data, revision: outcome.revision, requestId: request.id, authToken, now, paging: outcome.paging }));
+  else reply.send(JSON.stringify(successEnvelope({ data, revision: outcome.revision, requestId: request.id, authToken, now, paging: outcome.paging })));
   return undefined;
 }
 

@@ -184,6 +184,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
     return collectionIfOpen(opening) ?? opening;
   };
   const rowTexts = spec.row === undefined ? viewTexts : new RowTexts(spec.row);
+  const listPages = new PageAnswers();
   const authOf = (ctx: Ctx): AuthContext => {
     if (!ctx.auth) throw new ApiError("invalid_credentials");
     return ctx.auth;
@@ -253,7 +254,7 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
         const list = { sortKey, descending: spec.sortDescending, texts: rowTexts };
         const collection = collectionOf(ctx);
         const visibleTo = spec.visibleTo;
-        if (!(collection instanceof Promise) && visibleTo === undefined) return listPageText(collection, ctx.req.query, list);
+        if (!(collection instanceof Promise) && visibleTo === undefined) return listPages.of(collection, ctx.req.query, (query) => listPageText(collection, query, list));
         return (async () => {
           const visible = visibleTo ? await visibleTo(ctx, authOf(ctx)) : undefined;
           return listPageText(await collection, ctx.req.query, { ...list, ...(visible ? { where: (doc: StoredDoc) => visible(doc.data) } : {}) });
@@ -332,9 +333,20 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
   if (Object.keys(itemVerbs).length) registerEndpoint(app, deps, { path: `${base}/:id`, access: "account", tag, verbs: allowed(itemVerbs) });
 }
 
-/** A read of one document: its view, serialized once per stored revision. */
+/** Each stored document's read answer, made at its first read (the store replaces a document on every write). */
+const docOutcomes = new WeakMap<StoredDoc, Outcome>();
+
+/**
+ * A read of one document: its view, serialized once per stored revision, in an answer made once
+ * per stored document (shared by every read of it, so nothing may change it).
+ */
 function docTextOutcome(doc: StoredDoc): Outcome {
-  return { data: viewText(doc), revision: doc.rev };
+  let outcome = docOutcomes.get(doc);
+  if (outcome === undefined) {
+    outcome = { data: viewText(doc), revision: doc.rev };
+    docOutcomes.set(doc, outcome);
+  }
+  return outcome;
 }
 
 export function byId(doc: StoredDoc): string {
@@ -380,6 +392,48 @@ export function listPageText(collection: Collection, query: Record<string, strin
   const { rows, paging, revision } = pageOf(collection, query, options);
   const texts = options.texts;
   return { data: new JsonText(`[${rows.map((doc) => texts.of(doc)).join(",")}]`, () => rows.map(texts.row)), paging, revision };
+}
+
+/** Pages kept per collection at most; the whole set goes when full (a new version empties it too). */
+export const PAGES_KEPT = 32;
+/** Characters of page text kept per collection at most (a `paginate=false` list can be the whole collection). */
+export const PAGE_CHARS_KEPT = 1 << 20;
+
+/**
+ * A list's answers kept per collection and query while the collection's `version` stands: the
+ * next request for the same page (same query string) is answered from them, with no walk,
+ * join or md5. Only for a list whose answer is a function of the collection and the query alone
+ * (no caller-dependent `where`); the `Outcome` is shared, so nothing may change it. Bounded per
+ * collection in pages and in characters; a page larger than the character bound is not kept.
+ */
+export class PageAnswers {
+  readonly #byCollection = new WeakMap<Collection, { version: number; chars: number; pages: Map<string, Outcome> }>();
+
+  of(collection: Collection, query: Record<string, string>, make: (query: Record<string, string>) => Outcome): Outcome {
+    let kept = this.#byCollection.get(collection);
+    if (kept === undefined || kept.version !== collection.version) {
+      kept = { version: collection.version, chars: 0, pages: new Map() };
+      this.#byCollection.set(collection, kept);
+    }
+    const key = queryKey(query);
+    const known = kept.pages.get(key);
+    if (known !== undefined) return known;
+    const outcome = make(query);
+    const chars = outcome.data instanceof JsonText ? outcome.data.text.length : PAGE_CHARS_KEPT + 1;
+    if (chars > PAGE_CHARS_KEPT) return outcome;
+    if (kept.pages.size >= PAGES_KEPT || kept.chars + chars > PAGE_CHARS_KEPT) {
+      kept.pages.clear();
+      kept.chars = 0;
+    }
+    kept.pages.set(key, outcome);
+    kept.chars += chars;
+    return outcome;
+  }
+}
+
+/** A query's keys and values as one string: equal strings only for equal queries (of the same key order). */
+function queryKey(query: Record<string, string>): string {
+  return JSON.stringify(query);
 }
 
 /** The documents of one page of a list, its paging keys and its revision. */

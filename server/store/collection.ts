@@ -121,6 +121,8 @@ export class Collection<T extends DocData = DocData> {
   readonly #orders = new Map<SortKey<T>, ListOrder<T>>();
   /** Equality indexes by field, given to every list order. */
   readonly #equality = new Map<string, EqualityIndexSpec>();
+  /** Bumped by every change of what reads see: see `version`. */
+  #version = 0;
 
   private constructor(readonly file: string, deps: CollectionDeps) {
     this.#deps = deps;
@@ -223,6 +225,15 @@ export class Collection<T extends DocData = DocData> {
         ...(setAside ? { set_aside: setAside } : {}),
       },
     };
+  }
+
+  /**
+   * A number that changes whenever what a read may see changes: a document put or removed
+   * (writes, undos, replay) or a durable create becoming visible or going. Equal versions of one
+   * collection object answer every read alike (a list page kept for a version stays right).
+   */
+  get version(): number {
+    return this.#version;
   }
 
   /** How many documents, counting durable creates not yet synced (so a cap counts them too). */
@@ -337,7 +348,10 @@ export class Collection<T extends DocData = DocData> {
       throw err;
     }
     this.#put(doc);
-    if (options.durable) this.#unsynced.add(id);
+    if (options.durable) {
+      this.#unsynced.add(id);
+      this.#version++;
+    }
     try {
       await this.#persist(
         { put: doc },
@@ -350,7 +364,7 @@ export class Collection<T extends DocData = DocData> {
       if (attachments) await rm(join(this.#attachmentsDir, id), { recursive: true, force: true });
       throw err;
     } finally {
-      this.#unsynced.delete(id);
+      if (this.#unsynced.delete(id)) this.#version++;
     }
     this.#deps.onChange?.("created", doc);
     return doc;
@@ -502,6 +516,7 @@ export class Collection<T extends DocData = DocData> {
 
   /** Every in-memory change of a document goes through here or #remove, so the indexes follow. */
   #put(doc: StoredDoc<T>): void {
+    this.#version++;
     const previous = this.#docs.get(doc.id);
     for (const index of this.#indexes.values()) {
       if (previous) index.remove(previous.id, previous.data);
@@ -522,6 +537,7 @@ export class Collection<T extends DocData = DocData> {
   #remove(id: string): void {
     const previous = this.#docs.get(id);
     if (!previous) return;
+    this.#version++;
     for (const index of this.#indexes.values()) index.remove(id, previous.data);
     const seq = this.#seq.get(id) ?? 0;
     for (const order of this.#orders.values()) order.remove(previous, seq);

@@ -1,0 +1,217 @@
+// A list's pages are kept per collection and query while the collection's `version` stands
+// (PageAnswers, server/http/resource.ts; Collection.version, server/store/collection.ts). A kept
+// page must never outlive what it shows: this drives a real store through creates, replacements,
+// deletes, attachments, durable creates seen before and after their sync, writes started together
+// and not awaited, and restarts, asking for pages through the cache before and after every step
+// (so that any page a change could leave stale is kept when it comes), and compares each with
+// the page made afresh.
+import { mkdtemp, rm } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { ManualClock } from "../../server/clock-control.js";
+import { JsonText } from "../../server/http/envelope.js";
+import type { Outcome } from "../../server/http/endpoint.js";
+import { listPageText, PAGE_CHARS_KEPT, PageAnswers, PAGES_KEPT, RowTexts, type Data } from "../../server/http/resource.js";
+import { Store, type Collection, type StoredDoc } from "../../server/store/index.js";
+
+const ACCOUNT = "0123456789abcdef0123456789abcdef";
+const START_MS = Date.UTC(2026, 10, 27, 4, 0, 0);
+
+const row = (doc: StoredDoc): Data => ({ id: doc.id, name: doc.data.name, kind: doc.data.kind });
+const texts = new RowTexts(row);
+
+type Command =
+  | { kind: "create"; data: Data }
+  | { kind: "durable"; data: Data }
+  | { kind: "replace"; pick: number; data: Data }
+  | { kind: "delete"; pick: number }
+  | { kind: "attach"; pick: number }
+  | { kind: "together"; creates: Data[]; replace: number; remove: number }
+  | { kind: "restart" };
+
+const docData: fc.Arbitrary<Data> = fc.record({ name: fc.string({ maxLength: 4 }), kind: fc.constantFrom("softphone", "sip_device") });
+const pick = fc.nat(50);
+const QUERIES: Record<string, string>[] = [
+  {},
+  { filter_kind: "softphone" },
+  { filter_kind: "sip_device", page_size: "2" },
+  { page_size: "1" },
+  { paginate: "false" },
+  { descending: "true", page_size: "3" },
+];
+const command: fc.Arbitrary<Command> = fc.oneof(
+  { weight: 4, arbitrary: docData.map((data): Command => ({ kind: "create", data })) },
+  { weight: 2, arbitrary: docData.map((data): Command => ({ kind: "durable", data })) },
+  { weight: 4, arbitrary: fc.record({ pick, data: docData }).map((c): Command => ({ kind: "replace", ...c })) },
+  { weight: 2, arbitrary: pick.map((p): Command => ({ kind: "delete", pick: p })) },
+  { weight: 1, arbitrary: pick.map((p): Command => ({ kind: "attach", pick: p })) },
+  { weight: 2, arbitrary: fc.record({ creates: fc.array(docData, { maxLength: 3 }), replace: pick, remove: pick }).map((c): Command => ({ kind: "together", ...c })) },
+  { weight: 1, arbitrary: fc.constant<Command>({ kind: "restart" }) },
+);
+
+class Run {
+  readonly answers = new PageAnswers();
+  made = 0;
+
+  private constructor(
+    readonly dir: string,
+    public collection: Collection,
+  ) {}
+
+  static async open(dir: string): Promise<Run> {
+    return new Run(dir, await openDevices(dir));
+  }
+
+  /** Every query's page through the cache against the page made afresh. */
+  checkPages(): void {
+    for (const query of QUERIES) {
+      const served = this.answers.of(this.collection, query, (q) => {
+        this.made++;
+        return listPageText(this.collection, q, { texts });
+      });
+      const fresh = listPageText(this.collection, query, { texts });
+      expect(textOf(served)).toBe(textOf(fresh));
+      expect({ paging: served.paging, revision: served.revision }).toEqual({ paging: fresh.paging, revision: fresh.revision });
+    }
+  }
+
+  idOf(n: number): string | undefined {
+    const ids = this.collection.all().map((d) => d.id);
+    return ids.length === 0 ? undefined : ids[n % ids.length];
+  }
+
+  async step(c: Command): Promise<void> {
+    switch (c.kind) {
+      case "create":
+        await this.collection.create(c.data);
+        return;
+      case "durable": {
+        // Held back until synced: not shown while the write is pending, shown after.
+        const writing = this.collection.create(c.data, { durable: true });
+        this.checkPages();
+        await writing;
+        return;
+      }
+      case "replace": {
+        const id = this.idOf(c.pick);
+        if (id !== undefined) await this.collection.update(id, c.data);
+        return;
+      }
+      case "delete": {
+        const id = this.idOf(c.pick);
+        if (id !== undefined) await this.collection.delete(id);
+        return;
+      }
+      case "attach": {
+        const id = this.idOf(c.pick);
+        if (id !== undefined) await this.collection.putAttachment(id, "a.wav", Buffer.from("RIFF"), "audio/wav");
+        return;
+      }
+      case "together": {
+        // Writes started at once, pages read between them and while they are all pending.
+        const replaced = this.idOf(c.replace);
+        const removed = this.idOf(c.remove);
+        const writes: Promise<unknown>[] = [];
+        for (const data of c.creates) {
+          writes.push(this.collection.create(data));
+          this.checkPages();
+        }
+        if (replaced !== undefined) writes.push(this.collection.update(replaced, { name: "together", kind: "softphone" }).catch(() => undefined));
+        this.checkPages();
+        if (removed !== undefined && removed !== replaced) writes.push(this.collection.delete(removed).catch(() => undefined));
+        this.checkPages();
+        await Promise.all(writes);
+        return;
+      }
+      case "restart":
+        // A crash: the data directory opened again, the journal replayed; the same cache asked.
+        this.collection = await openDevices(this.dir);
+        return;
+    }
+  }
+}
+
+function textOf(outcome: Outcome): string {
+  expect(outcome.data).toBeInstanceOf(JsonText);
+  return outcome.data instanceof JsonText ? outcome.data.text : "";
+}
+
+async function openDevices(dir: string): Promise<Collection> {
+  const store = await Store.open({ dir, clock: new ManualClock(START_MS) });
+  return store.account(ACCOUNT, "devices");
+}
+
+let root: string;
+beforeAll(async () => {
+  root = await mkdtemp(join(tmpdir(), "sb-rest-pages-"));
+});
+afterAll(async () => {
+  await rm(root, { recursive: true, force: true });
+});
+
+describe("list pages kept per collection version", () => {
+  it("never serve a page older than the collection, through writes, concurrent writes, durable creates and restarts", async () => {
+    let n = 0;
+    await fc.assert(
+      fc.asyncProperty(fc.array(command, { minLength: 5, maxLength: 30 }), async (commands) => {
+        const run = await Run.open(join(root, `run-${n++}`));
+        for (const c of commands) {
+          run.checkPages();
+          await run.step(c);
+          run.checkPages();
+        }
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("answers a repeated page without making it again, until the collection changes", async () => {
+    const run = await Run.open(join(root, "repeat"));
+    await run.collection.create({ name: "a", kind: "softphone" });
+    run.checkPages();
+    const made = run.made;
+    run.checkPages();
+    run.checkPages();
+    expect(run.made).toBe(made);
+    const before = run.collection.version;
+    await run.collection.create({ name: "b", kind: "sip_device" });
+    expect(run.collection.version).not.toBe(before);
+    run.checkPages();
+    expect(run.made).toBe(made + QUERIES.length);
+  });
+
+  it("does not keep a page larger than PAGE_CHARS_KEPT, and keeps at most that much of a collection", async () => {
+    const run = await Run.open(join(root, "chars"));
+    const name = "n".repeat(Math.ceil(PAGE_CHARS_KEPT / 8));
+    for (let i = 0; i < 10; i++) await run.collection.create({ name, kind: i < 5 ? "softphone" : "sip_device" });
+    let made = 0;
+    const make = (q: Record<string, string>): Outcome => {
+      made++;
+      return listPageText(run.collection, q, { texts });
+    };
+    const whole = { paginate: "false" };
+    const big = run.answers.of(run.collection, whole, make);
+    expect(textOf(big).length).toBeGreaterThan(PAGE_CHARS_KEPT);
+    expect(run.answers.of(run.collection, whole, make)).not.toBe(big);
+    expect(made).toBe(2);
+    // Two halves fit one at a time: the second empties what the first kept.
+    const half = { paginate: "false", filter_kind: "softphone" };
+    const first = run.answers.of(run.collection, half, make);
+    expect(run.answers.of(run.collection, half, make)).toBe(first);
+    run.answers.of(run.collection, { paginate: "false", filter_kind: "sip_device" }, make);
+    expect(run.answers.of(run.collection, half, make)).not.toBe(first);
+  });
+
+  it("keeps at most PAGES_KEPT pages of a collection", async () => {
+    const run = await Run.open(join(root, "bound"));
+    await run.collection.create({ name: "a", kind: "softphone" });
+    const make = (q: Record<string, string>): Outcome => listPageText(run.collection, q, { texts });
+    const first = run.answers.of(run.collection, { page_size: "1" }, make);
+    for (let i = 2; i <= PAGES_KEPT; i++) run.answers.of(run.collection, { page_size: String(i) }, make);
+    expect(run.answers.of(run.collection, { page_size: "1" }, make)).toBe(first);
+    run.answers.of(run.collection, { page_size: String(PAGES_KEPT + 1) }, make);
+    expect(run.answers.of(run.collection, { page_size: "1" }, make)).not.toBe(first);
+  });
+});
