@@ -8,7 +8,9 @@
 // BENCH_AB_SERVER=<path> runs a second build beside it, in the same alternating rounds (ours,
 // the other build, bare Fastify), and prints the two builds' CPU per request side by side.
 // The reference checks the Host and the token and sends the same headers as ours (same bytes but
-// the request id and Date); BENCH_BARE_PLAIN=1 makes it send the body alone (sessions 11-13).
+// the request id and Date); a second reference in the same rounds sends the body alone (the
+// issue's own reference, sessions 11-13), and the ratio is printed against both.
+// BENCH_BARE_PLAIN=1 runs the body-only one alone.
 import { spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -109,6 +111,17 @@ try {
   const bareBase = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
   const bareTarget: Target = { name: "bare Fastify", child: bare, url: bareBase + new URL(sb.url).pathname, headers: sb.headers };
   targets.push(bareTarget);
+  // The issue's own reference (sessions 11-13), in the same rounds: the body alone.
+  let plainTarget: Target | undefined;
+  if (sameFile.length > 0) {
+    const plain = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
+    children.push(plain);
+    const plainBase = (await waitForLine(plain, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
+    plainTarget = { name: "bare Fastify, body only", child: plain, url: plainBase + new URL(sb.url).pathname, headers: sb.headers };
+    targets.push(plainTarget);
+  }
+  const references = new Set([bareTarget, ...(plainTarget ? [plainTarget] : [])]);
+  const ours = targets.filter((t) => !references.has(t));
 
   // A first short load on each compiles the hot paths: the rounds measure neither cold.
   for (const t of targets) await load(t.child, t.url, t.headers, undefined, WARM_UP_S);
@@ -116,7 +129,7 @@ try {
   for (let round = 0; round < ROUNDS; round++) {
     for (const t of targets) rounds.get(t)?.push(await load(t.child, t.url, t.headers));
   }
-  const fixed = targets.slice(0, -1).map((t) => [t, { rps: 0, p99: 0, errors: 0, cpu: 0 }] as [Target, Load]);
+  const fixed = ours.map((t) => [t, { rps: 0, p99: 0, errors: 0, cpu: 0 }] as [Target, Load]);
   for (const entry of fixed) entry[1] = await load(entry[0].child, entry[0].url, entry[0].headers, 1_000);
 
   const median = (values: number[]): number => percentile(values, 50);
@@ -128,8 +141,10 @@ try {
     for (const t of targets) rows.push([`round ${round + 1} ${t.name}`, fmt((rounds.get(t) ?? [])[round] ?? { rps: 0, p99: 0, errors: 0, cpu: 0 })]);
   }
   for (const t of targets) rows.push([`${t.name} median`, `${medianRps(t).toFixed(0)} req/s, ${(medianCpu(t) * 1000).toFixed(0)} µs CPU/req`]);
-  for (const t of targets.slice(0, -1)) {
-    rows.push([`${t.name}: ratio (target >= 0.85x)`, `${(medianRps(t) / medianRps(bareTarget)).toFixed(2)}x, CPU/req ${(medianCpu(bareTarget) / medianCpu(t)).toFixed(2)}x`]);
+  for (const t of ours) {
+    for (const ref of references) {
+      rows.push([`${t.name} / ${ref.name}: ratio (target >= 0.85x)`, `${(medianRps(t) / medianRps(ref)).toFixed(2)}x, CPU/req ${(medianCpu(ref) / medianCpu(t)).toFixed(2)}x`]);
+    }
   }
   if (AB_SERVER !== undefined && targets[1] !== undefined) {
     rows.push(["CPU/req, switchboard / other build", `${(medianCpu(sb) / medianCpu(targets[1])).toFixed(2)}x`]);

@@ -11,6 +11,10 @@
 // the same alternating rounds (ours, the other build, bare Fastify), and prints the two builds'
 // CPU per request side by side. The reference checks the Host and the token and sends the same
 // headers as ours; BENCH_BARE_PLAIN=1 makes it send the body alone (sessions 11-13).
+// Ours keeps a collection's recent pages (server/http/resource.ts, PageAnswers), so one query asked
+// again and again measures a kept answer. A second figure walks WALKED distinct pages of the same
+// list (each its own start_key, more than the pages kept) in turn, so each answer is made afresh
+// (its seek, walk, join and md5); the reference serves the same bytes for each of those queries.
 import { spawn, type ChildProcess } from "node:child_process";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -33,6 +37,8 @@ const QUERY = "?filter_device_type=softphone&page_size=50";
 const SEED_BATCH = 5_000;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const AB_SERVER = process.env.BENCH_AB_SERVER;
+/** Distinct pages the walked figure cycles through: more than a collection keeps (32). */
+const WALKED = Number(process.env.BENCH_PAGES_WALKED ?? 64);
 
 interface Load {
   rps: number;
@@ -42,10 +48,13 @@ interface Load {
   cpu: number;
 }
 
-async function load(child: ChildProcess, url: string, headers: Record<string, string>, rate?: number, duration = DURATION_S): Promise<Load> {
+async function load(child: ChildProcess, url: string, headers: Record<string, string>, rate?: number, duration = DURATION_S, paths?: string[]): Promise<Load> {
   const pid = child.pid ?? 0;
   const cpuBefore = cpuMs(pid);
-  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, ...(rate ? { overallRate: rate } : {}) });
+  let next = 0;
+  // With paths, each request asks the next of them in turn (url is then the origin).
+  const requests = paths === undefined ? undefined : [{ setupRequest: (req: { path?: string }) => ({ ...req, path: paths[next++ % paths.length] }) }];
+  const result = await autocannon({ url, headers, connections: CONNECTIONS, duration, ...(rate ? { overallRate: rate } : {}), ...(requests ? { requests } : {}) });
   const cpu = cpuMs(pid) - cpuBefore;
   return {
     rps: result.requests.average,
@@ -102,6 +111,11 @@ interface SizeResult {
   /** The other build's rounds (BENCH_AB_SERVER), empty without one. */
   other: Load[];
   theirs: Load[];
+  /** Walking distinct pages: ours, and the reference serving the same pages' bytes. */
+  walkedOurs: Load[];
+  walkedTheirs: Load[];
+  /** How many distinct pages the walk had (fewer than WALKED in a small collection). */
+  walkedPages: number;
   fixed?: Load;
   seedS: number;
   bodyBytes: number;
@@ -124,8 +138,18 @@ async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
     const body = await res.text();
     const page = JSON.parse(body) as { data?: unknown[]; next_start_key?: string };
     if (res.status !== 200 || page.data?.length !== 50 || page.next_start_key === undefined) throw new Error(`list at ${size}: ${res.status} ${body.slice(0, 200)}`);
+    // The walked pages: the list's first WALKED pages, each asked by its own start_key.
+    const walked: Record<string, string> = {};
+    let startKey: string | undefined = page.next_start_key;
+    for (let i = 0; i < WALKED && startKey !== undefined; i++) {
+      const query: string = `${QUERY}&start_key=${encodeURIComponent(startKey)}`;
+      const text: string = await (await fetch(`${url}/v2/accounts/${auth.accountId}/devices${query}`, { headers })).text();
+      walked[query] = text;
+      startKey = (JSON.parse(text) as { next_start_key?: string }).next_start_key;
+    }
+    const walkedPaths = Object.keys(walked).map((query) => `/v2/accounts/${auth.accountId}/devices${query}`);
     const bodiesFile = join(dataDir, "bare-bodies.json");
-    await writeFile(bodiesFile, JSON.stringify({ [QUERY]: body }));
+    await writeFile(bodiesFile, JSON.stringify({ [QUERY]: body, ...walked }));
     const sameFile = await sameWorkFile(dataDir, auth.token, res.headers);
     bare = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile, ...sameFile], { stdio: ["ignore", "pipe", "pipe"] });
     const bareUrl = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
@@ -153,8 +177,14 @@ async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
       if (ab !== undefined && abTarget !== undefined) other.push(await load(ab.child, abTarget.url, abTarget.headers));
       theirs.push(await load(bare, `${bareUrl}${list}`, headers));
     }
+    const walkedOurs: Load[] = [];
+    const walkedTheirs: Load[] = [];
+    for (let round = 0; round < ROUNDS; round++) {
+      walkedOurs.push(await load(sb.child, url, headers, undefined, DURATION_S, walkedPaths));
+      walkedTheirs.push(await load(bare, bareUrl, headers, undefined, DURATION_S, walkedPaths));
+    }
     const fixed = fixedRate ? await load(sb.child, `${url}${list}`, headers, 1_000) : undefined;
-    return { size, ours, other, theirs, seedS, bodyBytes: Buffer.byteLength(body), ...(fixed ? { fixed } : {}) };
+    return { size, ours, other, theirs, walkedOurs, walkedTheirs, walkedPages: walkedPaths.length, seedS, bodyBytes: Buffer.byteLength(body), ...(fixed ? { fixed } : {}) };
   } finally {
     if (bare) await stop(bare);
     if (ab !== undefined) await stop(ab.child);
@@ -182,6 +212,14 @@ for (const size of SIZES) {
     [`${n}: switchboard median`, `${ourRps.toFixed(0)} req/s, ${(median(r.ours.map((l) => l.cpu)) * 1000).toFixed(0)} µs CPU/req`],
     [`${n}: bare Fastify median`, `${theirRps.toFixed(0)} req/s, ${(median(r.theirs.map((l) => l.cpu)) * 1000).toFixed(0)} µs CPU/req`],
     [`${n}: ratio (target >= 0.6x)`, `${(ourRps / theirRps).toFixed(2)}x, CPU/req ${(median(r.theirs.map((l) => l.cpu)) / median(r.ours.map((l) => l.cpu))).toFixed(2)}x`],
+    [
+      `${n}: ${r.walkedPages} distinct pages in turn${r.walkedPages <= 32 ? " (all can be kept)" : ""}, switchboard / bare median`,
+      `${median(r.walkedOurs.map((l) => l.rps)).toFixed(0)} / ${median(r.walkedTheirs.map((l) => l.rps)).toFixed(0)} req/s, ${(median(r.walkedOurs.map((l) => l.cpu)) * 1000).toFixed(0)} / ${(median(r.walkedTheirs.map((l) => l.cpu)) * 1000).toFixed(0)} µs CPU/req`,
+    ],
+    [
+      `${n}: ${r.walkedPages} distinct pages: ratio (target >= 0.6x)`,
+      `${(median(r.walkedOurs.map((l) => l.rps)) / median(r.walkedTheirs.map((l) => l.rps))).toFixed(2)}x, CPU/req ${(median(r.walkedTheirs.map((l) => l.cpu)) / median(r.walkedOurs.map((l) => l.cpu))).toFixed(2)}x`,
+    ],
     [`${n}: page bytes, seeding through the store`, `${r.bodyBytes} B, ${r.seedS.toFixed(1)} s`],
   );
   if (r.other.length > 0) {
