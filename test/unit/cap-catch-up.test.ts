@@ -4,6 +4,8 @@
 import { describe, expect, it } from "vitest";
 import { FrameClock, type TimeSource } from "../../server/media/frame-clock.js";
 import { MAX_SEND_LATENESS_MS, tooLateToSend } from "../../server/media/late-frames.js";
+import { FRAME_SAMPLES } from "../../server/media/audio-frame.js";
+import { LegMemory } from "../../server/media/worker/leg-memory.js";
 
 /** Time that moves only when told; a stall moves it without any timer running. */
 class ManualTime implements TimeSource {
@@ -67,8 +69,8 @@ describe("catch-up after a stall", () => {
     time.advanceTo(200);
     time.stall(150);
     time.advanceTo(600);
-    // Ticks 11..17 came due during the stall; delivered from 350 on, one per timer turn (1 ms
-    // apart), they ran 130, 111, 92, 73 ... ms late: the first two are past the bound.
+    // Ticks 11..17 came due during the stall; delivered at 350 in one go, they ran 130, 110, 90,
+    // 70 ... ms late: the first two are past the bound.
     expect(unsent).toEqual([11, 12]);
     expect([...sent, ...unsent].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(sent).toEqual(Array.from({ length: 28 }, (_, i) => i + (i < 10 ? 1 : 3)));
@@ -80,5 +82,16 @@ describe("catch-up after a stall", () => {
     expect(tooLateToSend(100)).toBe(false);
     expect(tooLateToSend(100.5)).toBe(true);
     expect(tooLateToSend(1000, Infinity)).toBe(false);
+  });
+
+  it("keeps every owed frame for a media worker: ten ticks written before it reads the first", () => {
+    const main = new LegMemory();
+    const worker = new LegMemory(main.buffer);
+    const source = worker.source();
+    // The clock delivers ticks 101..110 in one callback; the worker's tick messages follow.
+    for (let tick = 101; tick <= 110; tick++) main.writeOut(tick, new Int16Array(FRAME_SAMPLES).fill(tick));
+    const read = [];
+    for (let tick = 101; tick <= 110; tick++) read.push(source.read(tick)[0]);
+    expect(read).toEqual(Array.from({ length: 10 }, (_, i) => 101 + i));
   });
 });
