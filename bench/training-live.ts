@@ -13,7 +13,10 @@
 // BENCH_TRAINING_LIVE_CALLERS: the steps (default 10,20,30,40,50; the simulator holds 50 live
 // calls per account), BENCH_TRAINING_LIVE_TRAINEES (default 5), BENCH_TRAINING_LIVE_SECONDS: the
 // measured window (default 10), BENCH_TRAINING_LIVE_WORKERS: the server's media workers (default
-// serve mode's, one per core).
+// serve mode's, one per core), BENCH_TRAINING_LIVE_DEBUG: print each leg that dropped frames
+// (received, pushed, played, compressed, sent). On a shared machine, run it in a session of its
+// own with a scheduler-group priority (`setsid sh -c 'echo -15 > /proc/$$/autogroup; exec ...'`):
+// the browser's group is then given the same (shareSchedulerGroup).
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { Session } from "node:inspector";

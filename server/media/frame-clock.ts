@@ -182,23 +182,17 @@ export class FrameClock implements TickSource {
       this.#tick += behind;
       this.#nextDue += behind * this.periodMs;
     }
-    // Every tick owed (fewer than maxCatchUp after the skip above) in this one callback, in
-    // order. Owed ticks used to follow one per turn of the event loop, so that packets arriving
-    // meanwhile were read between them; but a turn that takes most of a period (I/O for a
-    // hundred legs, five consoles' traffic) then let the clock gain nothing, and it stayed up to
-    // 200 ms late while the loop's own delay was a few ms (bench/training-live.ts, session 14).
-    // A media worker's packets are drained from shared memory at each tick anyway, and a
-    // receive buffer that runs dry during the burst plays the late audio a tick later.
-    while (this.#active && now >= this.#nextDue) {
+    if (now >= this.#nextDue) {
       this.#lateness = now - this.#nextDue;
       this.#record(this.#lateness);
       this.#nextDue += this.periodMs;
       this.#tick++;
       this.#deliver(this.#tick);
-      // A listener stopped (and maybe restarted) the clock inside the tick: that run is over.
-      if (this.#cancel !== undefined) return;
     }
-    // A listener may have stopped and restarted the clock inside the tick; it then armed itself.
+    // One tick per timer callback: owed ticks follow at once (delay 0) but each after a turn of
+    // the event loop, so packets that arrived during a stall are read between them instead of
+    // every receive FIFO running dry in one burst. A listener may have stopped and restarted
+    // the clock inside the tick; it then armed itself.
     if (this.#active && this.#cancel === undefined) this.#arm();
   }
 

@@ -69,8 +69,8 @@ describe("catch-up after a stall", () => {
     time.advanceTo(200);
     time.stall(150);
     time.advanceTo(600);
-    // Ticks 11..17 came due during the stall; delivered at 350 in one go, they ran 130, 110, 90,
-    // 70 ... ms late: the first two are past the bound.
+    // Ticks 11..17 came due during the stall; delivered from 350 on, one per timer turn (1 ms
+    // apart), they ran 130, 111, 92, 73 ... ms late: the first two are past the bound.
     expect(unsent).toEqual([11, 12]);
     expect([...sent, ...unsent].sort((a, b) => a - b)).toEqual(Array.from({ length: 30 }, (_, i) => i + 1));
     expect(sent).toEqual(Array.from({ length: 28 }, (_, i) => i + (i < 10 ? 1 : 3)));
@@ -88,7 +88,7 @@ describe("catch-up after a stall", () => {
     const main = new LegMemory();
     const worker = new LegMemory(main.buffer);
     const source = worker.source();
-    // The clock delivers ticks 101..110 in one callback; the worker's tick messages follow.
+    // The main thread's clock catches up ten ticks before the worker's loop reads their messages.
     for (let tick = 101; tick <= 110; tick++) main.writeOut(tick, new Int16Array(FRAME_SAMPLES).fill(tick));
     const read = [];
     for (let tick = 101; tick <= 110; tick++) read.push(source.read(tick)[0]);

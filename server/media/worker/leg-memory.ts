@@ -16,8 +16,8 @@ import type { ReceivedAudioSink } from "../receive-buffer.js";
 export const IN_SLOTS = 32;
 /**
  * Ticks the main thread may run ahead of the worker before its frames are overwritten: more than
- * the frame clock's catch-up (ten owed ticks delivered in one go, each written here before the
- * worker's tick messages for them arrive).
+ * the frame clock's catch-up (ten owed ticks, each written here before the worker, busy or not
+ * scheduled, reads the tick messages for them).
  */
 export const OUT_SLOTS = 16;
 
