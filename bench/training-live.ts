@@ -422,10 +422,12 @@ async function main(): Promise<void> {
       await sleep(2000);
       const loop = monitorEventLoopDelay({ resolution: 1 });
       const load0 = loadavg()[0] ?? 0;
-      const legs0 = rowsOf(media.legs);
-      const pages0 = await Promise.all(pages.map((p) => inboundReadings(p)));
+      // The clock's and the loop's figures span the legs' window: a stall while the pages' stats
+      // are read (Playwright's replies are parsed on this thread) shows in both.
       media.clock.resetStats();
       loop.enable();
+      const legs0 = rowsOf(media.legs);
+      const pages0 = await Promise.all(pages.map((p) => inboundReadings(p)));
       const profiling = PROFILE_DIR !== undefined && target === STEPS[STEPS.length - 1] ? await startProfiles(pages[0]) : undefined;
       const cpu0 = await cpuSoFar();
       await sleep(SECONDS * 1000);
