@@ -13,7 +13,10 @@
 // BENCH_TRAINING_LIVE_CALLERS: the steps (default 10,20,30,40,50; the simulator holds 50 live
 // calls per account), BENCH_TRAINING_LIVE_TRAINEES (default 5), BENCH_TRAINING_LIVE_SECONDS: the
 // measured window (default 10), BENCH_TRAINING_LIVE_WORKERS: the server's media workers (default
-// serve mode's, one per core).
+// serve mode's, one per core), BENCH_TRAINING_LIVE_DEBUG: print each leg that dropped frames
+// (received, pushed, played, compressed, sent). On a shared machine, run it in a session of its
+// own with a scheduler-group priority (`setsid sh -c 'echo -15 > /proc/$$/autogroup; exec ...'`):
+// the browser's group is then given the same (shareSchedulerGroup).
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { Session } from "node:inspector";
@@ -125,6 +128,12 @@ interface ServerLoss {
   drops: number;
   late: number;
   underruns: number;
+  /** FIFO drops by cause: full, the clock skipped their time; the rest is a worker's ring overflowing. */
+  overflowed: number;
+  skipped: number;
+  /** Legs that dropped frames, and the most one leg dropped. */
+  droppingLegs: number;
+  mostDropped: number;
 }
 
 type LegRow = [id: string, stats: LegStats];
@@ -133,7 +142,7 @@ const rowsOf = (legs: Iterable<WebRtcLeg>): LegRow[] => [...legs].filter((l) => 
 
 function serverLoss(before: LegRow[], after: LegRow[]): ServerLoss {
   const first = new Map(before);
-  const total: ServerLoss = { legs: 0, sent: 0, received: 0, gaps: 0, drops: 0, late: 0, underruns: 0 };
+  const total: ServerLoss = { legs: 0, sent: 0, received: 0, gaps: 0, drops: 0, late: 0, underruns: 0, overflowed: 0, skipped: 0, droppingLegs: 0, mostDropped: 0 };
   for (const [id, s1] of after) {
     const s0 = first.get(id);
     if (!s0) continue;
@@ -144,6 +153,15 @@ function serverLoss(before: LegRow[], after: LegRow[]): ServerLoss {
     total.drops += s1.fifo.dropped - s0.fifo.dropped;
     total.late += s1.staleFramesSkipped - s0.staleFramesSkipped;
     total.underruns += s1.fifo.underruns - s0.fifo.underruns;
+    total.overflowed += s1.fifo.overflowed - s0.fifo.overflowed;
+    total.skipped += s1.fifo.skipped - s0.fifo.skipped;
+    const dropped = s1.fifo.dropped - s0.fifo.dropped;
+    if (dropped > 0) total.droppingLegs++;
+    if (dropped > 0 && process.env.BENCH_TRAINING_LIVE_DEBUG)
+      console.log(
+        `leg ${id.slice(0, 8)}: received ${s1.packetsReceived - s0.packetsReceived}, pushed ${s1.fifo.pushed - s0.fifo.pushed}, played ${s1.fifo.played - s0.fifo.played}, compressed ${s1.fifo.compressed - s0.fifo.compressed}, underruns ${s1.fifo.underruns - s0.fifo.underruns}, dropped ${dropped}, sent ${s1.packetsSent - s0.packetsSent}, jb ${s1.jitterBufferMs}`,
+      );
+    total.mostDropped = Math.max(total.mostDropped, dropped);
   }
   return total;
 }
@@ -275,11 +293,41 @@ interface Point {
 
 const lostOf = (p: Point) => p.server.gaps + p.server.drops + p.server.late + p.pages.lost;
 
+/**
+ * Chromium starts in a session of its own, so Linux's autogroup scheduling (on by default) weighs
+ * its processes as one group apart from this bench's; nice values count only inside a group. When
+ * this bench's group was given a priority (`echo -15 > /proc/$$/autogroup` in a new session, as the
+ * machine's other users' `nice 19` does not reach across groups), the browser's group gets the
+ * same, so the trainees' pages are no more starved than the server. Returns what it found.
+ */
+async function shareSchedulerGroup(): Promise<string> {
+  const own = await readFile("/proc/self/autogroup", "utf8").catch(() => "");
+  const nice = Number(/nice (-?\d+)/.exec(own)?.[1] ?? 0);
+  if (!own) return "no autogroup scheduling";
+  if (nice === 0) return `${own.trim()}, the browser's left as it is`;
+  const given: string[] = [];
+  for (const entry of await readdir("/proc").catch(() => [])) {
+    if (!/^\d+$/.test(entry)) continue;
+    const stat = await readFile(`/proc/${entry}/stat`, "utf8").catch(() => "");
+    const close = stat.lastIndexOf(")");
+    const ppid = Number(stat.slice(close + 2).split(" ")[1]);
+    if (ppid !== process.pid || !stat.slice(stat.indexOf("(") + 1, close).startsWith("chromium")) continue;
+    try {
+      await writeFile(`/proc/${entry}/autogroup`, String(nice));
+      given.push((await readFile(`/proc/${entry}/autogroup`, "utf8")).trim());
+    } catch (error) {
+      given.push(`not changed (${String(error)})`);
+    }
+  }
+  return `${own.trim()}; browser: ${given.join(", ") || "not found"}`;
+}
+
 async function main(): Promise<void> {
   const bench = await startBenchServer("training-live", { rendererDir: CONSOLE_DIR, mediaWorkers: WORKERS });
   const { server } = bench;
   const media = server.calls.context.media;
   const browser = await launchBrowser();
+  process.stdout.write(`training-live: scheduler groups: ${await shareSchedulerGroup()}\n`);
   const points: Point[] = [];
   // Why each server leg that closed during the run closed ("hangup", "ice failed", "dtls failed", "connect timeout", "remote-bye" ...), counted:
   // every leg the engine makes is followed from its creation.
@@ -374,10 +422,12 @@ async function main(): Promise<void> {
       await sleep(2000);
       const loop = monitorEventLoopDelay({ resolution: 1 });
       const load0 = loadavg()[0] ?? 0;
-      const legs0 = rowsOf(media.legs);
-      const pages0 = await Promise.all(pages.map((p) => inboundReadings(p)));
+      // The clock's and the loop's figures span the legs' window: a stall while the pages' stats
+      // are read (Playwright's replies are parsed on this thread) shows in both.
       media.clock.resetStats();
       loop.enable();
+      const legs0 = rowsOf(media.legs);
+      const pages0 = await Promise.all(pages.map((p) => inboundReadings(p)));
       const profiling = PROFILE_DIR !== undefined && target === STEPS[STEPS.length - 1] ? await startProfiles(pages[0]) : undefined;
       const cpu0 = await cpuSoFar();
       await sleep(SECONDS * 1000);
@@ -439,6 +489,7 @@ function figures(p: Point): [label: string, value: string, column: string][] {
     ["server legs closed so far in the run, by reason", p.legsClosedWhy.join(", "), ""],
     [`server legs (${s.legs}): packets sent / received`, `${s.sent} / ${s.received}`, String(s.legs)],
     ["server legs: lost frames (gaps / FIFO drops / not sent late)", `${s.gaps} / ${s.drops} / ${s.late}`, `${s.gaps} / ${s.drops} / ${s.late}`],
+    ["server legs: FIFO drops by cause (full / clock skipped / worker ring full); legs dropping, most on one leg", `${s.overflowed} / ${s.skipped} / ${s.drops - s.overflowed - s.skipped}; ${s.droppingLegs}, ${s.mostDropped}`, ""],
     ["server legs: FIFO underruns (late, not lost)", String(s.underruns), String(s.underruns)],
     [`trainees' pages (${p.pages.calls} calls): packets received / lost, concealed samples / samples`, `${p.pages.received} / ${p.pages.lost}, ${p.pages.concealed} / ${p.pages.samples}`, `${p.pages.lost} / ${p.pages.concealed}`],
     ["frame clock lateness p99 / max, ticks skipped", `${p.clock.p99.toFixed(2)} / ${p.clock.max.toFixed(1)} ms, ${p.clock.skipped}`, `${p.clock.p99.toFixed(1)} / ${p.clock.max.toFixed(0)} ms`],

@@ -14,8 +14,12 @@ import type { ReceivedAudioSink } from "../receive-buffer.js";
 
 /** Packets the network may deliver between two main-thread ticks before the worker drops them. */
 export const IN_SLOTS = 32;
-/** Ticks the main thread may run ahead of the worker before its frames are overwritten. */
-export const OUT_SLOTS = 8;
+/**
+ * Ticks the main thread may run ahead of the worker before its frames are overwritten: more than
+ * the frame clock's catch-up (ten owed ticks, each written here before the worker, busy or not
+ * scheduled, reads the tick messages for them).
+ */
+export const OUT_SLOTS = 16;
 
 const COUNTER_NAMES = [
   "packetsSent",
