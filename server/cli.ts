@@ -2,6 +2,8 @@
 // for scripts, CI, browsers, and as the child Electron's main process forks.
 import { fileURLToPath } from "node:url";
 import { ConfigError, DEFAULT_PORT, LOOPBACK, USAGE, defaultDataDir, defaultMediaWorkers, parseArgs, wantsHelp, type ServerConfig } from "./config.js";
+import { systemClock } from "./clock.js";
+import { controlledClock, takeClockOption } from "./clock-serve.js";
 import { DEMO_LOGINS, DEMO_PASSWORD } from "./demo.js";
 import { startServer } from "./index.js";
 
@@ -34,7 +36,10 @@ async function main(): Promise<void> {
   }
   let config: ServerConfig;
   try {
-    config = parseArgs(argv, defaults);
+    // A test harness's clock (server/clock-serve.ts): taken out before the options parseArgs knows.
+    const clock = takeClockOption(argv, (message) => new ConfigError(message));
+    config = parseArgs(clock.argv, defaults);
+    if (clock.controllable) config = { ...config, clock: controlledClock(process, clock.controllable, (message) => new ConfigError(message)), mediaClock: systemClock };
   } catch (err) {
     if (err instanceof ConfigError) {
       process.stderr.write(`switchboard: ${err.message} (--help lists the options)\n`);

@@ -243,6 +243,18 @@ export class ControllableClock implements Clock {
     return this.#timers.size;
   }
 
+  /** When the next timer is due in virtual time; undefined when none waits. */
+  nextDue(): number | undefined {
+    return this.#timers.next;
+  }
+
+  /** Runs every timer due by now at once, in order, rather than on the next turn (serve mode's clock control). */
+  runDue(): void {
+    this.#wake?.();
+    this.#wake = undefined;
+    this.#fire();
+  }
+
   /** Anchors at the present: one reading of real time, so no virtual time is lost between two. */
   #reanchor(): void {
     const real = this.#base.now();

@@ -36,6 +36,8 @@ export interface ServerConfig {
   /** Seconds a token lives without use (each use slides the window). */
   tokenTtlS?: number;
   clock?: Clock;
+  /** The clock the media legs' timeouts run on: `clock` unless set (serve mode's --clock controllable keeps them on real time). */
+  mediaClock?: Clock;
   random?: RandomSource;
   /** A logger to use instead of one made from logLevel (tests capture warnings with it). */
   logger?: Logger;

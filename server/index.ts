@@ -58,7 +58,7 @@ export async function startServer(config: ServerConfig): Promise<RunningServer> 
   // The call engine: server-side media on one frame clock, SIP calls (or a test's stand-in) in
   // and out. Closed with the app, before the store, so every hung-up call still writes its CDR.
   const media = new MediaEngine({
-    wallClock: clock,
+    wallClock: config.mediaClock ?? clock,
     random,
     workers: config.mediaWorkers ?? 0,
     ...config.media,

@@ -14,6 +14,9 @@ import { poll } from "../helpers/poll.js";
 import { demoGrant, serve, type DemoGrant, type Served } from "../helpers/serve.js";
 import { formatDuration } from "../helpers/shift.js";
 
+/** Sales' ring timeout in this shift (s). */
+const RING_S = 20;
+
 let server: Served | undefined;
 let launched: LaunchedBrowser | undefined;
 const pageErrors: string[] = [];
@@ -49,7 +52,8 @@ async function openConsole(username: string): Promise<Page> {
 }
 
 beforeAll(async () => {
-  server = await serve();
+  // On a clock the test moves: the rung-out offer and the timed-out caller cost no wait.
+  server = await serve({ clock: true });
   launched = await launchBrowser();
 });
 
@@ -84,8 +88,9 @@ describe("a supervisor's shift", () => {
     const account = `/v2/accounts/${admin.accountId}`;
     const queues = await rest<{ id: string; name: string }[]>("GET", `${account}/callq_queues?paginate=false`, admin.token);
     const salesId = queues.data.find((q) => q.name === "Sales")?.id ?? "";
-    // Short rings and no wrap-up keep the shift brisk; the figures do not depend on either.
-    expect((await rest("PATCH", `${account}/callq_queues/${salesId}`, admin.token, { ring_timeout: 8, agent_wrapup_time: 0 })).status).toBe(200);
+    // No wrap-up keeps the shift brisk; the figures do not depend on it. An offer rings out when
+    // the test moves the server's clock past the ring timeout (long enough for a loaded machine).
+    expect((await rest("PATCH", `${account}/callq_queues/${salesId}`, admin.token, { ring_timeout: RING_S, agent_wrapup_time: 0 })).status).toBe(200);
 
     const supervisorPage = await openConsole("supervisor");
     const pages = { agent1: await openConsole("agent1"), agent2: await openConsole("agent2") };
@@ -207,6 +212,7 @@ describe("a supervisor's shift", () => {
     for (const who of ["agent1", "agent2"] as const) await stateIs(who, "Ready");
     const third = await call("Nina Noanswer");
     const silent = await offered();
+    await served().clock.advance(RING_S * 1000);
     await poll("the offer on the other console", async () => ((await pages[other(silent)].locator(".call-offer").count()) > 0 ? true : undefined), 15_000);
     await accept(other(silent));
     await hangup(third);
@@ -228,6 +234,7 @@ describe("a supervisor's shift", () => {
     expect((await rest("PATCH", `${account}/callq_queues/${salesId}`, admin.token, { timeout: 10 })).status).toBe(200);
     await call("Tim Timedout");
     await figure("waiting", 1);
+    await served().clock.advance(10_000);
     await poll("the caller to time out", async () => ((await rest<QueueStatusBody>("GET", `${account}/callq_queues/${salesId}/status`, admin.token)).data.stats.missed_sessions === 1 ? true : undefined), 20_000);
     await figuresAgree({ total: 5, answered: 3, missed: 2, abandoned: 1, timedOut: 1 });
     expect((await rest("PATCH", `${account}/callq_queues/${salesId}`, admin.token, { timeout: 3600 })).status).toBe(200);

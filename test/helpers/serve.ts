@@ -1,6 +1,6 @@
 // Runs the built headless server (out/main/server.js) on a free port with a fresh data directory,
 // for tests that need the real thing over HTTP; stop() ends it and removes the directory.
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -16,6 +16,20 @@ export interface ServeOptions {
   args?: string[];
   /** How long to wait for the URL line. */
   timeoutMs?: number;
+  /**
+   * Runs the server on a clock this test can move (`--clock controllable`, over an IPC channel):
+   * true, or the virtual time to start at (a restart carries the time on).
+   */
+  clock?: boolean | { startMs: number };
+}
+
+/** The served server's clock, when serve() was given `clock`; each call answers its time after. */
+export interface ServedClock {
+  /** Moves the server's time on by `ms`, each timer falling due running at its own time in order. */
+  advance(ms: number): Promise<number>;
+  /** Moves the server's time on by `ms` at once; what fell due runs in order, at the new time. */
+  jump(ms: number): Promise<number>;
+  now(): Promise<number>;
 }
 
 export interface Served {
@@ -28,6 +42,8 @@ export interface Served {
   stop(): Promise<void>;
   /** SIGKILL, as a crash or the OOM killer would: no shutdown runs; resolves once it is gone. */
   kill(): Promise<void>;
+  /** Moves the server's clock; rejects unless serve() was given `clock`. */
+  clock: ServedClock;
 }
 
 // Port 0 itself must not count: only the port the server really listens on.
@@ -47,13 +63,17 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run npm run build first`);
   const timeoutMs = options.timeoutMs ?? 20_000;
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-test-"));
-  const args = ["--import", END_WITH_PARENT, SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir, ...(options.args ?? [])];
-  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: ["pipe", "pipe", "pipe"] });
+  const clockArgs = options.clock === undefined || options.clock === false ? [] : ["--clock", options.clock === true ? "controllable" : `controllable@${Math.round(options.clock.startMs)}`];
+  const args = ["--import", END_WITH_PARENT, SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir, ...clockArgs, ...(options.args ?? [])];
+  // The IPC channel only for a movable clock: the server refuses --clock controllable without one.
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: clockArgs.length ? ["pipe", "pipe", "pipe", "ipc"] : ["pipe", "pipe", "pipe"] });
 
   let output = "";
   const exited = new Promise<string>((resolve) => {
     child.once("exit", (code, signal) => resolve(signal ?? `code ${code ?? "?"}`));
   });
+
+  const clock = clockOver(child, clockArgs.length > 0, exited);
 
   const removeDataDir = () => rm(dataDir, { recursive: true, force: true });
 
@@ -82,8 +102,8 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
           resolve(match[1] ?? "");
         }
       };
-      child.stdout.on("data", onOutput);
-      child.stderr.on("data", onOutput);
+      child.stdout?.on("data", onOutput);
+      child.stderr?.on("data", onOutput);
       child.once("error", (err) => {
         clearTimeout(timer);
         reject(err);
@@ -106,7 +126,44 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
     await removeDataDir();
   }
 
-  return { url, dataDir, pid: child.pid ?? 0, output: () => output, stop, kill };
+  return { url, dataDir, pid: child.pid ?? 0, output: () => output, stop, kill, clock };
+}
+
+interface ClockAnswer {
+  switchboardClock: { id: number; now?: number; error?: string };
+}
+
+function isClockAnswer(message: unknown): message is ClockAnswer {
+  return typeof message === "object" && message !== null && "switchboardClock" in message;
+}
+
+/** The clock requests of server/clock-serve.ts over the child's IPC channel, each answered by id. */
+function clockOver(child: ChildProcess, enabled: boolean, exited: Promise<string>): ServedClock {
+  let nextId = 1;
+  const waiting = new Map<number, { resolve: (now: number) => void; reject: (err: Error) => void }>();
+  if (enabled) {
+    child.on("message", (message: unknown) => {
+      if (!isClockAnswer(message)) return;
+      const { id, now, error } = message.switchboardClock;
+      const request = waiting.get(id);
+      waiting.delete(id);
+      if (error !== undefined || now === undefined) request?.reject(new Error(`the server's clock refused: ${error ?? "no time in the answer"}`));
+      else request?.resolve(now);
+    });
+    void exited.then((how) => {
+      for (const request of waiting.values()) request.reject(new Error(`the server exited (${how}) before moving its clock`));
+      waiting.clear();
+    });
+  }
+  const ask = (op: "advance" | "jump" | "now", ms?: number): Promise<number> => {
+    if (!enabled) return Promise.reject(new Error("serve() was not given `clock`: the server's clock cannot be moved"));
+    const id = nextId++;
+    return new Promise<number>((resolve, reject) => {
+      waiting.set(id, { resolve, reject });
+      child.send({ switchboardClock: { id, op, ...(ms === undefined ? {} : { ms }) } });
+    });
+  };
+  return { advance: (ms) => ask("advance", ms), jump: (ms) => ask("jump", ms), now: () => ask("now") };
 }
 
 export interface DemoGrant {

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, expect } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "./browser.js";
 import { openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "./console-page.js";
 import { poll } from "./poll.js";
-import { demoGrant, serve, type Served } from "./serve.js";
+import { demoGrant, serve, type Served, type ServedClock } from "./serve.js";
 
 interface Envelope<T> {
   data: T;
@@ -33,6 +33,11 @@ export interface ChannelRow {
   is_onhold?: boolean;
 }
 
+export interface FloorOptions {
+  /** The server runs on a clock the test moves (serve mode's --clock controllable). */
+  clock?: boolean;
+}
+
 export interface Caller {
   caller_id_name: string;
   caller_id_number: string;
@@ -49,14 +54,19 @@ export class Floor {
     server: Served,
     private readonly dataDir: string,
     private readonly args: readonly string[],
+    private readonly movableClock: boolean,
   ) {
     this.#server = server;
   }
 
-  /** Serve mode on its own data directory (kept across restart()), signed in as the admin; `args` are more serve-mode flags. */
-  static async open(args: readonly string[] = []): Promise<Floor> {
+  /**
+   * Serve mode on its own data directory (kept across restart()), signed in as the admin; `args`
+   * are more serve-mode flags; with `clock`, the server's clock is this test's to move (clock()).
+   */
+  static async open(args: readonly string[] = [], options: FloorOptions = {}): Promise<Floor> {
     const dataDir = await mkdtemp(join(tmpdir(), "sb-shift-"));
-    const floor = new Floor(await serve({ args: ["--data-dir", dataDir, ...args] }), dataDir, args);
+    const clock = options.clock ?? false;
+    const floor = new Floor(await serve({ args: ["--data-dir", dataDir, ...args], clock }), dataDir, args, clock);
     await floor.signInAdmin();
     for (const user of (await floor.v2<{ id: string; username: string }[]>("GET", "/users")).body.data) floor.#userIds.set(user.username, user.id);
     return floor;
@@ -72,11 +82,20 @@ export class Floor {
     return id;
   }
 
-  /** Stops the server and starts it again on the same port and data. */
+  /**
+   * The server's clock (Floor.open with `clock`): moving it ends ring timeouts, wrap-ups and the
+   * like at once instead of waiting for them. Audio and the consoles keep real time.
+   */
+  get clock(): ServedClock {
+    return this.#server.clock;
+  }
+
+  /** Stops the server and starts it again on the same port and data (and a moved clock at the time it had). */
   async restart(): Promise<void> {
     const port = new URL(this.#server.url).port;
+    const clock = this.movableClock ? { startMs: await this.#server.clock.now() } : false;
     await this.#server.stop();
-    this.#server = await serve({ args: ["--port", port, "--data-dir", this.dataDir, ...this.args] });
+    this.#server = await serve({ args: ["--port", port, "--data-dir", this.dataDir, ...this.args], clock });
     await this.signInAdmin();
   }
 
@@ -158,13 +177,13 @@ export interface FloorSetup {
  * Starts a floor (serve mode with `args`) and Chromium before the file's tests and stops both
  * after them; called once at the top of a test file.
  */
-export function useFloor(args: readonly string[] = []): FloorSetup {
+export function useFloor(args: readonly string[] = [], options: FloorOptions = {}): FloorSetup {
   let floor: Floor | undefined;
   let browser: LaunchedBrowser | undefined;
   const consoles: ConsolePage[] = [];
   beforeAll(async () => {
     await mkdir(SCREENSHOTS, { recursive: true });
-    floor = await Floor.open(args);
+    floor = await Floor.open(args, options);
     browser = await launchBrowser();
   });
   afterAll(async () => {

@@ -181,6 +181,26 @@ describe("ControllableClock", () => {
     expect(clock.pending()).toBe(0);
     expect(real.pending()).toBe(0);
   });
+
+  it("tells when its next timer is due, and runs what is due at once on runDue (serve mode's clock control)", async () => {
+    const { real, clock } = controllable(1);
+    const ran: number[] = [];
+    expect(clock.nextDue()).toBeUndefined();
+    clock.after(3000, () => ran.push(clock.now()));
+    clock.after(1000, () => ran.push(clock.now()));
+    expect(clock.nextDue()).toBe(1_001_000);
+    clock.jumpTo(1_001_000);
+    // Due, not yet run (its real wake is the next turn): runDue runs it now, without waiting.
+    expect(ran).toEqual([]);
+    clock.runDue();
+    expect(ran).toEqual([1_001_000]);
+    expect(clock.nextDue()).toBe(1_003_000);
+    // Nothing else due: runDue does nothing, and the remaining timer still fires on real time.
+    clock.runDue();
+    expect(ran).toEqual([1_001_000]);
+    await real.advance(2000);
+    expect(ran).toEqual([1_001_000, 1_003_000]);
+  });
 });
 
 describe("SwitchedClock", () => {
