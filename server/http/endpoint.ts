@@ -7,7 +7,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import type { Clock } from "../clock.js";
 import { REVISION_PATTERN } from "../store/index.js";
 import { ApiError } from "./errors.js";
-import { JsonText, plainData, successEnvelope, successEnvelopeText, type Paging } from "./envelope.js";
+import { JsonText, plainData, successEnvelope, successEnvelopeText, type EnvelopeOptions, type Paging } from "./envelope.js";
 import { isJsonType, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
 import { toCsv } from "./csv.js";
 import { contentDisposition } from "./binary.js";
@@ -446,12 +446,15 @@ function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest
   // Serialized here, as Fastify would (JSON.stringify), so the reply takes a string and skips its
   // serialization step; data serialized already is joined into the envelope as it is.
   reply.type("application/json; charset=utf-8");
-  if (prettyPrint(request, req)) {
-    const envelope = successEnvelope({ data: plainData(data), revision: outcome.revision, requestId: request.id, authToken, now, paging: outcome.paging });
-    reply.send(`${JSON.stringify(envelope, null, 2)}\n`);
-  } else if (data instanceof JsonText) reply.send(successEnvelopeText({ data, revision: outcome.revision, requestId: request.id, authToken, now, paging: outcome.paging }));
-  else reply.send(JSON.stringify(successEnvelope({ data, revision: outcome.revision, requestId: request.id, authToken, now, paging: outcome.paging })));
+  if (prettyPrint(request, req)) reply.send(`${JSON.stringify(successEnvelope(envelopeOf(plainData(data), outcome, request.id, authToken, now)), null, 2)}\n`);
+  else if (data instanceof JsonText) reply.send(successEnvelopeText(envelopeOf(data, outcome, request.id, authToken, now)));
+  else reply.send(JSON.stringify(successEnvelope(envelopeOf(data, outcome, request.id, authToken, now))));
   return undefined;
+}
+
+/** The envelope's options for `data` (one object, as each answer made before: no spread copies). */
+function envelopeOf<D>(data: D, outcome: Outcome, requestId: string, authToken: string | null, now: Date): EnvelopeOptions<D> {
+  return { data, revision: outcome.revision, requestId, authToken, now, paging: outcome.paging };
 }
 
 /** The CSV's file name: `X-File-Name` or `file_name` as Kazoo takes them, a path never; else result.csv. */

@@ -20,14 +20,17 @@ export interface SuccessEnvelope {
   next_start_key?: string;
 }
 
-export function successEnvelope(options: {
-  data: unknown;
+/** What a success envelope is made of: the answer's data and the request's facts. */
+export interface EnvelopeOptions<D> {
+  data: D;
   revision?: string;
   requestId: string;
   authToken: string | null;
   now: Date;
   paging?: Paging;
-}): SuccessEnvelope {
+}
+
+export function successEnvelope(options: EnvelopeOptions<unknown>): SuccessEnvelope {
   return {
     status: "success",
     data: options.data,
@@ -66,14 +69,7 @@ export function plainData(data: unknown): unknown {
  * `JSON.stringify(successEnvelope(options))` for data serialized already, byte for byte: the same
  * keys in the same order, the paging keys last as the spread puts them.
  */
-export function successEnvelopeText(options: {
-  data: JsonText;
-  revision?: string;
-  requestId: string;
-  authToken: string | null;
-  now: Date;
-  paging?: Paging;
-}): string {
+export function successEnvelopeText(options: EnvelopeOptions<JsonText>): string {
   const revision = options.revision ?? contentRevision(options.data);
   const paging = options.paging === undefined ? "{}" : JSON.stringify(options.paging);
   // The paging object's text without its braces is what the spread adds to the envelope's end.
