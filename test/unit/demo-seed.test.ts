@@ -6,6 +6,7 @@ import { pino } from "pino";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { DEMO_PASSWORD, HOLD_MUSIC_FILE, seedDemo } from "../../server/demo.js";
 import { Store } from "../../server/store/index.js";
+import { closeOpenedStores, openStore } from "../helpers/stores.js";
 
 const assetsDir = join(import.meta.dirname, "../../assets");
 const logger = pino({ level: "silent" });
@@ -15,6 +16,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "sb-demo-"));
 });
 afterEach(async () => {
+  await closeOpenedStores();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -26,18 +28,18 @@ async function counts(store: Store, accountId: string): Promise<Record<string, n
 
 describe("demo data", () => {
   it("seeds the demo account once, and a second run adds nothing", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const accountId = await seedDemo(store, { assetsDir, logger });
     const first = await counts(store, accountId);
     expect(first).toEqual({ users: 5, devices: 5, callq_queues: 2, callflows: 11, media: 1 });
-    const again = await Store.open({ dir });
+    const again = await openStore({ dir });
     expect(await seedDemo(again, { assetsDir, logger })).toBe(accountId);
     expect(await counts(again, accountId)).toEqual(first);
     expect((await again.global("accounts")).size).toBe(1);
   });
 
   it("keeps only credential hashes, gives each user a softphone with SIP credentials, and routes the numbers", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const accountId = await seedDemo(store, { assetsDir, logger });
     const users = (await store.account(accountId, "users")).all();
     const agent1 = users.find((u) => u.data.username === "agent1");

@@ -13,7 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { ManualClock } from "../../server/clock-control.js";
 import { JsonText, successEnvelope, successEnvelopeText } from "../../server/http/envelope.js";
 import { listPage, listPageText, publicFields, RowTexts, view, viewText, type Data } from "../../server/http/resource.js";
-import { Store, type Collection, type StoredDoc } from "../../server/store/index.js";
+import type { Collection, StoredDoc } from "../../server/store/index.js";
+import { closeOpenedStores, openStore } from "../helpers/stores.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const START_MS = Date.UTC(2026, 10, 27, 4, 0, 0);
@@ -144,7 +145,7 @@ class Run {
 }
 
 async function openDevices(dir: string): Promise<Collection> {
-  const store = await Store.open({ dir, clock: new ManualClock(START_MS) });
+  const store = await openStore({ dir, clock: new ManualClock(START_MS) });
   return store.account(ACCOUNT, "devices");
 }
 
@@ -153,6 +154,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "sb-doc-texts-"));
 });
 afterAll(async () => {
+  await closeOpenedStores();
   await rm(root, { recursive: true, force: true });
 });
 

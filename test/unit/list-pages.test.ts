@@ -17,7 +17,8 @@ import { equalityIndexOn, filterFromQuery } from "../../server/http/filters.js";
 import type { Paging } from "../../server/http/envelope.js";
 import { DEFAULT_PAGE_SIZE } from "../../server/http/paging.js";
 import { byId, listPage, view, type Data, type ListOptions } from "../../server/http/resource.js";
-import { Store, type Collection, type StoredDoc } from "../../server/store/index.js";
+import type { Collection, StoredDoc } from "../../server/store/index.js";
+import { closeOpenedStores, openStore } from "../helpers/stores.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const INDEXED = ["owner_id", "device_type", "n", "tags", "nested.x", "id"];
@@ -189,7 +190,7 @@ function compare(collection: Collection, spec: QuerySpec, list: number): void {
 
 /** The devices collection of a data directory, opened as the server opens it. */
 async function openDevices(dir: string, clock: ManualClock): Promise<Collection> {
-  const store = await Store.open({ dir, clock });
+  const store = await openStore({ dir, clock });
   // As the server does on start: declared before the first request.
   for (const field of INDEXED) store.equalityIndex("devices", equalityIndexOn(field));
   return store.account(ACCOUNT, "devices");
@@ -268,6 +269,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "sb-list-pages-"));
 });
 afterAll(async () => {
+  await closeOpenedStores();
   await rm(root, { recursive: true, force: true });
 });
 

@@ -14,7 +14,8 @@ import { ManualClock } from "../../server/clock-control.js";
 import { JsonText } from "../../server/http/envelope.js";
 import type { Outcome } from "../../server/http/endpoint.js";
 import { listPageText, PAGE_CHARS_KEPT, PageAnswers, PAGES_KEPT, RowTexts, type Data } from "../../server/http/resource.js";
-import { Store, type Collection, type StoredDoc } from "../../server/store/index.js";
+import type { Collection, StoredDoc } from "../../server/store/index.js";
+import { closeOpenedStores, openStore } from "../helpers/stores.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const START_MS = Date.UTC(2026, 10, 27, 4, 0, 0);
@@ -139,7 +140,7 @@ function textOf(outcome: Outcome): string {
 }
 
 async function openDevices(dir: string): Promise<Collection> {
-  const store = await Store.open({ dir, clock: new ManualClock(START_MS) });
+  const store = await openStore({ dir, clock: new ManualClock(START_MS) });
   return store.account(ACCOUNT, "devices");
 }
 
@@ -148,6 +149,7 @@ beforeAll(async () => {
   root = await mkdtemp(join(tmpdir(), "sb-rest-pages-"));
 });
 afterAll(async () => {
+  await closeOpenedStores();
   await rm(root, { recursive: true, force: true });
 });
 

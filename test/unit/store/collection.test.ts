@@ -7,6 +7,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { GREGORIAN_OFFSET_S } from "../../../server/clock.js";
 import { ManualClock } from "../../../server/clock-control.js";
 import { MODB_ID_PATTERN, REVISION_PATTERN, Store, StoreConflictError, StoreNotFoundError } from "../../../server/store/index.js";
+import { closeOpenedStores, openStore } from "../../helpers/stores.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 let dir: string;
@@ -15,23 +16,24 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "sb-store-"));
 });
 afterEach(async () => {
+  await closeOpenedStores();
   await rm(dir, { recursive: true, force: true });
 });
 
 async function reopenAs(name: string) {
-  const store = await Store.open({ dir });
+  const store = await openStore({ dir });
   return store.account(ACCOUNT, name);
 }
 
 async function reopen() {
-  const store = await Store.open({ dir });
+  const store = await openStore({ dir });
   return store.account(ACCOUNT, "devices");
 }
 
 describe("collection", () => {
   it("stamps ids, Gregorian times and a revision that changes on every write", async () => {
     const clock = new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
-    const store = await Store.open({ dir, clock });
+    const store = await openStore({ dir, clock });
     const devices = await store.account(ACCOUNT, "devices");
     const doc = await devices.create({ name: "desk" });
     expect(doc.id).toMatch(/^[0-9a-f]{32}$/);
@@ -48,7 +50,7 @@ describe("collection", () => {
   });
 
   it("keeps every one of many concurrent writes", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const devices = await store.account(ACCOUNT, "devices");
     const created = await Promise.all(Array.from({ length: 500 }, (_, i) => devices.create({ name: `d${i}` })));
     await Promise.all(created.slice(0, 250).map((d) => devices.update(d.id, { name: `${String(d.data.name)}!` })));
@@ -61,7 +63,7 @@ describe("collection", () => {
   });
 
   it("refuses a write with a stale revision and changes nothing", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const devices = await store.account(ACCOUNT, "devices");
     const doc = await devices.create({ name: "a" });
     const v2 = await devices.update(doc.id, { name: "b" }, { rev: doc.rev });
@@ -75,7 +77,7 @@ describe("collection", () => {
   });
 
   it("returns copies: changing what a caller passed in or got back does not change the store", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const devices = await store.account(ACCOUNT, "devices");
     const input = { name: "a", sip: { username: "u" } };
     const doc = await devices.create(input);
@@ -88,18 +90,18 @@ describe("collection", () => {
       const links = await Promise.all((await readdir("/proc/self/fd")).map((fd) => readlink(`/proc/self/fd/${fd}`).catch(() => "")));
       return links.filter((l) => l.startsWith(dir) && l.endsWith(".journal")).length;
     };
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const devices = await store.account(ACCOUNT, "devices");
     for (let i = 0; i < 5; i++) await devices.create({ name: `d${i}` });
     expect(await journalsOpen()).toBe(1);
     await store.close();
     expect(await journalsOpen()).toBe(0);
-    const again = await (await Store.open({ dir })).account(ACCOUNT, "devices");
+    const again = await (await openStore({ dir })).account(ACCOUNT, "devices");
     expect(again.size).toBe(5);
   });
 
   it("creates a document together with its attachment: nobody sees one without the other", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const recordings = await store.account(ACCOUNT, "recordings");
     const seen: (string | undefined)[] = [];
     store.onChange((change) => seen.push(change.doc.attachments?.["audio.wav"]?.content_type));
@@ -112,12 +114,12 @@ describe("collection", () => {
     const onDisk = await readFile(join(dir, "accounts", ACCOUNT, "recordings.attachments", doc.id, "audio.wav"));
     expect(onDisk.equals(bytes)).toBe(true);
     await store.close();
-    const again = await (await Store.open({ dir })).account(ACCOUNT, "recordings");
+    const again = await (await openStore({ dir })).account(ACCOUNT, "recordings");
     expect(again.get(doc.id)?.attachments?.["audio.wav"]?.length).toBe(5_000);
   });
 
   it("stores attachments as files beside the collection, streams ranges, removes them with the document", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const media = await store.account(ACCOUNT, "media");
     const doc = await media.create({ name: "tone" });
     const bytes = Buffer.from(Array.from({ length: 100_000 }, (_, i) => i % 251));
@@ -141,7 +143,7 @@ describe("collection", () => {
   });
 
   it("folds the journal into the collection file on flush, and keeps both consistent", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const devices = await store.account(ACCOUNT, "devices");
     const docs = [];
     for (let i = 0; i < 30; i++) docs.push(await devices.create({ name: `d${i}` }));
@@ -156,7 +158,7 @@ describe("collection", () => {
   });
 
   it("ignores a torn last journal line (a write cut by a crash, never acknowledged)", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const devices = await store.account(ACCOUNT, "devices");
     const kept = await devices.create({ name: "kept" });
     const folder = join(dir, "accounts", ACCOUNT);
@@ -170,7 +172,7 @@ describe("collection", () => {
   });
 
   it("shows a durable create only once it is synced, while counting it and keeping its id taken", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const log = await store.account(ACCOUNT, "webhook_attempts");
     const writing = log.create({ n: 1 }, { durable: true, id: "a".repeat(32) });
     expect(log.all()).toEqual([]);
@@ -184,7 +186,7 @@ describe("collection", () => {
   });
 
   it("rejects bad account ids and collection names", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     expect(() => store.account("../etc", "devices")).toThrow(/bad account id/);
     expect(() => store.account(ACCOUNT, "../../x")).toThrow(/bad collection name/);
   });
@@ -227,7 +229,7 @@ describe("data directory lock", () => {
     await expect(Store.open({ dir })).rejects.toThrow(/in use by another Switchboard server \(process \d+ on /);
     child.kill("SIGKILL");
     await new Promise((resolve) => child.once("exit", resolve));
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     await store.close();
   });
 });

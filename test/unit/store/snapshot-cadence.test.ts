@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { ManualClock } from "../../../server/clock-control.js";
-import { Store } from "../../../server/store/index.js";
+import { closeOpenedStores, openStore } from "../../helpers/stores.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 let dir: string;
@@ -11,6 +11,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "sb-cadence-"));
 });
 afterEach(async () => {
+  await closeOpenedStores();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -31,7 +32,7 @@ async function documentsInFile(): Promise<number> {
 describe("collection file rewrites", () => {
   it("come after as many changes as the file held documents, so a write's share stays flat", async () => {
     // The manual clock never reaches the quiet second: only the change count starts a rewrite.
-    const store = await Store.open({ dir, clock: new ManualClock(Date.UTC(2026, 10, 26)) });
+    const store = await openStore({ dir, clock: new ManualClock(Date.UTC(2026, 10, 26)) });
     const devices = await store.account(ACCOUNT, "devices");
     await Promise.all(Array.from({ length: 3_000 }, (_, i) => devices.create({ name: `d${i}` })));
     await devices.flush();

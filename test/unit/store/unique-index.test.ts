@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { ApiError } from "../../../server/http/errors.js";
 import { storeError } from "../../../server/http/resource.js";
 import { Store, StoreUniqueError, type UniqueIndexSpec } from "../../../server/store/index.js";
+import { closeOpenedStores, openStore } from "../../helpers/stores.js";
 
 const ACCOUNT = "0123456789abcdef0123456789abcdef";
 const USERNAMES: UniqueIndexSpec = {
@@ -26,6 +27,7 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "sb-unique-"));
 });
 afterEach(async () => {
+  await closeOpenedStores();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -40,7 +42,7 @@ async function devicesOf(store: Store) {
 
 describe("unique index", () => {
   it("follows creates, updates and deletes, and a rename frees the old value", async () => {
-    const { devices, index } = await devicesOf(await Store.open({ dir }));
+    const { devices, index } = await devicesOf(await openStore({ dir }));
     const a = await devices.create(device("Alice"));
     expect(index.holder("alice")).toBe(a.id);
     await expect(devices.create(device("ALICE"))).rejects.toBeInstanceOf(StoreUniqueError);
@@ -62,7 +64,7 @@ describe("unique index", () => {
   });
 
   it("indexes every value of a many-valued field", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const callflows = await store.account(ACCOUNT, "callflows");
     const index = callflows.uniqueIndex(NUMBERS);
     const a = await callflows.create({ numbers: ["100", "101"] });
@@ -73,7 +75,7 @@ describe("unique index", () => {
   });
 
   it("is rebuilt on open from the collection file and the journal", async () => {
-    const first = await Store.open({ dir });
+    const first = await openStore({ dir });
     const devices = await first.account(ACCOUNT, "devices");
     const snapshotted = await devices.create(device("one"));
     const renamed = await devices.create(device("two"));
@@ -84,7 +86,7 @@ describe("unique index", () => {
     await devices.delete(deleted.id);
     const journalled = await devices.create(device("five"));
 
-    const { devices: again, index } = await devicesOf(await Store.open({ dir }));
+    const { devices: again, index } = await devicesOf(await openStore({ dir }));
     expect(again).not.toBe(devices);
     expect(index.holder("one")).toBe(snapshotted.id);
     expect(index.holder("two")).toBeUndefined();
@@ -95,7 +97,7 @@ describe("unique index", () => {
   });
 
   it("lets exactly one of two concurrent creates of one value through", async () => {
-    const { devices } = await devicesOf(await Store.open({ dir }));
+    const { devices } = await devicesOf(await openStore({ dir }));
     const results = await Promise.allSettled([devices.create(device("same")), devices.create(device("Same")), devices.create(device("SAME"))]);
     expect(results.filter((r) => r.status === "fulfilled")).toHaveLength(1);
     for (const r of results) if (r.status === "rejected") expect(r.reason).toBeInstanceOf(StoreUniqueError);
@@ -103,7 +105,7 @@ describe("unique index", () => {
   });
 
   it("reaches every collection of a declared name, opened before or after the declaration", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const early = await store.account(ACCOUNT, "devices");
     await early.create(device("taken"));
     store.unique("devices", USERNAMES);
@@ -114,7 +116,7 @@ describe("unique index", () => {
   });
 
   it("hands a value shared by data older than the index on to the next holder when one is deleted", async () => {
-    const store = await Store.open({ dir });
+    const store = await openStore({ dir });
     const devices = await store.account(ACCOUNT, "devices");
     const a = await devices.create(device("shared"));
     const b = await devices.create(device("shared"));
@@ -128,7 +130,7 @@ describe("unique index", () => {
   });
 
   it("reaches an API client as the field's unique error, as the resource's own check words it", async () => {
-    const { devices } = await devicesOf(await Store.open({ dir }));
+    const { devices } = await devicesOf(await openStore({ dir }));
     await devices.create(device("taken"));
     const refused = await devices.create(device("Taken")).catch((err: unknown) => err);
     const mapped = storeError(refused);
