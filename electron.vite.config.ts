@@ -50,8 +50,9 @@ function serverBundle(): Plugin {
         id.startsWith("node:") || builtinModules.includes(id) || SERVER_EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`));
       const bundle = await rolldown({ input: resolve(import.meta.dirname, "server/cli.ts"), platform: "node", external: isExternal, logLevel: "warn" });
       try {
-        // Dynamic imports become requires: a vm.Script has no module loader of its own.
-        await bundle.write({ format: "cjs", file: join(options.dir ?? "", "server.cjs"), codeSplitting: false, dynamicImportInCjs: false });
+        // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as
+        // the ES modules it is made from are.
+        await bundle.write({ format: "cjs", file: join(options.dir ?? "", "server.cjs"), codeSplitting: false, dynamicImportInCjs: false, strict: true });
       } finally {
         await bundle.close();
       }
