@@ -13,6 +13,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { demoGrant, REPO_ROOT, SERVER_ENTRY } from "../helpers/serve.js";
 import { poll } from "../helpers/poll.js";
 
+// Several cold starts a test: on a loaded machine each takes seconds.
+const TEST_TIMEOUT_MS = 300_000;
 const URL_LINE = /Switchboard is serving (http:\/\/127\.0\.0\.1:[1-9]\d*)/;
 
 interface Started {
@@ -107,7 +109,7 @@ describe("the built server's code cache", () => {
     expect(after.map((f) => f.name)).toEqual([written?.name]);
     expect(after[0]?.bytes.equals(written?.bytes ?? Buffer.alloc(0))).toBe(true);
     expect((await stat(join(cacheDir, written?.name ?? ""))).mtimeMs).toBe(before.mtimeMs);
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("starts normally from a damaged cache file and writes it afresh", async () => {
     cacheDir = join(scratch, "cache-damaged");
@@ -129,7 +131,7 @@ describe("the built server's code cache", () => {
     const third = await start("third");
     await firstAnswers(third.url);
     await poll("the cut cache to be written afresh", async () => ((await cacheFiles())[0]?.whole ? true : undefined));
-  });
+  }, TEST_TIMEOUT_MS);
 
   it("serves two servers starting at once on one empty cache folder, and leaves one whole cache", async () => {
     cacheDir = join(scratch, "cache-together");
@@ -141,5 +143,5 @@ describe("the built server's code cache", () => {
     // No temporary file left once both have written.
     await Promise.all([stop(a), stop(b)]);
     expect((await readdir(cacheDir)).filter((n) => !n.endsWith(".v8"))).toEqual([]);
-  });
+  }, TEST_TIMEOUT_MS);
 });
