@@ -1,8 +1,10 @@
 import { readFile, writeFile } from "node:fs/promises";
+import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { defineConfig } from "electron-vite";
 import react from "@vitejs/plugin-react";
+import { rolldown } from "rolldown";
 import type { Plugin } from "vite";
 
 /**
@@ -25,10 +27,44 @@ function precompress(): Plugin {
   };
 }
 
+/**
+ * Packages the server bundle leaves to node_modules: werift and libphonenumber-js are loaded on
+ * first use through createRequire (a media worker's file carries its own werift), and the docs
+ * page's two plug-ins at the first /docs request (swagger-ui serves files kept beside its code).
+ * Everything else the server imports is in the one file.
+ */
+const SERVER_EXTERNAL = ["werift", "libphonenumber-js", "@fastify/swagger", "@fastify/swagger-ui", "electron"];
+
+/**
+ * The server (server/cli.ts and all it imports, its dependencies included) as one CommonJS file,
+ * out/main/server.cjs, which out/main/server.js (server/boot.ts) compiles with a V8 code cache:
+ * no module resolution at start, one file read, and on later starts little compiling. CommonJS
+ * because Node 20 can cache only a vm.Script's code (it has no module.enableCompileCache).
+ */
+function serverBundle(): Plugin {
+  return {
+    name: "switchboard-server-bundle",
+    apply: "build",
+    async writeBundle(options) {
+      const isExternal = (id: string) =>
+        id.startsWith("node:") || builtinModules.includes(id) || SERVER_EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`));
+      const bundle = await rolldown({ input: resolve(import.meta.dirname, "server/cli.ts"), platform: "node", external: isExternal, logLevel: "warn" });
+      try {
+        // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as
+        // the ES modules it is made from are.
+        await bundle.write({ format: "cjs", file: join(options.dir ?? "", "server.cjs"), codeSplitting: false, dynamicImportInCjs: false, strict: true });
+      } finally {
+        await bundle.close();
+      }
+    },
+  };
+}
+
 // Four outputs: Electron main, the headless server entry (plain Node, no electron),
 // the sandboxed preload (must be CommonJS) and the renderer.
 export default defineConfig({
   main: {
+    plugins: [serverBundle()],
     build: {
       outDir: "out/main",
       // werift goes into the media worker's file (only the worker imports it statically): one file
@@ -37,7 +73,8 @@ export default defineConfig({
       rollupOptions: {
         input: {
           index: resolve(import.meta.dirname, "main/index.ts"),
-          server: resolve(import.meta.dirname, "server/cli.ts"),
+          // Serve mode's entry: it runs out/main/server.cjs (serverBundle above) with a code cache.
+          server: resolve(import.meta.dirname, "server/boot.ts"),
           // The media worker thread's entry (server/media/worker/pool.ts starts it beside server.js).
           "media-worker": resolve(import.meta.dirname, "server/media/worker/thread.ts"),
         },

@@ -15,6 +15,10 @@
 // CPU time much less so; the second leaves out what the server does in idle time after listen.
 // BENCH_RUNS sets the runs of each (default 15); BENCH_SERVER_JS another build's server.js, or
 // several separated by commas (a before/after comparison: the builds take turns in each round).
+// Since session 15 the built server.js compiles the server's bundle with a V8 code cache
+// (server/code-cache.ts): each build gets a cache folder of its own, filled by one untimed start
+// before the rounds (the figures are a start with a warm cache, as every start after the first
+// one of an install is); `<server.js>#nocache` runs the same build with the cache off.
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -44,9 +48,9 @@ interface Started {
   stop(): Promise<void>;
 }
 
-async function start(args: string[]): Promise<Started> {
+async function start(args: string[], env: NodeJS.ProcessEnv = process.env): Promise<Started> {
   const t0 = performance.now();
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ["ignore", "pipe", "inherit"] });
+  const child = spawn(process.execPath, args, { cwd: root, env, stdio: ["ignore", "pipe", "inherit"] });
   const exited = new Promise((resolve) => child.once("exit", resolve));
   const url = await new Promise<string>((resolve, reject) => {
     let out = "";
@@ -85,7 +89,11 @@ async function withDataDir<T>(run: (dir: string) => Promise<T>): Promise<T> {
   }
 }
 
-const serveArgs = (serverJs: string, dir: string) => [serverJs, "--port", "0", "--events-port", "0", "--data-dir", dir, "--log-level", "warn"];
+const serveArgs = (serverJs: string, dir: string) => [serverJs.replace(/#nocache$/, ""), "--port", "0", "--events-port", "0", "--data-dir", dir, "--log-level", "warn"];
+
+/** Each build's own code cache folder (or "off" for `#nocache`): a build never reads another's cache. */
+const cacheDirs = new Map<string, string>();
+const serveEnv = (serverJs: string): NodeJS.ProcessEnv => ({ ...process.env, SWITCHBOARD_CODE_CACHE: serverJs.endsWith("#nocache") ? "off" : (cacheDirs.get(serverJs) ?? "off") });
 
 /** CPU time (user + system) of a process's main thread so far, in ms; NaN where /proc is missing. */
 async function mainThreadCpuMs(pid: number | undefined): Promise<number> {
@@ -110,7 +118,7 @@ async function firstApiOk(url: string): Promise<{ signedIn: number }> {
 
 function serverColdStart(serverJs: string): Promise<{ wall: number; signedIn: number; cpu: number; cpuServing: number }> {
   return withDataDir(async (dir) => {
-    const s = await start(serveArgs(serverJs, dir));
+    const s = await start(serveArgs(serverJs, dir), serveEnv(serverJs));
     try {
       const cpuServing = await mainThreadCpuMs(s.child.pid);
       const { signedIn } = await firstApiOk(s.url);
@@ -168,7 +176,7 @@ async function simCall(url: string, token: string, accountId: string): Promise<{
 
 async function firstCalls(serverJs: string): Promise<{ first: { created: number; answered: number }; second: { created: number; answered: number } }> {
   return withDataDir(async (dir) => {
-    const s = await start(serveArgs(serverJs, dir));
+    const s = await start(serveArgs(serverJs, dir), serveEnv(serverJs));
     try {
       const login = await api<{ auth_token: string; data: { account_id: string } }>(s.url, "PUT", "/v2/user_auth", { credentials: DEMO_CREDENTIALS, account_name: "demo" });
       const first = await simCall(s.url, login.body.auth_token, login.body.data.account_id);
@@ -184,6 +192,12 @@ const ms = (v: number) => `${v.toFixed(0)} ms`;
 const median = (v: number[]) => percentile(v, 50);
 
 const bareDir = await mkdtemp(join(tmpdir(), "sb-bench-bare-"));
+for (const f of serverFiles) {
+  if (f.endsWith("#nocache")) continue;
+  cacheDirs.set(f, join(bareDir, `code-cache-${cacheDirs.size}`));
+  // The untimed start that writes the cache: it is written a turn after the server serves, and kept only on a clean stop.
+  await serverColdStart(f);
+}
 const bareScript = join(bareDir, "bare-fastify.mjs");
 await writeFile(bareScript, BARE);
 const ours = new Map(serverFiles.map((f) => [f, [] as { wall: number; signedIn: number; cpu: number; cpuServing: number }[]]));

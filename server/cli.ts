@@ -4,6 +4,7 @@ import { fileURLToPath } from "node:url";
 import { ConfigError, DEFAULT_PORT, LOOPBACK, USAGE, defaultDataDir, defaultMediaWorkers, parseArgs, wantsHelp, type ServerConfig } from "./config.js";
 import { systemClock } from "./clock.js";
 import { controlledClock, takeClockOption } from "./clock-serve.js";
+import { SERVING_EVENT } from "./code-cache.js";
 import { DEMO_LOGINS, DEMO_PASSWORD } from "./demo.js";
 import { startServer } from "./index.js";
 
@@ -83,6 +84,9 @@ async function main(): Promise<void> {
   ];
   process.stdout.write(`${lines.join("\n")}\n`);
   parentPort?.postMessage({ type: "ready", url: server.url });
+  // The built entry (server/boot.ts) writes its code cache now, if it has to.
+  const processEvents: NodeJS.EventEmitter = process;
+  processEvents.emit(SERVING_EVENT);
 }
 
 main().catch((err: unknown) => {

@@ -118,6 +118,10 @@ Options:
   --assets-dir D        shipped media (default: beside the build)
   --renderer-dir D      the built console (default: beside the build)
   -h, --help            print this and exit
+
+Environment: SWITCHBOARD_DATA (the data folder, as above); SWITCHBOARD_CODE_CACHE, where the built
+server keeps its compiled code between starts (default $XDG_CACHE_HOME or ~/.cache, then
+Switchboard/code-cache; "off" for none)
 `;
 
 /** Whether the command line asks for the usage text rather than a server. */

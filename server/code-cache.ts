@@ -1,0 +1,119 @@
+// A V8 code cache for serve mode's bundle (issue 17, "Start"). Node 20 has no
+// module.enableCompileCache, so the server is built as one CommonJS file (out/main/server.cjs) and
+// compiled here with vm.Script: with the cached data of an earlier start when there is some for
+// exactly this bundle on this V8, without it otherwise. Only node's built-ins are imported: this
+// file is the whole of what loads before the bundle.
+//
+// The cache file is `<dir>/server-<key>.v8`, key = sha256 of the bundle's text, the V8 version
+// and the architecture (V8 itself only checks the source's length). Its first 32 bytes are the
+// sha256 of the rest, checked before V8 sees the data: a truncated or damaged file is a normal
+// compile, never a crash. V8 may still reject data it made itself (other flags): a normal compile
+// too (`cachedDataRejected`). Writes are atomic (a temporary file renamed over), so starts running
+// at once never read half a file; a write that fails (a read-only home) is given up quietly.
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { homedir } from "node:os";
+import { basename, dirname, join } from "node:path";
+import { Script } from "node:vm";
+
+const DIGEST_BYTES = 32;
+const PREFIX = "server-";
+const SUFFIX = ".v8";
+
+/** How a bundle was compiled: with accepted cached data, with data refused, or with none found. */
+export type CacheOutcome = "accepted" | "rejected" | "damaged" | "missing" | "off";
+
+export interface CachedBundle {
+  outcome: CacheOutcome;
+  /** Runs the bundle as a CommonJS module (its own require, module, __filename, __dirname). */
+  run(): void;
+  /**
+   * Writes the cache from what V8 has compiled so far (call it after the start's work, so the
+   * functions the start ran are in it); a no-op when the data was accepted or caching is off.
+   * Returns the file written, or null.
+   */
+  save(): string | null;
+}
+
+/**
+ * Where the cache lives: $SWITCHBOARD_CODE_CACHE ("off" for none), else the user's cache folder
+ * ($XDG_CACHE_HOME or ~/.cache) under Switchboard. Never beside the bundle: an installed app's
+ * folder is not the user's to write.
+ */
+export function codeCacheDir(env: NodeJS.ProcessEnv = process.env): string | null {
+  const configured = env.SWITCHBOARD_CODE_CACHE;
+  if (configured === "off") return null;
+  if (configured) return configured;
+  return join(env.XDG_CACHE_HOME || join(homedir(), ".cache"), "Switchboard", "code-cache");
+}
+
+export function cacheFileFor(source: string, dir: string): string {
+  const key = createHash("sha256").update(source).update(`\0${process.versions.v8}\0${process.arch}`).digest("hex").slice(0, 32);
+  return join(dir, `${PREFIX}${key}${SUFFIX}`);
+}
+
+function readCache(file: string): Buffer | "missing" | "damaged" {
+  let data: Buffer;
+  try {
+    data = readFileSync(file);
+  } catch {
+    return "missing";
+  }
+  if (data.length <= DIGEST_BYTES) return "damaged";
+  const payload = data.subarray(DIGEST_BYTES);
+  const digest = createHash("sha256").update(payload).digest();
+  return digest.equals(data.subarray(0, DIGEST_BYTES)) ? payload : "damaged";
+}
+
+function writeCache(file: string, payload: Buffer): void {
+  const dir = dirname(file);
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const temporary = `${file}.${process.pid}.tmp`;
+  try {
+    writeFileSync(temporary, Buffer.concat([createHash("sha256").update(payload).digest(), payload]), { mode: 0o600 });
+    renameSync(temporary, file);
+  } catch (err) {
+    rmSync(temporary, { force: true });
+    throw err;
+  }
+  // Caches of other builds of the bundle are of no further use.
+  for (const name of readdirSync(dir)) {
+    if (name.startsWith(PREFIX) && name.endsWith(SUFFIX) && name !== basename(file)) rmSync(join(dir, name), { force: true });
+  }
+}
+
+type CommonJsWrapper = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
+
+/** Compiles the CommonJS file at `bundlePath`, with the cached data in `cacheDir` when it fits. */
+export function compileBundle(bundlePath: string, cacheDir: string | null): CachedBundle {
+  const source = readFileSync(bundlePath, "utf8");
+  const file = cacheDir === null ? null : cacheFileFor(source, cacheDir);
+  const found = file === null ? "missing" : readCache(file);
+  const cachedData = typeof found === "string" ? undefined : found;
+  // The same wrapper as node's own CommonJS loader, so line 1 of the file is line 1 in traces.
+  const script = new Script(`(function (exports, require, module, __filename, __dirname) { ${source}\n})`, { filename: bundlePath, cachedData });
+  const outcome: CacheOutcome = file === null ? "off" : cachedData === undefined ? (found as "missing" | "damaged") : script.cachedDataRejected ? "rejected" : "accepted";
+  let saved = false;
+  return {
+    outcome,
+    run() {
+      const wrapper = script.runInThisContext() as CommonJsWrapper;
+      const module = { exports: {} };
+      wrapper.call(module.exports, module.exports, createRequire(bundlePath), module, bundlePath, dirname(bundlePath));
+    },
+    save() {
+      if (file === null || outcome === "accepted" || saved) return null;
+      saved = true;
+      try {
+        writeCache(file, script.createCachedData());
+        return file;
+      } catch {
+        return null;
+      }
+    },
+  };
+}
+
+/** The event serve mode's entry emits on `process` once it serves (server/cli.ts). */
+export const SERVING_EVENT = "switchboard:serving";
