@@ -268,14 +268,20 @@ interface ServerWindow {
   /** The server's main thread in the window, ms: on a CPU, and runnable but waiting for one (the kernel's schedstat). */
   mainOnCpuMs: number;
   mainWaitingMs: number;
+  /** The busiest other threads (as many as media workers: the workers, threads being all named "node"), ms on a CPU / waiting. */
+  busiestOthers: [number, number][];
   legsClosedWhy: string[];
 }
 
-/** The main thread's schedstat: ns on a CPU, ns runnable on a run queue (waiting for a CPU). */
-async function mainThreadSchedstat(): Promise<[number, number]> {
-  const line = await readFile(`/proc/self/task/${process.pid}/schedstat`, "utf8").catch(() => "0 0");
-  const [onCpu = 0, waiting = 0] = line.trim().split(" ").map(Number);
-  return [onCpu, waiting];
+/** Each thread's schedstat, by thread id: ns on a CPU, ns runnable on a run queue (waiting for a CPU). */
+async function threadSchedstats(): Promise<Map<number, [number, number]>> {
+  const threads = new Map<number, [number, number]>();
+  for (const task of await readdir("/proc/self/task").catch(() => [])) {
+    const line = await readFile(`/proc/self/task/${task}/schedstat`, "utf8").catch(() => "0 0");
+    const [onCpu = 0, waiting = 0] = line.trim().split(" ").map(Number);
+    threads.set(Number(task), [onCpu, waiting]);
+  }
+  return threads;
 }
 
 type ChildAnswer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
@@ -332,7 +338,7 @@ async function serverChild(): Promise<void> {
   let bench: Awaited<ReturnType<typeof startBenchServer>> | undefined;
   const closedWhy = new Map<string, number>();
   const loop = monitorEventLoopDelay({ resolution: 1 });
-  let window: { legs: LegRow[]; from: number; sched: [number, number] } | undefined;
+  let window: { legs: LegRow[]; from: number; sched: Map<number, [number, number]> } | undefined;
   let profiling: ((dir: string) => Promise<void>) | undefined;
   const serverOf = () => {
     if (!bench) throw new Error("no server yet");
@@ -365,7 +371,7 @@ async function serverChild(): Promise<void> {
         media.clock.resetStats();
         loop.reset();
         loop.enable();
-        window = { legs: rowsOf(media.legs), from: performance.now(), sched: await mainThreadSchedstat() };
+        window = { legs: rowsOf(media.legs), from: performance.now(), sched: await threadSchedstats() };
         return null;
       }
       case "windowEnd": {
@@ -375,7 +381,13 @@ async function serverChild(): Promise<void> {
         loop.disable();
         const clock = media.clock.stats();
         const legs = rowsOf(media.legs);
-        const sched = await mainThreadSchedstat();
+        const sched = await threadSchedstats();
+        const spent = [...sched].map(([tid, [cpu, wait]]): [number, number, number] => {
+          const [cpu0, wait0] = window?.sched.get(tid) ?? [cpu, wait];
+          return [tid, (cpu - cpu0) / 1e6, (wait - wait0) / 1e6];
+        });
+        const main = spent.find(([tid]) => tid === process.pid) ?? [process.pid, 0, 0];
+        const others = spent.filter(([tid]) => tid !== process.pid).sort((a, b) => b[1] - a[1]).slice(0, WORKERS);
         // Collections are reported to the observer after the fact: let it catch up.
         await sleep(50);
         const answer: ServerWindow = {
@@ -384,8 +396,9 @@ async function serverChild(): Promise<void> {
           loopP99: loop.percentile(99) / 1e6,
           loopMax: loop.max / 1e6,
           gc: gcBetween(window.from, to),
-          mainOnCpuMs: (sched[0] - window.sched[0]) / 1e6,
-          mainWaitingMs: (sched[1] - window.sched[1]) / 1e6,
+          mainOnCpuMs: main[1],
+          mainWaitingMs: main[2],
+          busiestOthers: others.map(([, cpu, wait]): [number, number] => [cpu, wait]),
           legsClosedWhy: [...closedWhy].map(([why, n]) => `${n} ${why}`),
         };
         window = undefined;
@@ -483,8 +496,9 @@ interface Point {
   loopMax: number;
   /** The server's main-thread collections in the window: how many, their total and longest pause, their share of the window. */
   gc: ReturnType<typeof gcBetween>;
-  /** The server's main thread in the window: ms on a CPU, ms waiting for one. */
+  /** The server's main thread in the window: ms on a CPU, ms waiting for one; the same for its busiest other threads. */
   mainSched: [number, number];
+  othersSched: [number, number][];
   /** Cores: the server process (callers' legs and media workers included), each trainee page's renderer, the rest of Chromium, the whole machine. */
   cpu: ReturnType<typeof cpuBetween>;
   load: [number, number];
@@ -641,6 +655,7 @@ async function main(): Promise<void> {
         loopMax: window.loopMax,
         gc: window.gc,
         mainSched: [window.mainOnCpuMs, window.mainWaitingMs],
+        othersSched: window.busiestOthers,
         cpu: cpuBetween(cpu0, cpu1),
         load: [load0, load1],
       };
@@ -680,6 +695,11 @@ function figures(p: Point): [label: string, value: string, column: string][] {
       `${p.gc.count}, ${(p.gc.share * 100).toFixed(2)}%, ${p.gc.maxMs.toFixed(0)} ms`,
     ],
     ["server main thread: on a CPU / runnable, waiting for a CPU (schedstat), ms in the window", `${p.mainSched[0].toFixed(0)} / ${p.mainSched[1].toFixed(0)} ms`, `${p.mainSched[0].toFixed(0)} / ${p.mainSched[1].toFixed(0)} ms`],
+    [
+      "server's busiest other threads (the media workers): on a CPU / waiting for a CPU, ms in the window",
+      p.othersSched.map(([cpu, wait]) => `${cpu.toFixed(0)} / ${wait.toFixed(0)}`).join(", ") + " ms",
+      p.othersSched.map(([cpu, wait]) => `${cpu.toFixed(0)} / ${wait.toFixed(0)}`).join(", ") + " ms",
+    ],
     ["CPU, server process (callers' legs and media workers), % of one core", `${(p.cpu.server * 100).toFixed(0)}%`, `${(p.cpu.server * 100).toFixed(0)}%`],
     ["CPU, the bench's process (Playwright, the pages' stats), % of one core", `${(p.cpu.bench * 100).toFixed(0)}%`, `${(p.cpu.bench * 100).toFixed(0)}%`],
     // Per trainee: all renderers' CPU over the trainees (Chromium keeps a spare renderer or two, nearly idle).
@@ -690,7 +710,7 @@ function figures(p: Point): [label: string, value: string, column: string][] {
   ];
 }
 
-const COLUMNS = ["callers | trainees | talking", "server legs", "lost: gaps / drops / not sent", "underruns", "pages: lost / concealed samples", "clock p99 / max", "loop p99 / max", "main GC: pauses, share, longest", "main thread on CPU / waiting", "server CPU", "bench (Playwright) CPU", "CPU per page", "Chromium's rest", "bench / machine CPU (cores)", "load"];
+const COLUMNS = ["callers | trainees | talking", "server legs", "lost: gaps / drops / not sent", "underruns", "pages: lost / concealed samples", "clock p99 / max", "loop p99 / max", "main GC: pauses, share, longest", "main thread on CPU / waiting", "workers on CPU / waiting", "server CPU", "bench (Playwright) CPU", "CPU per page", "Chromium's rest", "bench / machine CPU (cores)", "load"];
 
 function show(p: Point): void {
   report(
