@@ -72,6 +72,7 @@ describe("legs in media worker threads", () => {
     // Media flowing on every leg before the window, not a pause that assumes it.
     await until(() => snapshot().every(([leg, phone]) => leg.packetsReceived > 0 && phone.packetsReceived > 0), "audio on every leg");
     const before = snapshot();
+    let skippedBefore = server.clock.stats().skipped + far.clock.stats().skipped;
     let first: [number[], number[]] | undefined = await Promise.all([listen(server, calls[0].leg, 3000), listen(far, calls[9].phone, 3000)]);
     const after = snapshot();
     for (const [i, pair] of after.entries()) {
@@ -86,10 +87,17 @@ describe("legs in media worker threads", () => {
     // would cost a 440 Hz share a third of its value (test/helpers/tone-windows.ts). A lost frame
     // still costs the share. Heard again (up to two more windows) when one fell short: a starved
     // thread skews one second of audio, not the next.
+    // A window in which either clock skipped ticks (this thread starved over 200 ms: frames never
+    // played, counted as lost by the legs, bench/media.ts's figure) is listened to again, twice at most.
+    const skipped = () => server.clock.stats().skipped + far.clock.stats().skipped;
     const { heard, short } = await measureUntilHeard(
       async () => {
-        const [atServer, atPhone] = first ?? (await Promise.all([listen(server, calls[0].leg, 1500), listen(far, calls[9].phone, 1500)]));
+        let [atServer, atPhone] = first ?? [[], []];
         first = undefined;
+        for (let tries = 0; atServer.length === 0 || (tries < 3 && skipped() > skippedBefore); tries++) {
+          skippedBefore = skipped();
+          [atServer, atPhone] = await Promise.all([listen(server, calls[0].leg, 1500), listen(far, calls[9].phone, 1500)]);
+        }
         return { server: heardTone(atServer.slice(-8000), 1000), phone: heardTone(atPhone.slice(-8000), 440) };
       },
       ({ server: s, phone: p }) => [
