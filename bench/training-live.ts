@@ -17,11 +17,19 @@
 // (received, pushed, played, compressed, sent). On a shared machine, run it in a session of its
 // own with a scheduler-group priority (`setsid sh -c 'echo -15 > /proc/$$/autogroup; exec ...'`):
 // the browser's group is then given the same (shareSchedulerGroup).
+//
+// The server runs in a child process of its own (this file again, with --server-child), as serve
+// mode runs it beside Electron: Playwright's work for the pages (the protocol's replies parsed,
+// the pages' stats read) stays on this process's main thread, not on the server's, whose frame
+// clock it used to delay. The server's figures (its legs, clock, event loop, collections, profile)
+// are read in the child and sent over IPC.
+import { fork, type ChildProcess } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { mkdir, readdir, readFile, writeFile } from "node:fs/promises";
 import { Session } from "node:inspector";
 import { loadavg } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { monitorEventLoopDelay, performance, PerformanceObserver } from "node:perf_hooks";
 import type { Page } from "playwright-core";
 import { defaultMediaWorkers } from "../server/config.js";
@@ -43,12 +51,14 @@ const PROFILE_DIR = process.env.BENCH_TRAINING_LIVE_PROFILE;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// The server's main-thread garbage collections (this process's main isolate; the media workers'
-// are their own): a pause here is a pause of the frame clock.
+// The server's main-thread garbage collections (the server child's main isolate; the media
+// workers' are their own): a pause there is a pause of the frame clock. Observed in the child.
 const collections: { start: number; ms: number }[] = [];
-new PerformanceObserver((list) => {
-  for (const entry of list.getEntries()) collections.push({ start: entry.startTime, ms: entry.duration });
-}).observe({ entryTypes: ["gc"] });
+function observeCollections(): void {
+  new PerformanceObserver((list) => {
+    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, ms: entry.duration });
+  }).observe({ entryTypes: ["gc"] });
+}
 
 /** Main-thread collections that started between two times (performance.now()). */
 function gcBetween(from: number, to: number): { count: number; ms: number; maxMs: number; share: number } {
@@ -59,9 +69,10 @@ function gcBetween(from: number, to: number): { count: number; ms: number; maxMs
 
 const TICK_MS = 10; // USER_HZ
 
-/** CPU ms so far: this process (the server and its media workers), Chromium's renderer processes (one per page), Chromium's other processes, and the whole machine (busy, all cores). */
+/** CPU ms so far: the server child (with its media workers), this bench process (Playwright), Chromium's renderer processes (one per page), Chromium's other processes, and the whole machine (busy, all cores). */
 interface CpuReading {
   server: number;
+  bench: number;
   renderers: Map<number, number>;
   chromium: number;
   /** Chromium's threads by process type and thread name (summed over the processes), for the profile's breakdown. */
@@ -81,7 +92,7 @@ async function threadsOf(pid: number, kind: string, into: Map<string, number>): 
   }
 }
 
-async function cpuSoFar(): Promise<CpuReading> {
+async function cpuSoFar(serverPid: number): Promise<CpuReading> {
   const parents = new Map<number, number>();
   const used = new Map<number, number>();
   for (const name of await readdir("/proc").catch(() => [])) {
@@ -96,10 +107,11 @@ async function cpuSoFar(): Promise<CpuReading> {
     for (let p = pid, hops = 0; p > 1 && hops < 64; p = parents.get(p) ?? 0, hops++) if (p === process.pid) return true;
     return false;
   };
-  const reading: CpuReading = { server: used.get(process.pid) ?? 0, renderers: new Map(), chromium: 0, threads: new Map(), machine: 0, at: 0 };
-  if (PROFILE_DIR !== undefined) await threadsOf(process.pid, "server", reading.threads);
+  const reading: CpuReading = { server: used.get(serverPid) ?? 0, bench: used.get(process.pid) ?? 0, renderers: new Map(), chromium: 0, threads: new Map(), machine: 0, at: 0 };
+  if (PROFILE_DIR !== undefined) await threadsOf(serverPid, "server", reading.threads);
+  if (PROFILE_DIR !== undefined) await threadsOf(process.pid, "bench", reading.threads);
   for (const [pid, ms] of used) {
-    if (pid === process.pid || !ours(pid)) continue;
+    if (pid === process.pid || pid === serverPid || !ours(pid)) continue;
     const command = await readFile(`/proc/${pid}/cmdline`, "utf8").catch(() => "");
     if (PROFILE_DIR !== undefined) await threadsOf(pid, /--utility-sub-type=([\w.]+)/.exec(command)?.[1] ?? /--type=([a-z-]+)/.exec(command)?.[1] ?? "browser", reading.threads);
     if (command.includes("--type=renderer")) reading.renderers.set(pid, ms);
@@ -112,11 +124,11 @@ async function cpuSoFar(): Promise<CpuReading> {
   return reading;
 }
 
-/** Cores used between two readings: the server, each busy renderer (pages that did nothing are left out), the rest of Chromium, the machine. */
-function cpuBetween(a: CpuReading, b: CpuReading): { server: number; pages: number[]; chromium: number; machine: number } {
+/** Cores used between two readings: the server, the bench (Playwright), each busy renderer (pages that did nothing are left out), the rest of Chromium, the machine. */
+function cpuBetween(a: CpuReading, b: CpuReading): { server: number; bench: number; pages: number[]; chromium: number; machine: number } {
   const span = b.at - a.at;
   const pages = [...b.renderers].map(([pid, ms]) => (ms - (a.renderers.get(pid) ?? ms)) / span).filter((cores) => cores > 0.005);
-  return { server: (b.server - a.server) / span, pages, chromium: (b.chromium - a.chromium) / span, machine: (b.machine - a.machine) / span };
+  return { server: (b.server - a.server) / span, bench: (b.bench - a.bench) / span, pages, chromium: (b.chromium - a.chromium) / span, machine: (b.machine - a.machine) / span };
 }
 
 /** Frames lost on the server's legs between two snapshots (legs present in both). */
@@ -193,32 +205,18 @@ function pageLoss(before: InboundReading[][], after: InboundReading[][]): PageLo
   return total;
 }
 
-/** Starts profiling the page's renderer and this process's main thread; the answer stops both and writes the profiles into a directory. */
-async function startProfiles(page: Page | undefined): Promise<(dir: string) => Promise<void>> {
+/** Starts profiling the page's renderer and the server's main thread (in its child); the answer stops both and writes the profiles into a directory. */
+async function startProfiles(page: Page | undefined, server: ServerChild): Promise<(dir: string) => Promise<void>> {
   const cdp = page ? await page.context().newCDPSession(page) : undefined;
   await cdp?.send("Performance.enable");
   const metrics = async () => new Map((cdp ? (await cdp.send("Performance.getMetrics")).metrics : []).map((m) => [m.name, m.value]));
   const metrics0 = await metrics();
   await cdp?.send("Profiler.enable");
   await cdp?.send("Profiler.start");
-  const inspector = new Session();
-  inspector.connect();
-  const post = (method: string) =>
-    new Promise<unknown>((resolve, reject) => inspector.post(method, (error, result) => (error ? reject(error) : resolve(result))));
-  const postWith = (method: string, params: object) =>
-    new Promise<unknown>((resolve, reject) => inspector.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
-  await post("Profiler.enable");
-  await post("Profiler.start");
-  // What the main thread allocates in the window, garbage included (a sample every 4 KiB).
-  await post("HeapProfiler.enable");
-  await postWith("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  await server.request({ op: "profileStart" });
   return async (dir) => {
     await mkdir(dir, { recursive: true });
-    const server = (await post("Profiler.stop")) as { profile: unknown };
-    const heap = (await post("HeapProfiler.stopSampling")) as { profile: unknown };
-    inspector.disconnect();
-    await writeFile(join(dir, "server.cpuprofile"), JSON.stringify(server.profile));
-    await writeFile(join(dir, "server.heapprofile"), JSON.stringify(heap.profile));
+    await server.request({ op: "profileStop", dir });
     if (cdp) {
       const metrics1 = await metrics();
       const kept = ["TaskDuration", "ScriptDuration", "LayoutDuration", "RecalcStyleDuration", "LayoutCount", "RecalcStyleCount", "Nodes", "JSEventListeners"];
@@ -228,6 +226,218 @@ async function startProfiles(page: Page | undefined): Promise<(dir: string) => P
       await cdp.detach();
     }
   };
+}
+
+/** The server's main thread profiled in the child: CPU, and what it allocates (garbage included, a sample every 4 KiB). */
+async function startServerProfile(): Promise<(dir: string) => Promise<void>> {
+  const inspector = new Session();
+  inspector.connect();
+  const post = (method: string, params: object = {}) =>
+    new Promise<unknown>((resolve, reject) => inspector.post(method, params, (error, result) => (error ? reject(error) : resolve(result))));
+  await post("Profiler.enable");
+  await post("Profiler.start");
+  await post("HeapProfiler.enable");
+  await post("HeapProfiler.startSampling", { samplingInterval: 4096, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+  return async (dir) => {
+    await mkdir(dir, { recursive: true });
+    const server = (await post("Profiler.stop")) as { profile: unknown };
+    const heap = (await post("HeapProfiler.stopSampling")) as { profile: unknown };
+    inspector.disconnect();
+    await writeFile(join(dir, "server.cpuprofile"), JSON.stringify(server.profile));
+    await writeFile(join(dir, "server.heapprofile"), JSON.stringify(heap.profile));
+  };
+}
+
+/** What the bench asks of its server child, and what the child answers. */
+type ChildRequest =
+  | { op: "start"; workers: number }
+  | { op: "ready"; accountId: string; userId: string }
+  | { op: "windowStart" }
+  | { op: "windowEnd" }
+  | { op: "profileStart" }
+  | { op: "profileStop"; dir: string }
+  | { op: "close" };
+
+/** The server's side of a window: its legs' losses, its clock and event loop, its collections, why legs closed so far. */
+interface ServerWindow {
+  server: ServerLoss;
+  clock: { p99: number; max: number; skipped: number };
+  loopP99: number;
+  loopMax: number;
+  gc: ReturnType<typeof gcBetween>;
+  /** The server's main thread in the window, ms: on a CPU, and runnable but waiting for one (the kernel's schedstat). */
+  mainOnCpuMs: number;
+  mainWaitingMs: number;
+  /** The busiest other threads (as many as media workers: the workers, threads being all named "node"), ms on a CPU / waiting. */
+  busiestOthers: [number, number][];
+  legsClosedWhy: string[];
+}
+
+/** Each thread's schedstat, by thread id: ns on a CPU, ns runnable on a run queue (waiting for a CPU). */
+async function threadSchedstats(): Promise<Map<number, [number, number]>> {
+  const threads = new Map<number, [number, number]>();
+  for (const task of await readdir("/proc/self/task").catch(() => [])) {
+    const line = await readFile(`/proc/self/task/${task}/schedstat`, "utf8").catch(() => "0 0");
+    const [onCpu = 0, waiting = 0] = line.trim().split(" ").map(Number);
+    threads.set(Number(task), [onCpu, waiting]);
+  }
+  return threads;
+}
+
+type ChildAnswer = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: string };
+
+interface ServerChild {
+  pid: number;
+  request(message: { op: "start"; workers: number }): Promise<{ url: string }>;
+  request(message: { op: "windowEnd" }): Promise<ServerWindow>;
+  request(message: ChildRequest): Promise<unknown>;
+  /** Closes the server and waits for the child to exit. */
+  close(): Promise<void>;
+}
+
+/**
+ * This file again, in a child process: the server alone, in a session (so a scheduler group) of its
+ * own, given this bench's group's nice as the browser's is (shareSchedulerGroup), as serve mode's
+ * server would not share its group with Playwright.
+ */
+function forkServer(): ServerChild {
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--server-child"], { execArgv: process.execArgv, stdio: "inherit", detached: true });
+  const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
+  let next = 0;
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  child.on("message", (answer: ChildAnswer) => {
+    const pending = waiting.get(answer.id);
+    waiting.delete(answer.id);
+    if (answer.ok) pending?.resolve(answer.value);
+    else pending?.reject(new Error(`server child: ${answer.error}`));
+  });
+  child.once("exit", (code) => {
+    for (const pending of waiting.values()) pending.reject(new Error(`server child exited (${code})`));
+    waiting.clear();
+  });
+  const request = (message: ChildRequest): Promise<unknown> =>
+    new Promise((resolve, reject) => {
+      const id = next++;
+      waiting.set(id, { resolve, reject });
+      child.send({ id, ...message });
+    });
+  if (child.pid === undefined) throw new Error("the server child did not start");
+  return {
+    pid: child.pid,
+    request: request as ServerChild["request"],
+    async close() {
+      await request({ op: "close" }).catch(() => undefined);
+      await exited;
+    },
+  };
+}
+
+/** The child's side: serve mode's server on a fresh data directory, answering the bench over IPC. */
+async function serverChild(): Promise<void> {
+  observeCollections();
+  let bench: Awaited<ReturnType<typeof startBenchServer>> | undefined;
+  const closedWhy = new Map<string, number>();
+  const loop = monitorEventLoopDelay({ resolution: 1 });
+  let window: { legs: LegRow[]; from: number; sched: Map<number, [number, number]> } | undefined;
+  let profiling: ((dir: string) => Promise<void>) | undefined;
+  const serverOf = () => {
+    if (!bench) throw new Error("no server yet");
+    return bench.server;
+  };
+  const handle = async (message: ChildRequest): Promise<unknown> => {
+    switch (message.op) {
+      case "start": {
+        bench = await startBenchServer("training-live", { rendererDir: CONSOLE_DIR, mediaWorkers: message.workers });
+        const media = bench.server.calls.context.media;
+        // Why each server leg that closed during the run closed ("hangup", "ice failed", "dtls failed", "connect timeout", "remote-bye" ...), counted:
+        // every leg the engine makes is followed from its creation.
+        const createLeg = media.createLeg.bind(media);
+        media.createLeg = (options) => {
+          const leg = createLeg(options);
+          leg.on("state", (change) => {
+            if (change.to !== "closed") return;
+            const why = change.reason ?? "?";
+            closedWhy.set(why, (closedWhy.get(why) ?? 0) + 1);
+          });
+          return leg;
+        };
+        return { url: bench.server.url };
+      }
+      case "ready":
+        await serverOf().callq.recipientAction(message.accountId, message.userId, "login_ready");
+        return null;
+      case "windowStart": {
+        const media = serverOf().calls.context.media;
+        media.clock.resetStats();
+        loop.reset();
+        loop.enable();
+        window = { legs: rowsOf(media.legs), from: performance.now(), sched: await threadSchedstats() };
+        return null;
+      }
+      case "windowEnd": {
+        if (!window) throw new Error("windowEnd before windowStart");
+        const media = serverOf().calls.context.media;
+        const to = performance.now();
+        loop.disable();
+        const clock = media.clock.stats();
+        const legs = rowsOf(media.legs);
+        const sched = await threadSchedstats();
+        const spent = [...sched].map(([tid, [cpu, wait]]): [number, number, number] => {
+          const [cpu0, wait0] = window?.sched.get(tid) ?? [cpu, wait];
+          return [tid, (cpu - cpu0) / 1e6, (wait - wait0) / 1e6];
+        });
+        const main = spent.find(([tid]) => tid === process.pid) ?? [process.pid, 0, 0];
+        const others = spent.filter(([tid]) => tid !== process.pid).sort((a, b) => b[1] - a[1]).slice(0, WORKERS);
+        // Collections are reported to the observer after the fact: let it catch up.
+        await sleep(50);
+        const answer: ServerWindow = {
+          server: serverLoss(window.legs, legs),
+          clock: { p99: clock.latenessP99Ms, max: clock.latenessMaxMs, skipped: clock.skipped },
+          loopP99: loop.percentile(99) / 1e6,
+          loopMax: loop.max / 1e6,
+          gc: gcBetween(window.from, to),
+          mainOnCpuMs: main[1],
+          mainWaitingMs: main[2],
+          busiestOthers: others.map(([, cpu, wait]): [number, number] => [cpu, wait]),
+          legsClosedWhy: [...closedWhy].map(([why, n]) => `${n} ${why}`),
+        };
+        window = undefined;
+        return answer;
+      }
+      case "profileStart":
+        profiling = await startServerProfile();
+        return null;
+      case "profileStop":
+        await profiling?.(message.dir);
+        profiling = undefined;
+        return null;
+      case "close":
+        await bench?.close();
+        bench = undefined;
+        setImmediate(() => process.exit(0));
+        return null;
+    }
+  };
+  process.on("message", (message: ChildRequest & { id: number }) => {
+    handle(message).then(
+      (value) => process.send?.({ id: message.id, ok: true, value } satisfies ChildAnswer),
+      (error: unknown) => process.send?.({ id: message.id, ok: false, error: error instanceof Error ? (error.stack ?? error.message) : String(error) } satisfies ChildAnswer),
+    );
+  });
+  // The bench's group's nice for this session's own group (a fork with detached: true is a new session).
+  const parentGroup = await readFile(`/proc/${process.ppid}/autogroup`, "utf8").catch(() => "");
+  const nice = /nice (-?\d+)/.exec(parentGroup)?.[1];
+  if (nice !== undefined && nice !== "0") {
+    const done = await writeFile("/proc/self/autogroup", nice).then(
+      () => "",
+      (error: unknown) => ` (not given: ${String(error)})`,
+    );
+    process.stdout.write(`training-live: server child's group: ${(await readFile("/proc/self/autogroup", "utf8").catch(() => "?")).trim()}${done}\n`);
+  }
+  // The bench went away without a close: so does the server.
+  process.on("disconnect", () => {
+    void (bench?.close() ?? Promise.resolve()).finally(() => process.exit(0));
+  });
 }
 
 interface Api {
@@ -286,6 +496,9 @@ interface Point {
   loopMax: number;
   /** The server's main-thread collections in the window: how many, their total and longest pause, their share of the window. */
   gc: ReturnType<typeof gcBetween>;
+  /** The server's main thread in the window: ms on a CPU, ms waiting for one; the same for its busiest other threads. */
+  mainSched: [number, number];
+  othersSched: [number, number][];
   /** Cores: the server process (callers' legs and media workers included), each trainee page's renderer, the rest of Chromium, the whole machine. */
   cpu: ReturnType<typeof cpuBetween>;
   load: [number, number];
@@ -323,28 +536,14 @@ async function shareSchedulerGroup(): Promise<string> {
 }
 
 async function main(): Promise<void> {
-  const bench = await startBenchServer("training-live", { rendererDir: CONSOLE_DIR, mediaWorkers: WORKERS });
-  const { server } = bench;
-  const media = server.calls.context.media;
+  const server = forkServer();
   const browser = await launchBrowser();
   process.stdout.write(`training-live: scheduler groups: ${await shareSchedulerGroup()}\n`);
   const points: Point[] = [];
-  // Why each server leg that closed during the run closed ("hangup", "ice failed", "dtls failed", "connect timeout", "remote-bye" ...), counted:
-  // every leg the engine makes is followed from its creation.
-  const closedWhy = new Map<string, number>();
-  const createLeg = media.createLeg.bind(media);
-  media.createLeg = (options) => {
-    const leg = createLeg(options);
-    leg.on("state", (change) => {
-      if (change.to !== "closed") return;
-      const why = change.reason ?? "?";
-      closedWhy.set(why, (closedWhy.get(why) ?? 0) + 1);
-    });
-    return leg;
-  };
   try {
-    const admin = await benchLogin(server.url);
-    const api = apiOf(server.url, admin.token, admin.accountId);
+    const { url } = await server.request({ op: "start", workers: WORKERS });
+    const admin = await benchLogin(url);
+    const api = apiOf(url, admin.token, admin.accountId);
     const queues = await api.call<{ id: string; name: string }[]>("GET", "/callq_queues");
     const sales = queues.find((q) => q.name === "Sales");
     if (!sales) throw new Error("no Sales queue in the demo account");
@@ -362,7 +561,7 @@ async function main(): Promise<void> {
     await api.call("POST", `/callq_queues/${sales.id}/recipients`, { action: "add", members: trainees.map((t) => t.id) });
     const pages: Page[] = [];
     for (const t of trainees) {
-      const opened = await openConsole(browser.browser, server.url);
+      const opened = await openConsole(browser.browser, url);
       await signIn(opened.page, t.username);
       await waitRegistered(opened.page, 60_000);
       await startHearing(opened.page);
@@ -370,7 +569,7 @@ async function main(): Promise<void> {
       // itself, so no polling through the protocol loads this process (the server's) or the page.
       await opened.page.evaluate(TAKE_OFFERS);
       pages.push(opened.page);
-      await server.callq.recipientAction(admin.accountId, t.id, "login_ready");
+      await server.request({ op: "ready", accountId: admin.accountId, userId: t.id });
     }
     const scenario = await api.call<{ id: string }>("PUT", "/training_scenarios", {
       name: "Bench floor",
@@ -420,30 +619,22 @@ async function main(): Promise<void> {
         500,
       );
       await sleep(2000);
-      const loop = monitorEventLoopDelay({ resolution: 1 });
       const load0 = loadavg()[0] ?? 0;
-      // The clock's and the loop's figures span the legs' window: a stall while the pages' stats
-      // are read (Playwright's replies are parsed on this thread) shows in both.
-      media.clock.resetStats();
-      loop.enable();
-      const legs0 = rowsOf(media.legs);
+      // The server's clock and loop figures span its legs' window: a stall while the pages' stats
+      // are read shows in both.
+      await server.request({ op: "windowStart" });
       const pages0 = await Promise.all(pages.map((p) => inboundReadings(p)));
-      const profiling = PROFILE_DIR !== undefined && target === STEPS[STEPS.length - 1] ? await startProfiles(pages[0]) : undefined;
-      const cpu0 = await cpuSoFar();
+      const profiling = PROFILE_DIR !== undefined && target === STEPS[STEPS.length - 1] ? await startProfiles(pages[0], server) : undefined;
+      const cpu0 = await cpuSoFar(server.pid);
       await sleep(SECONDS * 1000);
-      const cpu1 = await cpuSoFar();
+      const cpu1 = await cpuSoFar(server.pid);
       if (profiling && PROFILE_DIR !== undefined) {
         await profiling(PROFILE_DIR);
         const span = cpu1.at - cpu0.at;
         const busiest = [...cpu1.threads].map(([key, ms]): [string, number] => [key, (ms - (cpu0.threads.get(key) ?? 0)) / span]).sort((a, b) => b[1] - a[1]).slice(0, 25);
         report("training-live: busiest threads in the window (% of one core; Chromium's summed over its processes of a type)", busiest.map(([key, cores]) => [key, `${(cores * 100).toFixed(1)}%`]));
       }
-      loop.disable();
-      // Collections are reported to the observer after the fact: let it catch up.
-      await sleep(50);
-      const gc = gcBetween(cpu0.at, cpu1.at);
-      const clock = media.clock.stats();
-      const legs1 = rowsOf(media.legs);
+      const window = await server.request({ op: "windowEnd" });
       const pages1 = await Promise.all(pages.map((p) => inboundReadings(p)));
       const load1 = loadavg()[0] ?? 0;
       const doc = await readRun();
@@ -455,14 +646,16 @@ async function main(): Promise<void> {
         waiting: doc.callers.filter((c) => c.state === "waiting").length,
         talking: doc.callers.filter((c) => c.state === "talking").length,
         ended: endedIds.size,
-        legsClosedWhy: [...closedWhy].map(([why, n]) => `${n} ${why}`),
+        legsClosedWhy: window.legsClosedWhy,
         endedWhy: cdrs.filter((c) => endedIds.has(c.call_id ?? null) || (c.owner_id !== undefined && traineeIds.has(c.owner_id))).map((c) => `${c.owner_id !== undefined && traineeIds.has(c.owner_id) ? "trainee" : "caller"} ${c.hangup_cause ?? "?"}`),
-        server: serverLoss(legs0, legs1),
+        server: window.server,
         pages: pageLoss(pages0, pages1),
-        clock: { p99: clock.latenessP99Ms, max: clock.latenessMaxMs, skipped: clock.skipped },
-        loopP99: loop.percentile(99) / 1e6,
-        loopMax: loop.max / 1e6,
-        gc,
+        clock: window.clock,
+        loopP99: window.loopP99,
+        loopMax: window.loopMax,
+        gc: window.gc,
+        mainSched: [window.mainOnCpuMs, window.mainWaitingMs],
+        othersSched: window.busiestOthers,
         cpu: cpuBetween(cpu0, cpu1),
         load: [load0, load1],
       };
@@ -472,7 +665,7 @@ async function main(): Promise<void> {
     await api.call("POST", `/training_runs/${run.id}`, { action: "stop" });
   } finally {
     await browser.close();
-    await bench.close();
+    await server.close();
   }
   summary(points);
 }
@@ -483,7 +676,7 @@ const sum = (values: number[]) => values.reduce((a, b) => a + b, 0);
 function figures(p: Point): [label: string, value: string, column: string][] {
   const s = p.server;
   const pages = p.cpu.pages;
-  const own = p.cpu.server + sum(pages) + p.cpu.chromium;
+  const own = p.cpu.server + p.cpu.bench + sum(pages) + p.cpu.chromium;
   return [
     ["callers waiting / talking / ended (CDRs' causes of the legs ended)", `${p.waiting} / ${p.talking} / ${p.ended} (${p.endedWhy.join(", ")})`, `${p.callers} | ${TRAINEES} | ${p.talking}`],
     ["server legs closed so far in the run, by reason", p.legsClosedWhy.join(", "), ""],
@@ -501,7 +694,14 @@ function figures(p: Point): [label: string, value: string, column: string][] {
       `${p.gc.count}, ${p.gc.ms.toFixed(0)} ms (${(p.gc.share * 100).toFixed(2)}%), ${p.gc.maxMs.toFixed(1)} ms`,
       `${p.gc.count}, ${(p.gc.share * 100).toFixed(2)}%, ${p.gc.maxMs.toFixed(0)} ms`,
     ],
+    ["server main thread: on a CPU / runnable, waiting for a CPU (schedstat), ms in the window", `${p.mainSched[0].toFixed(0)} / ${p.mainSched[1].toFixed(0)} ms`, `${p.mainSched[0].toFixed(0)} / ${p.mainSched[1].toFixed(0)} ms`],
+    [
+      "server's busiest other threads (the media workers): on a CPU / waiting for a CPU, ms in the window",
+      p.othersSched.map(([cpu, wait]) => `${cpu.toFixed(0)} / ${wait.toFixed(0)}`).join(", ") + " ms",
+      p.othersSched.map(([cpu, wait]) => `${cpu.toFixed(0)} / ${wait.toFixed(0)}`).join(", ") + " ms",
+    ],
     ["CPU, server process (callers' legs and media workers), % of one core", `${(p.cpu.server * 100).toFixed(0)}%`, `${(p.cpu.server * 100).toFixed(0)}%`],
+    ["CPU, the bench's process (Playwright, the pages' stats), % of one core", `${(p.cpu.bench * 100).toFixed(0)}%`, `${(p.cpu.bench * 100).toFixed(0)}%`],
     // Per trainee: all renderers' CPU over the trainees (Chromium keeps a spare renderer or two, nearly idle).
     [`CPU, renderers (${pages.length} busy): per trainee / busiest, % of one core`, `${((sum(pages) / TRAINEES) * 100).toFixed(1)}% / ${(Math.max(0, ...pages) * 100).toFixed(1)}%`, `${((sum(pages) / TRAINEES) * 100).toFixed(1)}%`],
     ["CPU, Chromium's other processes (browser, audio, network), % of one core", `${(p.cpu.chromium * 100).toFixed(0)}%`, `${(p.cpu.chromium * 100).toFixed(0)}%`],
@@ -510,7 +710,7 @@ function figures(p: Point): [label: string, value: string, column: string][] {
   ];
 }
 
-const COLUMNS = ["callers | trainees | talking", "server legs", "lost: gaps / drops / not sent", "underruns", "pages: lost / concealed samples", "clock p99 / max", "loop p99 / max", "main GC: pauses, share, longest", "server CPU", "CPU per page", "Chromium's rest", "bench / machine CPU (cores)", "load"];
+const COLUMNS = ["callers | trainees | talking", "server legs", "lost: gaps / drops / not sent", "underruns", "pages: lost / concealed samples", "clock p99 / max", "loop p99 / max", "main GC: pauses, share, longest", "main thread on CPU / waiting", "workers on CPU / waiting", "server CPU", "bench (Playwright) CPU", "CPU per page", "Chromium's rest", "bench / machine CPU (cores)", "load"];
 
 function show(p: Point): void {
   report(
@@ -530,4 +730,5 @@ function summary(points: Point[]): void {
   );
 }
 
-await main();
+if (process.argv.includes("--server-child")) await serverChild();
+else await main();

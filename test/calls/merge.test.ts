@@ -8,6 +8,7 @@ import { conferenceOf } from "../../server/calls/conference.js";
 import type { BridgeEnd, Channel } from "../../server/calls/index.js";
 import { startCallApi, type CallApi } from "../helpers/call-api.js";
 import { connected, sleep, until, type PhoneCall } from "../helpers/fake-signalling.js";
+import { measureUntilHeard } from "../helpers/tone-windows.js";
 
 let t: CallApi;
 let agentToken: string;
@@ -64,16 +65,14 @@ function mergeCommand(uuid: string, targetCallId: string | undefined, token = ag
 
 /**
  * Each phone hears the tones of the two others (a share of each above `min`). Measured again,
- * up to three times, when a window fell short: on a loaded machine a starved 20 ms clock skews one
- * window's mix, not the next.
+ * up to three windows, when one fell short (test/helpers/tone-windows.ts): on a loaded machine a
+ * starved 20 ms clock skews one window's mix, not the next.
  */
 async function allHearEachOther(members: { call: PhoneCall; says: number }[], min = 0.25): Promise<void> {
-  let short: string[] = [];
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const heard = await Promise.all(members.map((m) => m.call.hears(members.filter((o) => o !== m).map((o) => o.says), 700)));
-    short = members.flatMap((m, i) => members.filter((o) => o !== m && !(heard[i][o.says] > min)).map((o) => `${m.says} Hz phone hears ${o.says} Hz at ${heard[i][o.says]}`));
-    if (short.length === 0) return;
-  }
+  const { short } = await measureUntilHeard(
+    () => Promise.all(members.map((m) => m.call.hears(members.filter((o) => o !== m).map((o) => o.says), 700))),
+    (heard) => members.flatMap((m, i) => members.filter((o) => o !== m && !(heard[i][o.says] > min)).map((o) => `${m.says} Hz phone hears ${o.says} Hz at ${heard[i][o.says]}`)),
+  );
   expect(short).toEqual([]);
 }
 
@@ -83,8 +82,7 @@ async function allHearEachOther(members: { call: PhoneCall; says: number }[], mi
  * machine is not a fault of the mix.
  */
 async function heardWell<T extends Record<number, number>[]>(measure: () => Promise<T>, wanted: (heard: T) => number[]): Promise<T> {
-  let heard = await measure();
-  for (let attempt = 1; attempt < 3 && wanted(heard).some((share) => !(share > 0.8)); attempt++) heard = await measure();
+  const { heard } = await measureUntilHeard(measure, (h) => wanted(h).filter((share) => !(share > 0.8)).map(String));
   return heard;
 }
 

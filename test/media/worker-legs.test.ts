@@ -3,7 +3,8 @@
 // legs spread over the workers, errors and state mirrored, cleanup, and a worker that dies (killed,
 // or an exception inside it) ending its legs cleanly while the engine carries on.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MediaEngine, RemoteLeg, SdpError, toneShare, type WebRtcLeg } from "../../server/media/index.js";
+import { MediaEngine, RemoteLeg, SdpError, type WebRtcLeg } from "../../server/media/index.js";
+import { heardTone, measureUntilHeard } from "../helpers/tone-windows.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -67,10 +68,12 @@ describe("legs in media worker threads", () => {
   // Frames lost or dropped under load are a figure of the machine as much as of this code: bench/media.ts
   // measures them (10, 50, 100 calls, with workers); here the audio must flow both ways, right.
   it("carries audio both ways on every leg (10 calls, 3 s)", async () => {
-    await sleep(300);
     const snapshot = () => calls.map(({ leg, phone }) => [leg.stats(), phone.stats()] as const);
+    // Media flowing on every leg before the window, not a pause that assumes it.
+    await until(() => snapshot().every(([leg, phone]) => leg.packetsReceived > 0 && phone.packetsReceived > 0), "audio on every leg");
     const before = snapshot();
-    const [atServer, atPhone] = await Promise.all([listen(server, calls[0].leg, 3000), listen(far, calls[9].phone, 3000)]);
+    let skippedBefore = server.clock.stats().skipped + far.clock.stats().skipped;
+    let first: [number[], number[]] | undefined = await Promise.all([listen(server, calls[0].leg, 3000), listen(far, calls[9].phone, 3000)]);
     const after = snapshot();
     for (const [i, pair] of after.entries()) {
       for (const side of [0, 1] as const) {
@@ -78,16 +81,33 @@ describe("legs in media worker threads", () => {
         expect(pair[side].packetsSent - (before[i]?.[side].packetsSent ?? 0), `call ${i}, ${side === 0 ? "server" : "phone"} leg sends`).toBeGreaterThan(0);
       }
     }
-    // The tones, heard again (up to two more windows) when a window fell short: at load a starved
-    // thread skews one second of audio, not the next. Seen in session 14: 0.73 once in a quiet CI
-    // run, 0.09-0.76 at load 5 on this tree and the one before: a dropout worth finding.
-    let [serverShare, phoneShare] = [toneShare(atServer.slice(-8000), 1000), toneShare(atPhone.slice(-8000), 440)];
-    for (let attempt = 1; attempt < 3 && !(serverShare > 0.9 && phoneShare > 0.9); attempt++) {
-      const [s, p] = await Promise.all([listen(server, calls[0].leg, 1500), listen(far, calls[9].phone, 1500)]);
-      [serverShare, phoneShare] = [toneShare(s.slice(-8000), 1000), toneShare(p.slice(-8000), 440)];
-    }
-    expect(serverShare, "the server leg hears its phone").toBeGreaterThan(0.9);
-    expect(phoneShare, "the phone hears the server leg").toBeGreaterThan(0.9);
+    // The tones over the window's last second, in the frames played: a frame of silence where a
+    // receive buffer ran dry (the first late packet as it finds its depth, or the catch-up after a
+    // stall of this thread, where both ends' clocks run) is counted, not taken as a phase jump that
+    // would cost a 440 Hz share a third of its value (test/helpers/tone-windows.ts). A lost frame
+    // still costs the share. Heard again (up to two more windows) when one fell short: a starved
+    // thread skews one second of audio, not the next.
+    // A window in which either clock skipped ticks (this thread starved over 200 ms: frames never
+    // played, counted as lost by the legs, bench/media.ts's figure) is listened to again, twice at most.
+    const skipped = () => server.clock.stats().skipped + far.clock.stats().skipped;
+    const { heard, short } = await measureUntilHeard(
+      async () => {
+        let [atServer, atPhone] = first ?? [[], []];
+        first = undefined;
+        for (let tries = 0; atServer.length === 0 || (tries < 3 && skipped() > skippedBefore); tries++) {
+          skippedBefore = skipped();
+          [atServer, atPhone] = await Promise.all([listen(server, calls[0].leg, 1500), listen(far, calls[9].phone, 1500)]);
+        }
+        return { server: heardTone(atServer.slice(-8000), 1000), phone: heardTone(atPhone.slice(-8000), 440) };
+      },
+      ({ server: s, phone: p }) => [
+        ...(s.share > 0.9 && s.silentFrames <= 5 ? [] : [`the server leg hears its phone: ${JSON.stringify(s)}`]),
+        ...(p.share > 0.9 && p.silentFrames <= 5 ? [] : [`the phone hears the server leg: ${JSON.stringify(p)}`]),
+      ],
+    );
+    expect(short).toEqual([]);
+    expect(heard.server.share, "the server leg hears its phone").toBeGreaterThan(0.9);
+    expect(heard.phone.share, "the phone hears the server leg").toBeGreaterThan(0.9);
   });
 
   it("mirrors the worker's codec and direction, and relays DTMF both ways", async () => {
@@ -148,11 +168,19 @@ describe("legs in media worker threads", () => {
     await expect(doomed[0].leg.sendDtmf("1")).rejects.toThrow(/closed/);
     // The other worker's calls still talk.
     expect(spared.every(({ leg }) => leg.state === "connected")).toBe(true);
-    expect(toneShare((await listen(far, spared[0].phone, 500)).slice(-2000), 440)).toBeGreaterThan(0.9);
+    const spareHeard = await measureUntilHeard(
+      async () => heardTone((await listen(far, spared[0].phone, 500)).slice(-1920), 440),
+      (h) => (h.share > 0.9 && h.silentFrames <= 2 ? [] : [JSON.stringify(h)]),
+    );
+    expect(spareHeard.short, "a spared call's phone hears its server leg").toEqual([]);
     // A new call gets a fresh worker in the dead one's place.
     const fresh = await call(server, far, [440, 1000]);
     expect(server.workers).toHaveLength(2);
-    expect(toneShare((await listen(far, fresh.phone, 600)).slice(-2000), 440)).toBeGreaterThan(0.9);
+    const freshHeard = await measureUntilHeard(
+      async () => heardTone((await listen(far, fresh.phone, 600)).slice(-1920), 440),
+      (h) => (h.share > 0.9 && h.silentFrames <= 2 ? [] : [JSON.stringify(h)]),
+    );
+    expect(freshHeard.short, "the new call's phone hears its server leg").toEqual([]);
     calls.push(fresh);
     for (const { phone } of doomed) await phone.close();
   });
