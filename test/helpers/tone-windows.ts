@@ -65,3 +65,25 @@ export function heardTone(samples: ArrayLike<number>, frequency: number): HeardT
   }
   return { share: played.length > 0 ? toneShare(played, frequency) : 0, silentFrames, frames };
 }
+
+/**
+ * The share of `frequency` measured frame by frame (each whole 20 ms frame on its own, weighted by
+ * its energy): which tone is where, whatever the phase between frames. For checks of content (a
+ * recording's channels, who hears whom), not of continuity: a frame dropped or cut from a backlog
+ * on a loaded machine costs nothing here, while `heardTone` still counts it. 440, 1000 and 2000 Hz
+ * leak nothing into each other over one frame.
+ */
+export function frameWiseShare(samples: ArrayLike<number>, frequency: number): number {
+  const frames = Math.floor(samples.length / FRAME_SAMPLES);
+  let tone = 0;
+  let total = 0;
+  for (let f = 0; f < frames; f++) {
+    const frame = Array.prototype.slice.call(samples, f * FRAME_SAMPLES, (f + 1) * FRAME_SAMPLES) as number[];
+    let energy = 0;
+    for (const s of frame) energy += s * s;
+    if (energy === 0) continue;
+    tone += toneShare(frame, frequency) * energy;
+    total += energy;
+  }
+  return total === 0 ? 0 : tone / total;
+}

@@ -4,7 +4,7 @@
 // Synthesised here frame by frame: no threads, no real time.
 import { describe, expect, it } from "vitest";
 import { FRAME_SAMPLES, toneShare } from "../../server/media/index.js";
-import { heardTone, measureUntilHeard } from "../helpers/tone-windows.js";
+import { frameWiseShare, heardTone, measureUntilHeard } from "../helpers/tone-windows.js";
 
 /** 50 frames of a `hz` tone as a receive buffer plays them: silence at `dry`, the frame at `lost` never played. */
 function played(hz: number, { dry = [] as number[], lost = [] as number[] } = {}): Int16Array {
@@ -35,6 +35,14 @@ describe("a tone heard with frames of concealment", () => {
     expect(heardTone(played(440, { lost: [17, 34] }), 440).share).toBeLessThan(0.4);
     expect(heardTone(played(1000), 440).share).toBeLessThan(0.01);
     expect(heardTone(new Int16Array(8000), 440)).toEqual({ share: 0, silentFrames: 50, frames: 50 });
+  });
+
+  it("frame by frame: lost or silent frames cost nothing, another tone is still not the one", () => {
+    const hurt = played(440, { dry: [10], lost: [20, 30, 40] });
+    expect(heardTone(hurt, 440).share).toBeLessThan(0.5);
+    expect(frameWiseShare(hurt, 440)).toBeGreaterThan(0.98);
+    for (const [hz, other] of [[440, 1000], [1000, 2000], [2000, 440]]) expect(frameWiseShare(played(hz, { lost: [7] }), other)).toBeLessThan(0.01);
+    expect(frameWiseShare(new Int16Array(50 * FRAME_SAMPLES), 440)).toBe(0);
   });
 
   it("measures again up to three windows while something is short, and gives the last", async () => {
