@@ -14,7 +14,8 @@
 // Ours keeps a collection's recent pages (server/http/resource.ts, PageAnswers), so one query asked
 // again and again measures a kept answer. A second figure walks WALKED distinct pages of the same
 // list (each its own start_key, more than the pages kept) in turn, so each answer is made afresh
-// (its seek, walk, join and md5); the reference serves the same bytes for each of those queries.
+// (its seek, walk, join and md5); the reference serves the same bytes for each of those queries,
+// and the other build (BENCH_AB_SERVER) walks the same pages in the same rounds.
 import { spawn, type ChildProcess } from "node:child_process";
 import { cp, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -111,8 +112,9 @@ interface SizeResult {
   /** The other build's rounds (BENCH_AB_SERVER), empty without one. */
   other: Load[];
   theirs: Load[];
-  /** Walking distinct pages: ours, and the reference serving the same pages' bytes. */
+  /** Walking distinct pages: ours, the other build (BENCH_AB_SERVER) and the reference serving the same pages' bytes. */
   walkedOurs: Load[];
+  walkedOther: Load[];
   walkedTheirs: Load[];
   /** How many distinct pages the walk had (fewer than WALKED in a small collection). */
   walkedPages: number;
@@ -154,7 +156,7 @@ async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
     bare = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile, ...sameFile], { stdio: ["ignore", "pipe", "pipe"] });
     const bareUrl = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
     // The other build answers its copy of the same data: its own token, the same page.
-    let abTarget: { url: string; headers: Record<string, string> } | undefined;
+    let abTarget: { url: string; headers: Record<string, string>; walked: string[] } | undefined;
     if (ab !== undefined) {
       const abUrl = await ab.url;
       const abAuth = await benchLogin(abUrl);
@@ -163,7 +165,9 @@ async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
       const abRes = await fetch(abList, { headers: abHeaders });
       const abBody = await abRes.text();
       if (abRes.status !== 200 || (JSON.parse(abBody) as { data?: unknown[] }).data?.length !== 50) throw new Error(`other build's list at ${size}: ${abRes.status}`);
-      abTarget = { url: abList, headers: abHeaders };
+      // Its walked pages: the same start keys (the data are a copy), its own account id.
+      const abWalked = Object.keys(walked).map((query) => `/v2/accounts/${abAuth.accountId}/devices${query}`);
+      abTarget = { url: abList, headers: abHeaders, walked: abWalked };
     }
     // A first short load on each compiles the hot paths: the rounds measure neither cold.
     await load(sb.child, `${url}${list}`, headers, undefined, WARM_UP_S);
@@ -178,13 +182,15 @@ async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
       theirs.push(await load(bare, `${bareUrl}${list}`, headers));
     }
     const walkedOurs: Load[] = [];
+    const walkedOther: Load[] = [];
     const walkedTheirs: Load[] = [];
     for (let round = 0; round < ROUNDS; round++) {
       walkedOurs.push(await load(sb.child, url, headers, undefined, DURATION_S, walkedPaths));
+      if (ab !== undefined && abTarget !== undefined) walkedOther.push(await load(ab.child, new URL(abTarget.url).origin, abTarget.headers, undefined, DURATION_S, abTarget.walked));
       walkedTheirs.push(await load(bare, bareUrl, headers, undefined, DURATION_S, walkedPaths));
     }
     const fixed = fixedRate ? await load(sb.child, `${url}${list}`, headers, 1_000) : undefined;
-    return { size, ours, other, theirs, walkedOurs, walkedTheirs, walkedPages: walkedPaths.length, seedS, bodyBytes: Buffer.byteLength(body), ...(fixed ? { fixed } : {}) };
+    return { size, ours, other, theirs, walkedOurs, walkedOther, walkedTheirs, walkedPages: walkedPaths.length, seedS, bodyBytes: Buffer.byteLength(body), ...(fixed ? { fixed } : {}) };
   } finally {
     if (bare) await stop(bare);
     if (ab !== undefined) await stop(ab.child);
@@ -227,6 +233,11 @@ for (const size of SIZES) {
     rows.push(
       [`${n}: other build median`, `${otherRps.toFixed(0)} req/s, ${(median(r.other.map((l) => l.cpu)) * 1000).toFixed(0)} µs CPU/req, ratio ${(otherRps / theirRps).toFixed(2)}x`],
       [`${n}: CPU/req, switchboard / other build`, `${(median(r.ours.map((l) => l.cpu)) / median(r.other.map((l) => l.cpu))).toFixed(2)}x`],
+      ...r.walkedOther.map((l, i): [string, string] => [`${n}: distinct pages, round ${i + 1}: switchboard / other build`, `${fmt(r.walkedOurs[i] ?? l)} / ${fmt(l)}`]),
+      [
+        `${n}: distinct pages, other build median; CPU/req switchboard / other build`,
+        `${median(r.walkedOther.map((l) => l.rps)).toFixed(0)} req/s, ${(median(r.walkedOther.map((l) => l.cpu)) * 1000).toFixed(0)} µs CPU/req; ${(median(r.walkedOurs.map((l) => l.cpu)) / median(r.walkedOther.map((l) => l.cpu))).toFixed(2)}x`,
+      ],
     );
   }
   if (r.fixed) rows.push([`${n}: switchboard at 1,000 req/s (target p99 < 10 ms)`, fmt(r.fixed)]);

@@ -24,9 +24,20 @@ const SECRET_KEYS = new Set(["sip.password"]);
 const NOT_FILTERS = new Set(["page_size", "start_key", "paginate", "verb", "accept", "auth_token", "ascending", "descending", "inline"]);
 
 export function filterFromQuery(query: Record<string, string>): Predicate {
+  return queryTest(query) ?? (() => true);
+}
+
+/**
+ * The query's filters as one predicate, or undefined when it has none (every document passes).
+ * `answered` names a `filter_KEY` parameter left out: the caller walks only the documents an
+ * equality index files under that filter's keys (`equalityFilter`), which are exactly those the
+ * filter matches, so testing each again would only read every document's data for nothing. The
+ * parameter's value is still checked as the others are (nothing to check for `filter_`).
+ */
+export function queryTest(query: Record<string, string>, answered?: string): Predicate | undefined {
   const tests: Predicate[] = [];
   for (const [param, value] of Object.entries(query)) {
-    if (NOT_FILTERS.has(param)) continue;
+    if (NOT_FILTERS.has(param) || param === answered) continue;
     if (param.startsWith("filter_not_")) {
       const get = getter(param.slice("filter_not_".length));
       tests.push((d) => !matches(get(d), value));
@@ -57,7 +68,9 @@ export function filterFromQuery(query: Record<string, string>): Predicate {
     }
   }
   for (const range of ["created", "modified"]) checkRange(query, range);
-  if (tests.length === 0) return () => true;
+  if (tests.length === 0) return undefined;
+  const [only] = tests;
+  if (tests.length === 1 && only !== undefined) return only;
   return (doc) => {
     for (const t of tests) if (!t(doc)) return false;
     return true;
@@ -67,6 +80,8 @@ export function filterFromQuery(query: Record<string, string>): Predicate {
 /** A `filter_KEY=value` of the query, the kind an equality index can answer. */
 export interface EqualityFilter {
   field: string;
+  /** The query parameter it came from (`filter_<field>`); absent for one a caller made. */
+  param?: string;
   /** The index keys of the documents the filter matches (see `matchKeys`). */
   keys: string[];
 }
@@ -76,7 +91,7 @@ export function equalityFilters(query: Record<string, string>): EqualityFilter[]
   const out: EqualityFilter[] = [];
   for (const [param, value] of Object.entries(query)) {
     if (!param.startsWith("filter_") || param.startsWith("filter_not_")) continue;
-    out.push(equalityFilter(param.slice("filter_".length), value));
+    out.push({ ...equalityFilter(param.slice("filter_".length), value), param });
   }
   return out;
 }
