@@ -3,7 +3,7 @@
 import { randomUUID } from "node:crypto";
 import { EventEmitter } from "node:events";
 import type { DtmfDigit, MediaEngine, WebRtcLeg } from "../../server/media/index.js";
-import { toneShare } from "../../server/media/index.js";
+import { frameWiseShare } from "./tone-windows.js";
 import type {
   CallParty,
   CallSignalling,
@@ -157,10 +157,13 @@ export class PhoneCall extends EventEmitter<PhoneCallEvents> {
     this.leg.play(await this.#media.player(uri));
   }
 
-  /** The share of each frequency in what this phone hears for `ms`, after a settling pause. */
+  /**
+   * The share of each frequency in what this phone hears for `ms`, after a settling pause, frame
+   * by frame (who hears whom; a frame late or cut on a loaded machine is the benches' figure).
+   */
   async hears(frequencies: readonly number[], ms = 500): Promise<Record<number, number>> {
     const samples = await this.record(ms);
-    return Object.fromEntries(frequencies.map((f) => [f, toneShare(samples, f)]));
+    return Object.fromEntries(frequencies.map((f) => [f, frameWiseShare(samples, f)]));
   }
 
   /** What this phone hears for `ms`, after 120 ms for audio in flight. */

@@ -1,6 +1,6 @@
 // Reading a recording back in tests: a stereo 16-bit WAV split into its left and right channels,
-// and how much of one tone each carries (Goertzel), away from the edges where audio starts late.
-import { toneShare } from "../../server/media/index.js";
+// and how much of one tone each carries (Goertzel per frame), away from the edges where audio starts late.
+import { frameWiseShare } from "./tone-windows.js";
 import { parseWav } from "../../server/media/wav.js";
 
 export interface StereoWav {
@@ -23,8 +23,12 @@ export function readStereoWav(bytes: Buffer): StereoWav {
   return { channels: wav.channels, sampleRate: wav.sampleRate, bitsPerSample: wav.bitsPerSample, left, right };
 }
 
-/** The share of `frequency` in the middle half of `samples` (the first audio arrives late). */
+/**
+ * The share of `frequency` in the middle half of `samples` (the first audio arrives late), frame
+ * by frame: what the channel holds, whatever a frame late or cut on a loaded machine did to the
+ * phase between frames.
+ */
 export function middleShare(samples: Int16Array, frequency: number): number {
   const quarter = Math.floor(samples.length / 4);
-  return toneShare(samples.subarray(quarter, samples.length - quarter), frequency);
+  return frameWiseShare(samples.subarray(quarter, samples.length - quarter), frequency);
 }
