@@ -127,6 +127,9 @@ export default defineConfig({
           // 13), test/callq/queue-calls.test.ts lost the agent's audio in every test in 2 of 3
           // runs after test/callq/recipient-module.test.ts (cause not found), and never alone.
           sequence: { groupOrder: 3 },
+          // One Chromium for the tier's browser files (each connects with contexts of its own,
+          // closed with the file), instead of a launch a file: test/helpers/shared-chromium.ts.
+          globalSetup: ["test/helpers/shared-chromium.ts"],
         },
       },
     ],
