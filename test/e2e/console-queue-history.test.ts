@@ -2,11 +2,10 @@
 // Sales (two answered at agent1's console, one abandoned), the panel's day for Sales shows the
 // counts the CDRs and the intervals API give; after a server restart it still does; its CSV link
 // downloads the same figures; a supervisor who lost call_monitor is told why the history is refused.
-import { readFile } from "node:fs/promises";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { openConsole as openConsolePage, signIn, waitRegistered } from "../helpers/console-page.js";
+import { downloadText, openConsole as openConsolePage, signIn, waitRegistered } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 import { Floor, offerOn, openView } from "../helpers/shift.js";
 
@@ -136,8 +135,7 @@ describe("the supervisor's queue history", () => {
     // The CSV link downloads the server's CSV of the same day: the same counts.
     const panel = afterRestart.getByRole("region", { name: "History" });
     const [download] = await Promise.all([afterRestart.waitForEvent("download"), panel.getByRole("link", { name: "Sales" }).click()]);
-    const path = await download.path();
-    const [header = "", ...lines] = (await readFile(path, "utf8")).trim().split(/\r?\n/);
+    const [header = "", ...lines] = (await downloadText(download)).trim().split(/\r?\n/);
     const columns = header.split(",");
     const column = (name: string) => lines.reduce((total, line) => total + Number(line.split(",")[columns.indexOf(name)] ?? 0), 0);
     expect(lines).toHaveLength(96);

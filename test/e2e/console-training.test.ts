@@ -5,13 +5,13 @@
 // preview shows the same), exported as a file, imported back as a copy and deleted after a
 // confirmation; an agent has no Training link and is refused on a direct visit; a user marked as a
 // trainer (training.trainer) has the link and the list.
-import { mkdir, readFile } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Locator, Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { CONSOLE_DIR, openConsole, SCREENSHOTS, seriousAxeViolations, signIn, type ConsolePage } from "../helpers/console-page.js";
+import { CONSOLE_DIR, downloadText, openConsole, SCREENSHOTS, seriousAxeViolations, signIn, type ConsolePage } from "../helpers/console-page.js";
 
 let api: TestApi;
 let token: string;
@@ -174,7 +174,7 @@ describe("training: the trainer's view", () => {
     // Export downloads the file; importing it back makes a copy.
     const [download] = await Promise.all([page.waitForEvent("download"), row.getByRole("link", { name: "Export Evening shift" }).click()]);
     expect(download.suggestedFilename()).toBe("Evening-shift.scenario.json");
-    const file = await readFile(await download.path(), "utf8");
+    const file = await downloadText(download);
     expect(JSON.parse(file)).toMatchObject({ format: "switchboard.training_scenario.v1", name: "Evening shift", seed: 42, duration_s: 900 });
     await page.getByLabel("Import a scenario file").setInputFiles({ name: "Evening-shift.scenario.json", mimeType: "application/json", buffer: Buffer.from(file) });
     await page.getByRole("status").filter({ hasText: "Scenario “Evening shift” imported." }).waitFor();

@@ -25,8 +25,25 @@ export interface LaunchedBrowser {
   close(): Promise<void>;
 }
 
-/** `extraArgs`: e.g. `--use-file-for-fake-audio-capture=tone.wav` to give this browser's microphone a known tone. */
+/**
+ * The WebSocket endpoint of a Chromium shared by the files of a test run (the serial tier's
+ * globalSetup, test/helpers/shared-chromium.ts, launches it with CHROMIUM_ARGS). Set it to `off`
+ * before the run to give each file a Chromium of its own again.
+ */
+export const SHARED_CHROMIUM_ENV = "SWITCHBOARD_SHARED_CHROMIUM";
+
+/**
+ * `extraArgs`: e.g. `--use-file-for-fake-audio-capture=tone.wav` to give this browser's microphone
+ * a known tone. Without extra flags, inside a run that shares a Chromium, this connects to it: the
+ * caller's pages then live in contexts of its own connection, and close() closes them all and
+ * disconnects (the shared Chromium runs on). Otherwise a Chromium of its own, closed by close().
+ */
 export async function launchBrowser(extraArgs: string[] = []): Promise<LaunchedBrowser> {
+  const shared = process.env[SHARED_CHROMIUM_ENV];
+  if (shared?.startsWith("ws://") === true && extraArgs.length === 0) {
+    const browser = await chromium.connect(shared);
+    return { browser, close: () => browser.close() };
+  }
   if (!existsSync(CHROMIUM_PATH)) throw new Error(`${CHROMIUM_PATH} is missing: install Debian's chromium package`);
   const browser = await chromium.launch({ executablePath: CHROMIUM_PATH, args: [...CHROMIUM_ARGS, ...extraArgs] });
   return { browser, close: () => browser.close() };

@@ -4,7 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
-import type { Browser, Page } from "playwright-core";
+import type { Browser, Download, Page } from "playwright-core";
 import { REPO_ROOT } from "./serve.js";
 
 export const SCREENSHOTS = join(REPO_ROOT, "test-results/screenshots");
@@ -140,4 +140,15 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
   })()`);
   if (!Array.isArray(found)) throw new Error("axe gave no results");
   return found.map(String);
+}
+
+/**
+ * A finished download's content as text. Read through Playwright's stream, not download.path():
+ * a browser reached over launchServer's WebSocket (the tiers' shared Chromium) has no local path.
+ */
+export async function downloadText(download: Download): Promise<string> {
+  const stream = await download.createReadStream();
+  const chunks: Buffer[] = [];
+  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
+  return Buffer.concat(chunks).toString("utf8");
 }

@@ -14,7 +14,11 @@ export const SERVER_ENTRY = join(REPO_ROOT, "out/main/server.js");
 export interface ServeOptions {
   /** Extra command-line arguments after --port 0 --data-dir D. */
   args?: string[];
-  /** How long to wait for the URL line. */
+  /**
+   * How long to wait for the URL line. 45 s by default: a first start (seeding the demo account)
+   * took over 20 s, the old default, niced on the shared 2-core machine at load 15-25 (session 15),
+   * and a hook has 60 s in all.
+   */
   timeoutMs?: number;
   /**
    * Runs the server on a clock this test can move (`--clock controllable`, over an IPC channel):
@@ -61,7 +65,7 @@ const STOP_GRACE_MS = 10_000;
 
 export async function serve(options: ServeOptions = {}): Promise<Served> {
   if (!existsSync(SERVER_ENTRY)) throw new Error(`${SERVER_ENTRY} is missing: run npm run build first`);
-  const timeoutMs = options.timeoutMs ?? 20_000;
+  const timeoutMs = options.timeoutMs ?? 45_000;
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-test-"));
   const clockArgs = options.clock === undefined || options.clock === false ? [] : ["--clock", options.clock === true ? "controllable" : `controllable@${Math.round(options.clock.startMs)}`];
   const args = ["--import", END_WITH_PARENT, SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir, ...clockArgs, ...(options.args ?? [])];
