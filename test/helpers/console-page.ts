@@ -4,6 +4,7 @@
 import { readFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { join } from "node:path";
+import { text } from "node:stream/consumers";
 import type { Browser, Download, Page } from "playwright-core";
 import { REPO_ROOT } from "./serve.js";
 
@@ -147,8 +148,5 @@ export async function seriousAxeViolations(page: Page): Promise<string[]> {
  * a browser reached over launchServer's WebSocket (the tiers' shared Chromium) has no local path.
  */
 export async function downloadText(download: Download): Promise<string> {
-  const stream = await download.createReadStream();
-  const chunks: Buffer[] = [];
-  for await (const chunk of stream) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(String(chunk)));
-  return Buffer.concat(chunks).toString("utf8");
+  return text(await download.createReadStream());
 }
