@@ -52,6 +52,9 @@ function workerScript(): { script: URL | string; eval?: true; execArgv: string[]
   throw new MediaWorkerError(`the media worker script is missing beside ${here}`);
 }
 
+/** How long a stopping worker may take to close its legs before it is terminated anyway. */
+const STOP_BOUND_MS = 2_000;
+
 export class MediaWorker {
   readonly #worker: Worker;
   readonly #legs = new Map<string, WorkerLegHandle>();
@@ -63,6 +66,7 @@ export class MediaWorker {
   #alive = true;
   #ready = false;
   #readied: (loaded: boolean) => void = () => undefined;
+  #stopped: () => void = () => undefined;
   #exited: Promise<void>;
   /** true once werift is loaded in the thread, false if the thread stopped first. */
   readonly loaded: Promise<boolean>;
@@ -148,6 +152,25 @@ export class MediaWorker {
     await this.#exited;
   }
 
+  /**
+   * Stops the thread once it has closed its legs and their sockets (a datagram arriving while a
+   * thread is terminated aborts the process), waiting at most `boundMs` for that before
+   * terminating it anyway (a thread that does not answer).
+   */
+  async stop(boundMs = STOP_BOUND_MS): Promise<void> {
+    if (this.#alive) {
+      let cancel: () => void = () => undefined;
+      const stopped = new Promise<void>((resolve) => {
+        this.#stopped = resolve;
+        cancel = performanceTime.schedule(resolve, boundMs);
+      });
+      this.#post({ type: "stop" });
+      await Promise.race([stopped, this.#exited]);
+      cancel();
+    }
+    await this.terminate();
+  }
+
   #post(message: ToWorker): void {
     this.#worker.postMessage(message);
   }
@@ -157,6 +180,9 @@ export class MediaWorker {
       case "ready":
         this.#ready = true;
         this.#readied(true);
+        break;
+      case "stopped":
+        this.#stopped();
         break;
       case "reply": {
         const pending = this.#pending.get(message.id);
@@ -257,7 +283,7 @@ export class MediaWorkerPool {
   async close(): Promise<void> {
     this.#closing = true;
     const workers = [...this.#workers];
-    await Promise.all(workers.map((w) => w.terminate()));
+    await Promise.all(workers.map((w) => w.stop()));
   }
 
   #forget(worker: MediaWorker): void {

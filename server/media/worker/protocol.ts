@@ -41,7 +41,9 @@ export type ToWorker =
   | ({ type: "call"; id: number; leg: string } & LegCall)
   /** Tick `tick` was due at `due` (ms since the epoch, performance.timeOrigin + now()). */
   | { type: "tick"; tick: number; due: number }
-  | { type: "stats"; id: number };
+  | { type: "stats"; id: number }
+  /** The server stops: close every leg (their sockets with them), then answer "stopped". */
+  | { type: "stop" };
 
 export interface WorkerStats {
   legs: number;
@@ -62,4 +64,6 @@ export type FromWorker =
   | { type: "reply"; id: number; ok: false; error: { name: string; message: string }; info?: LegInfo }
   | { type: "state"; leg: string; to: LegState; reason?: string; info: LegInfo }
   | { type: "dtmf"; leg: string; digit: DtmfDigit }
-  | { type: "stats"; id: number; stats: WorkerStats };
+  | { type: "stats"; id: number; stats: WorkerStats }
+  /** Every leg is closed and no socket is open: the thread may be terminated safely. */
+  | { type: "stopped" };

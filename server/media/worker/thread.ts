@@ -77,6 +77,8 @@ interface Entry {
 
 const clock = new RelayedClock();
 const legs = new Map<string, Entry>();
+/** Closes under way (a leg leaves `legs` only once its close is done), and the start's rehearsal. */
+const closing = new Set<Promise<unknown>>();
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
 let elu = performance.eventLoopUtilization();
@@ -159,7 +161,9 @@ port.on("message", (message: ToWorker) => {
         break;
       }
       const { leg, memory } = entry;
-      call(leg, message).then(
+      const done = call(leg, message);
+      if (message.op === "close") track(done);
+      done.then(
         (value) => {
           if (message.op === "close") {
             memory.writeCounters(leg.counters);
@@ -177,8 +181,29 @@ port.on("message", (message: ToWorker) => {
     case "stats":
       post({ type: "stats", id: message.id, stats: stats() });
       break;
+    case "stop":
+      void stop();
+      break;
   }
 });
+
+function track(work: Promise<unknown>): void {
+  closing.add(work);
+  const settled = (): void => void closing.delete(work);
+  work.then(settled, settled);
+}
+
+/**
+ * Closes every leg and waits for the closes already under way, so no UDP socket of this thread
+ * is open when the main thread terminates it: a datagram arriving while a worker's isolate is
+ * being torn down aborts the whole process (Node 20: `FATAL ERROR: v8::FromJust` in
+ * UDPWrap::OnRecv).
+ */
+async function stop(): Promise<void> {
+  for (const { leg } of legs.values()) track(leg.close("shutdown"));
+  while (closing.size > 0) await Promise.allSettled([...closing]);
+  post({ type: "stopped" });
+}
 
 // A worker loads werift as it starts (a static import: the build bundles it into this thread's
 // file, so node's loader reads one file instead of a few hundred), off the main thread, so no call
@@ -188,7 +213,9 @@ provideWerift(weriftModule);
 // made now too, not by the first call's offer. Ready either way: werift keeps this one attempt,
 // so a failure here is the one the first leg would have met.
 const ready = (): void => post({ type: "ready" });
-weriftModule.RTCDtlsTransport.SetupCertificate().then(rehearse).then(ready, ready);
+const rehearsed = weriftModule.RTCDtlsTransport.SetupCertificate().then(rehearse);
+track(rehearsed);
+rehearsed.then(ready, ready);
 
 /**
  * One offer made and thrown away, as a leg makes it (one host candidate on `host`), so the first
