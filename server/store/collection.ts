@@ -319,7 +319,9 @@ export class Collection<T extends DocData = DocData> {
    */
   visit(key: SortKey<T>, options: WalkOptions, visit: (doc: StoredDoc<T>, key: string) => boolean): void {
     const unsynced = this.#unsynced;
-    this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key));
+    // No durable create pending (nearly always): the list hands its documents straight to `visit`.
+    if (unsynced.size === 0) this.#order(key).visitDocs(options, visit);
+    else this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key));
   }
 
   #order(key: SortKey<T>): ListOrder<T> {
