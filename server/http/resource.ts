@@ -2,7 +2,7 @@
 // 201 + Location), read, update (POST: replace), PATCH (merge, then validate the whole), DELETE
 // (answers the deleted document), with validation before every write, If-Match, filters and
 // paging. Each api/ file describes its resource with a DocResourceSpec and hooks.
-import { createHash, randomBytes } from "node:crypto";
+import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Collection, StoredDoc } from "../store/index.js";
 import { collectionIfOpen, StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
@@ -429,18 +429,18 @@ export const PAGE_CHARS_KEPT = 1 << 20;
  * collection in pages and in characters; a page larger than the character bound is not kept.
  *
  * Also each page's revision (and ETag), made without reading its rows: the md5 of the collection
- * object's epoch (random, drawn when this collection object is first listed: a new one at every
- * start and every reopening), its version and the query. Equal for two answers only when they
+ * object's epoch (Collection.epoch: random, another at every start and every reopening), its
+ * version and the query. Equal for two answers only when they
  * are the same collection object at the same version asked the same query, which answer alike;
  * any write, delete or restart gives another (see docs/design-notes.md, "Session 16").
  */
 export class PageAnswers {
-  readonly #byCollection = new WeakMap<Collection, { epoch: string; version: number; chars: number; pages: Map<string, Outcome> }>();
+  readonly #byCollection = new WeakMap<Collection, { version: number; chars: number; pages: Map<string, Outcome> }>();
 
   of(collection: Collection, query: Record<string, string>, make: (query: Record<string, string>, revision: string) => Outcome): Outcome {
     let kept = this.#byCollection.get(collection);
     if (kept === undefined) {
-      kept = { epoch: randomBytes(16).toString("hex"), version: collection.version, chars: 0, pages: new Map() };
+      kept = { version: collection.version, chars: 0, pages: new Map() };
       this.#byCollection.set(collection, kept);
     } else if (kept.version !== collection.version) {
       kept.version = collection.version;
@@ -450,7 +450,7 @@ export class PageAnswers {
     const key = queryKey(query);
     const known = kept.pages.get(key);
     if (known !== undefined) return known;
-    const outcome = make(query, createHash("md5").update(`${kept.epoch}:${kept.version}:${key}`).digest("hex"));
+    const outcome = make(query, createHash("md5").update(`${collection.epoch}:${kept.version}:${key}`).digest("hex"));
     const chars = outcome.data instanceof JsonText ? outcome.data.text.length : PAGE_CHARS_KEPT + 1;
     if (chars > PAGE_CHARS_KEPT) return outcome;
     if (kept.pages.size >= PAGES_KEPT || kept.chars + chars > PAGE_CHARS_KEPT) {

@@ -123,6 +123,7 @@ export class Collection<T extends DocData = DocData> {
   readonly #equality = new Map<string, EqualityIndexSpec>();
   /** Bumped by every change of what reads see: see `version`. */
   #version = 0;
+  #epoch: string | undefined;
 
   private constructor(readonly file: string, deps: CollectionDeps) {
     this.#deps = deps;
@@ -234,6 +235,16 @@ export class Collection<T extends DocData = DocData> {
    */
   get version(): number {
     return this.#version;
+  }
+
+  /**
+   * 32 hex digits drawn from the random source at the first ask, another for every collection
+   * object (each opening, each start): with `version`, what reads see is named by a pair that
+   * never comes back after a restart or a reopening (list pages' revisions, server/http/resource.ts).
+   */
+  get epoch(): string {
+    this.#epoch ??= this.#deps.random.bytes(16).toString("hex");
+    return this.#epoch;
   }
 
   /** How many documents, counting durable creates not yet synced (so a cap counts them too). */
