@@ -435,7 +435,11 @@ function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest
   const revision = outcome.revision;
   if (revision !== undefined && (REVISION_PATTERN.test(revision) || PAGE_REVISION.test(revision))) {
     const etag = `"${revision}"`;
-    reply.header("ETag", etag);
+    // The validator does not name the caller (a page's is shared by every caller of the account):
+    // a browser's cache must not hand one caller's stored answer (its envelope carries the token)
+    // to another's request, after a 304 or otherwise.
+    const vary = reply.getHeader("Vary");
+    reply.header("ETag", etag).header("Vary", vary === undefined ? TOKEN_HEADERS : `${String(vary)}, ${TOKEN_HEADERS}`);
     // A read whose answer the client holds already: 304 and no body (cowboy_rest does the same
     // for crossbar's generate_etag). Only a plain GET or HEAD: a tunnelled one is a POST.
     const held = request.headers["if-none-match"];
@@ -462,6 +466,9 @@ function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest
   else reply.send(JSON.stringify(successEnvelope(envelopeOf(data, outcome, request.id, authToken, now))));
   return undefined;
 }
+
+/** The request headers a token travels in besides the query (part of the URL already). */
+const TOKEN_HEADERS = "X-Auth-Token, Authorization";
 
 /** A list page's revision (server/http/resource.ts, PageAnswers; or the md5 of its rows' revisions): sent as its ETag too. */
 const PAGE_REVISION = /^[0-9a-f]{32}$/;

@@ -2,7 +2,8 @@
 // on a data directory of its own: the ETag changes after a write to a row on the page, after a
 // delete, after a write elsewhere in the collection, and after a restart on the same data (no old
 // ETag comes back with other content); If-None-Match with the page's ETag answers 304 with no body,
-// with another ETag the page itself; a document read answers 304 to its own revision too.
+// with another ETag the page itself; a document read answers 304 to its own revision too. Answers
+// with an ETag vary by the token's headers.
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -25,6 +26,7 @@ afterEach(async () => {
 interface Answer {
   status: number;
   etag: string | null;
+  vary: string | null;
   text: string;
   body: { data?: unknown; revision?: string } | null;
 }
@@ -37,7 +39,7 @@ async function call(method: string, path: string, token: string, options: { data
     ...(options.data === undefined ? {} : { body: JSON.stringify({ data: options.data }) }),
   });
   const text = await res.text();
-  return { status: res.status, etag: res.headers.get("etag"), text, body: text === "" ? null : (JSON.parse(text) as Answer["body"]) };
+  return { status: res.status, etag: res.headers.get("etag"), vary: res.headers.get("vary"), text, body: text === "" ? null : (JSON.parse(text) as Answer["body"]) };
 }
 
 async function start(): Promise<{ token: string; devices: string }> {
@@ -153,6 +155,9 @@ describe("a list page's ETag", () => {
     const id = (created.body?.data as { id: string }).id;
     const read = await call("GET", `${devices}/${id}`, token);
     expect(read.etag).toBe(`"${read.body?.revision ?? ""}"`);
+    // A browser's cache keeps one caller's answer (its envelope names the token) for that caller only.
+    expect(read.vary).toBe("X-Auth-Token, Authorization");
+    expect((await page(devices, token)).vary).toBe("X-Auth-Token, Authorization");
     const notModified = await call("GET", `${devices}/${id}`, token, { headers: { "If-None-Match": read.etag ?? "" } });
     expect(notModified.status).toBe(304);
     expect(notModified.text).toBe("");
