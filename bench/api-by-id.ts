@@ -82,6 +82,71 @@ async function startSwitchboard(name: string, server: string, dataDir: string, p
   return { name, child, url: `${base}${path}/${ids[50] ?? ""}`, headers };
 }
 
+/**
+ * BENCH_HOOK_COSTS=1: what the request path's extra hooks cost on their own, in one process, no
+ * Switchboard code: Fastify serving one body on GET /v2/x/:id bare, with @fastify/websocket
+ * registered (its onRequest and onResponse hooks and handler wrapper on every route), with two
+ * preParsing hooks (ours: the app's 404 one and the endpoint's), and with both. One keep-alive
+ * client asks one request at a time; alternating rounds; CPU of the whole process per request
+ * (client included, the same for all four), by process.cpuUsage.
+ */
+async function hookCosts(): Promise<void> {
+  const { default: Fastify } = await import("fastify");
+  const { default: fastifyWebsocket } = await import("@fastify/websocket");
+  const { Agent, request } = await import("node:http");
+  const body = JSON.stringify({ status: "success", data: { id: "x".repeat(32), name: "device" }, revision: `1-${"0".repeat(32)}` });
+  const variants: { name: string; ws: boolean; preParsing: boolean }[] = [
+    { name: "bare", ws: false, preParsing: false },
+    { name: "+ @fastify/websocket", ws: true, preParsing: false },
+    { name: "+ 2 preParsing hooks", ws: false, preParsing: true },
+    { name: "+ both", ws: true, preParsing: true },
+  ];
+  const PER_ROUND = Number(process.env.BENCH_HOOK_REQUESTS ?? 3_000);
+  const servers: { name: string; url: URL; agent: InstanceType<typeof Agent>; close: () => Promise<void>; cpu: number[] }[] = [];
+  for (const v of variants) {
+    const app = Fastify({ logger: false });
+    if (v.ws) await app.register(fastifyWebsocket);
+    if (v.preParsing) app.addHook("preParsing", (_request, _reply, payload, done) => done(null, payload));
+    app.get("/v2/x/:id", { ...(v.preParsing ? { preParsing: (_request, _reply, payload, done) => done(null, payload) } : {}) }, (_request, reply) => {
+      reply.type("application/json; charset=utf-8").send(body);
+    });
+    const address = await app.listen({ host: "127.0.0.1", port: 0 });
+    servers.push({ name: v.name, url: new URL(`${address}/v2/x/${"a".repeat(32)}`), agent: new Agent({ keepAlive: true, maxSockets: 1 }), close: () => app.close(), cpu: [] });
+  }
+  const ask = (s: (typeof servers)[number]): Promise<void> =>
+    new Promise((resolve, reject) => {
+      const req = request(s.url, { agent: s.agent }, (res) => {
+        res.resume();
+        res.on("end", () => resolve());
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  for (const s of servers) for (let i = 0; i < PER_ROUND; i++) await ask(s);
+  for (let round = 0; round < ROUNDS * 2; round++) {
+    for (const s of round % 2 === 0 ? servers : [...servers].reverse()) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < PER_ROUND; i++) await ask(s);
+      const used = process.cpuUsage(before);
+      s.cpu.push((used.user + used.system) / PER_ROUND);
+    }
+  }
+  const bare = percentile(servers[0]?.cpu ?? [], 50);
+  report(
+    `request path hooks alone (one process, one keep-alive client, ${ROUNDS * 2} alternating rounds of ${PER_ROUND})`,
+    servers.map((s) => [s.name, `${percentile(s.cpu, 50).toFixed(1)} µs CPU/req (median; ${s.cpu.map((c) => c.toFixed(0)).join(" ")}), ${(percentile(s.cpu, 50) - bare).toFixed(1)} µs over bare`]),
+  );
+  for (const s of servers) {
+    s.agent.destroy();
+    await s.close();
+  }
+}
+
+if (process.env.BENCH_HOOK_COSTS === "1") {
+  await hookCosts();
+  process.exit(0);
+}
+
 const children: ChildProcess[] = [];
 const dataDirs: string[] = [];
 try {

@@ -201,6 +201,94 @@ async function measure(size: number, fixedRate: boolean): Promise<SizeResult> {
 }
 
 const median = (values: number[]): number => percentile(values, 50);
+
+/**
+ * BENCH_IN_PROCESS_OTHER=<another checkout's root>: the page's own work alone, no HTTP. For each
+ * size, the same devices are opened twice in this process, by this tree's store and by the other
+ * tree's (its server/ imported through tsx), and each tree's PageAnswers asks WALKED distinct
+ * `start_key` pages of the filtered list in turn (more than are kept: every page made afresh, its
+ * revision included, as in the server), in alternating rounds; CPU per page by process.cpuUsage.
+ */
+async function inProcess(otherRoot: string): Promise<void> {
+  interface Tree {
+    Store: typeof Store;
+    resource: typeof import("../server/http/resource.js");
+    filters: typeof import("../server/http/filters.js");
+  }
+  const load = async (root: string): Promise<Tree> => ({
+    Store: ((await import(join(root, "server/store/index.ts"))) as { Store: typeof Store }).Store,
+    resource: (await import(join(root, "server/http/resource.ts"))) as Tree["resource"],
+    filters: (await import(join(root, "server/http/filters.ts"))) as Tree["filters"],
+  });
+  const ours = await load(join(import.meta.dirname, ".."));
+  // The third: this tree's page with the other's kind of revision (the md5 of the rows' revisions), to tell the parts apart.
+  const trees: [string, Tree, boolean][] = [
+    ["this tree", ours, true],
+    ["other tree", await load(otherRoot), true],
+    ["this tree, rows' md5 as revision", ours, false],
+  ];
+  const PAGES_PER_ROUND = Number(process.env.BENCH_PAGES_PER_ROUND ?? 3_000);
+  const inRows: [string, string][] = [];
+  for (const size of SIZES) {
+    const dir = await mkdtemp(join(tmpdir(), "sb-bench-list-inproc-"));
+    try {
+      const accountId = "0123456789abcdef0123456789abcdef";
+      const seeding = await Store.open({ dir });
+      const seeded = await seeding.account(accountId, "devices");
+      for (let i = 0; i < size; i += SEED_BATCH) {
+        await Promise.all(Array.from({ length: Math.min(SEED_BATCH, size - i) }, (_, j) => seeded.create(device(i + j))));
+      }
+      await seeding.close();
+      const runs: { name: string; page: () => void; cpu: number[] }[] = [];
+      for (const [name, tree, epochRevision] of trees) {
+        const copy = `${dir}-${runs.length}`;
+        await cp(dir, copy, { recursive: true });
+        const store = await tree.Store.open({ dir: copy });
+        store.equalityIndex("devices", tree.filters.equalityIndexOn("device_type"));
+        const devices = await store.account(accountId, "devices");
+        const texts = new tree.resource.RowTexts(tree.resource.view);
+        const answers = new tree.resource.PageAnswers();
+        const base: Record<string, string> = { filter_device_type: "softphone", page_size: "50" };
+        const queries: Record<string, string>[] = [base];
+        for (let i = 1; i < WALKED; i++) {
+          const last = queries[queries.length - 1] ?? base;
+          const next = tree.resource.listPageText(devices, last, { texts }).paging?.next_start_key;
+          if (next === undefined) break;
+          queries.push({ ...base, start_key: next });
+        }
+        let n = 0;
+        const page = (): void => {
+          const query = queries[n++ % queries.length] ?? base;
+          // The server's call (server/http/resource.ts, the list's GET): the other tree's make takes one argument.
+          answers.of(devices, query, (q: Record<string, string>, revision?: string) => tree.resource.listPageText(devices, q, revision === undefined || !epochRevision ? { texts } : { texts, revision }));
+        };
+        for (let i = 0; i < PAGES_PER_ROUND; i++) page();
+        runs.push({ name, page, cpu: [] });
+      }
+      for (let round = 0; round < ROUNDS * 2; round++) {
+        for (const run of round % 2 === 0 ? runs : [...runs].reverse()) {
+          const before = process.cpuUsage();
+          for (let i = 0; i < PAGES_PER_ROUND; i++) run.page();
+          const used = process.cpuUsage(before);
+          run.cpu.push((used.user + used.system) / PAGES_PER_ROUND);
+        }
+      }
+      const n = size.toLocaleString("en");
+      for (const run of runs) inRows.push([`${n}: ${run.name}, µs CPU per fresh page (median; rounds)`, `${median(run.cpu).toFixed(1)}; ${run.cpu.map((c) => c.toFixed(1)).join(" ")}`]);
+      const [mine, other] = runs;
+      if (mine !== undefined && other !== undefined) inRows.push([`${n}: this / other tree`, `${(median(mine.cpu) / median(other.cpu)).toFixed(2)}x`]);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+      for (let i = 0; i < trees.length; i++) await rm(`${dir}-${i}`, { recursive: true, force: true });
+    }
+  }
+  report(`fresh pages in process (${WALKED} distinct pages of ${QUERY} in turn, ${ROUNDS * 2} alternating rounds of ${PAGES_PER_ROUND})`, inRows);
+}
+
+if (process.env.BENCH_IN_PROCESS_OTHER !== undefined) {
+  await inProcess(process.env.BENCH_IN_PROCESS_OTHER);
+  process.exit(0);
+}
 const fmt = (l: Load): string => `${l.rps.toFixed(0)} req/s, p99 ${l.p99} ms, ${(l.cpu * 1000).toFixed(0)} µs CPU/req${l.errors ? `, ${l.errors} errors` : ""}`;
 const largest = Math.max(...SIZES);
 const rows: [string, string][] = [];

@@ -432,7 +432,22 @@ function run(
 function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest, token: string | null, now: Date, outcome: Outcome | "sent"): FastifyReply | undefined {
   if (outcome === "sent") return reply;
   if (outcome.headers) for (const [k, v] of Object.entries(outcome.headers)) reply.header(k, v);
-  if (outcome.revision && REVISION_PATTERN.test(outcome.revision)) reply.header("ETag", `"${outcome.revision}"`);
+  const revision = outcome.revision;
+  if (revision !== undefined && (REVISION_PATTERN.test(revision) || PAGE_REVISION.test(revision))) {
+    const etag = `"${revision}"`;
+    // The validator does not name the caller (a page's is shared by every caller of the account):
+    // a browser's cache must not hand one caller's stored answer (its envelope carries the token)
+    // to another's request, after a 304 or otherwise.
+    const vary = reply.getHeader("Vary");
+    reply.header("ETag", etag).header("Vary", vary === undefined ? TOKEN_HEADERS : `${String(vary)}, ${TOKEN_HEADERS}`);
+    // A read whose answer the client holds already: 304 and no body (cowboy_rest does the same
+    // for crossbar's generate_etag). Only a plain GET or HEAD: a tunnelled one is a POST.
+    const held = request.headers["if-none-match"];
+    if (held !== undefined && (outcome.status ?? 200) === 200 && (request.method === "GET" || request.method === "HEAD") && noneMatchHits(held, etag)) {
+      reply.status(304).send();
+      return undefined;
+    }
+  }
   reply.status(outcome.status ?? 200);
   if (wantsCsv(req.accept)) {
     reply
@@ -450,6 +465,25 @@ function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest
   else if (data instanceof JsonText) reply.send(successEnvelopeText(envelopeOf(data, outcome, request.id, authToken, now)));
   else reply.send(JSON.stringify(successEnvelope(envelopeOf(data, outcome, request.id, authToken, now))));
   return undefined;
+}
+
+/** The request headers a token travels in besides the query (part of the URL already). */
+const TOKEN_HEADERS = "X-Auth-Token, Authorization";
+
+/** A list page's revision (server/http/resource.ts, PageAnswers; or the md5 of its rows' revisions): sent as its ETag too. */
+const PAGE_REVISION = /^[0-9a-f]{32}$/;
+
+/**
+ * Whether an If-None-Match value names `etag` (RFC 9110 13.1.2: `*`, or a list of entity tags
+ * compared weakly, a `W/` prefix ignored).
+ */
+export function noneMatchHits(header: string, etag: string): boolean {
+  if (header.trim() === "*") return true;
+  for (const part of header.split(",")) {
+    const tag = part.trim();
+    if ((tag.startsWith("W/") ? tag.slice(2) : tag) === etag) return true;
+  }
+  return false;
 }
 
 /** The envelope's options for `data` (one object, as each answer made before: no spread copies). */

@@ -17,7 +17,7 @@ const LOOPBACK_NAMES = ["127.0.0.1", "localhost", "[::1]"];
 /** Host values whose verdict the guard keeps at once. */
 const HOST_VERDICTS = 64;
 const EXPOSED = "X-Request-ID, ETag, Location, Content-Range, Content-Disposition, Retry-After";
-const ALLOWED_HEADERS = "X-Auth-Token, Content-Type, X-Request-ID, If-Match, Range, Authorization, X-File-Name, X-Pretty-Print";
+const ALLOWED_HEADERS = "X-Auth-Token, Content-Type, X-Request-ID, If-Match, If-None-Match, Range, Authorization, X-File-Name, X-Pretty-Print";
 
 export function registerGuard(app: FastifyInstance, options: GuardOptions): void {
   const guard = requestGuard(options);

@@ -2,6 +2,7 @@
 // 201 + Location), read, update (POST: replace), PATCH (merge, then validate the whole), DELETE
 // (answers the deleted document), with validation before every write, If-Match, filters and
 // paging. Each api/ file describes its resource with a DocResourceSpec and hooks.
+import { createHash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Collection, StoredDoc } from "../store/index.js";
 import { collectionIfOpen, StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
@@ -254,7 +255,9 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
         const list = { sortKey, descending: spec.sortDescending, texts: rowTexts };
         const collection = collectionOf(ctx);
         const visibleTo = spec.visibleTo;
-        if (!(collection instanceof Promise) && visibleTo === undefined) return listPages.of(collection, ctx.req.query, (query) => listPageText(collection, query, list));
+        if (!(collection instanceof Promise) && visibleTo === undefined) {
+          return listPages.of(collection, ctx.req.query, (query, revision) => listPageText(collection, query, { ...list, revision }));
+        }
         return (async () => {
           const visible = visibleTo ? await visibleTo(ctx, authOf(ctx)) : undefined;
           return listPageText(await collection, ctx.req.query, { ...list, ...(visible ? { where: (doc: StoredDoc) => visible(doc.data) } : {}) });
@@ -379,19 +382,38 @@ export interface ListOptions {
 
 /** listOutcome's answer to a query string. */
 export function listPage(collection: Collection, query: Record<string, string>, options: ListOptions): Outcome {
-  const { rows, paging, revision } = pageOf(collection, query, options);
-  return { data: rows.map(options.row), paging, revision };
+  const { rows, paging } = pageOf(collection, query, options);
+  return { data: rows.map(options.row), paging, revision: rowsRevision(rows) };
 }
 
 /**
  * listPage's answer with each row's text made once per stored document (`texts`, a row shape of
  * the document alone): the page's data is the rows' texts joined, byte for byte what serializing
- * the rows gives.
+ * the rows gives. Its revision is `revision` when given (a page's version revision, see
+ * PageAnswers), else the md5 of the rows' revisions.
  */
-export function listPageText(collection: Collection, query: Record<string, string>, options: Omit<ListOptions, "row"> & { texts: RowTexts }): Outcome {
-  const { rows, paging, revision } = pageOf(collection, query, options);
+export function listPageText(
+  collection: Collection,
+  query: Record<string, string>,
+  options: Omit<ListOptions, "row"> & { texts: RowTexts; revision?: string },
+): Outcome {
+  const { rows, paging } = pageOf(collection, query, options);
   const texts = options.texts;
-  return { data: new JsonText(`[${rows.map((doc) => texts.of(doc)).join(",")}]`, () => rows.map(texts.row)), paging, revision };
+  // One string grown row by row (no array of the texts, no join's second pass).
+  let text = "[";
+  for (let i = 0; i < rows.length; i++) {
+    const doc = rows[i];
+    if (doc === undefined) continue;
+    if (i > 0) text += ",";
+    text += texts.of(doc);
+  }
+  text += "]";
+  return { data: new JsonText(text, () => rows.map(texts.row)), paging, revision: options.revision ?? rowsRevision(rows) };
+}
+
+/** A page's revision from its content: the md5 of its rows' revisions (crossbar's md5 of the answer, in effect). */
+function rowsRevision(rows: readonly StoredDoc[]): string {
+  return contentRevision(rows.map((d) => d.rev));
 }
 
 /** Pages kept per collection at most; the whole set goes when full (a new version empties it too). */
@@ -401,24 +423,34 @@ export const PAGE_CHARS_KEPT = 1 << 20;
 
 /**
  * A list's answers kept per collection and query while the collection's `version` stands: the
- * next request for the same page (same query string) is answered from them, with no walk,
- * join or md5. Only for a list whose answer is a function of the collection and the query alone
- * (no caller-dependent `where`); the `Outcome` is shared, so nothing may change it. Bounded per
+ * next request for the same page (same query string) is answered from them, with no walk or
+ * join. Only for a list whose answer is a function of the collection and the query alone (no
+ * caller-dependent `where`); the `Outcome` is shared, so nothing may change it. Bounded per
  * collection in pages and in characters; a page larger than the character bound is not kept.
+ *
+ * Also each page's revision (and ETag), made without reading its rows: the md5 of the collection
+ * object's epoch (Collection.epoch: random, another at every start and every reopening), its
+ * version and the query. Equal for two answers only when they
+ * are the same collection object at the same version asked the same query, which answer alike;
+ * any write, delete or restart gives another (see docs/design-notes.md, "Session 16").
  */
 export class PageAnswers {
   readonly #byCollection = new WeakMap<Collection, { version: number; chars: number; pages: Map<string, Outcome> }>();
 
-  of(collection: Collection, query: Record<string, string>, make: (query: Record<string, string>) => Outcome): Outcome {
+  of(collection: Collection, query: Record<string, string>, make: (query: Record<string, string>, revision: string) => Outcome): Outcome {
     let kept = this.#byCollection.get(collection);
-    if (kept === undefined || kept.version !== collection.version) {
+    if (kept === undefined) {
       kept = { version: collection.version, chars: 0, pages: new Map() };
       this.#byCollection.set(collection, kept);
+    } else if (kept.version !== collection.version) {
+      kept.version = collection.version;
+      kept.chars = 0;
+      kept.pages = new Map();
     }
     const key = queryKey(query);
     const known = kept.pages.get(key);
     if (known !== undefined) return known;
-    const outcome = make(query);
+    const outcome = make(query, createHash("md5").update(`${collection.epoch}:${kept.version}:${key}`).digest("hex"));
     const chars = outcome.data instanceof JsonText ? outcome.data.text.length : PAGE_CHARS_KEPT + 1;
     if (chars > PAGE_CHARS_KEPT) return outcome;
     if (kept.pages.size >= PAGES_KEPT || kept.chars + chars > PAGE_CHARS_KEPT) {
@@ -436,8 +468,8 @@ function queryKey(query: Record<string, string>): string {
   return JSON.stringify(query);
 }
 
-/** The documents of one page of a list, its paging keys and its revision. */
-function pageOf(collection: Collection, query: Record<string, string>, options: Omit<ListOptions, "row">): { rows: StoredDoc[]; paging: Outcome["paging"]; revision: string } {
+/** The documents of one page of a list and its paging keys. */
+function pageOf(collection: Collection, query: Record<string, string>, options: Omit<ListOptions, "row">): { rows: StoredDoc[]; paging: Outcome["paging"] } {
   const sortKey = options.sortKey ?? byId;
   const { equal } = cheapestIndex(collection, sortKey, [...equalityFilters(query), ...(options.equal ? [equalityFilter(options.equal.field, options.equal.value)] : [])]);
   // The filter the index answers is not tested again: its documents are exactly the walk's.
@@ -454,7 +486,7 @@ function pageOf(collection: Collection, query: Record<string, string>, options: 
   if (test === undefined && where === undefined) collection.visit(sortKey, walk, (doc, key) => builder.offer(doc, key));
   else collection.visit(sortKey, walk, (doc, key) => (test !== undefined && !test(doc)) || (where !== undefined && !where(doc)) || builder.offer(doc, key));
   const page = builder.page();
-  return { rows: page.rows, paging: page.paging, revision: contentRevision(page.rows.map((d) => d.rev)) };
+  return { rows: page.rows, paging: page.paging };
 }
 
 /** Of the query's equality filters with an index, the one whose documents are fewest. */

@@ -123,6 +123,7 @@ export class Collection<T extends DocData = DocData> {
   readonly #equality = new Map<string, EqualityIndexSpec>();
   /** Bumped by every change of what reads see: see `version`. */
   #version = 0;
+  #epoch: string | undefined;
 
   private constructor(readonly file: string, deps: CollectionDeps) {
     this.#deps = deps;
@@ -236,6 +237,16 @@ export class Collection<T extends DocData = DocData> {
     return this.#version;
   }
 
+  /**
+   * 32 hex digits drawn from the random source at the first ask, another for every collection
+   * object (each opening, each start): with `version`, what reads see is named by a pair that
+   * never comes back after a restart or a reopening (list pages' revisions, server/http/resource.ts).
+   */
+  get epoch(): string {
+    this.#epoch ??= this.#deps.random.bytes(16).toString("hex");
+    return this.#epoch;
+  }
+
   /** How many documents, counting durable creates not yet synced (so a cap counts them too). */
   get size(): number {
     return this.#docs.size;
@@ -319,7 +330,9 @@ export class Collection<T extends DocData = DocData> {
    */
   visit(key: SortKey<T>, options: WalkOptions, visit: (doc: StoredDoc<T>, key: string) => boolean): void {
     const unsynced = this.#unsynced;
-    this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key));
+    // No durable create pending (nearly always): the list hands its documents straight to `visit`.
+    if (unsynced.size === 0) this.#order(key).visitDocs(options, visit);
+    else this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key));
   }
 
   #order(key: SortKey<T>): ListOrder<T> {

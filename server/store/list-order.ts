@@ -126,6 +126,21 @@ export class ListOrder<T extends DocData> {
     }
     for (const entry of this.walk(options)) if (!visit(entry)) return;
   }
+  /** `visit` handing each entry's document and key straight from the list (a page's walk). */
+  visitDocs(options: WalkOptions, visit: (doc: StoredDoc<T>, key: string) => boolean): void {
+    const { equal, descending, from } = options;
+    const lists = equal === undefined ? undefined : this.#fields.get(equal.field)?.lists;
+    if (equal === undefined || lists === undefined) {
+      this.all.visitDocs(descending, from, visit);
+      return;
+    }
+    const [only, other] = equal.keys;
+    if (only !== undefined && (other === undefined || equal.keys.every((k) => k === only))) {
+      lists.get(only)?.visitDocs(descending, from, visit);
+      return;
+    }
+    this.visit(options, (entry) => visit(entry.doc, entry.key));
+  }
 }
 
 function addTo<T extends DocData>(lists: Map<string, OrderedList<StoredDoc<T>>>, spec: EqualityIndexSpec, entry: OrderedEntry<StoredDoc<T>>): void {

@@ -90,6 +90,29 @@ export class OrderedList<D> {
     }
   }
 
+  /** `visit` handing each entry's document and key (no entry object passed on, one call per entry). */
+  visitDocs(descending: boolean, from: string | undefined, visit: (doc: D, key: string) => boolean): void {
+    let { b, i } = this.#start(descending, from);
+    const blocks = this.#blocks;
+    if (descending) {
+      for (; b >= 0; b--, i = (blocks[b]?.length ?? 0) - 1) {
+        const block = blocks[b] ?? [];
+        for (; i >= 0; i--) {
+          const entry = block[i];
+          if (entry !== undefined && !visit(entry.doc, entry.key)) return;
+        }
+      }
+      return;
+    }
+    for (; b < blocks.length; b++, i = 0) {
+      const block = blocks[b] ?? [];
+      for (; i < block.length; i++) {
+        const entry = block[i];
+        if (entry !== undefined && !visit(entry.doc, entry.key)) return;
+      }
+    }
+  }
+
   /** The entries `visit` would see, as a generator (merged walks pull from several at once). */
   *walk(descending: boolean, from?: string): Generator<OrderedEntry<D>> {
     let { b, i } = this.#start(descending, from);
