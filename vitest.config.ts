@@ -171,11 +171,10 @@ export default defineConfig({
         test: {
           name: "serial-browser",
           include: SERIAL_BROWSER,
-          // One file at a time, all in one process (SERIAL_BROWSER above). `npm test`
-          // (scripts/test.mjs) runs this project in a vitest process of its own beside the serial
-          // tier's, the two streams at once: in one vitest run, two projects of one group order
-          // share one pool of workers, which could run two serial files together. A plain
-          // `vitest run` runs it after the serial tier (a group of its own).
+          // One file at a time after the serial tier (a group of its own: two groups with the same
+          // order would run side by side, as one pool of workers for both projects' files), all in
+          // one process (SERIAL_BROWSER above). `SWITCHBOARD_SERIAL_STREAMS=two npm test` runs it
+          // in a vitest process of its own beside the serial tier's instead (scripts/test.mjs).
           maxWorkers: 1,
           isolate: false,
           sequence: { groupOrder: 4 },
