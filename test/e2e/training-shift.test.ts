@@ -130,7 +130,9 @@ describe("a trainee's shift with speaking callers", () => {
     await runs.awaitCallers<RunDoc>(runId, {
       what: "the first three callers gone",
       each: accepting,
-      done: (now) => now.callers.length === 3 && now.callers.every((c) => c.state === "ended"),
+      // The first three by their place in the plan: on a slow machine the burst may already have
+      // come (two callers more) before they are gone; the move below then moves nothing.
+      done: (now) => now.callers.length >= 3 && now.callers.slice(0, 3).every((c) => c.state === "ended"),
       timeoutMs: 60_000,
       intervalMs: 250,
     });
