@@ -172,7 +172,9 @@ export default defineConfig({
           name: "serial-browser",
           include: SERIAL_BROWSER,
           // One file at a time after the serial tier (a group of its own: two groups with the same
-          // order would run side by side), all in one process (SERIAL_BROWSER above).
+          // order would run side by side, as one pool of workers for both projects' files), all in
+          // one process (SERIAL_BROWSER above). `SWITCHBOARD_SERIAL_STREAMS=two npm test` runs it
+          // in a vitest process of its own beside the serial tier's instead (scripts/test.mjs).
           maxWorkers: 1,
           isolate: false,
           sequence: { groupOrder: 4 },

@@ -1,8 +1,16 @@
-// `npm test`: build, lint, type-check, then every vitest tier (unit, api, sip, e2e, electron) in
-// one vitest run whose projects run group after group (vitest.config.ts): the parallel group, then
-// the real-time and serial ones. The one JSON report covers every group.
+// `npm test`: build, lint, type-check, then every vitest tier (vitest.config.ts) in one vitest run
+// whose projects run group after group: unit, then parallel and parallel-media, then the real-time
+// file, then the serial tier, then serial-browser. Its JSON report is test-results/vitest.json.
+// `SWITCHBOARD_SERIAL_STREAMS=two` (session 16, not yet the default: not shown free of flaky
+// files, design-notes) runs the last two as two streams at once instead: one vitest run of the
+// tiers up to the real-time file, then two vitest runs side by side, the serial tier (media, call
+// and browser files with the server in the test process) and serial-browser (browser files against
+// a serve-mode server), each one file at a time, each with its own report
+// (test-results/vitest-<label>.json) and its output's lines prefixed with its label. vitest alone
+// cannot do that: two projects of one group order share one pool of workers, which could run two
+// serial files together.
 // Ends with one line `N passed, N failed, N skipped`; the three checks count as one test each.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, existsSync, rmSync } from "node:fs";
 
 const passthrough = process.argv.slice(2);
@@ -21,6 +29,70 @@ function step(name, command, args) {
   return r.status === 0;
 }
 
+/** The vitest arguments of one run: its projects (none: all), both reporters, and what `npm test --` passed. */
+function vitestArgs(projects, report) {
+  return [
+    "vitest",
+    "run",
+    ...projects.flatMap((p) => ["--project", p]),
+    // A file filter given to `npm test --` may match no file of one of the split runs' projects.
+    ...(projects.length > 0 ? ["--passWithNoTests"] : []),
+    "--reporter=default",
+    "--reporter=json",
+    `--outputFile.json=${report}`,
+    ...passthrough,
+  ];
+}
+
+/** One vitest run in this terminal, its output as it comes. */
+function runInline(label, projects) {
+  const report = label === "all" ? "test-results/vitest.json" : `test-results/vitest-${label}.json`;
+  rmSync(report, { force: true });
+  console.log(`\n=== tests (${label}): npx ${vitestArgs(projects, report).join(" ")}`);
+  spawnSync("npx", vitestArgs(projects, report), { stdio: "inherit" });
+  return Promise.resolve(report);
+}
+
+/** One vitest run beside another: each line of its output prefixed with its label. */
+function runPrefixed(label, projects) {
+  const report = `test-results/vitest-${label}.json`;
+  rmSync(report, { force: true });
+  console.log(`\n=== tests (${label}): npx ${vitestArgs(projects, report).join(" ")}`);
+  // No colour codes or a redrawn summary in interleaved output (vitest's TTY mode).
+  const child = spawn("npx", vitestArgs(projects, report), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "1", NO_COLOR: "1" } });
+  for (const [from, to] of [
+    [child.stdout, process.stdout],
+    [child.stderr, process.stderr],
+  ]) {
+    let rest = "";
+    from.setEncoding("utf8");
+    from.on("data", (chunk) => {
+      const lines = (rest + chunk).split("\n");
+      rest = lines.pop() ?? "";
+      for (const line of lines) to.write(`[${label}] ${line}\n`);
+    });
+    from.on("end", () => {
+      if (rest !== "") to.write(`[${label}] ${rest}\n`);
+    });
+  }
+  return new Promise((resolve) => child.on("close", () => resolve(report)));
+}
+
+function count(label, report) {
+  if (!existsSync(report)) {
+    console.log(`=== vitest (${label}) wrote no report`);
+    failed++;
+    return;
+  }
+  const r = JSON.parse(readFileSync(report, "utf8"));
+  passed += r.numPassedTests;
+  // A file that failed to load has no failed test inside it; count it once.
+  const brokenFiles = r.testResults.filter((f) => f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed"));
+  for (const f of brokenFiles) console.log(`=== ${f.name} failed to run: ${f.message}`);
+  failed += r.numFailedTests + brokenFiles.length;
+  skipped += r.numPendingTests + r.numTodoTests;
+}
+
 const built = step("build", "npx", ["electron-vite", "build"]);
 step("lint", "npx", ["eslint", "."]);
 step("typecheck (node)", "npx", ["tsc", "-p", "tsconfig.node.json", "--noEmit"]);
@@ -28,25 +100,13 @@ step("typecheck (renderer)", "npx", ["tsc", "-p", "tsconfig.web.json", "--noEmit
 
 if (built) {
   mkdirSync("test-results", { recursive: true });
-  const report = "test-results/vitest.json";
-  rmSync(report, { force: true });
-  console.log("\n=== tests: vitest run");
-  spawnSync("npx", ["vitest", "run", "--reporter=default", "--reporter=json", `--outputFile.json=${report}`, ...passthrough], {
-    stdio: "inherit",
-  });
-  if (existsSync(report)) {
-    const r = JSON.parse(readFileSync(report, "utf8"));
-    passed += r.numPassedTests;
-    // A file that failed to load has no failed test inside it; count it once.
-    const brokenFiles = r.testResults.filter(
-      (f) => f.status === "failed" && !f.assertionResults.some((a) => a.status === "failed"),
-    );
-    for (const f of brokenFiles) console.log(`=== ${f.name} failed to run: ${f.message}`);
-    failed += r.numFailedTests + brokenFiles.length;
-    skipped += r.numPendingTests + r.numTodoTests;
+  if (process.env.SWITCHBOARD_SERIAL_STREAMS === "two") {
+    count("parallel", await runInline("parallel", ["unit", "parallel", "parallel-media", "realtime"]));
+    const [serial, browser] = await Promise.all([runPrefixed("serial", ["serial"]), runPrefixed("serial-browser", ["serial-browser"])]);
+    count("serial", serial);
+    count("serial-browser", browser);
   } else {
-    console.log("=== vitest wrote no report");
-    failed++;
+    count("all", await runInline("all", []));
   }
 }
 

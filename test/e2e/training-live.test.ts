@@ -16,7 +16,10 @@ import { demoGrant } from "../helpers/serve.js";
 import { expectState, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
 import { trainingRuns } from "../helpers/training.js";
 
-const setup = useFloor();
+// The server runs on a clock the test moves: while the run is paused the clock passes its first
+// callers' time, and the run's idle stretches (before its first callers, and from their end to the
+// third caller) are skipped; the calls themselves keep real time.
+const setup = useFloor([], { clock: true });
 const signedIn = setup.signedIn;
 
 afterAll(() => {
@@ -100,26 +103,40 @@ describe("a live training run in the console", () => {
     // Paused before its first caller's time (6 s of run time), nobody calls: the four are still to call.
     await live.getByRole("button", { name: "Pause run" }).click();
     await live.getByText(/^Paused: /).waitFor();
-    await trainer.waitForTimeout(3000);
+    const list = await f.v2<{ id: string }[]>("GET", "/training_runs");
+    const runId = list.body.data[0]?.id ?? "";
+    const run = (): Promise<RunDoc> => runs.readRun<RunDoc>(runId);
+    // The server's clock passes the first callers' 6 s of run time (10 s) while the run holds its own.
+    await f.clock.advance(10_000);
+    expect((await run()).callers.map((c) => c.state)).toEqual(["planned", "planned", "planned", "planned"]);
     const callers = live.getByRole("group", { name: "The run's callers" });
     expect(await callers.getByRole("cell", { name: "Still to call" }).count()).toBe(4);
     await live.getByRole("button", { name: "Resume run" }).click();
     await live.getByText(/^Running: /).waitFor();
+    const move = (ms: number) => f.clock.advance(ms);
+    await runs.skipTo(runId, 5, move);
 
-    // The trainee takes what is offered until every caller is gone.
-    const list = await f.v2<{ id: string }[]>("GET", "/training_runs");
-    const runId = list.body.data[0]?.id ?? "";
-    const run = (): Promise<RunDoc> => runs.readRun<RunDoc>(runId);
+    // The trainee takes what is offered until every caller is gone. Once the first two have
+    // talked (both agents then in their 10 s wrap-up), the clock moves on to just before the third.
     let taken = 0;
+    const accepting = async () => {
+      const accept = offerOn(p).getByRole("button", { name: "Accept" });
+      if ((await accept.count()) > 0) {
+        await accept.click().catch(() => undefined);
+        taken += 1;
+      }
+    };
+    await runs.awaitCallers<RunDoc>(runId, {
+      what: "the first two callers gone",
+      each: accepting,
+      done: (now) => now.callers.slice(0, 2).every((c) => c.state === "ended"),
+      timeoutMs: 60_000,
+      intervalMs: 250,
+    });
+    await runs.skipTo(runId, 13, move);
     const done = await runs.awaitCallers<RunDoc>(runId, {
-      each: async () => {
-        const accept = offerOn(p).getByRole("button", { name: "Accept" });
-        if ((await accept.count()) > 0) {
-          await accept.click().catch(() => undefined);
-          taken += 1;
-        }
-      },
-      timeoutMs: 90_000,
+      each: accepting,
+      timeoutMs: 60_000,
       intervalMs: 250,
     });
     expect(taken).toBeGreaterThan(0);

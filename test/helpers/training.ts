@@ -79,19 +79,38 @@ export function trainingRuns(call: AccountCall) {
       );
     },
 
+    /**
+     * Moves a run's time on to `toS` seconds of run time, by moving the server's clock (serve mode's
+     * `--clock controllable`, which the run's clock follows): the run's timers up to then (wrap-ups,
+     * arrivals, patience) run in order, as they would on the wall's. From the run's `run_seconds` as
+     * read just before, so it lands at `toS` plus the time the read and the move took; nothing if
+     * the run is already past it.
+     */
+    async skipTo(id: string, toS: number, move: (ms: number) => Promise<number>): Promise<void> {
+      const at = (await readRun<{ run_seconds?: unknown }>(id)).run_seconds;
+      if (typeof at !== "number") throw new Error(`run ${id} has no run_seconds`);
+      if (toS > at) await move(Math.round((toS - at) * 1000));
+    },
+
     /** Waits until the run's callers are done (every one ended unless `done` says otherwise); the run then. */
     async awaitCallers<Doc extends WithCallers>(id: string, options: AwaitCallers<Doc> = {}): Promise<Doc> {
       const done = options.done ?? ((run: Doc) => run.callers.every((c) => c.state === "ended"));
-      return poll(
-        options.what ?? "every caller of the run gone",
-        async () => {
-          await options.each?.();
-          const run = await readRun<Doc>(id);
-          return done(run) ? run : undefined;
-        },
-        options.timeoutMs ?? 40_000,
-        options.intervalMs,
-      );
+      let last: Doc | undefined;
+      try {
+        return await poll(
+          options.what ?? "every caller of the run gone",
+          async () => {
+            await options.each?.();
+            last = await readRun<Doc>(id);
+            return done(last) ? last : undefined;
+          },
+          options.timeoutMs ?? 40_000,
+          options.intervalMs,
+        );
+      } catch (error) {
+        // Where the callers were when the wait gave up.
+        throw new Error(`${error instanceof Error ? error.message : String(error)}; the run's callers then: ${JSON.stringify(last?.callers)}`, { cause: error });
+      }
     },
   };
 }
