@@ -46,7 +46,7 @@ export interface MediaEngineOptions {
   /** The frame clock's time source and catch-up limit (tests run it by hand). */
   frameClock?: FrameClockOptions;
   /**
-   * Every leg's maxSendLatenessMs unless its own options say otherwise (default 100 ms). An
+   * Every leg's maxSendLatenessMs unless its own options say otherwise (default 60 ms). An
    * engine whose far ends are all in this process (tests) sets Infinity: they stall with the
    * server, so a burst after a stall is no network delay to them, and a dropped frame is a gap.
    */

@@ -5,8 +5,7 @@
 import { EventEmitter } from "node:events";
 import type { MediaStreamTrack, RTCPeerConnection, RtpPacket, RTCRtpTransceiver } from "werift";
 import { randomUuid, systemClock, systemRandom, type Cancel, type Clock, type RandomSource } from "../clock.js";
-import { FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
-import { MAX_SEND_LATENESS_MS, tooLateToSend } from "./late-frames.js";
+import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
 import { guardHelloVerify } from "./dtls-guard.js";
 import { DirectRtpPath, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
 import { DtmfDetector, DtmfSender, type DtmfSendOptions } from "./dtmf.js";
@@ -41,10 +40,9 @@ export interface WebRtcLegOptions {
   connectTimeoutMs?: number;
   /**
    * Audio for a tick the clock delivers later than this after its due time (catching up after
-   * a stall) is not sent (default MAX_SEND_LATENESS_MS, 100 ms: late-frames.ts). Frames up to
-   * it are sent in a burst, which the far end's buffer absorbs; longer bursts read to a browser's
-   * jitter buffer as network delay (Chromium's raised its target by the whole stall and kept it
-   * there for seconds), so beyond it a frame is dropped and counted.
+   * a stall) is not sent (default 60 ms, three frames). Sent in a burst, such frames read to
+   * the far end's jitter buffer as network delay: Chromium's raised its target by the whole
+   * stall and kept it there for seconds, so every later word arrived that much later.
    */
   maxSendLatenessMs?: number;
   /**
@@ -58,6 +56,7 @@ export interface WebRtcLegOptions {
 const MAX_SEQUENCE_GAP = 100;
 /** Silent frames put in for lost packets, at most: enough to keep timing, never a long delay. */
 const MAX_CONCEALED_FRAMES = 3;
+const DEFAULT_MAX_SEND_LATENESS_MS = 3 * FRAME_MS;
 
 /** Whether a transceiver direction sends (a function here, not a closure made per tick). */
 const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
@@ -121,7 +120,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#clock = options.clock;
     this.#host = options.host ?? "127.0.0.1";
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
-    this.#maxSendLatenessMs = options.maxSendLatenessMs ?? MAX_SEND_LATENESS_MS;
+    this.#maxSendLatenessMs = options.maxSendLatenessMs ?? DEFAULT_MAX_SEND_LATENESS_MS;
     this.#buffer = options.received ? undefined : new ReceiveBuffer(options.fifo);
     this.#received = options.received ?? (this.#buffer as ReceiveBuffer);
     this.#wallClock = options.wallClock ?? systemClock;
@@ -414,11 +413,11 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     }
     const codec = this.codec;
     if (!codec) return;
-    // Owed ticks after a stall: each frame is sent, in order, up to the bound (late-frames.ts).
-    // Past it, too late to be worth hearing: the far end has already concealed this frame's
-    // time. Not sending leaves a timestamp gap with no sequence gap, which receivers play as a
+    // Too late to be worth hearing: the far end has already concealed this frame's time, and
+    // sending it now would only teach its jitter buffer to wait longer for every frame after
+    // it. Not sending leaves a timestamp gap with no sequence gap, which receivers play as a
     // pause, as after a clock skip or a DTMF event.
-    if (tooLateToSend(this.#clock.lateMs, this.#maxSendLatenessMs)) {
+    if (this.#clock.lateMs > this.#maxSendLatenessMs) {
       this.#stats.staleFramesSkipped++;
       return;
     }

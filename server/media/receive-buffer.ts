@@ -40,15 +40,6 @@ export interface ReceiveBufferOptions extends FrameFifoOptions {
 /** Frames at a tick (before its read) that mean the audio came just in time: the one played. */
 const JUST_IN_TIME = 1;
 
-/**
- * Frames a receive buffer holds before it drops its oldest (640 ms). It must take the largest
- * target (six frames) plus a catch-up burst: a sender's clock sends up to ten owed frames at once
- * after a stall (frame-clock.ts), and a browser starved for 200 ms sends its own backlog the same
- * way. At 16 frames, a trainee's leg whose target had grown to six dropped every such burst's
- * last frames (bench/training-live.ts at load 25, helper cap, session 14).
- */
-export const RECEIVE_CAPACITY = 32;
-
 export class ReceiveBuffer implements ReceivedAudioSink {
   readonly #fifo: FrameFifo;
   #underrunsSeen = 0;
@@ -63,8 +54,6 @@ export class ReceiveBuffer implements ReceivedAudioSink {
   readonly #watchTicks: number;
   readonly #relaxTicks: number;
   readonly #maxSpare: number;
-  /** A level this high at a tick is cut at once, not after the watch: half the capacity. */
-  readonly #highWater: number;
   /** Frames kept above just-in-time: raised by late audio, lowered by calm. */
   #spareTarget = 0;
   #late = 0;
@@ -77,8 +66,7 @@ export class ReceiveBuffer implements ReceivedAudioSink {
     const { watchTicks, relaxTicks, ...fifo } = options;
     const prime = fifo.prime ?? 1;
     // The FIFO's own backlog trim (a fixed margin over its prime) is replaced by the watch here.
-    this.#fifo = new FrameFifo({ ...fifo, capacity: fifo.capacity ?? RECEIVE_CAPACITY, prime, trimAfterPops: fifo.trimAfterPops ?? Infinity });
-    this.#highWater = Math.max(2, Math.floor(this.#fifo.capacity / 2));
+    this.#fifo = new FrameFifo({ ...fifo, prime, trimAfterPops: fifo.trimAfterPops ?? Infinity });
     this.#watchTicks = Math.max(1, watchTicks ?? 25);
     this.#relaxTicks = Math.max(1, relaxTicks ?? 250);
     this.#maxSpare = Math.max(0, Math.min(fifo.maxPrime ?? 6, this.#fifo.capacity - 1) - JUST_IN_TIME);
@@ -146,11 +134,6 @@ export class ReceiveBuffer implements ReceivedAudioSink {
       this.#calmTicks = 0;
     }
     this.#lowest = Math.min(this.#lowest, level);
-    if (level >= this.#highWater) {
-      // Bursts piling up faster than the watch lets go of them: cut the excess now, before the
-      // next burst overflows (a cut already under way goes on; compress() waits for it).
-      this.#fifo.compress(level - JUST_IN_TIME - this.#spareTarget);
-    }
     if (++this.#watched < this.#watchTicks) return;
     const excess = this.#lowest - JUST_IN_TIME - this.#spareTarget;
     if (excess > 0) this.#fifo.compress(excess);

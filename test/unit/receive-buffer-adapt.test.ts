@@ -55,10 +55,8 @@ describe("ReceiveBuffer depth", () => {
       far.send();
       held.push(heldAfter(buffer, tick));
     }
-    // Sixteen frames with this tick's is half the buffer's capacity: the cut starts at once, not
-    // after the 25-tick watch (session 14: bursts piling up overflowed before the watch ended),
-    // one frame's worth per read of this tone. Gone within 50 ticks (1 s) of the burst.
-    expect(held[0]).toBe(14);
+    // Held at first (the watch is 25 ticks), then cut: gone within 50 ticks (1 s) of the burst.
+    expect(held[0]).toBe(15);
     expect(held.slice(50).every((n) => n === 0)).toBe(true);
     expect(buffer.stats.compressed).toBe(15);
     expect(buffer.stats.dropped).toBe(0);
