@@ -101,8 +101,10 @@ const LATE_BUCKETS = 1000;
 
 /**
  * A worker's clock: delivers each marked tick once, in order, when a message asks (up to the tick
- * it names) or, phased, on its own timer `phaseMs` after the tick's due time. Lateness is counted
- * from the main thread's due time, so a phase spends part of a leg's send-lateness bound.
+ * it names) or, phased, on its own timer `phaseMs` after the tick's due time. Lateness (a leg's
+ * send bound, the stats) is counted from the worker's own due time, the main thread's plus the
+ * phase: a steady offset is no lateness to the far end, whose jitter buffer sees only how far a
+ * frame strays from the stream's cadence, and a phase must not spend the bound.
  */
 export class WorkerClock implements TickSource {
   readonly #share: TickShare;
@@ -201,7 +203,9 @@ export class WorkerClock implements TickSource {
     let target = this.#share.dueOf(next) + this.#phaseMs;
     if (Number.isNaN(target)) target = now + FRAME_MS;
     if (now >= this.#target && target <= this.#target) target = this.#target + FRAME_MS;
-    while (target < now) target += FRAME_MS;
+    // Past due (the main clock idle a while, or this thread late): the next phase from now, not
+    // one period at a time.
+    if (target < now) target += Math.ceil((now - target) / FRAME_MS) * FRAME_MS;
     this.#target = target;
     this.#cancel = this.#time.schedule(this.#onTimer, target - now);
   }
@@ -222,7 +226,7 @@ export class WorkerClock implements TickSource {
       // A tick the main clock skipped after a stall has no frames: nothing to send for it.
       if (!this.#share.isMarked(tick)) continue;
       this.#delivered = tick;
-      this.#lateMs = Math.max(0, this.#now() - this.#share.markedDue(tick));
+      this.#lateMs = Math.max(0, this.#now() - this.#share.markedDue(tick) - this.#phaseMs);
       this.#lateness[Math.min(LATE_BUCKETS - 1, Math.floor(this.#lateMs / LATE_BUCKET_MS))]++;
       this.#counted++;
       any = true;
