@@ -53,8 +53,9 @@ describe("media workers' phases", () => {
     expect([0, 1].map((k) => workerPhaseMs("phased", k, 2))).toEqual([20 / 3, 40 / 3]);
     expect(workerPhaseMs("phased", 0, 1)).toBe(10);
     expect([0, 1].map((k) => workerPhaseMs("relayed", k, 2))).toEqual([0, 0]);
-    expect(workerTickMode({ SWITCHBOARD_WORKER_TICKS: "relayed" })).toBe("relayed");
-    expect(workerTickMode({ SWITCHBOARD_WORKER_TICKS: "bogus" })).toBe("phased");
+    expect(workerTickMode({ SWITCHBOARD_WORKER_TICKS: "phased" })).toBe("phased");
+    expect(workerTickMode({ SWITCHBOARD_WORKER_TICKS: "bogus" })).toBe("relayed");
+    expect(workerTickMode({})).toBe("relayed");
   });
 
   it("each worker sends a tick at its own phase after the tick's due time, once the main thread marked it", () => {
