@@ -51,17 +51,13 @@ export interface HeardTone {
  * over the frames that carry sound, and how many were silent.
  */
 export function heardTone(samples: ArrayLike<number>, frequency: number): HeardTone {
-  const frames = Math.floor(samples.length / FRAME_SAMPLES);
   const played: number[] = [];
   let silentFrames = 0;
-  for (let f = 0; f < frames; f++) {
-    let silent = true;
-    for (let i = f * FRAME_SAMPLES; i < (f + 1) * FRAME_SAMPLES && silent; i++) silent = samples[i] === 0;
-    if (silent) {
-      silentFrames++;
-      continue;
-    }
-    for (let i = f * FRAME_SAMPLES; i < (f + 1) * FRAME_SAMPLES; i++) played.push(samples[i] ?? 0);
+  let frames = 0;
+  for (const frame of framesOf(samples)) {
+    frames++;
+    if (frame === undefined) silentFrames++;
+    else played.push(...frame);
   }
   return { share: played.length > 0 ? toneShare(played, frequency) : 0, silentFrames, frames };
 }
@@ -74,16 +70,26 @@ export function heardTone(samples: ArrayLike<number>, frequency: number): HeardT
  * leak nothing into each other over one frame.
  */
 export function frameWiseShare(samples: ArrayLike<number>, frequency: number): number {
-  const frames = Math.floor(samples.length / FRAME_SAMPLES);
   let tone = 0;
   let total = 0;
-  for (let f = 0; f < frames; f++) {
-    const frame = Array.prototype.slice.call(samples, f * FRAME_SAMPLES, (f + 1) * FRAME_SAMPLES) as number[];
+  for (const frame of framesOf(samples)) {
+    if (frame === undefined) continue;
     let energy = 0;
     for (const s of frame) energy += s * s;
-    if (energy === 0) continue;
     tone += toneShare(frame, frequency) * energy;
     total += energy;
   }
   return total === 0 ? 0 : tone / total;
+}
+
+/**
+ * Each whole 20 ms frame of `samples` in order: its samples, or undefined for a silent one (every
+ * sample 0: where a receive buffer ran dry). The one walk heardTone and frameWiseShare share.
+ */
+function* framesOf(samples: ArrayLike<number>): Generator<number[] | undefined> {
+  const frames = Math.floor(samples.length / FRAME_SAMPLES);
+  for (let f = 0; f < frames; f++) {
+    const frame = Array.prototype.slice.call(samples, f * FRAME_SAMPLES, (f + 1) * FRAME_SAMPLES) as number[];
+    yield frame.every((s) => s === 0) ? undefined : frame;
+  }
 }

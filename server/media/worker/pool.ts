@@ -1,6 +1,7 @@
 // The media workers of an engine, seen from the main thread: worker threads started on first use
 // or warmed one after another from the start of the server, each leg placed on the one with the fewest
-// legs, requests matched to replies, one tick message per worker per 20 ms, and a worker that dies
+// legs, requests matched to replies, the frame clock's ticks marked in shared memory (each worker
+// woken by its own timer at a phase of its own, or by a message: tick-share.ts), and a worker that dies
 // ending its legs (a replacement starts on demand).
 
 import { existsSync } from "node:fs";
@@ -9,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
 import { performanceTime } from "../frame-clock.js";
 import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
+import { needsNudge, TickShare, workerPhaseMs, workerTickMode, type WorkerTickMode } from "./tick-share.js";
 
 /** What a worker tells the main-thread half of one of its legs. */
 export interface WorkerLegHandle {
@@ -61,6 +63,11 @@ export class MediaWorker {
   readonly #pending = new Map<number, Pending>();
   readonly #statsWaiting = new Map<number, (stats: WorkerStats) => void>();
   readonly #onGone: (worker: MediaWorker) => void;
+  readonly #ticks: TickShare;
+  /** How long after the main thread's edge this worker's own timer wakes it (0: on a message per tick). */
+  readonly phaseMs: number;
+  /** The worker's place in its pool (its phase follows from it). */
+  readonly index: number;
   #nextId = 1;
   #queuedTick = -1;
   #alive = true;
@@ -71,8 +78,15 @@ export class MediaWorker {
   /** true once werift is loaded in the thread, false if the thread stopped first. */
   readonly loaded: Promise<boolean>;
 
-  constructor(config: WorkerConfig, onGone: (worker: MediaWorker) => void) {
+  constructor(
+    config: WorkerConfig,
+    onGone: (worker: MediaWorker) => void,
+    clock: { ticks: TickShare; index: number; phaseMs: number } = { ticks: new TickShare(), index: 0, phaseMs: 0 },
+  ) {
     this.#onGone = onGone;
+    this.#ticks = clock.ticks;
+    this.index = clock.index;
+    this.phaseMs = clock.phaseMs;
     this.loaded = new Promise((resolve) => (this.#readied = resolve));
     const { script, eval: isEval, execArgv } = workerScript();
     this.#worker = new Worker(script, { workerData: config, execArgv, ...(isEval ? { eval: true } : {}) });
@@ -86,6 +100,8 @@ export class MediaWorker {
         resolve();
       }),
     );
+    // Before any leg: the tick memory and this worker's phase.
+    this.#post({ type: "clock", memory: this.#ticks.buffer, phaseMs: this.phaseMs });
   }
 
   get threadId(): number {
@@ -128,13 +144,19 @@ export class MediaWorker {
 
   /**
    * A leg of this worker played tick `tick`: once every leg has had its turn (the clock's
-   * listeners run in one go), one message tells the worker to send them all.
+   * listeners run in one go), the tick is marked in the shared tick memory, and the worker is
+   * messaged if it wakes on messages (relayed) or if its own timer may have passed already.
    */
   ticked(tick: number, lateMs: number): void {
     if (tick === this.#queuedTick || !this.#alive) return;
+    const jumped = tick !== this.#queuedTick + 1;
     this.#queuedTick = tick;
     const due = performance.timeOrigin + performanceTime.now() - lateMs;
-    queueMicrotask(() => this.#post({ type: "tick", tick, due }));
+    queueMicrotask(() => {
+      // Marked once for all workers (the memory is the pool's); after every leg has written.
+      if (this.#ticks.marked !== tick) this.#ticks.mark(tick, due);
+      if (needsNudge(this.phaseMs, performance.timeOrigin + performanceTime.now() - due, jumped)) this.#post({ type: "tick", tick });
+    });
   }
 
   stats(): Promise<WorkerStats> {
@@ -226,12 +248,21 @@ export class MediaWorkerPool {
   readonly #config: WorkerConfig;
   readonly #workers: MediaWorker[] = [];
   readonly #onWorkerGone: (reason: string) => void;
+  readonly #ticks = new TickShare();
+  /** How the workers are woken for a tick (SWITCHBOARD_WORKER_TICKS; see tick-share.ts). */
+  readonly tickMode: WorkerTickMode;
   #closing = false;
   #warming = false;
 
-  constructor(size: number, config: WorkerConfig, onWorkerGone: (reason: string) => void = () => undefined) {
+  constructor(
+    size: number,
+    config: WorkerConfig,
+    onWorkerGone: (reason: string) => void = () => undefined,
+    tickMode: WorkerTickMode = workerTickMode(),
+  ) {
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`a media worker pool needs 1 or more workers, not ${size}`);
     this.size = size;
+    this.tickMode = tickMode;
     this.#config = config;
     this.#onWorkerGone = onWorkerGone;
   }
@@ -271,7 +302,11 @@ export class MediaWorkerPool {
   }
 
   #start(): MediaWorker {
-    const worker = new MediaWorker(this.#config, (gone) => this.#forget(gone));
+    // The lowest place free (a replacement takes the phase of the worker it replaces).
+    let index = 0;
+    while (this.#workers.some((w) => w.index === index)) index++;
+    const phaseMs = workerPhaseMs(this.tickMode, index, this.size);
+    const worker = new MediaWorker(this.#config, (gone) => this.#forget(gone), { ticks: this.#ticks, index, phaseMs });
     this.#workers.push(worker);
     return worker;
   }

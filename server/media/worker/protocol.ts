@@ -1,5 +1,6 @@
 // The messages between the main thread and a media worker. Audio does not travel here (see
-// leg-memory.ts): only leg set-up, SDP, DTMF, state changes, one tick message per 20 ms and stats.
+// leg-memory.ts) nor do the ticks (tick-share.ts): only leg set-up, SDP, DTMF, state changes, a
+// tick message when the worker must be woken for one, and stats.
 
 import type { DtmfDigit, DtmfSendOptions } from "../dtmf.js";
 import type { G711Codec } from "../g711.js";
@@ -39,8 +40,10 @@ export type LegCall =
 export type ToWorker =
   | { type: "create"; leg: string; memory: SharedArrayBuffer; options: RemoteLegOptions }
   | ({ type: "call"; id: number; leg: string } & LegCall)
-  /** Tick `tick` was due at `due` (ms since the epoch, performance.timeOrigin + now()). */
-  | { type: "tick"; tick: number; due: number }
+  /** The shared tick memory (tick-share.ts) and this worker's phase (0: woken by tick messages only). */
+  | { type: "clock"; memory: SharedArrayBuffer; phaseMs: number }
+  /** Send the ticks marked up to `tick` now (a relayed tick, or one marked after the worker's phase). */
+  | { type: "tick"; tick: number }
   | { type: "stats"; id: number }
   /** The server stops: close every leg (their sockets with them), then answer "stopped". */
   | { type: "stop" };

@@ -1,13 +1,14 @@
 // A media worker's entry: it runs the werift peer connections (ICE, DTLS, SRTP, RTP, G.711, DTMF)
-// of the legs the main thread gives it, sending on the main thread's frame clock as relayed by its
-// tick messages. Audio crosses in shared memory (leg-memory.ts); everything else is a message.
+// of the legs the main thread gives it, sending the frames of each tick the main thread's frame clock
+// has marked in shared memory, on its own timer at its phase or when a tick message asks
+// (tick-share.ts). Audio crosses in shared memory (leg-memory.ts); everything else is a message.
 
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
-import { performanceTime, type TickListener, type TickSource } from "../frame-clock.js";
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
 import { LegMemory } from "./leg-memory.js";
+import { TickShare, WorkerClock } from "./tick-share.js";
 import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
 
@@ -16,69 +17,19 @@ if (!port) throw new Error("the media worker runs only as a worker thread");
 const config = workerData as WorkerConfig;
 const post = (message: FromWorker): void => port.postMessage(message);
 
-// Tick lateness histogram: 0.25 ms buckets up to 250 ms, the last holding everything later. A
-// list of every tick's lateness grew by 50 numbers a second for as long as no one asked for stats.
-const LATE_BUCKET_MS = 0.25;
-const LATE_BUCKETS = 1000;
-
-/** The main thread's frame clock, one tick per message; lateness counts the trip here. */
-class RelayedClock implements TickSource {
-  readonly #listeners = new Set<TickListener>();
-  #lateMs = 0;
-  readonly #lateness = new Uint32Array(LATE_BUCKETS);
-  #counted = 0;
-
-  get lateMs(): number {
-    return this.#lateMs;
-  }
-
-  subscribe(listener: TickListener): () => void {
-    this.#listeners.add(listener);
-    return () => this.#listeners.delete(listener);
-  }
-
-  deliver(tick: number, due: number): void {
-    this.#lateMs = Math.max(0, performance.timeOrigin + performanceTime.now() - due);
-    this.#lateness[Math.min(LATE_BUCKETS - 1, Math.floor(this.#lateMs / LATE_BUCKET_MS))]++;
-    this.#counted++;
-    for (const listener of this.#listeners) {
-      try {
-        listener(tick);
-      } catch (error) {
-        process.emitWarning(`media worker tick listener failed: ${String(error)}`);
-      }
-    }
-  }
-
-  /** The p99 of the lateness since the last call (the upper edge of its bucket, ms), then forgets. */
-  takeLatenessP99(): number {
-    let p99 = 0;
-    if (this.#counted > 0) {
-      const rank = Math.ceil(this.#counted * 0.99);
-      let seen = 0;
-      for (let i = 0; i < LATE_BUCKETS; i++) {
-        seen += this.#lateness[i];
-        if (seen >= rank) {
-          p99 = (i + 1) * LATE_BUCKET_MS;
-          break;
-        }
-      }
-    }
-    this.#lateness.fill(0);
-    this.#counted = 0;
-    return p99;
-  }
-}
-
 interface Entry {
   leg: PeerLeg;
   memory: LegMemory;
 }
 
-const clock = new RelayedClock();
 const legs = new Map<string, Entry>();
 /** Closes under way (a leg leaves `legs` only once its close is done), and the start's rehearsal. */
 const closing = new Set<Promise<unknown>>();
+const writeCounters = (): void => {
+  for (const { leg, memory } of legs.values()) memory.writeCounters(leg.counters);
+};
+/** Replaced by the main thread's first message (the shared tick memory and this worker's phase), before any leg. */
+let clock = new WorkerClock({ share: new TickShare(), phaseMs: 0, afterTicks: writeCounters });
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 loopDelay.enable();
 let elu = performance.eventLoopUtilization();
@@ -145,9 +96,11 @@ function stats(): WorkerStats {
 
 port.on("message", (message: ToWorker) => {
   switch (message.type) {
+    case "clock":
+      clock = new WorkerClock({ share: new TickShare(message.memory), phaseMs: message.phaseMs, afterTicks: writeCounters });
+      break;
     case "tick":
-      clock.deliver(message.tick, message.due);
-      for (const { leg, memory } of legs.values()) memory.writeCounters(leg.counters);
+      clock.nudge(message.tick);
       break;
     case "create":
       create(message.leg, new LegMemory(message.memory), message.options);
