@@ -64,10 +64,24 @@ function cjsBundles(): Plugin {
         try {
           // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as
           // the ES modules it is made from are.
-          await bundle.write({ format: "cjs", file: path, codeSplitting: false, dynamicImportInCjs: false, strict: true });
+          // ASCII only (non-ASCII escaped; JSDoc and annotation comments dropped, licences kept):
+          // a start decodes it as Latin-1 into a one-byte string, not UTF-8 into a two-byte one.
+          await bundle.write({
+            format: "cjs",
+            file: path,
+            codeSplitting: false,
+            dynamicImportInCjs: false,
+            strict: true,
+            charset: "ascii",
+            comments: { legal: true, jsdoc: false, annotation: false },
+          });
         } finally {
           await bundle.close();
         }
+        // What charset leaves is in comments (a licence's author's name): escaped there too.
+        const text = await readFile(path, "utf8");
+        const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+        if (ascii !== text) await writeFile(path, ascii);
         const { size, mtimeMs } = await stat(path);
         await writeFile(`${path}${DIGEST_SUFFIX}`, digestFileText(await readFile(path), size, mtimeMs));
       }

@@ -14,6 +14,7 @@
 // compile, never a crash. V8 may still reject data it made itself (other flags): a normal compile
 // too (`cachedDataRejected`). Writes are atomic (a temporary file renamed over), so starts running
 // at once never read half a file; a write that fails (a read-only home) is given up quietly.
+import { isAscii } from "node:buffer";
 import { createHash } from "node:crypto";
 import { closeSync, fstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
@@ -137,7 +138,9 @@ export function compileBundle(bundlePath: string, cacheDir: string | null, name 
   } finally {
     closeSync(fd);
   }
-  const source = bytes.toString("utf8");
+  // The build writes the bundles ASCII only: Latin-1 then reads the same text, copying the bytes
+  // into a one-byte string, where UTF-8 decodes them (a non-ASCII file: a two-byte string).
+  const source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   const digestFrom = built === undefined ? "hashed" : "build";
   const file = cacheDir === null ? null : cacheFileFor({ digest: built ?? bundleDigest(bytes) }, cacheDir, name);
   const found = file === null ? "missing" : readCache(file);
