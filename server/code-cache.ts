@@ -121,12 +121,8 @@ function writeCache(file: string, payload: Buffer, name: string): void {
 
 type CommonJsWrapper = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
 
-/**
- * Compiles the CommonJS file at `bundlePath`, with the cached data in `cacheDir` when it fits.
- * `name` tells bundles apart in the folder ("server", "media-worker"): a bundle's save removes
- * only older caches of its own name.
- */
-export function compileBundle(bundlePath: string, cacheDir: string | null, name = "server"): CachedBundle {
+/** A bundle's text, and its cache file in `cacheDir` (null: caching off), as a start reads them. */
+export function readBundle(bundlePath: string, cacheDir: string | null, name = "server"): { source: string; file: string | null; digestFrom: "build" | "hashed" } {
   // Size and mtime from the descriptor the bytes are read from: they describe exactly those bytes.
   const fd = openSync(bundlePath, "r");
   let bytes: Buffer;
@@ -143,6 +139,16 @@ export function compileBundle(bundlePath: string, cacheDir: string | null, name 
   const source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   const digestFrom = built === undefined ? "hashed" : "build";
   const file = cacheDir === null ? null : cacheFileFor({ digest: built ?? bundleDigest(bytes) }, cacheDir, name);
+  return { source, file, digestFrom };
+}
+
+/**
+ * Compiles the CommonJS file at `bundlePath`, with the cached data in `cacheDir` when it fits.
+ * `name` tells bundles apart in the folder ("server", "media-worker"): a bundle's save removes
+ * only older caches of its own name.
+ */
+export function compileBundle(bundlePath: string, cacheDir: string | null, name = "server"): CachedBundle {
+  const { source, file, digestFrom } = readBundle(bundlePath, cacheDir, name);
   const found = file === null ? "missing" : readCache(file);
   const cachedData = typeof found === "string" ? undefined : found;
   // The same wrapper as node's own CommonJS loader, so line 1 of the file is line 1 in traces.
