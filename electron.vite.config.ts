@@ -41,18 +41,14 @@ const SERVER_EXTERNAL = ["werift", "libphonenumber-js", "@fastify/swagger", "@fa
  * out/main/server.cjs, which out/main/server.js (server/boot.ts) compiles with a V8 code cache:
  * no module resolution at start, one file read, and on later starts little compiling. CommonJS
  * because Node 20 can cache only a vm.Script's code (it has no module.enableCompileCache).
- * Likewise the media worker (server/media/worker/thread.ts, werift inside: only node's built-ins
- * are left out) as out/main/media-worker.cjs, which out/main/media-worker.js
- * (server/media/worker/boot.ts) compiles with a cache of its own. Beside each bundle, its digest
- * (`.digest`: sha256, size, mtime), so a start keys its cache without hashing the bundle.
+ * Beside it, its digest (`server.cjs.digest`: sha256, size, mtime), so a start keys its cache
+ * without hashing the bundle.
  */
 function cjsBundles(): Plugin {
   const serverExternal = (id: string) =>
     id.startsWith("node:") || builtinModules.includes(id) || SERVER_EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`));
-  const builtinsOnly = (id: string) => id.startsWith("node:") || builtinModules.includes(id);
   const bundles = [
     { input: "server/cli.ts", file: "server.cjs", external: serverExternal },
-    { input: "server/media/worker/thread.ts", file: "media-worker.cjs", external: builtinsOnly },
   ];
   return {
     name: "switchboard-cjs-bundles",
@@ -96,14 +92,16 @@ export default defineConfig({
     plugins: [cjsBundles()],
     build: {
       outDir: "out/main",
+      // werift goes into the media worker's file (only the worker imports it statically): one file
+      // for node's loader to read instead of a few hundred, so a worker is ready sooner.
+      externalizeDeps: { exclude: ["werift"] },
       rollupOptions: {
         input: {
           index: resolve(import.meta.dirname, "main/index.ts"),
           // Serve mode's entry: it runs out/main/server.cjs (serverBundle above) with a code cache.
           server: resolve(import.meta.dirname, "server/boot.ts"),
-          // The media worker thread's entry (server/media/worker/pool.ts starts it beside server.js):
-          // it runs out/main/media-worker.cjs (cjsBundles above) with a code cache.
-          "media-worker": resolve(import.meta.dirname, "server/media/worker/boot.ts"),
+          // The media worker thread's entry (server/media/worker/pool.ts starts it beside server.js).
+          "media-worker": resolve(import.meta.dirname, "server/media/worker/thread.ts"),
         },
         output: { format: "es", entryFileNames: "[name].js" },
       },

@@ -178,10 +178,3 @@ export function compileBundle(bundlePath: string, cacheDir: string | null, name 
 
 /** The event serve mode's entry emits on `process` once it serves (server/cli.ts). */
 export const SERVING_EVENT = "switchboard:serving";
-
-/**
- * The event a media worker's entry emits on its thread's `process` once it is ready (werift
- * loaded, its first offer rehearsed: server/media/worker/thread.ts), for the worker's boot to
- * write its code cache.
- */
-export const MEDIA_WORKER_READY_EVENT = "switchboard:media-worker-ready";

@@ -3,10 +3,8 @@
 // serves from it and leaves it alone; a damaged cache file is a normal start and is written
 // afresh; two servers starting at once on one empty cache folder both serve, and leave one whole
 // cache. Each start must answer its first requests (a sign-in, then a read) first time right.
-// Those run without media workers (the server's own cache alone). A media worker's code has a cache
-// of its own (out/main/media-worker.js compiling media-worker.cjs, server/media/worker/boot.ts):
-// written once the first start's worker is ready, used by the next start's (whose calls are
-// answered), written afresh when damaged.
+// Those run without media workers (the server's own cache alone; the workers' bundle is compiled
+// without one: server/media/worker/boot.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -152,58 +150,3 @@ describe("the built server's code cache", () => {
   }, TEST_TIMEOUT_MS);
 });
 
-/** A simulated call to the Sales queue, answered (its caller's leg made in a media worker), then hung up. */
-async function answeredCall(url: string): Promise<void> {
-  const grant = await demoGrant(url);
-  const headers = { "Content-Type": "application/json", "X-Auth-Token": grant.token };
-  const calls = `${url}/v2/accounts/${grant.accountId}/sim/calls`;
-  const call = { to: "5001", caller_id_name: "Casey Customer", caller_id_number: "+14155550100", audio: "tone_stream://1200" };
-  const posted = await fetch(calls, { method: "POST", headers, body: JSON.stringify({ data: call }) });
-  const text = await posted.text();
-  expect(posted.status, text).toBe(201);
-  const id = (JSON.parse(text) as { data: { id: string } }).data.id;
-  await poll("the queue to answer the simulated caller", async () => {
-    const row = (await (await fetch(`${calls}/${id}`, { headers })).json()) as { data: { state: string } };
-    return row.data.state === "answered" ? true : undefined;
-  });
-  const hangup = await fetch(`${calls}/${id}`, { method: "POST", headers, body: JSON.stringify({ data: { action: "hangup" } }) });
-  expect(hangup.status).toBe(202);
-}
-
-describe("the built media worker's code cache", () => {
-  it("is written by a first start's worker once it is ready, used by the next start's, which answers a call and leaves it as it was", async () => {
-    cacheDir = join(scratch, "worker-first");
-    const first = await start("first", 1);
-    // No call needed: the worker warms itself after the server starts.
-    const [written, ...others] = await cacheFiles("media-worker");
-    expect(others).toEqual([]);
-    expect(written?.whole).toBe(true);
-    await stop(first);
-    const before = await stat(join(cacheDir, written?.name ?? ""));
-
-    const second = await start("second", 1);
-    await answeredCall(second.url);
-    await stop(second);
-    const after = await cacheFiles("media-worker");
-    expect(after.map((f) => f.name)).toEqual([written?.name]);
-    expect(after[0]?.bytes.equals(written?.bytes ?? Buffer.alloc(0))).toBe(true);
-    expect((await stat(join(cacheDir, written?.name ?? ""))).mtimeMs).toBe(before.mtimeMs);
-    // The server's cache beside it, its own.
-    expect(await cacheFiles("server")).toHaveLength(1);
-  }, TEST_TIMEOUT_MS);
-
-  it("starts a worker normally from a damaged cache file (its call is answered) and writes it afresh", async () => {
-    cacheDir = join(scratch, "worker-damaged");
-    const first = await start("first", 1);
-    const [written] = await cacheFiles("media-worker");
-    await stop(first);
-    const file = join(cacheDir, written?.name ?? "");
-    const damaged = Buffer.from(written?.bytes ?? Buffer.alloc(0));
-    for (let i = 64; i < damaged.length; i += 997) damaged[i] = (damaged[i] ?? 0) ^ 0x5a;
-    await writeFile(file, damaged);
-
-    const second = await start("second", 1);
-    await answeredCall(second.url);
-    await poll("the damaged worker cache to be written afresh", async () => ((await cacheFiles("media-worker"))[0]?.whole ? true : undefined));
-  }, TEST_TIMEOUT_MS);
-});

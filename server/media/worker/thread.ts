@@ -10,7 +10,6 @@ import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall 
 import { LegMemory } from "./leg-memory.js";
 import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
-import { MEDIA_WORKER_READY_EVENT } from "../../code-cache.js";
 
 const port = parentPort;
 if (!port) throw new Error("the media worker runs only as a worker thread");
@@ -188,12 +187,7 @@ provideWerift(weriftModule);
 // The thread's DTLS certificate (one for all its legs, an ECDSA key and a signed certificate) is
 // made now too, not by the first call's offer. Ready either way: werift keeps this one attempt,
 // so a failure here is the one the first leg would have met.
-// The built entry (boot.ts) writes the worker's code cache then, if it has to.
-const ready = (): void => {
-  post({ type: "ready" });
-  const threadEvents: NodeJS.EventEmitter = process;
-  threadEvents.emit(MEDIA_WORKER_READY_EVENT);
-};
+const ready = (): void => post({ type: "ready" });
 weriftModule.RTCDtlsTransport.SetupCertificate().then(rehearse).then(ready, ready);
 
 /**
