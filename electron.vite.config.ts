@@ -1,4 +1,4 @@
-import { readFile, writeFile } from "node:fs/promises";
+import { readFile, stat, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
@@ -6,6 +6,7 @@ import { defineConfig } from "electron-vite";
 import react from "@vitejs/plugin-react";
 import { rolldown } from "rolldown";
 import type { Plugin } from "vite";
+import { DIGEST_SUFFIX, digestFileText } from "./server/code-cache.js";
 
 /**
  * Writes a .br and a .gz beside each text file of the renderer's build, once, so the server sends
@@ -40,21 +41,45 @@ const SERVER_EXTERNAL = ["werift", "libphonenumber-js", "@fastify/swagger", "@fa
  * out/main/server.cjs, which out/main/server.js (server/boot.ts) compiles with a V8 code cache:
  * no module resolution at start, one file read, and on later starts little compiling. CommonJS
  * because Node 20 can cache only a vm.Script's code (it has no module.enableCompileCache).
+ * Beside it, its digest (`server.cjs.digest`: sha256, size, mtime), so a start keys its cache
+ * without hashing the bundle.
  */
-function serverBundle(): Plugin {
+function cjsBundles(): Plugin {
+  const serverExternal = (id: string) =>
+    id.startsWith("node:") || builtinModules.includes(id) || SERVER_EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`));
+  const bundles = [
+    { input: "server/cli.ts", file: "server.cjs", external: serverExternal },
+  ];
   return {
-    name: "switchboard-server-bundle",
+    name: "switchboard-cjs-bundles",
     apply: "build",
     async writeBundle(options) {
-      const isExternal = (id: string) =>
-        id.startsWith("node:") || builtinModules.includes(id) || SERVER_EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`));
-      const bundle = await rolldown({ input: resolve(import.meta.dirname, "server/cli.ts"), platform: "node", external: isExternal, logLevel: "warn" });
-      try {
-        // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as
-        // the ES modules it is made from are.
-        await bundle.write({ format: "cjs", file: join(options.dir ?? "", "server.cjs"), codeSplitting: false, dynamicImportInCjs: false, strict: true });
-      } finally {
-        await bundle.close();
+      for (const { input, file, external } of bundles) {
+        const path = join(options.dir ?? "", file);
+        const bundle = await rolldown({ input: resolve(import.meta.dirname, input), platform: "node", external, logLevel: "warn" });
+        try {
+          // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as
+          // the ES modules it is made from are.
+          // ASCII only (non-ASCII escaped; JSDoc and annotation comments dropped, licences kept):
+          // a start decodes it as Latin-1 into a one-byte string, not UTF-8 into a two-byte one.
+          await bundle.write({
+            format: "cjs",
+            file: path,
+            codeSplitting: false,
+            dynamicImportInCjs: false,
+            strict: true,
+            charset: "ascii",
+            comments: { legal: true, jsdoc: false, annotation: false },
+          });
+        } finally {
+          await bundle.close();
+        }
+        // What charset leaves is in comments (a licence's author's name): escaped there too.
+        const text = await readFile(path, "utf8");
+        const ascii = text.replace(/[\u0080-\uffff]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+        if (ascii !== text) await writeFile(path, ascii);
+        const { size, mtimeMs } = await stat(path);
+        await writeFile(`${path}${DIGEST_SUFFIX}`, digestFileText(await readFile(path), size, mtimeMs));
       }
     },
   };
@@ -64,7 +89,7 @@ function serverBundle(): Plugin {
 // the sandboxed preload (must be CommonJS) and the renderer.
 export default defineConfig({
   main: {
-    plugins: [serverBundle()],
+    plugins: [cjsBundles()],
     build: {
       outDir: "out/main",
       // werift goes into the media worker's file (only the worker imports it statically): one file

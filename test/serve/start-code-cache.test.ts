@@ -3,6 +3,8 @@
 // serves from it and leaves it alone; a damaged cache file is a normal start and is written
 // afresh; two servers starting at once on one empty cache folder both serve, and leave one whole
 // cache. Each start must answer its first requests (a sign-in, then a read) first time right.
+// Those run without media workers (the server's own cache alone; the workers' bundle is compiled
+// without one: server/media/worker/boot.ts).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { existsSync } from "node:fs";
@@ -40,9 +42,10 @@ afterAll(async () => {
   await rm(scratch, { recursive: true, force: true });
 });
 
-async function start(name: string): Promise<Started> {
+async function start(name: string, mediaWorkers = 0): Promise<Started> {
   const dataDir = await mkdtemp(join(scratch, `${name}-`));
-  const child = spawn(process.execPath, [SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
+  const args = [SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir, "--log-level", "warn", "--media-workers", String(mediaWorkers)];
+  const child = spawn(process.execPath, args, {
     cwd: REPO_ROOT,
     env: { ...process.env, SWITCHBOARD_CODE_CACHE: cacheDir },
     stdio: ["ignore", "pipe", "pipe"],
@@ -79,10 +82,11 @@ async function firstAnswers(url: string): Promise<void> {
   expect(((await read.json()) as { data: { name: string } }).data.name).toBe("demo");
 }
 
-/** The cache files, each checked whole (its digest of the rest); waits for the first to appear. */
-async function cacheFiles(): Promise<{ name: string; bytes: Buffer; whole: boolean }[]> {
-  await poll("the code cache to be written", async () => ((await readdir(cacheDir).catch(() => [])).some((n) => n.endsWith(".v8")) ? true : undefined));
-  const names = (await readdir(cacheDir)).filter((n) => n.endsWith(".v8"));
+/** The cache files of one bundle, each checked whole (its digest of the rest); waits for the first to appear. */
+async function cacheFiles(bundle = "server"): Promise<{ name: string; bytes: Buffer; whole: boolean }[]> {
+  const ours = (n: string) => n.startsWith(`${bundle}-`) && n.endsWith(".v8");
+  await poll(`the ${bundle} code cache to be written`, async () => ((await readdir(cacheDir).catch(() => [])).some(ours) ? true : undefined));
+  const names = (await readdir(cacheDir)).filter(ours);
   return Promise.all(
     names.map(async (name) => {
       const bytes = await readFile(join(cacheDir, name));
@@ -145,3 +149,4 @@ describe("the built server's code cache", () => {
     expect((await readdir(cacheDir)).filter((n) => !n.endsWith(".v8"))).toEqual([]);
   }, TEST_TIMEOUT_MS);
 });
+
