@@ -4,7 +4,7 @@
 // exactly this bundle on this V8, without it otherwise. Only node's built-ins are imported: this
 // file is the whole of what loads before the bundle.
 //
-// The cache file is `<dir>/<name>-<key>.v8` (name: "server", "media-worker": one cache per bundle),
+// The cache file is `<dir>/<name>-<key>.v8` (name: "server", the only bundle cached today),
 // key = sha256 of the bundle's digest, the V8 version and the architecture (V8 itself only checks
 // the source's length). The bundle's digest (sha256 of its bytes) is the build's, written beside it
 // (`<bundle>.digest`, with the bundle's size and mtime): used when the bundle's size and mtime are
@@ -144,8 +144,8 @@ export function readBundle(bundlePath: string, cacheDir: string | null, name = "
 
 /**
  * Compiles the CommonJS file at `bundlePath`, with the cached data in `cacheDir` when it fits.
- * `name` tells bundles apart in the folder ("server", "media-worker"): a bundle's save removes
- * only older caches of its own name.
+ * `name` tells bundles apart in the folder (only "server" today: the media worker's cache was
+ * tried and withdrawn, session 16): a bundle's save removes only older caches of its own name.
  */
 export function compileBundle(bundlePath: string, cacheDir: string | null, name = "server"): CachedBundle {
   const { source, file, digestFrom } = readBundle(bundlePath, cacheDir, name);
