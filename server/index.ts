@@ -39,6 +39,10 @@ export interface RunningServer {
   calls: CallEngine;
   /** The call-queue engine: queues, recipients, sessions. */
   callq: CallqEngine;
+  /** The simulator: simulated callers, phones and bot agents. */
+  sim: SimCallers;
+  /** The media engine: the server's legs, its frame clock and media workers. */
+  media: MediaEngine;
   /** The event websocket's classic port (5555 unless configured); null when it could not be had. */
   eventsPort: number | null;
   /** The HTTP routes the app serves (method and Fastify URL), for the contract tests. */
@@ -200,6 +204,8 @@ async function composeServer(config: ServerConfig, { clock, random, logger, medi
     events,
     calls,
     callq,
+    sim,
+    media,
     eventsPort: eventSockets.port,
     routes,
     logger,

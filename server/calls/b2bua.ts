@@ -130,7 +130,8 @@ export class B2bua {
     const owner = ownerId === undefined ? undefined : (await store.account(accountId, "users")).get(ownerId);
     const realm = typeof account?.data.realm === "string" ? account.data.realm : "";
     const caller = isAnonymous(call.from, call.headers) ? ANONYMOUS : callerIdOf(device, owner, call.from);
-    const media = this.#ctx.media.createLeg();
+    // A caller inside the server brings the server's side of its media; anyone else gets a leg.
+    const media = call.media ?? this.#ctx.media.createLeg();
     try {
       return this.#ctx.channel({
         sip: { direction: "inbound", call },

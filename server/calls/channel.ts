@@ -3,7 +3,7 @@
 import { EventEmitter } from "node:events";
 import { toGregorianSeconds, type TimeReader } from "../clock.js";
 import type { EventSink } from "./event-sink.js";
-import { SdpError, type AudioSource, type DtmfDigit, type LegStateChange } from "../media/index.js";
+import { SdpError, type CallMedia, type DtmfDigit, type LegStateChange } from "../media/index.js";
 import type { AuthorizingType, InboundCall, InfoDtmf, OutboundCall } from "../sip/call-signalling.js";
 import { causeOfSipCode, hangupCodeText, reasonPhraseOf, sipCodeOf, type HangupCause } from "./hangup-cause.js";
 
@@ -79,18 +79,8 @@ export interface ChannelIdentity {
   to: string;
 }
 
-/** What a channel uses of its media leg: a WebRtcLeg (unit tests give a stand-in). */
-export interface ChannelMedia {
-  readonly incoming: AudioSource;
-  acceptOffer(sdp: string): Promise<string>;
-  acceptAnswer(sdp: string): Promise<void>;
-  close(reason?: string): Promise<void>;
-  play(source?: AudioSource): void;
-  sendDtmf(digits: string): Promise<void>;
-  on(event: "dtmf", listener: (digit: DtmfDigit) => void): unknown;
-  on(event: "state", listener: (change: LegStateChange) => void): unknown;
-  off(event: "state", listener: (change: LegStateChange) => void): unknown;
-}
+/** What a channel uses of its media leg: a WebRtcLeg, a MemoryMedia (unit tests give a stand-in). */
+export type ChannelMedia = CallMedia;
 
 export type ChannelSip = { direction: "inbound"; call: InboundCall } | { direction: "outbound"; call: OutboundCall };
 

@@ -4,7 +4,7 @@
 // call's far end, an ordinary answered channel that can be bridged to whoever should hear it.
 // Audio, DTMF, answer and hang-up cross between the two in memory: no SIP, no RTP.
 import { EventEmitter } from "node:events";
-import { FRAME_SAMPLES, silence, type AudioSource, type LegEvents } from "../media/index.js";
+import { memoryMediaPair } from "../media/index.js";
 import type {
   CallParty,
   DeviceRef,
@@ -14,7 +14,7 @@ import type {
   OutboundCallEvents,
 } from "../sip/call-signalling.js";
 import { newId } from "../store/index.js";
-import type { Channel, ChannelIdentity, ChannelMedia } from "./channel.js";
+import type { Channel, ChannelIdentity } from "./channel.js";
 import type { CallContext } from "./context.js";
 import { inheritInteraction } from "./interaction.js";
 
@@ -32,9 +32,6 @@ export interface LoopbackRequest {
   target: string;
 }
 
-/** The DTMF duration reported for digits crossing a loopback (no RTP to measure it on). */
-const LOOPBACK_DTMF_MS = 100;
-
 /**
  * Opens the two legs and answers them: resolves once both are answered, or undefined when the
  * pair could not come up. `b` runs no callflow yet: the caller starts it (B2bua.run).
@@ -45,9 +42,7 @@ const LOOPBACK_DTMF_MS = 100;
  */
 export async function openLoopback(ctx: CallContext, request: LoopbackRequest): Promise<Loopback | undefined> {
   const { for: origin, target } = request;
-  const mediaA = new LoopbackMedia();
-  const mediaB = new LoopbackMedia();
-  mediaA.connect(mediaB);
+  const [mediaA, mediaB] = memoryMediaPair();
   const device: DeviceRef = { accountId: origin.accountId, deviceId: origin.identity.deviceId };
   const callA = new LoopbackOutbound(newId(ctx.store.random), device);
   const callB = new LoopbackInbound(newId(ctx.store.random), device, origin.self, target);
@@ -102,77 +97,6 @@ function settled(leg: Channel): Promise<boolean> {
     };
     leg.on("state", onState);
   });
-}
-
-/**
- * One side's media: what is played to it is what the other side receives. Each direction copies
- * the frame once per tick, so a chain that loops back through two bridges reads last tick's frame
- * instead of recursing.
- */
-class LoopbackMedia extends EventEmitter<LegEvents> implements ChannelMedia {
-  readonly incoming: AudioSource;
-  #peer: LoopbackMedia | undefined;
-  #played: AudioSource = silence;
-  #closed = false;
-  readonly #frame = new Int16Array(FRAME_SAMPLES);
-  #frameTick = -1;
-  #reading = false;
-
-  constructor() {
-    super();
-    this.incoming = {
-      read: (tick) => {
-        const peer = this.#peer;
-        return peer ? peer.#playedFrame(tick) : silence.read(tick);
-      },
-      ended: false,
-    };
-  }
-
-  connect(peer: LoopbackMedia): void {
-    this.#peer = peer;
-    peer.#peer = this;
-  }
-
-  /** The frame this side is played at `tick`: what its peer hears from it. */
-  #playedFrame(tick: number): Int16Array {
-    if (this.#closed) return silence.read(tick);
-    if (tick === this.#frameTick || this.#reading) return this.#frame;
-    this.#reading = true;
-    try {
-      this.#frame.set(this.#played.read(tick).subarray(0, FRAME_SAMPLES));
-      this.#frameTick = tick;
-    } finally {
-      this.#reading = false;
-    }
-    return this.#frame;
-  }
-
-  // No SDP crosses a loopback.
-  async acceptOffer(): Promise<string> {
-    return "";
-  }
-
-  async acceptAnswer(): Promise<void> {}
-
-  async close(): Promise<void> {
-    this.#closed = true;
-    this.#played = silence;
-  }
-
-  play(source: AudioSource = silence): void {
-    if (!this.#closed) this.#played = source;
-  }
-
-  /** The digits arrive at the peer as if its device had sent them. */
-  async sendDtmf(digits: string): Promise<void> {
-    const peer = this.#peer;
-    if (this.#closed || !peer) return;
-    for (const digit of digits) {
-      await nextTurn();
-      if (!peer.#closed) peer.emit("dtmf", { digit, durationMs: LOOPBACK_DTMF_MS });
-    }
-  }
 }
 
 /** Signals cross on a later turn of the event loop, as a message would, never inside the sender's step. */

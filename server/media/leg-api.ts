@@ -42,6 +42,22 @@ export class LegStateError extends Error {
   override name = "LegStateError";
 }
 
+/**
+ * What a call's channel uses of its media: a WebRtcLeg, or a MemoryMedia whose far end is inside
+ * the server (the other side of a loopback, a simulated caller with direct media).
+ */
+export interface CallMedia {
+  readonly incoming: AudioSource;
+  acceptOffer(sdp: string): Promise<string>;
+  acceptAnswer(sdp: string): Promise<void>;
+  close(reason?: string): Promise<void>;
+  play(source?: AudioSource): void;
+  sendDtmf(digits: string): Promise<void>;
+  on(event: "dtmf", listener: (digit: DtmfDigit) => void): unknown;
+  on(event: "state", listener: (change: LegStateChange) => void): unknown;
+  off(event: "state", listener: (change: LegStateChange) => void): unknown;
+}
+
 /** A WebRTC media leg: G.711 and RFC 4733 DTMF to one endpoint, on the engine's frame clock. */
 export interface WebRtcLeg extends EventEmitter<LegEvents> {
   readonly id: string;

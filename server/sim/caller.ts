@@ -1,10 +1,12 @@
-// A simulated caller: a server-side WebRTC leg that calls the account as a device would (it makes
-// the offer, hears 180 and 200 or a refusal), then either plays one audio source once answered or
-// follows a script (conduct.ts), and sends DTMF or hangs up when the API says so. The call engine
-// meets it as an ordinary InboundCall.
+// A simulated caller: it calls the account as a device would (it makes the offer, hears 180 and
+// 200 or a refusal), then either plays one audio source once answered or follows a script
+// (conduct.ts), and sends DTMF or hangs up when the API says so. The call engine meets it as an
+// ordinary InboundCall. Its media is a server-side WebRTC leg, or (direct media) one side of an
+// in-memory pair (media/memory-media.ts) whose other side the engine takes as the call's media:
+// no SDP, no RTP, a frame copied per tick.
 import { EventEmitter } from "node:events";
 import type { Clock } from "../clock.js";
-import type { AudioSource, LegStateChange, WebRtcLeg } from "../media/index.js";
+import type { AudioSource, CallMedia, LegStateChange } from "../media/index.js";
 import type { CallParty, DeviceRef, InboundCall, InboundCallEvents } from "../sip/call-signalling.js";
 import { CallerConduct, type ConductCall, type ConductPlan } from "./conduct.js";
 import type { CallerProgress } from "./script.js";
@@ -56,9 +58,14 @@ export interface SimulatedCallerOptions {
   /** What the caller dials. */
   to: string;
   caller: { name: string; number: string };
-  /** The caller's own leg, already holding its offer. */
-  leg: WebRtcLeg;
+  /**
+   * The caller's own side of the media: a WebRTC leg already holding its offer, or (direct media)
+   * one side of a memory pair whose other side `serverMedia` is, with an empty offer.
+   */
+  leg: CallMedia;
   offer: string;
+  /** Direct media: the server's side, handed to the engine with the INVITE instead of an SDP offer. */
+  serverMedia?: CallMedia;
   /** One source played from the answer on, once; or a script the caller follows. */
   behaviour: { kind: "audio"; source: AudioSource; name: string } | { kind: "script"; plan: ConductPlan; media: ScriptMedia };
   clock: Clock;
@@ -83,7 +90,7 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
   readonly createdAt: number;
   /** What the call engine is handed: the INVITE this caller sends. */
   readonly inbound: InboundCall;
-  readonly #leg: WebRtcLeg;
+  readonly #leg: CallMedia;
   readonly #audio: AudioSource | undefined;
   readonly #conduct: CallerConduct | undefined;
   readonly #clock: Clock;
@@ -124,6 +131,7 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
         to: { user: options.to },
         dialled: options.to,
         offer: options.offer,
+        media: options.serverMedia,
       },
       {
         ringing: () => this.#engineRinging(),
@@ -236,6 +244,7 @@ interface SimInboundDetails {
   to: CallParty;
   dialled: string;
   offer: string;
+  media: CallMedia | undefined;
 }
 
 /** What the engine's requests do to the simulated caller. */
@@ -255,6 +264,7 @@ class SimInboundCall extends EventEmitter<InboundCallEvents> implements InboundC
   readonly to: CallParty;
   readonly dialled: string;
   readonly offer: string;
+  readonly media: CallMedia | undefined;
   readonly headers: ReadonlyMap<string, string[]> = new Map();
   readonly authorizingType = "sim" as const;
   readonly #far: SimFarEnd;
@@ -267,6 +277,7 @@ class SimInboundCall extends EventEmitter<InboundCallEvents> implements InboundC
     this.to = details.to;
     this.dialled = details.dialled;
     this.offer = details.offer;
+    this.media = details.media;
     this.#far = far;
   }
 

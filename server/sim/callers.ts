@@ -5,7 +5,7 @@
 import type { Clock, RandomSource } from "../clock.js";
 import { MediaLibrary } from "../calls/media-library.js";
 import type { BusEvent, EventBus } from "../events/bus.js";
-import { MediaUriError, OVERLOAD_RETRY_AFTER_S, type AudioSource, type MediaEngine } from "../media/index.js";
+import { MediaUriError, memoryMediaPair, OVERLOAD_RETRY_AFTER_S, type AudioSource, type CallMedia, type MediaEngine } from "../media/index.js";
 import { MediaReferenceError } from "../media/reference.js";
 import type { CallSignalling, InboundCall } from "../sip/call-signalling.js";
 import type { Store } from "../store/index.js";
@@ -36,6 +36,13 @@ export interface SimCallRequest {
    * Not given, calls to the number reach nothing.
    */
   phone?: { answer: PhoneAnswer; audio?: string };
+  /**
+   * The caller's media: a WebRTC leg calling the server over loopback UDP (ICE, DTLS, SRTP, RTP:
+   * the default, the same path a device's call takes), or `direct`: an in-memory pair with the
+   * server's side of the call, for callers that stand in for people (a training run's), whose
+   * network leg would only be the server talking to itself.
+   */
+  media?: "webrtc" | "direct";
 }
 
 /** A request the simulator refuses, naming the field and the rule (the API's 400). */
@@ -137,21 +144,13 @@ export class SimCallers {
     const behaviour = "audio" in request.behaviour
       ? { kind: "audio" as const, source: await this.#audio(accountId, request.behaviour.audio, "audio"), name: request.behaviour.audio }
       : { kind: "script" as const, plan: await this.#plan(accountId, request.behaviour.script), media: this.#scriptMedia(id) };
-    const leg = this.#deps.media.createLeg();
-    let offer: string;
-    try {
-      offer = await leg.createOffer();
-    } catch (err) {
-      await leg.close("offer failed");
-      throw err;
-    }
+    const media = request.media === "direct" ? { ...directMedia(), offer: "" } : await this.#webRtcMedia();
     const caller = new SimulatedCaller({
       id,
       accountId,
       to: request.to,
       caller: { name: request.callerIdName, number: request.callerIdNumber },
-      leg,
-      offer,
+      ...media,
       behaviour,
       clock: this.#deps.clock,
     });
@@ -166,6 +165,17 @@ export class SimCallers {
     });
     for (const handler of this.#handlers) handler(caller.inbound);
     return caller;
+  }
+
+  /** A WebRTC leg of the caller's own, holding its offer. */
+  async #webRtcMedia(): Promise<{ leg: CallMedia; offer: string }> {
+    const leg = this.#deps.media.createLeg();
+    try {
+      return { leg, offer: await leg.createOffer() };
+    } catch (err) {
+      await leg.close("offer failed");
+      throw err;
+    }
   }
 
   /** A live simulated call of the account, or undefined (another account's is not there). */
@@ -291,4 +301,10 @@ export class SimCallers {
       throw new SimCallRequestError(field, "format", `cannot be played: ${why}`, reference);
     }
   }
+}
+
+/** The caller's side and the server's side of direct media. */
+function directMedia(): { leg: CallMedia; serverMedia: CallMedia } {
+  const [leg, serverMedia] = memoryMediaPair();
+  return { leg, serverMedia };
 }

@@ -2,6 +2,7 @@
 // is an authenticated INVITE from a registered device; an outbound call is an INVITE the server
 // sends to a device's registered contacts. SDP travels as text; media is the engine's business.
 import type { EventEmitter } from "node:events";
+import type { CallMedia } from "../media/index.js";
 
 /** A name and user part as they appear in From/To (`"Alex Agent" <sip:1002@realm>`). */
 export interface CallParty {
@@ -59,6 +60,11 @@ export interface InboundCall extends EventEmitter<InboundCallEvents> {
   readonly headers: ReadonlyMap<string, string[]>;
   /** Who vouched for the caller, for the records: a registered device unless said otherwise. */
   readonly authorizingType?: AuthorizingType;
+  /**
+   * The server's side of the call's media when the caller is inside the server (a simulated
+   * caller with direct media, `offer` then empty): the engine uses it instead of making a leg.
+   */
+  readonly media?: CallMedia;
   /** 180 Ringing (idempotent). */
   ringing(): void;
   /** 200 OK with this SDP; resolves once the ACK arrives (rejects if it never does). */

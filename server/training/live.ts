@@ -461,7 +461,7 @@ export class LiveRuns {
     if (!caller || run.status === "ended") return;
     let sim: SimulatedCaller;
     try {
-      sim = await this.#deps.sim.start(run.accountId, { to, callerIdName: p.caller_id.name, callerIdNumber: p.caller_id.number, behaviour: { script: this.#script(run, p) } });
+      sim = await this.#deps.sim.start(run.accountId, { to, callerIdName: p.caller_id.name, callerIdNumber: p.caller_id.number, behaviour: { script: this.#script(run, p) }, media: "direct" });
     } catch (err) {
       caller.state = "ended";
       caller.outcome = "not_placed";

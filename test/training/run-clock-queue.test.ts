@@ -7,7 +7,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { BusEvent } from "../../server/events/index.js";
 import { ManualClock } from "../../server/clock-control.js";
 import { MediaEngine } from "../../server/media/index.js";
-import { PeerLeg } from "../../server/media/leg.js";
+import { MemoryMedia } from "../../server/media/memory-media.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 import { connected, FakeSignalling, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
@@ -72,15 +72,14 @@ async function patchQueue(name: string, data: Record<string, unknown>): Promise<
 }
 
 /**
- * The caller's media leg on the server is up and hears from the caller: the legs' connect timeout
- * is on the server's clock, which the test then moves far ahead.
+ * The caller's channel is up with its media: a training run's callers have direct media (in
+ * memory: no leg, so no connect timeout on the server's clock, which the test then moves far ahead).
  */
 async function mediaUp(runId: string): Promise<void> {
   await poll("the caller's media up", async () => {
     const callId = (await readRun(runId)).callers[0]?.call_id;
     const media = callId ? api.server.calls.channels.get(callId)?.media : undefined;
-    // The server runs its legs in this thread (no media workers): each is a PeerLeg.
-    return media instanceof PeerLeg && media.state === "connected" && media.stats().packetsReceived > 0 ? true : undefined;
+    return media instanceof MemoryMedia ? true : undefined;
   });
 }
 
