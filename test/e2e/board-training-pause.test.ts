@@ -1,16 +1,20 @@
 // The supervisor's board counts a waiting caller's wait in the account's queue time, which a
 // paused training run holds (issue 18's leftovers, item 1), in Debian Chromium against serve mode:
-// a run's caller waits in Support (nobody logged in there); the run is paused for six seconds of
-// real time and resumed. Through the pause and after it, the board's "Longest wait" reads the
+// a run's caller waits in Support (nobody logged in there); the run is paused for six seconds and
+// resumed. Through the pause and after it, the board's "Longest wait" reads the
 // run's own wait of that caller (to the second either way: both count whole seconds from a stamp
 // cut to the second), not six seconds more. Likewise a trainee's offer card: the caller's
 // "Waited" stands still while the run is paused, its "Ringing for" (the phone's own time) goes on;
 // and a wallboard's "Longest wait", which counts on between its readings, does not while paused.
+// The seconds that pass are moved, not waited for: the server runs on a clock this file moves
+// (serve mode's movable clock) and each page on Playwright's page clock, moved on by as much at
+// once (pass()), so the server and the pages agree on the time as they do on the wall's.
+import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
-import { expectState, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
+import { expectState, offerOn, openView, panelOf, useFloor, type Agent, type Floor } from "../helpers/shift.js";
 import { trainingRuns } from "../helpers/training.js";
 
-const setup = useFloor();
+const setup = useFloor([], { clock: true });
 
 afterAll(() => {
   expect(setup.errors(), "uncaught errors in the pages").toEqual([]);
@@ -18,6 +22,15 @@ afterAll(() => {
 
 interface RunDoc {
   callers: { state: string; wait_s?: number }[];
+}
+
+/**
+ * `ms` pass for the server and for `page` (on its movable clock): the server's timers and the
+ * page's fall due in order, and the page's renders of its ticks are done when this resolves.
+ */
+async function pass(f: Floor, page: Page, ms: number): Promise<void> {
+  await f.clock.advance(ms);
+  await page.clock.fastForward(ms);
 }
 
 /** "1:05" as seconds. */
@@ -33,7 +46,7 @@ describe("the board's waits during a training run", () => {
     const supportPath = await f.queuePath("Support");
     const supportId = supportPath.slice(supportPath.lastIndexOf("/") + 1);
     const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => f.v2<T>(method, path, data));
-    const supervisor = await setup.signedIn("admin", false);
+    const supervisor = await setup.signedIn("admin", false, { movableClock: true });
     await openView(supervisor, "Supervisor");
     const longest = supervisor.locator(`section.queue-tile[data-queue-id="${supportId}"]`).getByTestId("board-longest");
     await longest.waitFor();
@@ -51,19 +64,21 @@ describe("the board's waits during a training run", () => {
       const runWait = async (): Promise<number> => (await runs.readRun<RunDoc>(runId)).callers[0]?.wait_s ?? Number.NaN;
 
       expect((await runs.act(runId, { action: "pause" })).status).toBe(200);
-      await supervisor.waitForTimeout(6000);
+      await pass(f, supervisor, 6000);
       const paused = await runWait();
       const shownPaused = seconds(await longest.innerText());
       expect(shownPaused, `the board during the pause against the run's ${paused} s`).toBeLessThanOrEqual(paused + 1);
       expect(shownPaused).toBeGreaterThanOrEqual(Math.floor(paused) - 1);
 
       expect((await runs.act(runId, { action: "resume" })).status).toBe(200);
-      await supervisor.waitForTimeout(2000);
+      await pass(f, supervisor, 2000);
       // The board first, the run after: the run's wait can only have grown in between.
-      const shownAfter = seconds(await longest.innerText());
+      let shownAfter = Number.NaN;
+      await expect
+        .poll(async () => (shownAfter = seconds(await longest.innerText())), { timeout: 20_000, message: "the board's wait goes on after the resume" })
+        .toBeGreaterThanOrEqual(Math.floor(paused) + 1);
       const after = await runWait();
       expect(shownAfter, `the board after the pause against the run's ${after} s`).toBeLessThanOrEqual(after + 1);
-      expect(shownAfter).toBeGreaterThanOrEqual(Math.floor(paused) + 1);
     } finally {
       await runs.act(runId, { action: "stop" });
     }
@@ -74,7 +89,7 @@ describe("the board's waits during a training run", () => {
     const salesPath = await f.queuePath("Sales");
     const salesId = salesPath.slice(salesPath.lastIndexOf("/") + 1);
     const runs = trainingRuns(<T,>(method: string, path: string, data?: unknown) => f.v2<T>(method, path, data));
-    const page = await setup.signedIn("agent1");
+    const page = await setup.signedIn("agent1", true, { movableClock: true });
     const trainee: Agent = { page, username: "agent1", name: "Alex Agent" };
     await openView(page, "Agent");
     await panelOf(page).getByRole("button", { name: "Login" }).click();
@@ -100,9 +115,9 @@ describe("the board's waits during a training run", () => {
       // The pause's clock event reaches the page (the card's wait says its clock is paused); the
       // card reads its clocks each second, so one more second lets the shown wait settle.
       await fact("Waited").and(page.locator('[data-queue-clock="paused"]')).waitFor({ timeout: 20_000 });
-      await page.waitForTimeout(1000);
+      await pass(f, page, 1000);
       const atPause = await shown();
-      await page.waitForTimeout(5000);
+      await pass(f, page, 5000);
       const later = await shown();
       expect(await offer.isVisible(), "the offer still rings through the pause").toBe(true);
       expect(later.waited, `the card's wait during the pause (was ${atPause.waited} s)`).toBeLessThanOrEqual(atPause.waited + 1);
@@ -110,7 +125,7 @@ describe("the board's waits during a training run", () => {
 
       expect((await runs.act(runId, { action: "resume" })).status).toBe(200);
       await fact("Waited").and(page.locator('[data-queue-clock="running"]')).waitFor({ timeout: 20_000 });
-      await page.waitForTimeout(3000);
+      await pass(f, page, 3000);
       const resumed = await shown();
       expect(resumed.waited, "the wait goes on after the resume").toBeGreaterThanOrEqual(later.waited + 2);
       await offer.getByRole("button", { name: "Reject" }).click();
@@ -129,6 +144,7 @@ describe("the board's waits during a training run", () => {
     const context = await setup.browser().browser.newContext();
     try {
       const wall = await context.newPage();
+      await wall.clock.install();
       await wall.goto(`${f.url}${made.body.data.page}`);
       const longest = wall.getByRole("article", { name: "Support" }).locator('[data-figure="Longest wait"] dd');
       await longest.waitFor();
@@ -144,20 +160,23 @@ describe("the board's waits during a training run", () => {
         await longest.filter({ hasText: /^0:0[2-9]|^0:[1-5]\d/ }).waitFor({ timeout: 20_000 });
         expect((await runs.act(runId, { action: "pause" })).status).toBe(200);
         // A reading of the paused board (the wall says its queue clock is paused), a second for the
-        // shown figure to settle, then five seconds of samples: the server's figure stands still,
-        // and the wall adds nothing to it between readings.
+        // shown figure to settle, then five seconds of samples, one after each second the wall
+        // renders (its figures are drawn once a second): the server's figure stands still, and the
+        // wall adds nothing to it between readings.
         await wall.locator('main[data-queue-clock="paused"]').waitFor({ timeout: 20_000 });
-        await wall.waitForTimeout(1000);
+        await pass(f, wall, 1000);
         const seen = new Set<string>();
-        for (let i = 0; i < 20; i++) {
+        for (let i = 0; i < 5; i++) {
           seen.add(await longest.innerText());
-          await wall.waitForTimeout(250);
+          await pass(f, wall, 1000);
         }
+        seen.add(await longest.innerText());
         expect([...seen], "the wall's longest wait through the pause").toHaveLength(1);
 
         expect((await runs.act(runId, { action: "resume" })).status).toBe(200);
         const before = seconds([...seen][0] ?? "");
         // The wait goes on again (a busy page may skip a second between renders: at least two more).
+        await pass(f, wall, 2000);
         await expect.poll(async () => seconds(await longest.innerText()), { timeout: 20_000 }).toBeGreaterThanOrEqual(before + 2);
       } finally {
         await runs.act(runId, { action: "stop" });

@@ -3,18 +3,19 @@
 // chooses Away for lunch. Their My day panel and the supervisor's board row (a second page) show
 // exactly the figures the server counted (GET callq_recipients/{id}/day), and those agree with
 // the agent's legs in the CDRs: one answered (its talk plus the wrap-up is the handle time), one
-// not (the missed offer).
+// not (the missed offer). The server runs on a clock the test moves: the talk and the wrap-up are
+// moved on, not waited for.
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
-import { accept, expectState, formatDuration, hangUp, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
+import { accept, expectPassing, expectState, formatDuration, hangUp, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
 
 /** Sales's wrap-up after each call, seconds. */
 const WRAPUP_S = 3;
 
-const setup = useFloor();
+const setup = useFloor([], { clock: true });
 const signedIn = setup.signedIn;
 
 afterAll(() => {
@@ -66,9 +67,12 @@ describe("the agent's day", () => {
     const first = await f.simCall("5001", { caller_id_name: "Casey Customer", caller_id_number: "+14155550123" });
     await accept(p, "Casey Customer");
     await expectState(f, agent, "On-A-Call");
-    // Some talk to count (no time is asserted: the server's own count is the oracle below).
-    await p.waitForTimeout(2000);
+    // Some talk to count, on the server's clock (no time is asserted: the server's own count is
+    // the oracle below); then the wrap-up, moved past once it has begun.
+    await f.clock.advance(2000);
     await hangUp(p, "Casey Customer");
+    await expectPassing(f, agent, "Wrapup-Time", "Ready");
+    await f.clock.advance(WRAPUP_S * 1000);
     await poll("agent1 Ready after the wrap-up", async () => ((await f.status("agent1")).availability_state === "Ready" ? true : undefined), 20_000);
     await myDay.getByTestId("day-calls").filter({ hasText: "1" }).waitFor({ timeout: 20_000 });
     await f.hangupSim(first);

@@ -197,7 +197,8 @@ describe("in serve mode, across a server restart", () => {
 
   it("the card of a call the restart ended goes once the phone is registered again, and the history tells the call's real length", async () => {
     dataDir = await mkdtemp(join(tmpdir(), "sb-call-truth-"));
-    const first = await serve({ args: ["--data-dir", dataDir] });
+    // On a clock this test moves: the call's seconds before the restart are moved on, not waited for.
+    const first = await serve({ args: ["--data-dir", dataDir], clock: true });
     servers.push(first);
     const page = await agentConsole(first.url, "agent1");
     const before = await demoGrant(first.url);
@@ -210,11 +211,12 @@ describe("in serve mode, across a server restart", () => {
     await page.getByRole("region", { name: "Incoming call" }).getByRole("button", { name: "Accept" }).click();
     const card = page.getByRole("region", { name: "Call with Casey Customer" });
     await card.getByText("Connected").waitFor();
-    // A call of a few seconds, so that its length in the history can be told from a stamp at the start.
-    await page.waitForTimeout(TALK_MS);
-
+    // A call of a few seconds on the server's clock, so that its length in the history can be told
+    // from a stamp at the start; the restarted server's clock goes on from the first's time.
+    await first.clock.advance(TALK_MS);
+    const startMs = await first.clock.now();
     await first.stop();
-    const second = await serve({ args: ["--port", new URL(first.url).port, "--data-dir", dataDir] });
+    const second = await serve({ args: ["--port", new URL(first.url).port, "--data-dir", dataDir], clock: { startMs } });
     servers.push(second);
     await waitRegistered(page, 45_000);
     await card.waitFor({ state: "detached", timeout: 10_000 });

@@ -1,7 +1,8 @@
 // An admin's day in Chromium against serve mode, with an agent, another agent, a supervisor and
 // the admin each in their own console. The admin switches recording on for the agents' calls from
-// outside; a customer calls agent1 straight, another comes to agent2 through the Sales queue; each
-// agent sees "Recording" on the call card while the call is recorded, and no longer once it ends.
+// outside; a customer calls agent1 straight while another comes to agent2 through the Sales queue;
+// each agent sees "Recording" on the call card while the call is recorded, and no longer once it
+// ends.
 // Then the recordings view differs as the permissions say: each agent lists their own call only,
 // the supervisor (a Sales member with call_monitor) the Sales call, the admin both. The admin
 // pages opened by address are refused to the agent; the agent's console cannot play the other
@@ -132,11 +133,10 @@ describe("an admin's shift", () => {
     await waitRegistered(agent1.page);
     await waitRegistered(agent2.page);
 
-    // A customer calls agent1's extension.
-    await recordedCall(agent1.page, "1002", "Avery Customer", DIRECT_CALLER);
-    // Another calls Sales, where agent2 alone is Ready.
+    // A customer calls agent1's extension, and meanwhile another calls Sales, where agent2 alone
+    // is Ready: the two calls talk at the same time (each its own call, bridge and recording).
     expect((await rest("POST", `/v2/accounts/${accountId}/callq_recipients/${idOf("agent2")}`, { action: "login_ready" })).status).toBe(200);
-    await recordedCall(agent2.page, "5001", "Blake Customer", QUEUE_CALLER);
+    await Promise.all([recordedCall(agent1.page, "1002", "Avery Customer", DIRECT_CALLER), recordedCall(agent2.page, "5001", "Blake Customer", QUEUE_CALLER)]);
     expect((await rest("POST", `/v2/accounts/${accountId}/callq_recipients/${idOf("agent2")}`, { action: "logout" })).status).toBe(200);
 
     const stored = await poll(

@@ -59,10 +59,21 @@ export interface ConsolePage {
   errors: string[];
 }
 
-export async function openConsole(browser: Browser, url: string): Promise<ConsolePage> {
+export interface OpenConsoleOptions {
+  /**
+   * Installs Playwright's page clock before the console loads (page.clock.install): its time runs
+   * as the wall's until the test moves it on (page.clock.fastForward), with every timer the page
+   * sets. For a test that moves the server's clock by the same amount (serve mode's movable
+   * clock), so that the page and the server keep agreeing on the time.
+   */
+  movableClock?: boolean;
+}
+
+export async function openConsole(browser: Browser, url: string, options: OpenConsoleOptions = {}): Promise<ConsolePage> {
   const page = await browser.newPage({ viewport: { width: 1280, height: 860 } });
   const errors: string[] = [];
   page.on("pageerror", (error) => errors.push(error.message));
+  if (options.movableClock === true) await page.clock.install();
   await page.addInitScript(KEEP_PEER_CONNECTIONS);
   await page.goto(url);
   return { page, errors };

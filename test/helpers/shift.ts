@@ -8,7 +8,7 @@ import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, beforeAll, expect } from "vitest";
 import { launchBrowser, type LaunchedBrowser } from "./browser.js";
-import { openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage } from "./console-page.js";
+import { openConsole, SCREENSHOTS, signIn, waitRegistered, type ConsolePage, type OpenConsoleOptions } from "./console-page.js";
 import { poll } from "./poll.js";
 import { demoGrant, serve, type Served, type ServedClock } from "./serve.js";
 
@@ -167,8 +167,11 @@ export interface FloorSetup {
   /** The floor; throws before beforeAll has started it. */
   floor(): Floor;
   browser(): LaunchedBrowser;
-  /** A new console page signed in as `username`, its phone registered unless `registered` is false. */
-  signedIn(username: string, registered?: boolean): Promise<Page>;
+  /**
+   * A new console page signed in as `username`, its phone registered unless `registered` is false;
+   * `options.movableClock`: on Playwright's page clock (openConsole).
+   */
+  signedIn(username: string, registered?: boolean, options?: OpenConsoleOptions): Promise<Page>;
   /** The uncaught errors of every console opened through signedIn. */
   errors(): string[];
 }
@@ -199,8 +202,8 @@ export function useFloor(args: readonly string[] = [], options: FloorOptions = {
       if (browser === undefined) throw new Error("beforeAll did not start the browser");
       return browser;
     },
-    async signedIn(username, registered = true) {
-      const opened = await openConsole(setup.browser().browser, setup.floor().url);
+    async signedIn(username, registered = true, options = {}) {
+      const opened = await openConsole(setup.browser().browser, setup.floor().url, options);
       consoles.push(opened);
       await signIn(opened.page, username);
       if (registered) await waitRegistered(opened.page);
