@@ -85,7 +85,8 @@ async function startSwitchboard(name: string, server: string, dataDir: string, p
 /**
  * BENCH_HOOK_COSTS=1: what the request path's extra hooks cost on their own, in one process, no
  * Switchboard code: Fastify serving one body on GET /v2/x/:id bare, with @fastify/websocket
- * registered (its onRequest and onResponse hooks and handler wrapper on every route), with two
+ * registered (its onRequest and onResponse hooks and handler wrapper on every route), with it in
+ * a scope of its own beside one WebSocket route (what the server does since session 17), with two
  * preParsing hooks (ours: the app's 404 one and the endpoint's), and with both. One keep-alive
  * client asks one request at a time; alternating rounds; CPU of the whole process per request
  * (client included, the same for all four), by process.cpuUsage.
@@ -95,9 +96,10 @@ async function hookCosts(): Promise<void> {
   const { default: fastifyWebsocket } = await import("@fastify/websocket");
   const { Agent, request } = await import("node:http");
   const body = JSON.stringify({ status: "success", data: { id: "x".repeat(32), name: "device" }, revision: `1-${"0".repeat(32)}` });
-  const variants: { name: string; ws: boolean; preParsing: boolean }[] = [
+  const variants: { name: string; ws: boolean | "scoped"; preParsing: boolean }[] = [
     { name: "bare", ws: false, preParsing: false },
     { name: "+ @fastify/websocket", ws: true, preParsing: false },
+    { name: "+ @fastify/websocket in a scope of its own (session 17)", ws: "scoped", preParsing: false },
     { name: "+ 2 preParsing hooks", ws: false, preParsing: true },
     { name: "+ both", ws: true, preParsing: true },
   ];
@@ -105,7 +107,15 @@ async function hookCosts(): Promise<void> {
   const servers: { name: string; url: URL; agent: InstanceType<typeof Agent>; close: () => Promise<void>; cpu: number[] }[] = [];
   for (const v of variants) {
     const app = Fastify({ logger: false });
-    if (v.ws) await app.register(fastifyWebsocket);
+    if (v.ws === true) await app.register(fastifyWebsocket);
+    // As server/http/app.ts registerWebsocket does since session 17: the plugin and its one
+    // WebSocket route in a scope of their own, the measured route outside it.
+    if (v.ws === "scoped") {
+      await app.register(async (scope) => {
+        await scope.register(fastifyWebsocket);
+        scope.get("/ws", { websocket: true }, (socket) => socket.close());
+      });
+    }
     if (v.preParsing) app.addHook("preParsing", (_request, _reply, payload, done) => done(null, payload));
     app.get("/v2/x/:id", { ...(v.preParsing ? { preParsing: (_request, _reply, payload, done) => done(null, payload) } : {}) }, (_request, reply) => {
       reply.type("application/json; charset=utf-8").send(body);
