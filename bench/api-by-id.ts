@@ -103,8 +103,11 @@ async function hookCosts(): Promise<void> {
     { name: "+ 2 preParsing hooks", ws: false, preParsing: true },
     { name: "+ both", ws: true, preParsing: true },
   ];
-  const PER_ROUND = Number(process.env.BENCH_HOOK_REQUESTS ?? 3_000);
-  const servers: { name: string; url: URL; agent: InstanceType<typeof Agent>; close: () => Promise<void>; cpu: number[] }[] = [];
+  // BENCH_HOOK_INJECT=1: each request through app.inject (Fastify's whole request path, hooks
+  // included, no socket, no wake-up): far less noise than the keep-alive ping-pong on a busy machine.
+  const INJECT = process.env.BENCH_HOOK_INJECT === "1";
+  const PER_ROUND = Number(process.env.BENCH_HOOK_REQUESTS ?? (INJECT ? 20_000 : 3_000));
+  const servers: { name: string; url: URL; agent: InstanceType<typeof Agent>; close: () => Promise<void>; inject: () => Promise<unknown>; cpu: number[] }[] = [];
   for (const v of variants) {
     const app = Fastify({ logger: false });
     if (v.ws === true) await app.register(fastifyWebsocket);
@@ -121,9 +124,21 @@ async function hookCosts(): Promise<void> {
       reply.type("application/json; charset=utf-8").send(body);
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
-    servers.push({ name: v.name, url: new URL(`${address}/v2/x/${"a".repeat(32)}`), agent: new Agent({ keepAlive: true, maxSockets: 1 }), close: () => app.close(), cpu: [] });
+    const path = `/v2/x/${"a".repeat(32)}`;
+    servers.push({
+      name: v.name,
+      url: new URL(`${address}${path}`),
+      agent: new Agent({ keepAlive: true, maxSockets: 1 }),
+      close: () => app.close(),
+      inject: () => app.inject({ method: "GET", url: path }),
+      cpu: [],
+    });
   }
-  const ask = (s: (typeof servers)[number]): Promise<void> =>
+  const ask = async (s: (typeof servers)[number]): Promise<void> => {
+    if (INJECT) await s.inject();
+    else await askOver(s);
+  };
+  const askOver = (s: (typeof servers)[number]): Promise<void> =>
     new Promise((resolve, reject) => {
       const req = request(s.url, { agent: s.agent }, (res) => {
         res.resume();
@@ -143,7 +158,7 @@ async function hookCosts(): Promise<void> {
   }
   const bare = percentile(servers[0]?.cpu ?? [], 50);
   report(
-    `request path hooks alone (one process, one keep-alive client, ${ROUNDS * 2} alternating rounds of ${PER_ROUND})`,
+    `request path hooks alone (one process, ${INJECT ? "app.inject" : "one keep-alive client"}, ${ROUNDS * 2} alternating rounds of ${PER_ROUND})`,
     servers.map((s) => [s.name, `${percentile(s.cpu, 50).toFixed(1)} µs CPU/req (median; ${s.cpu.map((c) => c.toFixed(0)).join(" ")}), ${(percentile(s.cpu, 50) - bare).toFixed(1)} µs over bare`]),
   );
   for (const s of servers) {
