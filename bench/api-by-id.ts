@@ -85,7 +85,8 @@ async function startSwitchboard(name: string, server: string, dataDir: string, p
 /**
  * BENCH_HOOK_COSTS=1: what the request path's extra hooks cost on their own, in one process, no
  * Switchboard code: Fastify serving one body on GET /v2/x/:id bare, with @fastify/websocket
- * registered (its onRequest and onResponse hooks and handler wrapper on every route), with two
+ * registered (its onRequest and onResponse hooks and handler wrapper on every route), with it in
+ * a scope of its own beside one WebSocket route (what the server does since session 17), with two
  * preParsing hooks (ours: the app's 404 one and the endpoint's), and with both. One keep-alive
  * client asks one request at a time; alternating rounds; CPU of the whole process per request
  * (client included, the same for all four), by process.cpuUsage.
@@ -95,25 +96,49 @@ async function hookCosts(): Promise<void> {
   const { default: fastifyWebsocket } = await import("@fastify/websocket");
   const { Agent, request } = await import("node:http");
   const body = JSON.stringify({ status: "success", data: { id: "x".repeat(32), name: "device" }, revision: `1-${"0".repeat(32)}` });
-  const variants: { name: string; ws: boolean; preParsing: boolean }[] = [
+  const variants: { name: string; ws: boolean | "scoped"; preParsing: boolean }[] = [
     { name: "bare", ws: false, preParsing: false },
     { name: "+ @fastify/websocket", ws: true, preParsing: false },
+    { name: "+ @fastify/websocket in a scope of its own (session 17)", ws: "scoped", preParsing: false },
     { name: "+ 2 preParsing hooks", ws: false, preParsing: true },
     { name: "+ both", ws: true, preParsing: true },
   ];
-  const PER_ROUND = Number(process.env.BENCH_HOOK_REQUESTS ?? 3_000);
-  const servers: { name: string; url: URL; agent: InstanceType<typeof Agent>; close: () => Promise<void>; cpu: number[] }[] = [];
+  // BENCH_HOOK_INJECT=1: each request through app.inject (Fastify's whole request path, hooks
+  // included, no socket, no wake-up): far less noise than the keep-alive ping-pong on a busy machine.
+  const INJECT = process.env.BENCH_HOOK_INJECT === "1";
+  const PER_ROUND = Number(process.env.BENCH_HOOK_REQUESTS ?? (INJECT ? 20_000 : 3_000));
+  const servers: { name: string; url: URL; agent: InstanceType<typeof Agent>; close: () => Promise<void>; inject: () => Promise<unknown>; cpu: number[] }[] = [];
   for (const v of variants) {
     const app = Fastify({ logger: false });
-    if (v.ws) await app.register(fastifyWebsocket);
+    if (v.ws === true) await app.register(fastifyWebsocket);
+    // As server/http/app.ts registerWebsocket does since session 17: the plugin and its one
+    // WebSocket route in a scope of their own, the measured route outside it.
+    if (v.ws === "scoped") {
+      await app.register(async (scope) => {
+        await scope.register(fastifyWebsocket);
+        scope.get("/ws", { websocket: true }, (socket) => socket.close());
+      });
+    }
     if (v.preParsing) app.addHook("preParsing", (_request, _reply, payload, done) => done(null, payload));
     app.get("/v2/x/:id", { ...(v.preParsing ? { preParsing: (_request, _reply, payload, done) => done(null, payload) } : {}) }, (_request, reply) => {
       reply.type("application/json; charset=utf-8").send(body);
     });
     const address = await app.listen({ host: "127.0.0.1", port: 0 });
-    servers.push({ name: v.name, url: new URL(`${address}/v2/x/${"a".repeat(32)}`), agent: new Agent({ keepAlive: true, maxSockets: 1 }), close: () => app.close(), cpu: [] });
+    const path = `/v2/x/${"a".repeat(32)}`;
+    servers.push({
+      name: v.name,
+      url: new URL(`${address}${path}`),
+      agent: new Agent({ keepAlive: true, maxSockets: 1 }),
+      close: () => app.close(),
+      inject: () => app.inject({ method: "GET", url: path }),
+      cpu: [],
+    });
   }
-  const ask = (s: (typeof servers)[number]): Promise<void> =>
+  const ask = async (s: (typeof servers)[number]): Promise<void> => {
+    if (INJECT) await s.inject();
+    else await askOver(s);
+  };
+  const askOver = (s: (typeof servers)[number]): Promise<void> =>
     new Promise((resolve, reject) => {
       const req = request(s.url, { agent: s.agent }, (res) => {
         res.resume();
@@ -133,7 +158,7 @@ async function hookCosts(): Promise<void> {
   }
   const bare = percentile(servers[0]?.cpu ?? [], 50);
   report(
-    `request path hooks alone (one process, one keep-alive client, ${ROUNDS * 2} alternating rounds of ${PER_ROUND})`,
+    `request path hooks alone (one process, ${INJECT ? "app.inject" : "one keep-alive client"}, ${ROUNDS * 2} alternating rounds of ${PER_ROUND})`,
     servers.map((s) => [s.name, `${percentile(s.cpu, 50).toFixed(1)} µs CPU/req (median; ${s.cpu.map((c) => c.toFixed(0)).join(" ")}), ${(percentile(s.cpu, 50) - bare).toFixed(1)} µs over bare`]),
   );
   for (const s of servers) {

@@ -10,6 +10,7 @@ import type { RawData, WebSocket } from "ws";
 import { monotonic, systemClock, type Cancel, type Clock } from "../clock.js";
 import type { TokenEnd, TokenService } from "../auth/tokens.js";
 import { tokenId } from "../auth/tokens.js";
+import { registerWebsocket } from "../http/app.js";
 import { ApiError } from "../http/errors.js";
 import { isObject } from "../http/request.js";
 import type { Store, StoreChange } from "../store/index.js";
@@ -889,8 +890,11 @@ export interface EventSocketService {
 /** `/events` on the main app, and the same protocol on the classic port. */
 export async function startEventSockets(app: FastifyInstance, options: EventSocketsOptions): Promise<EventSocketService> {
   const sockets = new EventSockets(options);
-  // A plugin of its own, registered after @fastify/websocket (buildApp), so the route is upgraded.
-  await app.register(sockets.routes([EVENTS_PATH]));
+  // A scope of its own with @fastify/websocket (registerWebsocket), so the route is upgraded.
+  await app.register(async (scope) => {
+    await registerWebsocket(scope);
+    await scope.register(sockets.routes([EVENTS_PATH]));
+  });
   const classic = await startEventsPort({
     host: options.host,
     port: options.port,

@@ -3,7 +3,8 @@
 import { existsSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import { Readable } from "node:stream";
-import type { IncomingHttpHeaders } from "node:http";
+import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer } from "node:http";
+import { WebSocketServer } from "ws";
 import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
@@ -183,16 +184,21 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // Binary uploads (media, recordings) arrive as a raw stream for the resource to store.
   app.addContentTypeParser(/^(?:audio\/[a-z0-9!#$&^_.+-]+|application\/octet-stream)\s*(?:;|$)/, (_request, payload, done) => done(null, payload));
 
-  // Once for the whole app: /sip and /events declare their routes in plugins registered after it.
-  app.register(fastifyWebsocket, { options: { maxPayload: 1024 * 1024 } });
+  // @fastify/websocket lives only in the scopes of the WebSocket routes (registerWebsocket), so
+  // its hooks run on their requests alone. An upgrade asked of any other route is refused here as
+  // the plugin refused it when it was registered for the whole app: the handshake, then a close.
+  // Registered where the plugin was, so the same routes as before take it (those declared by
+  // plugins, not this function's own "/").
+  app.register(refuseOtherUpgrades);
 
   // Everything every request pays before its route, in one synchronous hook: the headers every
   // answer carries (set now, so an error or a 404 made later carries them too), the JSON type of
-  // an untyped body, and the root guard. After the WebSocket plugin's own hook (hooks run in the
-  // order of registration, plugins included), which marks an upgrade for it to close when refused.
+  // an untyped body, and the root guard. An upgrade answered in HTTP (a refusal, a 404) has its
+  // connection closed once the answer is out.
   const guard = requestGuard({ hosts: options.hosts, allowOrigins: options.allowOrigins, port: options.port });
   app.addHook("onRequest", (request, reply, done) => {
     setAnswerHeaders(request, reply);
+    if (isUpgrade(request.raw)) closeAfterAnswer(request, reply);
     assumeJsonBody(request.raw.headers);
     guard(request, reply);
     done();
@@ -227,6 +233,71 @@ export function buildApp(options: AppOptions): FastifyInstance {
     );
   }
   return app;
+}
+
+/** The HTTP servers whose upgrades one registration of @fastify/websocket already routes. */
+const upgradesRouted = new WeakSet<HttpServer>();
+
+/**
+ * @fastify/websocket in an encapsulated scope that holds WebSocket routes only (/sip, /events):
+ * its onRequest and onResponse hooks and handler wrapper run on that scope's requests, not on
+ * every route's. The first registration routes the server's upgrades (each through the whole
+ * app's router, any path); a later one (another scope) listens on a server of its own that never
+ * listens, so that no upgrade is routed twice, and upgrades its own routes' sockets.
+ */
+export async function registerWebsocket(scope: FastifyInstance): Promise<void> {
+  const first = !upgradesRouted.has(scope.server);
+  upgradesRouted.add(scope.server);
+  await scope.register(fastifyWebsocket, { options: { maxPayload: WEBSOCKET_MESSAGE_BYTES, ...(first ? {} : { server: createServer() }) } });
+}
+
+/**
+ * A plugin of the whole app (skip-override, as fastify-plugin marks one): every route declared
+ * after it that is not a WebSocket's refuses an upgrade (refuseUpgrade).
+ */
+const refuseOtherUpgrades = Object.assign(
+  async (root: FastifyInstance): Promise<void> => {
+    root.addHook("onRoute", (route) => {
+      if (route.websocket === true || route.wsHandler !== undefined) return;
+      const handler = route.handler;
+      route.handler = function (this: FastifyInstance, request, reply) {
+        if (isUpgrade(request.raw)) return refuseUpgrade(request, reply);
+        return handler.call(this, request, reply);
+      };
+    });
+  },
+  { [Symbol.for("skip-override")]: true },
+);
+
+/** The largest WebSocket message a route takes. */
+const WEBSOCKET_MESSAGE_BYTES = 1024 * 1024;
+
+/** Completes refused upgrades (and nothing else): no socket is kept. */
+let refusedUpgrades: WebSocketServer | undefined;
+
+/**
+ * An upgrade asked of a route that is not a WebSocket's: switched, then closed at once (no close
+ * code), as @fastify/websocket refuses such a path.
+ */
+function refuseUpgrade(request: FastifyRequest, reply: FastifyReply): void {
+  reply.hijack();
+  refusedUpgrades ??= new WebSocketServer({ noServer: true });
+  request.log.info({ path: request.url }, "closed incoming websocket connection for path with no websocket handler");
+  refusedUpgrades.handleUpgrade(request.raw, request.raw.socket, Buffer.alloc(0), (socket) => socket.close());
+}
+
+/**
+ * A request Node handed to the server's upgrade listener (its parser sets `upgrade`, which
+ * @types/node does not declare).
+ */
+function isUpgrade(raw: IncomingMessage): boolean {
+  return (raw as IncomingMessage & { upgrade?: boolean }).upgrade === true;
+}
+
+/** An upgrade's connection, answered in HTTP, is closed once the answer is sent. */
+function closeAfterAnswer(request: FastifyRequest, reply: FastifyReply): void {
+  const socket = request.raw.socket;
+  reply.raw.once("finish", () => socket.destroy());
 }
 
 /** The whole HTTP answer to a request Node could not parse: 408, 431 or 400, with the envelope. */

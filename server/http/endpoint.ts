@@ -55,6 +55,11 @@ export interface Outcome {
   data: unknown;
   status?: number;
   revision?: string;
+  /**
+   * The revision's ETag (`etagOf(revision)`), made once with an outcome that is kept and served
+   * again (a document's, a kept list page's); answer() makes it from `revision` when absent.
+   */
+  etag?: string;
   paging?: Paging;
   headers?: Record<string, string>;
   /** The token to put in the envelope when the request carried none (a login). */
@@ -432,9 +437,8 @@ function run(
 function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest, token: string | null, now: Date, outcome: Outcome | "sent"): FastifyReply | undefined {
   if (outcome === "sent") return reply;
   if (outcome.headers) for (const [k, v] of Object.entries(outcome.headers)) reply.header(k, v);
-  const revision = outcome.revision;
-  if (revision !== undefined && (REVISION_PATTERN.test(revision) || PAGE_REVISION.test(revision))) {
-    const etag = `"${revision}"`;
+  const etag = outcome.etag ?? etagOf(outcome.revision);
+  if (etag !== undefined) {
     // The validator does not name the caller (a page's is shared by every caller of the account):
     // a browser's cache must not hand one caller's stored answer (its envelope carries the token)
     // to another's request, after a 304 or otherwise.
@@ -472,6 +476,14 @@ const TOKEN_HEADERS = "X-Auth-Token, Authorization";
 
 /** A list page's revision (server/http/resource.ts, PageAnswers; or the md5 of its rows' revisions): sent as its ETag too. */
 const PAGE_REVISION = /^[0-9a-f]{32}$/;
+
+/**
+ * The ETag of an answer with this revision (quoted), or undefined when the revision is neither a
+ * document's (`N-<32hex>`) nor a list page's (32 hex digits).
+ */
+export function etagOf(revision: string | undefined): string | undefined {
+  return revision !== undefined && (REVISION_PATTERN.test(revision) || PAGE_REVISION.test(revision)) ? `"${revision}"` : undefined;
+}
 
 /**
  * Whether an If-None-Match value names `etag` (RFC 9110 13.1.2: `*`, or a list of entity tags

@@ -7,7 +7,7 @@ import type { FastifyInstance } from "fastify";
 import type { Collection, StoredDoc } from "../store/index.js";
 import { collectionIfOpen, StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
 import { ApiError } from "./errors.js";
-import { ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
+import { etagOf, ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
 import { contentRevision, JsonText } from "./envelope.js";
 import { equalityFilter, equalityFilters, queryTest, type EqualityFilter } from "./filters.js";
 import { PageBuilder, pagePlan } from "./paging.js";
@@ -346,7 +346,7 @@ const docOutcomes = new WeakMap<StoredDoc, Outcome>();
 function docTextOutcome(doc: StoredDoc): Outcome {
   let outcome = docOutcomes.get(doc);
   if (outcome === undefined) {
-    outcome = { data: viewText(doc), revision: doc.rev };
+    outcome = { data: viewText(doc), revision: doc.rev, etag: etagOf(doc.rev) };
     docOutcomes.set(doc, outcome);
   }
   return outcome;
@@ -453,6 +453,8 @@ export class PageAnswers {
     const outcome = make(query, createHash("md5").update(`${collection.epoch}:${kept.version}:${key}`).digest("hex"));
     const chars = outcome.data instanceof JsonText ? outcome.data.text.length : PAGE_CHARS_KEPT + 1;
     if (chars > PAGE_CHARS_KEPT) return outcome;
+    // Kept: its ETag made now, not at every answer of it.
+    outcome.etag = etagOf(outcome.revision);
     if (kept.pages.size >= PAGES_KEPT || kept.chars + chars > PAGE_CHARS_KEPT) {
       kept.pages.clear();
       kept.chars = 0;

@@ -14,6 +14,7 @@ import { registerHandler } from "./register.js";
 import { Registrar } from "./registrar.js";
 import { ClientTransactions } from "./transactions.js";
 import { registerWsTransport } from "./transport-ws.js";
+import { registerWebsocket } from "../http/app.js";
 
 export interface SipDeps {
   store: Store;
@@ -57,17 +58,19 @@ export async function registerSip(app: FastifyInstance, deps: SipDeps): Promise<
     calls.flowClosed(flowId);
     transactions.dropFlow(flowId);
   });
-  // In a plugin of its own, registered after @fastify/websocket (buildApp), whose route hook
-  // must already be in place for a websocket route to be recognised.
-  await app.register(async (scope) => registerWsTransport(scope, {
+  // In a scope of its own with @fastify/websocket (registerWebsocket), whose route hook must be
+  // in place before the route for a websocket route to be recognised.
+  await app.register(async (scope) => {
+    await registerWebsocket(scope);
+    registerWsTransport(scope, {
       dispatcher,
       flows,
       registrar,
       random: deps.random,
       log,
       inUse: (flowId) => registrar.hasFlow(flowId) || calls.busy(flowId),
-    }),
-  );
+    });
+  });
 
   const stopHousekeeping = deps.clock.every(HOUSEKEEPING_MS, () => {
     registrar.sweep();

@@ -111,37 +111,41 @@ export class ListOrder<T extends DocData> {
 
   /** Calls `visit` with the entries `walk` gives, in order, until it answers false. */
   visit(options: WalkOptions, visit: (entry: OrderedEntry<StoredDoc<T>>) => boolean): void {
-    const { equal, descending, from } = options;
-    const lists = equal === undefined ? undefined : this.#fields.get(equal.field)?.lists;
-    if (equal === undefined || lists === undefined) {
-      this.all.visit(descending, from, visit);
+    const list = this.#listOf(options);
+    if (list === MERGED) {
+      for (const entry of this.walk(options)) if (!visit(entry)) return;
       return;
     }
-    const keys = new Set(equal.keys);
-    if (keys.size === 1) {
-      const [only] = keys;
-      const list = only === undefined ? undefined : lists.get(only);
-      list?.visit(descending, from, visit);
-      return;
-    }
-    for (const entry of this.walk(options)) if (!visit(entry)) return;
+    list?.visit(options.descending, options.from, visit);
   }
+
   /** `visit` handing each entry's document and key straight from the list (a page's walk). */
   visitDocs(options: WalkOptions, visit: (doc: StoredDoc<T>, key: string) => boolean): void {
-    const { equal, descending, from } = options;
+    const list = this.#listOf(options);
+    if (list === MERGED) {
+      for (const entry of this.walk(options)) if (!visit(entry.doc, entry.key)) return;
+      return;
+    }
+    list?.visitDocs(options.descending, options.from, visit);
+  }
+
+  /**
+   * The one list a walk reads in place: the whole order (no `equal`, or its field not indexed),
+   * or one key's list (undefined when no document has that key); MERGED when `equal` names
+   * several keys (or none), whose lists `walk` merges.
+   */
+  #listOf(options: WalkOptions): OrderedList<StoredDoc<T>> | undefined | typeof MERGED {
+    const equal = options.equal;
     const lists = equal === undefined ? undefined : this.#fields.get(equal.field)?.lists;
-    if (equal === undefined || lists === undefined) {
-      this.all.visitDocs(descending, from, visit);
-      return;
-    }
-    const [only, other] = equal.keys;
-    if (only !== undefined && (other === undefined || equal.keys.every((k) => k === only))) {
-      lists.get(only)?.visitDocs(descending, from, visit);
-      return;
-    }
-    this.visit(options, (entry) => visit(entry.doc, entry.key));
+    if (equal === undefined || lists === undefined) return this.all;
+    const [only] = equal.keys;
+    if (only === undefined || !equal.keys.every((k) => k === only)) return MERGED;
+    return lists.get(only);
   }
 }
+
+/** ListOrder's #listOf for a walk that merges several keys' lists. */
+const MERGED: unique symbol = Symbol("merged");
 
 function addTo<T extends DocData>(lists: Map<string, OrderedList<StoredDoc<T>>>, spec: EqualityIndexSpec, entry: OrderedEntry<StoredDoc<T>>): void {
   // A document whose array holds one value twice is filed once under it.

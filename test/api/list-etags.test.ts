@@ -4,24 +4,11 @@
 // ETag comes back with other content); If-None-Match with the page's ETag answers 304 with no body,
 // with another ETag the page itself; a document read answers 304 to its own revision too. Answers
 // with an ETag vary by the token's headers.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/index.js";
-import { credentials, DEMO_PASSWORD, localServerConfig } from "../helpers/api.js";
+import { describe, expect, it } from "vitest";
+import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
+import { restartableServer } from "../helpers/restartable-server.js";
 
-let dataDir: string;
-let server: RunningServer | undefined;
-
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "sb-list-etags-"));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(dataDir, { recursive: true, force: true });
-});
+const server = restartableServer("sb-list-etags-");
 
 interface Answer {
   status: number;
@@ -32,7 +19,6 @@ interface Answer {
 }
 
 async function call(method: string, path: string, token: string, options: { data?: unknown; headers?: Record<string, string> } = {}): Promise<Answer> {
-  if (server === undefined) throw new Error("no server");
   const res = await fetch(`${server.url}${path}`, {
     method,
     headers: { "X-Auth-Token": token, ...(options.data === undefined ? {} : { "Content-Type": "application/json" }), ...options.headers },
@@ -43,8 +29,8 @@ async function call(method: string, path: string, token: string, options: { data
 }
 
 async function start(): Promise<{ token: string; devices: string }> {
-  server = await startServer(localServerConfig(dataDir));
-  const res = await fetch(`${server.url}/v2/user_auth`, {
+  const { url } = await server.start();
+  const res = await fetch(`${url}/v2/user_auth`, {
     method: "PUT",
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ data: { credentials: credentials("admin", DEMO_PASSWORD), account_name: "demo" } }),
@@ -129,7 +115,6 @@ describe("a list page's ETag", () => {
     remember(afterElsewhere);
 
     // A restart on the same data: a new ETag, and no ETag of before matches.
-    await server?.close();
     ({ token, devices } = await start());
     // (The rows may differ too: the demo account's start can add its own softphones.)
     const restarted = await page(devices, token);

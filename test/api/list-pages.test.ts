@@ -3,12 +3,10 @@
 // unfiltered list shows with that type, follows a PATCH and a DELETE at once, and is the same
 // after a restart on the same data directory; a user's devices follow a change of owner; a token
 // of another account is refused.
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { startServer, type RunningServer } from "../../server/index.js";
-import { createAccount, credentials, DEMO_PASSWORD, localServerConfig, startApi } from "../helpers/api.js";
+import { describe, expect, it } from "vitest";
+import type { RunningServer } from "../../server/index.js";
+import { createAccount, credentials, DEMO_PASSWORD, startApi } from "../helpers/api.js";
+import { restartableServer } from "../helpers/restartable-server.js";
 
 interface Row {
   id: string;
@@ -23,21 +21,10 @@ interface Page {
   next_start_key?: string;
 }
 
-let dataDir: string;
-let server: RunningServer | undefined;
+const server = restartableServer("sb-list-pages-");
 
-beforeEach(async () => {
-  dataDir = await mkdtemp(join(tmpdir(), "sb-list-pages-"));
-});
-afterEach(async () => {
-  await server?.close();
-  server = undefined;
-  await rm(dataDir, { recursive: true, force: true });
-});
-
-async function start(): Promise<RunningServer> {
-  server = await startServer(localServerConfig(dataDir));
-  return server;
+function start(): Promise<RunningServer> {
+  return server.start();
 }
 
 async function call(url: string, token: string, method: string, path: string, data?: unknown): Promise<Page & { body: Record<string, unknown> }> {
@@ -114,8 +101,6 @@ describe("device list pages", () => {
     expect((await call(url, token, "PATCH", `${devices}/${stranger}`, { owner_id: ownerId })).status).toBe(200);
     expect(await owned()).toEqual([...before, stranger].sort());
 
-    await server?.close();
-    server = undefined;
     ({ url } = await start());
     ({ token, accountId, ownerId } = await login(url));
     expect(await allPages(url, token, devices, "filter_device_type=softphone")).toEqual(after);
