@@ -43,12 +43,23 @@ const SERVER_EXTERNAL = ["werift", "libphonenumber-js", "@fastify/swagger", "@fa
  *   as routes registered: one eval per node, a few hundred per start, and code a V8 code cache
  *   never holds. `String.prototype.startsWith` at the same index is the same test (true when the
  *   path has the prefix at `i`; the router has matched the first character before asking).
+ * - find-my-way's handler storage compiled, per route, a function making the params object
+ *   (`new Function` again): a closure over the route's parameter names fills the same object
+ *   in the same order.
  */
 export const SERVER_PATCHES: readonly { file: string; from: string; to: string }[] = [
   {
     file: "/node_modules/find-my-way/lib/node.js",
     from: "return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`) // eslint-disable-line",
     to: "return function matchPrefix (path, i) { return path.startsWith(prefix, i) } // switchboard: no eval per route node",
+  },
+  {
+    file: "/node_modules/find-my-way/lib/handler-storage.js",
+    from: "return new Function('NullObject', fnBody.join('\\n'))(NullObject)  // eslint-disable-line",
+    to:
+      "const names = params.slice(); return function _createParamsObject (param0, param1, param2, param3, extraParams) { " +
+      "const out = new NullObject(); for (let i = 0; i < names.length; i++) out[names[i]] = i === 0 ? param0 : i === 1 ? param1 : i === 2 ? param2 : i === 3 ? param3 : extraParams[i - 4]; " +
+      "return out } // switchboard: no eval per route",
   },
 ];
 

@@ -32,9 +32,11 @@ describe("the built server's files", () => {
     expect(bundle).toContain('("libphonenumber-js")');
   });
 
-  it("has the router test static prefixes without an eval per route node", async () => {
+  it("has the router test static prefixes and make params objects without an eval per route node", async () => {
     const bundle = await readFile(join(dirname(SERVER_ENTRY), "server.cjs"), "utf8");
     expect(bundle).toContain("path.startsWith(prefix, i)");
     expect(bundle).not.toMatch(/new Function\("path", "i"/);
+    // Nor per route for its params object.
+    expect(bundle).not.toMatch(/new Function\("NullObject", fnBody/);
   });
 });

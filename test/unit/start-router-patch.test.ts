@@ -2,15 +2,28 @@
 // a static route node's prefix test is `path.startsWith(prefix, i)` instead of code compiled with
 // `new Function` per node as routes register (issue 17, "Start"). Here the installed file still has
 // the patched text exactly once (an upgrade fails this, as it fails the build), and the patched
-// compilePrefixMatch answers as the original does for every prefix, path and index tried.
+// compilePrefixMatch answers as the original does for every prefix, path and index tried. The same
+// for the params object a route's handler storage makes (a closure instead of `new Function`).
 import { readFileSync } from "node:fs";
 import { createRequire } from "node:module";
-import { runInNewContext } from "node:vm";
+import { runInNewContext, runInThisContext } from "node:vm";
 import { describe, expect, it } from "vitest";
 import { SERVER_PATCHES } from "../../electron.vite.config.js";
 
 const require = createRequire(import.meta.url);
 const nodeFile = require.resolve("find-my-way/lib/node.js");
+const storageFile = require.resolve("find-my-way/lib/handler-storage.js");
+
+type CreateParams = (p0?: string, p1?: string, p2?: string, p3?: string, extra?: string[]) => Record<string, string | undefined>;
+
+/** handler-storage.js run as the CommonJS module it is, from this text; its params-object maker for these names. */
+function paramsMaker(source: string, names: string[]): CreateParams {
+  const module = { exports: {} as unknown };
+  const wrapper = runInThisContext(`(function (exports, require, module) {${source}\n})`, { filename: `${storageFile}-${Math.random()}` }) as (e: unknown, r: NodeJS.Require, m: { exports: unknown }) => void;
+  wrapper(module.exports, createRequire(storageFile), module);
+  const HandlerStorage = module.exports as new () => { _compileCreateParamsObject(params: string[]): CreateParams };
+  return new HandlerStorage()._compileCreateParamsObject(names);
+}
 
 type PrefixMatch = (prefix: string) => (path: string, i: number) => boolean;
 
@@ -58,5 +71,29 @@ describe("the router patch", () => {
       }
     }
     expect(compared).toBeGreaterThan(15);
+  });
+
+  it("makes a route's params object as the compiled code did", () => {
+    const source = readFileSync(storageFile, "utf8");
+    const storagePatch = SERVER_PATCHES.find((p) => storageFile.replaceAll("\\", "/").endsWith(p.file));
+    expect(source.split(storagePatch?.from ?? "\0")).toHaveLength(2);
+    const patched = source.replace(storagePatch?.from ?? "", storagePatch?.to ?? "");
+    for (const names of [[], ["id"], ["account_id", "id"], ["a", "b", "c", "d"], ["a", "b", "c", "d", "e", "f"], ["x", "x"], ["__proto__", "constructor"]]) {
+      const before = paramsMaker(source, names);
+      const after = paramsMaker(patched, names);
+      expect(after.toString()).not.toContain("params[");
+      for (const args of [[], ["1"], ["1", "2", "3", "4", ["5", "6"]], ["1", undefined, "3"]] as Parameters<CreateParams>[]) {
+        // Too few values for the names throws in both (extraParams missing): compared as outcomes.
+        const outcome = (make: CreateParams) => {
+          try {
+            const made = make(...args);
+            return { proto: Object.getPrototypeOf(made) as unknown, entries: Object.entries(made) };
+          } catch (err) {
+            return { threw: (err as Error).constructor.name };
+          }
+        };
+        expect(outcome(after), `${names.join(",")} with ${JSON.stringify(args)}`).toEqual(outcome(before));
+      }
+    }
   });
 });
