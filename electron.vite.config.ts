@@ -37,6 +37,51 @@ function precompress(): Plugin {
 const SERVER_EXTERNAL = ["werift", "libphonenumber-js", "@fastify/swagger", "@fastify/swagger-ui", "electron"];
 
 /**
+ * Source patches the server's bundle applies to its dependencies, each to one file, each required
+ * to match exactly once (a dependency upgraded under it fails the build rather than losing it).
+ * - find-my-way (Fastify's router) compiled each static node's prefix test with `new Function`
+ *   as routes registered: one eval per node, a few hundred per start, and code a V8 code cache
+ *   never holds. `String.prototype.startsWith` at the same index is the same test (true when the
+ *   path has the prefix at `i`; the router has matched the first character before asking).
+ * - find-my-way's handler storage compiled, per route, a function making the params object
+ *   (`new Function` again): a closure over the route's parameter names fills the same object
+ *   in the same order.
+ */
+export const SERVER_PATCHES: readonly { file: string; from: string; to: string }[] = [
+  {
+    file: "/node_modules/find-my-way/lib/node.js",
+    from: "return new Function('path', 'i', `'use strict'\\nreturn ${lines.join(' && ')}`) // eslint-disable-line",
+    to: "return function matchPrefix (path, i) { return path.startsWith(prefix, i) } // switchboard: no eval per route node",
+  },
+  {
+    file: "/node_modules/find-my-way/lib/handler-storage.js",
+    from: "return new Function('NullObject', fnBody.join('\\n'))(NullObject)  // eslint-disable-line",
+    to:
+      "const names = params.slice(); return function _createParamsObject (param0, param1, param2, param3, extraParams) { " +
+      "const out = new NullObject(); for (let i = 0; i < names.length; i++) out[names[i]] = i === 0 ? param0 : i === 1 ? param1 : i === 2 ? param2 : i === 3 ? param3 : extraParams[i - 4]; " +
+      "return out } // switchboard: no eval per route",
+  },
+];
+
+/** Applies SERVER_PATCHES while the server's bundle is made. */
+function serverPatches(): { name: string; transform(code: string, id: string): string | null } {
+  return {
+    name: "switchboard-server-patches",
+    transform(code, id) {
+      const patches = SERVER_PATCHES.filter((p) => id.replaceAll("\\", "/").endsWith(p.file));
+      if (patches.length === 0) return null;
+      let out = code;
+      for (const { file, from, to } of patches) {
+        const at = out.indexOf(from);
+        if (at < 0 || out.indexOf(from, at + 1) >= 0) throw new Error(`server patch for ${file}: its text is not there exactly once (dependency upgraded?)`);
+        out = out.slice(0, at) + to + out.slice(at + from.length);
+      }
+      return out;
+    },
+  };
+}
+
+/**
  * The server (server/cli.ts and all it imports, its dependencies included) as one CommonJS file,
  * out/main/server.cjs, which out/main/server.js (server/boot.ts) compiles with a V8 code cache:
  * no module resolution at start, one file read, and on later starts little compiling. CommonJS
@@ -56,7 +101,7 @@ function cjsBundles(): Plugin {
     async writeBundle(options) {
       for (const { input, file, external } of bundles) {
         const path = join(options.dir ?? "", file);
-        const bundle = await rolldown({ input: resolve(import.meta.dirname, input), platform: "node", external, logLevel: "warn" });
+        const bundle = await rolldown({ input: resolve(import.meta.dirname, input), platform: "node", external, logLevel: "warn", plugins: [serverPatches()] });
         try {
           // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as
           // the ES modules it is made from are.

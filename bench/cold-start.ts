@@ -14,7 +14,8 @@
 // /proc, Linux only): on a loaded machine the wall times mostly measure the other processes, the
 // CPU time much less so; the second leaves out what the server does in idle time after listen.
 // BENCH_RUNS sets the runs of each (default 15); BENCH_SERVER_JS another build's server.js, or
-// several separated by commas (a before/after comparison: the builds take turns in each round).
+// several separated by commas (a before/after comparison: the builds take turns in each round, in
+// an order reversed every other round).
 // Since session 15 the built server.js compiles the server's bundle with a V8 code cache
 // (server/code-cache.ts): each build gets a cache folder of its own, filled by one untimed start
 // before the rounds (the figures are a start with a warm cache, as every start after the first
@@ -28,6 +29,8 @@ import { performance } from "node:perf_hooks";
 import { percentile, report } from "./report.js";
 
 const RUNS = Number(process.env.BENCH_RUNS ?? 15);
+/** BENCH_FIRST_CALLS=0 leaves out the first-call rounds (cold starts only: more rounds in the time). */
+const FIRST_CALLS = process.env.BENCH_FIRST_CALLS !== "0";
 const root = join(import.meta.dirname, "..");
 const serverFiles = (process.env.BENCH_SERVER_JS ?? join(root, "out/main/server.js")).split(",");
 const URL_LINE = /(?:Switchboard is serving|bare fastify at) (http:\/\/127\.0\.0\.1:\d+)/;
@@ -207,10 +210,12 @@ const nothing: number[] = [];
 const loads: number[] = [];
 try {
   for (let i = 0; i < RUNS; i++) {
-    for (const f of serverFiles) ours.get(f)?.push(await serverColdStart(f));
+    // The builds' order turns round every round, so neither is always the one after a bare start.
+    const order = i % 2 === 0 ? serverFiles : [...serverFiles].reverse();
+    for (const f of order) ours.get(f)?.push(await serverColdStart(f));
     bare.push(await bareColdStart(bareScript));
     nothing.push(await nodeNothing());
-    for (const f of serverFiles) calls.get(f)?.push(await firstCalls(f));
+    if (FIRST_CALLS) for (const f of order) calls.get(f)?.push(await firstCalls(f));
     loads.push(loadavg()[0]);
   }
 } finally {
@@ -233,6 +238,7 @@ for (const serverJs of serverFiles) {
     ["target", `< 500 ms: ${median(walls) < 500 ? "met" : "not met"}`],
   ]);
   const made = calls.get(serverJs) ?? [];
+  if (made.length === 0) continue;
   const first = made.map((c) => c.first);
   const second = made.map((c) => c.second);
   report(`first call after start on ${serverJs} (sim call to queue 5001, POSTed once the server says it is serving), ${RUNS} runs`, [

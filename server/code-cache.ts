@@ -4,8 +4,7 @@
 // exactly this bundle on this V8, without it otherwise. Only node's built-ins are imported: this
 // file is the whole of what loads before the bundle.
 //
-// The cache file is `<dir>/<name>-<key>.v8` (name: "server", the only bundle cached today),
-// key = sha256 of the bundle's digest, the V8 version and the architecture (V8 itself only checks
+// The cache file is `<dir>/server-<key>.v8`, key = sha256 of the bundle's digest, the V8 version and the architecture (V8 itself only checks
 // the source's length). The bundle's digest (sha256 of its bytes) is the build's, written beside it
 // (`<bundle>.digest`, with the bundle's size and mtime): used when the bundle's size and mtime are
 // still those, so a start does not hash 3 MB; computed from the bytes read otherwise (a copied or
@@ -21,9 +20,10 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
-import { threadId } from "node:worker_threads";
 
 const DIGEST_BYTES = 32;
+/** The cache file's name is `server-<key>.v8`: serve mode's bundle is the only one cached. */
+const PREFIX = "server-";
 const SUFFIX = ".v8";
 /** The build's digest of a bundle, beside it: `<bundle>.digest`. */
 export const DIGEST_SUFFIX = ".digest";
@@ -68,10 +68,10 @@ export function digestFileText(bytes: Buffer, size: number, mtimeMs: number): st
 }
 
 /** The cache file of the bundle with this text (or digest, from the build) in `dir`. */
-export function cacheFileFor(source: string | { digest: string }, dir: string, name = "server"): string {
+export function cacheFileFor(source: string | { digest: string }, dir: string): string {
   const digest = typeof source === "string" ? bundleDigest(source) : source.digest;
   const key = createHash("sha256").update(digest).update(`\0${process.versions.v8}\0${process.arch}`).digest("hex").slice(0, 32);
-  return join(dir, `${name}-${key}${SUFFIX}`);
+  return join(dir, `${PREFIX}${key}${SUFFIX}`);
 }
 
 /** The build's digest, if its file is there, well formed and about a bundle of this size and mtime. */
@@ -101,11 +101,10 @@ function readCache(file: string): Buffer | "missing" | "damaged" {
   return digest.equals(data.subarray(0, DIGEST_BYTES)) ? payload : "damaged";
 }
 
-function writeCache(file: string, payload: Buffer, name: string): void {
+function writeCache(file: string, payload: Buffer): void {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  // The thread too: a process's media workers may write the same cache at once.
-  const temporary = `${file}.${process.pid}-${threadId}.tmp`;
+  const temporary = `${file}.${process.pid}.tmp`;
   try {
     writeFileSync(temporary, Buffer.concat([createHash("sha256").update(payload).digest(), payload]), { mode: 0o600 });
     renameSync(temporary, file);
@@ -115,14 +114,14 @@ function writeCache(file: string, payload: Buffer, name: string): void {
   }
   // Caches of other builds of the bundle are of no further use.
   for (const entry of readdirSync(dir)) {
-    if (entry.startsWith(`${name}-`) && entry.endsWith(SUFFIX) && entry !== basename(file)) rmSync(join(dir, entry), { force: true });
+    if (entry.startsWith(PREFIX) && entry.endsWith(SUFFIX) && entry !== basename(file)) rmSync(join(dir, entry), { force: true });
   }
 }
 
 type CommonJsWrapper = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
 
 /** A bundle's text, and its cache file in `cacheDir` (null: caching off), as a start reads them. */
-export function readBundle(bundlePath: string, cacheDir: string | null, name = "server"): { source: string; file: string | null; digestFrom: "build" | "hashed" } {
+export function readBundle(bundlePath: string, cacheDir: string | null): { source: string; file: string | null; digestFrom: "build" | "hashed" } {
   // Size and mtime from the descriptor the bytes are read from: they describe exactly those bytes.
   const fd = openSync(bundlePath, "r");
   let bytes: Buffer;
@@ -138,17 +137,16 @@ export function readBundle(bundlePath: string, cacheDir: string | null, name = "
   // into a one-byte string, where UTF-8 decodes them (a non-ASCII file: a two-byte string).
   const source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   const digestFrom = built === undefined ? "hashed" : "build";
-  const file = cacheDir === null ? null : cacheFileFor({ digest: built ?? bundleDigest(bytes) }, cacheDir, name);
+  const file = cacheDir === null ? null : cacheFileFor({ digest: built ?? bundleDigest(bytes) }, cacheDir);
   return { source, file, digestFrom };
 }
 
 /**
  * Compiles the CommonJS file at `bundlePath`, with the cached data in `cacheDir` when it fits.
- * `name` tells bundles apart in the folder (only "server" today: the media worker's cache was
- * tried and withdrawn, session 16): a bundle's save removes only older caches of its own name.
+ * A save removes the folder's older `server-*.v8` files (other builds'), nothing else.
  */
-export function compileBundle(bundlePath: string, cacheDir: string | null, name = "server"): CachedBundle {
-  const { source, file, digestFrom } = readBundle(bundlePath, cacheDir, name);
+export function compileBundle(bundlePath: string, cacheDir: string | null): CachedBundle {
+  const { source, file, digestFrom } = readBundle(bundlePath, cacheDir);
   const found = file === null ? "missing" : readCache(file);
   const cachedData = typeof found === "string" ? undefined : found;
   // The same wrapper as node's own CommonJS loader, so line 1 of the file is line 1 in traces.
@@ -167,7 +165,7 @@ export function compileBundle(bundlePath: string, cacheDir: string | null, name 
       if (file === null || outcome === "accepted" || saved) return null;
       saved = true;
       try {
-        writeCache(file, script.createCachedData(), name);
+        writeCache(file, script.createCachedData());
         return file;
       } catch {
         return null;

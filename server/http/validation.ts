@@ -9,7 +9,11 @@ export type JsonSchema = Record<string, unknown>;
 
 export type FieldErrors = Record<string, Record<string, { message: string; value?: unknown; target?: unknown }>>;
 
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false, verbose: true });
+// Our schemas are constants in the code, so checking each against JSON Schema's meta-schema is for
+// the test runner (which compiles every route's), not every start: the check compiles the
+// meta-schema on the first use of any schema, a first request's largest cost (issue 17, "Start").
+export const CHECK_SCHEMAS = process.env.VITEST !== undefined || process.env.SWITCHBOARD_CHECK_SCHEMAS === "1";
+const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false, verbose: true, validateSchema: CHECK_SCHEMAS });
 // ajv-formats is CommonJS with a default export; under ESM interop it may arrive wrapped.
 const addFormats = (addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin;
 addFormats(ajv, ["uri", "email", "date-time", "uuid"]);

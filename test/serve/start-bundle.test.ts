@@ -1,7 +1,8 @@
 // The built server is one file (electron.vite.config.ts, serverBundle): out/main/server.js is the
 // small entry that compiles out/main/server.cjs, which is strict and carries the server's
 // dependencies itself, requiring from node_modules only what is loaded on first use (werift,
-// libphonenumber-js, the docs page's plug-ins); the media worker's file still carries werift.
+// libphonenumber-js, the docs page's plug-ins); the media worker's file still carries werift. The
+// router in it tests a route node's prefix without compiling code per node (SERVER_PATCHES).
 import { existsSync } from "node:fs";
 import { readFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
@@ -29,5 +30,13 @@ describe("the built server's files", () => {
     // Loaded through createRequire on first use (server/media/werift.ts, server/phone-numbers.ts).
     expect(bundle).toContain('("werift")');
     expect(bundle).toContain('("libphonenumber-js")');
+  });
+
+  it("has the router test static prefixes and make params objects without an eval per route node", async () => {
+    const bundle = await readFile(join(dirname(SERVER_ENTRY), "server.cjs"), "utf8");
+    expect(bundle).toContain("path.startsWith(prefix, i)");
+    expect(bundle).not.toMatch(/new Function\("path", "i"/);
+    // Nor per route for its params object.
+    expect(bundle).not.toMatch(/new Function\("NullObject", fnBody/);
   });
 });

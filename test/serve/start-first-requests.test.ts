@@ -2,7 +2,9 @@
 // (serve mode), including what is loaded on first use: the docs page (Swagger UI and its
 // plug-ins are loaded and registered at the first /docs request, server/http/openapi.ts), the
 // OpenAPI document, a sign-in and an authenticated read, a sim call. Each kind alone first, then
-// all of them at once on a fresh server (concurrent first uses share one loading).
+// all of them at once on a fresh server (concurrent first uses share one loading). And a route's
+// schema at its first use, where the built server does not check schemas against the meta-schema
+// (server/http/validation.ts): bad and good bodies at once get the validation envelope and answers.
 import { request as httpRequest } from "node:http";
 import { afterEach, describe, expect, it } from "vitest";
 import { demoGrant, serve, type Served } from "../helpers/serve.js";
@@ -116,5 +118,29 @@ describe("serve mode: the first request of each kind after start", () => {
     const id = ((await call.json()) as { data: { id: string } }).data.id;
     const hangup = await fetch(`${url}/v2/accounts/${grant.accountId}/sim/calls/${id}`, { method: "POST", headers, body: JSON.stringify({ data: { action: "hangup" } }) });
     expect(hangup.status).toBeLessThan(300);
+  });
+
+  it("validates a route's first bodies, bad and good at once, with the validation envelope", async () => {
+    served = await serve({ timeoutMs: 120_000 });
+    const url = served.url;
+    const signIn = (data: unknown) =>
+      fetch(`${url}/v2/user_auth`, { method: "PUT", headers: { "Content-Type": "application/json" }, body: JSON.stringify({ data }) });
+    const [wrongType, missing, good] = await Promise.all([
+      signIn({ credentials: 5, account_name: "demo" }),
+      signIn({ account_name: "demo" }),
+      demoGrant(url),
+    ]);
+    for (const [res, field, rule] of [
+      [wrongType, "credentials", "type"],
+      [missing, "credentials", "required"],
+    ] as const) {
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { status: string; error: string; data: Record<string, Record<string, unknown>> };
+      expect(body).toMatchObject({ status: "error", error: "400" });
+      expect(body.data[field]?.[rule]).toBeDefined();
+    }
+    expect(good.token).toBeTruthy();
+    // The same schema, compiled once, keeps answering both ways.
+    expect((await signIn({ credentials: 5, account_name: "demo" })).status).toBe(400);
   });
 });

@@ -2,8 +2,8 @@
 // by the digest the build wrote beside the bundle (`<bundle>.digest`) instead of hashing the
 // bundle, while the bundle's size and mtime are the ones the file names; a bundle changed after the
 // build (edited, even at the same length; copied) or a digest file that is missing or malformed is
-// hashed as before, so it never runs another text's cached code. And bundles of other names
-// ("server", "media-worker") keep caches of their own in one folder.
+// hashed as before, so it never runs another text's cached code. A save replaces the folder's older
+// builds' caches (`server-*.v8`) and leaves its other files alone.
 import { mkdirSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { mkdtemp, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -130,17 +130,18 @@ describe("the bundle's digest from the build", () => {
     expect(seen.__bundleDigestTest).toHaveLength(paths.length);
   });
 
-  it("keeps one cache per bundle name in a folder: saving one leaves the other's", async () => {
-    const server = compileBundle(built(bundleText("s")), cacheDir, "server");
-    server.run();
-    const worker = compileBundle(built(bundleText("w"), "media-worker.cjs"), cacheDir, "media-worker");
-    worker.run();
-    const files = [server.save(), worker.save()];
-    expect(files[0]).toMatch(/\/server-[0-9a-f]{32}\.v8$/);
-    expect(files[1]).toMatch(/\/media-worker-[0-9a-f]{32}\.v8$/);
-    expect((await readdir(cacheDir)).sort()).toEqual(files.map((f) => f?.slice(cacheDir.length + 1)).sort());
-    const again = compileBundle(built(bundleText("w"), "media-worker.cjs"), cacheDir, "media-worker");
-    again.run();
-    expect(again.outcome).toBe("accepted");
+  it("a save replaces older builds' caches and leaves the folder's other files", async () => {
+    const older = compileBundle(built(bundleText("old")), cacheDir);
+    older.run();
+    const olderFile = older.save();
+    expect(olderFile).toMatch(/\/server-[0-9a-f]{32}\.v8$/);
+    writeFileSync(join(cacheDir, "media-worker-0123456789abcdef0123456789abcdef.v8"), "not ours");
+    writeFileSync(join(cacheDir, "notes.txt"), "not ours");
+    const newer = compileBundle(built(bundleText("new")), cacheDir);
+    newer.run();
+    const newerFile = newer.save();
+    expect(newerFile).toMatch(/\/server-[0-9a-f]{32}\.v8$/);
+    expect(newerFile).not.toBe(olderFile);
+    expect((await readdir(cacheDir)).sort()).toEqual(["media-worker-0123456789abcdef0123456789abcdef.v8", "notes.txt", newerFile?.slice(cacheDir.length + 1)].sort());
   });
 });
