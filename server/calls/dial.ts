@@ -1,6 +1,7 @@
 // Ringing devices for a call: an outbound leg with the server's offer to every registered target at
 // once; the first answer wins, the rest are cancelled; else the code the caller should get.
 import type { Clock } from "../clock.js";
+import { memoryMediaPair, type CallMedia } from "../media/index.js";
 import type { StoredDoc } from "../store/index.js";
 import type { Channel, ChannelChange, ChannelParty } from "./channel.js";
 import type { CallContext } from "./context.js";
@@ -184,26 +185,37 @@ export async function dialNumber(ctx: CallContext, request: NumberDialRequest): 
 async function startLeg(ctx: CallContext, request: DialRequest, target: DialTarget): Promise<Channel | undefined> {
   const signalling = ctx.signalling;
   if (!signalling || target.device.data.enabled === false) return undefined;
-  const media = ctx.media.createLeg();
-  let offer: string;
-  try {
-    offer = await media.createOffer();
-  } catch (err) {
-    ctx.onError(err, "making an offer");
-    await media.close("offer failed");
-    return undefined;
+  const { device, owner } = target;
+  const ref = { accountId: request.accountId, deviceId: device.id };
+  // A phone inside the server (a simulated agent's) gets one side of an in-memory pair, no leg.
+  let media: CallMedia;
+  let far: CallMedia | undefined;
+  let offer = "";
+  if (signalling.directMedia?.(ref) === true) [media, far] = memoryMediaPair();
+  else {
+    const leg = ctx.media.createLeg();
+    media = leg;
+    try {
+      offer = await leg.createOffer();
+    } catch (err) {
+      ctx.onError(err, "making an offer");
+      await leg.close("offer failed");
+      return undefined;
+    }
   }
   if (request.signal.aborted) {
     await media.close("cancelled");
     return undefined;
   }
-  const { device, owner } = target;
   const username = sipUsernameOf(device);
   const caller = request.caller;
-  const call = signalling.invite(
-    { accountId: request.accountId, deviceId: device.id },
-    { offer, from: { user: caller.number, display: caller.name }, to: { user: username }, headers: request.headers },
-  );
+  const call = signalling.invite(ref, {
+    offer,
+    from: { user: caller.number, display: caller.name },
+    to: { user: username },
+    headers: request.headers,
+    ...(far ? { media: far } : {}),
+  });
   if (!call) {
     await media.close("not registered");
     return undefined;

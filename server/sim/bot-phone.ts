@@ -1,10 +1,11 @@
 // A simulated agent's phone: the server rings it like any registered device (the call engine's
 // INVITE reaches it through SimCallers.signalling instead of SIP), and it answers after a ring
-// with a real WebRTC leg of its own, keeps the call for a handle time, then hangs up. So a bot is
+// with a real WebRTC leg of its own (or, with direct media, the in-memory side of the call the
+// engine gave it), keeps the call for a handle time, then hangs up. So a bot is
 // a real recipient on a real bridge: channels, CDRs and queue events are the same as a person's.
 import { EventEmitter } from "node:events";
 import type { Cancel, Clock } from "../clock.js";
-import type { MediaEngine, WebRtcLeg } from "../media/index.js";
+import type { CallMedia, MediaEngine } from "../media/index.js";
 import type { DeviceRef, InviteOptions, OutboundCall, OutboundCallEvents } from "../sip/call-signalling.js";
 
 export interface BotPhoneConduct {
@@ -13,6 +14,11 @@ export interface BotPhoneConduct {
   ringDelayMs: number;
   /** The next call's handle time, drawn when the bot answers. */
   nextTalkMs(): number;
+  /**
+   * Its phone takes calls with direct media (in memory with the server's side of the call, no
+   * WebRTC leg): a training run's bots. Otherwise a WebRTC leg of its own answers the offer.
+   */
+  directMedia?: boolean;
   /** The bot answered a call (its leg's id is the call's). */
   onAnswered?(callId: string): void;
   onError?(err: unknown, what: string): void;
@@ -24,7 +30,7 @@ export class BotCall extends EventEmitter<OutboundCallEvents> implements Outboun
   readonly device: DeviceRef;
   readonly #media: MediaEngine;
   readonly #conduct: BotPhoneConduct;
-  #leg: WebRtcLeg | undefined;
+  #leg: CallMedia | undefined;
   #timer: Cancel | undefined;
   #over = false;
 
@@ -38,7 +44,7 @@ export class BotCall extends EventEmitter<OutboundCallEvents> implements Outboun
     setImmediate(() => {
       if (this.#over) return;
       this.emit("ringing");
-      this.#timer = conduct.clock.after(conduct.ringDelayMs, () => void this.#answer(options.offer));
+      this.#timer = conduct.clock.after(conduct.ringDelayMs, () => void this.#answer(options));
     });
   }
 
@@ -55,12 +61,13 @@ export class BotCall extends EventEmitter<OutboundCallEvents> implements Outboun
     return this.#leg.acceptOffer(offer);
   }
 
-  async #answer(offer: string): Promise<void> {
+  async #answer(options: InviteOptions): Promise<void> {
     if (this.#over) return;
-    const leg = this.#media.createLeg();
+    // Direct media: the engine's pair already joins the bot to the call; no SDP crosses.
+    const leg = options.media ?? this.#media.createLeg();
     this.#leg = leg;
     try {
-      const answer = await leg.acceptOffer(offer);
+      const answer = await leg.acceptOffer(options.offer);
       if (this.#over) return;
       this.emit("answered", answer);
       this.#conduct.onAnswered?.(this.callId);

@@ -113,6 +113,7 @@ export class SimCallers {
         if (bot) return new BotCall(newId(this.#deps.random), target, options, this.#deps.media, bot);
         return sip?.invite(target, options) ?? null;
       },
+      directMedia: (target) => this.#bots.get(`${target.accountId}/${target.deviceId}`)?.directMedia === true,
       dialOut: (target, options) => this.#phones.dialOut(target, options) ?? sip?.dialOut?.(target, options) ?? null,
     };
   }

@@ -107,6 +107,11 @@ export interface InviteOptions {
   to: CallParty;
   /** Extra headers (e.g. X-Queue-Name for queue offers). */
   headers?: [string, string][];
+  /**
+   * Direct media (a device whose phone is inside the server: `directMedia`): the phone's side of an
+   * in-memory pair whose other side is the call's media; `offer` is then empty.
+   */
+  media?: CallMedia;
 }
 
 export interface CallSignalling {
@@ -117,6 +122,11 @@ export interface CallSignalling {
    * CANCELled); null when the device has no registration.
    */
   invite(target: DeviceRef, options: InviteOptions): OutboundCall | null;
+  /**
+   * Whether the device's phone is inside the server (a simulated agent's bot phone with direct
+   * media): the engine then invites it with one side of an in-memory pair instead of an SDP offer.
+   */
+  directMedia?(target: DeviceRef): boolean;
   /**
    * A call to a number outside the account (a carrier's work): null when nothing carries calls to
    * that number. The server has no carrier of its own; the simulator carries calls to the numbers

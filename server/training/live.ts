@@ -431,7 +431,7 @@ export class LiveRuns {
       run.releases.push(
         sim.botPhone(
           { accountId: run.accountId, deviceId: device.id },
-          { clock: run.clock, ringDelayMs: agents.ring_delay_s * 1000, nextTalkMs: () => draw(agents.handle_time, rng) * 1000, onError: this.#deps.onError },
+          { clock: run.clock, ringDelayMs: agents.ring_delay_s * 1000, nextTalkMs: () => draw(agents.handle_time, rng) * 1000, directMedia: true, onError: this.#deps.onError },
         ),
       );
     }

@@ -10,6 +10,7 @@ import type { TestApi } from "../helpers/api.js";
 import { startCallApi, type CallApi } from "../helpers/call-api.js";
 import { connected, until } from "../helpers/fake-signalling.js";
 import { poll } from "../helpers/poll.js";
+import { systemClock } from "../../server/clock.js";
 
 let t: CallApi;
 let api: TestApi;
@@ -91,5 +92,40 @@ describe("a simulated caller with direct media", () => {
     caller.hangup();
     await offered.reaches("ended");
     await noChannels();
+  });
+
+  it("is answered by a simulated agent's bot phone with direct media: the call crosses no media leg at all", async () => {
+    const devices = (await api.call<{ id: string; username: string }[]>("GET", `${t.base}/devices`, { token: t.token })).body.data;
+    const device = devices.find((d) => d.username === "agent2");
+    if (!device) throw new Error("no agent2 device");
+    const answered: string[] = [];
+    const release = api.server.sim.botPhone(
+      { accountId: t.accountId, deviceId: device.id },
+      { clock: systemClock, ringDelayMs: 200, nextTalkMs: () => 1_500, directMedia: true, onAnswered: (id) => answered.push(id) },
+    );
+    try {
+      const caller = await api.server.sim.start(t.accountId, {
+        to: "1003",
+        callerIdName: "Bo Bot-Caller",
+        callerIdNumber: "+14155550113",
+        behaviour: { audio: "tone_stream://1200" },
+        media: "direct",
+      });
+      await until(() => answered.length === 1 && caller.state === "answered", "the bot to answer");
+      const bridged = api.server.calls.channels.get(answered[0]);
+      await until(() => bridged?.state === "bridged", "the bot's leg bridged");
+      expect(serverLegs()).toBe(0);
+      // The bot hangs up after its talk time: both channels end, each with its CDR.
+      await until(() => caller.state === "ended", "the bot to hang up", 10_000);
+      await noChannels();
+      const cdrs = await poll("both CDRs", async () => {
+        const rows = (await api.call<{ call_id: string; hangup_cause: string }[]>("GET", `${t.base}/cdrs`, { token: t.token })).body.data;
+        const mine = rows.filter((r) => r.call_id === caller.id || r.call_id === answered[0]);
+        return mine.length === 2 ? mine : undefined;
+      });
+      expect(cdrs.map((r) => r.hangup_cause).sort()).toEqual(["NORMAL_CLEARING", "NORMAL_CLEARING"]);
+    } finally {
+      release();
+    }
   });
 });
