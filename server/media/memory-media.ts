@@ -51,7 +51,9 @@ export class MemoryMedia extends EventEmitter<LegEvents> implements CallMedia {
     if (tick === this.#frameTick || this.#reading) return this.#frame;
     this.#reading = true;
     try {
-      this.#frame.set(this.#played.read(tick).subarray(0, FRAME_SAMPLES));
+      const frame = this.#played.read(tick);
+      // A view only for a frame longer than ours (a view is an object per tick and side).
+      this.#frame.set(frame.length > FRAME_SAMPLES ? frame.subarray(0, FRAME_SAMPLES) : frame);
       this.#frameTick = tick;
     } finally {
       this.#reading = false;
