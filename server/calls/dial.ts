@@ -1,7 +1,7 @@
 // Ringing devices for a call: an outbound leg with the server's offer to every registered target at
 // once; the first answer wins, the rest are cancelled; else the code the caller should get.
 import type { Clock } from "../clock.js";
-import { memoryMediaPair, type CallMedia } from "../media/index.js";
+import { memoryMediaPair, type CallMedia, type WebRtcLeg } from "../media/index.js";
 import type { StoredDoc } from "../store/index.js";
 import type { Channel, ChannelChange, ChannelParty } from "./channel.js";
 import type { CallContext } from "./context.js";
@@ -140,15 +140,9 @@ export async function dialNumber(ctx: CallContext, request: NumberDialRequest): 
   if (request.signal.aborted) return { kind: "aborted" };
   const signalling = ctx.signalling;
   if (!signalling?.dialOut) return { kind: "failed", code: 480, cause: "SUBSCRIBER_ABSENT" };
-  const media = ctx.media.createLeg();
-  let offer: string;
-  try {
-    offer = await media.createOffer();
-  } catch (err) {
-    ctx.onError(err, "making an offer");
-    await media.close("offer failed");
-    return { kind: "failed", code: 500, cause: "NORMAL_TEMPORARY_FAILURE" };
-  }
+  const offered = await offeredLeg(ctx);
+  if (!offered) return { kind: "failed", code: 500, cause: "NORMAL_TEMPORARY_FAILURE" };
+  const { leg: media, offer } = offered;
   if (request.signal.aborted) {
     await media.close("cancelled");
     return { kind: "aborted" };
@@ -181,6 +175,18 @@ export async function dialNumber(ctx: CallContext, request: NumberDialRequest): 
   return race(ctx, request, [leg]);
 }
 
+/** A new leg of the server's with its offer; undefined (reported, the leg closed) when the offer failed. */
+async function offeredLeg(ctx: CallContext): Promise<{ leg: WebRtcLeg; offer: string } | undefined> {
+  const leg = ctx.media.createLeg();
+  try {
+    return { leg, offer: await leg.createOffer() };
+  } catch (err) {
+    ctx.onError(err, "making an offer");
+    await leg.close("offer failed");
+    return undefined;
+  }
+}
+
 /** Offers a call to one device; undefined when it is not registered (or the offer failed). */
 async function startLeg(ctx: CallContext, request: DialRequest, target: DialTarget): Promise<Channel | undefined> {
   const signalling = ctx.signalling;
@@ -193,15 +199,9 @@ async function startLeg(ctx: CallContext, request: DialRequest, target: DialTarg
   let offer = "";
   if (signalling.directMedia?.(ref) === true) [media, far] = memoryMediaPair();
   else {
-    const leg = ctx.media.createLeg();
-    media = leg;
-    try {
-      offer = await leg.createOffer();
-    } catch (err) {
-      ctx.onError(err, "making an offer");
-      await leg.close("offer failed");
-      return undefined;
-    }
+    const offered = await offeredLeg(ctx);
+    if (!offered) return undefined;
+    ({ leg: media, offer } = offered);
   }
   if (request.signal.aborted) {
     await media.close("cancelled");

@@ -109,11 +109,11 @@ export class SimCallers {
         this.#handlers.push(handler);
       },
       invite: (target, options) => {
-        const bot = this.#bots.get(`${target.accountId}/${target.deviceId}`);
+        const bot = this.#bots.get(botKey(target));
         if (bot) return new BotCall(newId(this.#deps.random), target, options, this.#deps.media, bot);
         return sip?.invite(target, options) ?? null;
       },
-      directMedia: (target) => this.#bots.get(`${target.accountId}/${target.deviceId}`)?.directMedia === true,
+      directMedia: (target) => this.#bots.get(botKey(target))?.directMedia === true,
       dialOut: (target, options) => this.#phones.dialOut(target, options) ?? sip?.dialOut?.(target, options) ?? null,
     };
   }
@@ -123,7 +123,7 @@ export class SimCallers {
    * as `conduct` says, never sent over SIP. The returned function gives the device back.
    */
   botPhone(device: { accountId: string; deviceId: string }, conduct: BotPhoneConduct): () => void {
-    const key = `${device.accountId}/${device.deviceId}`;
+    const key = botKey(device);
     this.#bots.set(key, conduct);
     return () => {
       if (this.#bots.get(key) === conduct) this.#bots.delete(key);
@@ -145,7 +145,7 @@ export class SimCallers {
     const behaviour = "audio" in request.behaviour
       ? { kind: "audio" as const, source: await this.#audio(accountId, request.behaviour.audio, "audio"), name: request.behaviour.audio }
       : { kind: "script" as const, plan: await this.#plan(accountId, request.behaviour.script), media: this.#scriptMedia(id) };
-    const media = request.media === "direct" ? { ...directMedia(), offer: "" } : await this.#webRtcMedia();
+    const media = request.media === "direct" ? directMedia() : await this.#webRtcMedia();
     const caller = new SimulatedCaller({
       id,
       accountId,
@@ -304,8 +304,13 @@ export class SimCallers {
   }
 }
 
-/** The caller's side and the server's side of direct media. */
-function directMedia(): { leg: CallMedia; serverMedia: CallMedia } {
+/** The caller's side and the server's side of direct media (no SDP: an empty offer). */
+function directMedia(): { leg: CallMedia; serverMedia: CallMedia; offer: string } {
   const [leg, serverMedia] = memoryMediaPair();
-  return { leg, serverMedia };
+  return { leg, serverMedia, offer: "" };
+}
+
+/** A bot phone's key: its device in its account. */
+function botKey(device: { accountId: string; deviceId: string }): string {
+  return `${device.accountId}/${device.deviceId}`;
 }
