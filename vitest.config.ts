@@ -92,6 +92,31 @@ const SERIAL_BROWSER = [
   "test/hostile/csp.test.ts",
 ];
 
+// Files of the serial tier (isolated, one at a time) that the second stream runs after
+// serial-browser (project `serial-late`, scripts/test.mjs) so that both streams end together: the
+// serial stream was ~960 s of wall time against serial-browser's ~580 s (session 17's CI). None
+// plays a fake microphone or asserts a real-time figure: browser files on an in-process server that
+// check pages and records, serve-mode start and stop files, the store-crash file (its recording
+// check is a share of the tone over the middle of the recording), and small files whose process
+// start was most of their time. They run beside the serial tier's call files exactly as
+// serial-browser's do.
+const SERIAL_LATE = [
+  "test/e2e/console-admin.test.ts",
+  "test/e2e/console-directory.test.ts",
+  "test/e2e/softphone-register.test.ts",
+  "test/hostile/store-crash.test.ts",
+  "test/serve/stop-with-calls.test.ts",
+  "test/serve/start-first-requests.test.ts",
+  "test/serve/start-code-cache.test.ts",
+  "test/serve/start-bundle.test.ts",
+  "test/media/recording-check.test.ts",
+  "test/media/recording-time.test.ts",
+  "test/calls/do-not-disturb.test.ts",
+  "test/calls/media-overload.test.ts",
+  "test/electron/app.test.ts",
+  "test/electron/packaging.test.ts",
+];
+
 // One runner for every tier. Browser tests drive Debian Chromium through playwright-core,
 // and the serve-mode tests run the built out/main/server.js, so `npm test` builds first.
 export default defineConfig({
@@ -152,7 +177,7 @@ export default defineConfig({
         test: {
           name: "serial",
           include: ["test/**/*.test.{ts,tsx}"],
-          exclude: [...PARALLEL, ...SERIAL_BROWSER],
+          exclude: [...PARALLEL, ...SERIAL_BROWSER, ...SERIAL_LATE],
           // One file at a time, after the other groups: the call and browser tests run real
           // WebRTC media (werift, Chromium) on the shared 20 ms clock, and two of them side by
           // side on a 2-core machine starve each other.
@@ -173,11 +198,24 @@ export default defineConfig({
           include: SERIAL_BROWSER,
           // One file at a time after the serial tier (a group of its own: two groups with the same
           // order would run side by side, as one pool of workers for both projects' files), all in
-          // one process (SERIAL_BROWSER above). `SWITCHBOARD_SERIAL_STREAMS=two npm test` runs it
-          // in a vitest process of its own beside the serial tier's instead (scripts/test.mjs).
+          // one process (SERIAL_BROWSER above). `npm test` runs it (then serial-late) in a vitest
+          // process of its own beside the serial tier's (scripts/test.mjs; one vitest run with
+          // SWITCHBOARD_SERIAL_STREAMS=one).
           maxWorkers: 1,
           isolate: false,
           sequence: { groupOrder: 4 },
+          globalSetup: ["test/helpers/shared-chromium.ts"],
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "serial-late",
+          include: SERIAL_LATE,
+          // As the serial tier (isolated, one file at a time), after serial-browser: in the default
+          // two streams it runs in serial-browser's vitest process, beside the serial tier.
+          maxWorkers: 1,
+          sequence: { groupOrder: 5 },
           globalSetup: ["test/helpers/shared-chromium.ts"],
         },
       },

@@ -1,11 +1,13 @@
 // `npm test`: build, lint, type-check, then every vitest tier (vitest.config.ts) in one vitest run
 // whose projects run group after group: unit, then parallel and parallel-media, then the real-time
-// file, then the serial tier, then serial-browser. Its JSON report is test-results/vitest.json.
+// file, then the serial tier, then serial-browser, then serial-late. Its JSON report is
+// test-results/vitest.json.
 // By default (since session 17; `SWITCHBOARD_SERIAL_STREAMS=one` for that single run) the last two
 // run as two streams at once instead: one vitest run of the tiers up to the real-time file, then
 // two vitest runs side by side, the serial tier (media, call
 // and browser files with the server in the test process) and serial-browser (browser files against
-// a serve-mode server), each one file at a time, each with its own report
+// a serve-mode server) followed by serial-late (serial files moved to this stream so that the two
+// end together), each one file at a time, each with its own report
 // (test-results/vitest-<label>.json) and its output's lines prefixed with its label. vitest alone
 // cannot do that: two projects of one group order share one pool of workers, which could run two
 // serial files together.
@@ -102,7 +104,7 @@ if (built) {
   mkdirSync("test-results", { recursive: true });
   if (process.env.SWITCHBOARD_SERIAL_STREAMS !== "one") {
     count("parallel", await runInline("parallel", ["unit", "parallel", "parallel-media", "realtime"]));
-    const [serial, browser] = await Promise.all([runPrefixed("serial", ["serial"]), runPrefixed("serial-browser", ["serial-browser"])]);
+    const [serial, browser] = await Promise.all([runPrefixed("serial", ["serial"]), runPrefixed("serial-browser", ["serial-browser", "serial-late"])]);
     count("serial", serial);
     count("serial-browser", browser);
   } else {
