@@ -1,4 +1,4 @@
-// `npm test`: build, lint, type-check, then every vitest tier (vitest.config.ts) in one vitest run
+// `npm test`: build, then lint and both type-checks at once, then every vitest tier (vitest.config.ts) in one vitest run
 // whose projects run group after group: unit, then parallel and parallel-media, then the real-time
 // file, then the serial tier, then serial-browser, then serial-late. Its JSON report is
 // test-results/vitest.json.
@@ -14,11 +14,34 @@
 // Ends with one line `N passed, N failed, N skipped`; the three checks count as one test each.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, existsSync, rmSync } from "node:fs";
+import { cpus } from "node:os";
 
 const passthrough = process.argv.slice(2);
 let passed = 0;
 let failed = 0;
 let skipped = 0;
+
+/** The machine's CPU counters (Linux's /proc/stat: busy and total jiffies), or undefined elsewhere. */
+function cpuCounters() {
+  if (!existsSync("/proc/stat")) return undefined;
+  const fields = readFileSync("/proc/stat", "utf8").split("\n")[0].trim().split(/\s+/).slice(1).map(Number);
+  const total = fields.reduce((a, b) => a + b, 0);
+  const idle = fields[3] + (fields[4] ?? 0);
+  return { busy: total - idle, total };
+}
+
+/** Runs `work` and prints its wall time and how busy the machine's cores were meanwhile. */
+async function timed(label, work) {
+  const started = Date.now();
+  const before = cpuCounters();
+  const result = await work();
+  const after = cpuCounters();
+  const wall = ((Date.now() - started) / 1000).toFixed(0);
+  const busy = before && after && after.total > before.total ? (after.busy - before.busy) / (after.total - before.total) : undefined;
+  const share = busy === undefined ? "" : `, the machine's ${cpus().length} cores ${(busy * 100).toFixed(0)}% busy`;
+  console.log(`=== ${label}: ${wall} s${share}`);
+  return result;
+}
 
 function step(name, command, args) {
   console.log(`\n=== ${name}: ${command} ${args.join(" ")}`);
@@ -29,6 +52,17 @@ function step(name, command, args) {
     console.log(`=== ${name} FAILED (exit ${r.status ?? r.signal})`);
   }
   return r.status === 0;
+}
+
+/** One step run beside others: its output (stdout and stderr together) kept for later. */
+function stepQuiet(name, command, args) {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    let output = "";
+    child.stdout.setEncoding("utf8").on("data", (chunk) => (output += chunk));
+    child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk));
+    child.on("close", (status, signal) => resolve({ name, command, args, output, status, signal }));
+  });
 }
 
 /** The vitest arguments of one run: its projects (none: all), both reporters, and what `npm test --` passed. */
@@ -95,20 +129,40 @@ function count(label, report) {
   skipped += r.numPendingTests + r.numTodoTests;
 }
 
-const built = step("build", "npx", ["electron-vite", "build"]);
-step("lint", "npx", ["eslint", "."]);
-step("typecheck (node)", "npx", ["tsc", "-p", "tsconfig.node.json", "--noEmit"]);
-step("typecheck (renderer)", "npx", ["tsc", "-p", "tsconfig.web.json", "--noEmit"]);
+const built = await timed("build", () => step("build", "npx", ["electron-vite", "build"]));
+// The three checks at once (each is one thread): their output is printed whole, one after the other.
+await timed("lint and type checks", () =>
+  Promise.all([
+    stepQuiet("lint", "npx", ["eslint", "."]),
+    stepQuiet("typecheck (node)", "npx", ["tsc", "-p", "tsconfig.node.json", "--noEmit"]),
+    stepQuiet("typecheck (renderer)", "npx", ["tsc", "-p", "tsconfig.web.json", "--noEmit"]),
+  ]).then((results) => {
+    for (const r of results) {
+      console.log(`\n=== ${r.name}: ${r.command} ${r.args.join(" ")}`);
+      process.stdout.write(r.output);
+      if (r.status === 0) passed++;
+      else {
+        failed++;
+        console.log(`=== ${r.name} FAILED (exit ${r.status ?? r.signal})`);
+      }
+    }
+  }),
+);
 
 if (built) {
   mkdirSync("test-results", { recursive: true });
   if (process.env.SWITCHBOARD_SERIAL_STREAMS !== "one") {
-    count("parallel", await runInline("parallel", ["unit", "parallel", "parallel-media", "realtime"]));
-    const [serial, browser] = await Promise.all([runPrefixed("serial", ["serial"]), runPrefixed("serial-browser", ["serial-browser", "serial-late"])]);
+    count("parallel", await timed("tests up to the real-time file", () => runInline("parallel", ["unit", "parallel", "parallel-media", "realtime"])));
+    const [serial, browser] = await timed("the two serial streams", () =>
+      Promise.all([
+        timed("stream serial", () => runPrefixed("serial", ["serial"])),
+        timed("stream serial-browser + serial-late", () => runPrefixed("serial-browser", ["serial-browser", "serial-late"])),
+      ]),
+    );
     count("serial", serial);
     count("serial-browser", browser);
   } else {
-    count("all", await runInline("all", []));
+    count("all", await timed("tests", () => runInline("all", [])));
   }
 }
 
