@@ -37,7 +37,7 @@ export function successEnvelope(options: EnvelopeOptions<unknown>): SuccessEnvel
     revision: options.revision ?? contentRevision(options.data),
     request_id: options.requestId,
     auth_token: options.authToken ?? "",
-    timestamp: options.now.toISOString(),
+    timestamp: envelopeTimestamp(options.now),
     ...options.paging,
   };
 }
@@ -100,15 +100,23 @@ function tokenText(token: string): string {
   return lastTokenText;
 }
 
-/** The last timestamp's text: requests in the same millisecond share it (toISOString is not cheap). */
-let lastIsoMs = Number.NaN;
+/**
+ * An envelope's `timestamp`: UTC to the second with a `Z`, as Kazoo writes it
+ * (`kz_time:iso8601(kz_time:now_s())`: "2017-05-01T20:31:35Z"), not JavaScript's milliseconds.
+ */
+export function envelopeTimestamp(now: Date): string {
+  return isoText(now);
+}
+
+/** The last timestamp's text: requests in the same second share it (toISOString is not cheap). */
+let lastIsoSecond = Number.NaN;
 let lastIsoText = "";
 
 function isoText(now: Date): string {
-  const ms = now.getTime();
-  if (ms !== lastIsoMs) {
-    lastIsoText = now.toISOString();
-    lastIsoMs = ms;
+  const second = Math.floor(now.getTime() / 1000);
+  if (second !== lastIsoSecond) {
+    lastIsoText = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
+    lastIsoSecond = second;
   }
   return lastIsoText;
 }

@@ -3,6 +3,8 @@
 // system error: `{"message": "bad identifier", "cause": id}`, `{"message": "invalid credentials"}`). Routes throw ApiError; the error handler turns it into the envelope
 // `{status:"error", error:"<status>", message:"<code word>", data, request_id}`.
 
+import { envelopeTimestamp } from "./envelope.js";
+
 export const ERRORS = {
   validation_error: { status: 400, word: "validation error" },
   invalid_data: { status: 400, word: "invalid data" },
@@ -70,6 +72,6 @@ export function errorEnvelope(err: ApiError, requestId: string, now: Date): Erro
     message: err.word,
     data: dataOf(err),
     request_id: requestId,
-    timestamp: now.toISOString(),
+    timestamp: envelopeTimestamp(now),
   };
 }

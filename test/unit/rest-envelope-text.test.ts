@@ -1,9 +1,10 @@
 // The success envelope joined around a document's text (server/http/envelope.ts) is byte for byte
 // what JSON.stringify makes of the envelope, whatever its strings hold: the texts it keeps from
-// one request to the next (the last auth token's, the last millisecond's timestamp) follow each
+// one request to the next (the last auth token's, the last second's timestamp) follow each
 // change, and strings that need escaping are escaped.
 import { describe, expect, it } from "vitest";
-import { JsonText, successEnvelope, successEnvelopeText } from "../../server/http/envelope.js";
+import { ApiError, errorEnvelope } from "../../server/http/errors.js";
+import { JsonText, envelopeTimestamp, successEnvelope, successEnvelopeText } from "../../server/http/envelope.js";
 
 const doc = { id: "d1", name: "désk \"one\"", n: 1 };
 const data = new JsonText(JSON.stringify(doc), () => doc);
@@ -44,6 +45,17 @@ describe("the success envelope's text", () => {
     const now = new Date(Date.UTC(2026, 10, 27));
     const [ours, reference] = both({ requestId: "r", authToken: "t", now, paging: { page_size: 50, next_start_key: 'k"1' } });
     expect(ours).toBe(reference);
+  });
+
+  it("writes the timestamp as Kazoo does: UTC to the second, cut (not rounded), with a Z", () => {
+    const base = Date.UTC(2017, 4, 1, 20, 31, 35, 0);
+    for (const ms of [base, base + 1, base + 999]) expect(envelopeTimestamp(new Date(ms))).toBe("2017-05-01T20:31:35Z");
+    expect(envelopeTimestamp(new Date(base + 1000))).toBe("2017-05-01T20:31:36Z");
+    expect(envelopeTimestamp(new Date(Date.UTC(1999, 11, 31, 23, 59, 59, 999)))).toBe("1999-12-31T23:59:59Z");
+    const now = new Date(base + 640);
+    expect(successEnvelope({ data: doc, requestId: "r", authToken: "t", now }).timestamp).toBe("2017-05-01T20:31:35Z");
+    expect(JSON.parse(successEnvelopeText({ data, requestId: "r", authToken: "t", now, revision: "1-a" })).timestamp).toBe("2017-05-01T20:31:35Z");
+    expect(errorEnvelope(new ApiError("not_found"), "r", now).timestamp).toBe("2017-05-01T20:31:35Z");
   });
 
   it("throws on an invalid date as toISOString does", () => {
