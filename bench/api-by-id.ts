@@ -29,6 +29,12 @@ const WARM_UP_S = 2;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/main/server.js");
 const AB_SERVER = process.env.BENCH_AB_SERVER;
+/**
+ * No media workers (as list-pages runs): a GET uses none, and idle workers still use CPU of their
+ * own (about 3% of a core each, session 18), which /proc counts into the server's CPU per request.
+ * BENCH_MEDIA_WORKERS=default keeps serve mode's default (one per core), as sessions 11-17 ran.
+ */
+const MEDIA_ARGS = process.env.BENCH_MEDIA_WORKERS === "default" ? [] : ["--media-workers", process.env.BENCH_MEDIA_WORKERS ?? "0"];
 
 interface Load {
   rps: number;
@@ -62,7 +68,7 @@ interface Target {
 
 /** Starts a Switchboard build, signs in and creates the devices; the path of one device. */
 async function startSwitchboard(name: string, server: string, dataDir: string, profileArgs: string[]): Promise<Target> {
-  const child = spawn(process.execPath, [...profileArgs, server, "--port", "0", "--data-dir", dataDir, "--log-level", "warn"], {
+  const child = spawn(process.execPath, [...profileArgs, server, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", ...MEDIA_ARGS], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);

@@ -16,7 +16,7 @@ import { requestGuard } from "./guard.js";
 import { rewriteAliasedUrl } from "./aliases.js";
 import { ALSO_JSON_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./request.js";
 import { setSecurityHeaders } from "./csp.js";
-import { RequestLogger } from "./request-logger.js";
+import { lazyChildren } from "./request-logger.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -90,10 +90,10 @@ export function buildApp(options: AppOptions): FastifyInstance {
   const random = options.random ?? systemRandom;
   const requestIds = new RequestIds(random);
   const app = Fastify({
-    loggerInstance: options.logger,
+    // The request's own child logger is made only if the request logs (Fastify's default child
+    // factory asks the app's logger, a lazy one, for it).
+    loggerInstance: lazyChildren(options.logger),
     logController: new LogController({ disableRequestLogging: true }),
-    // The request's own child logger is made only if the request logs.
-    childLoggerFactory: (logger, bindings, childOptions) => new RequestLogger(logger, bindings, childOptions),
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
       return typeof given === "string" && REQUEST_ID.test(given) ? given : requestIds.next();

@@ -1,6 +1,6 @@
 // The response envelope of the hosted API: `{status:"success", data, revision, request_id,
 // auth_token, timestamp}` plus the paging keys on lists.
-import { createHash } from "node:crypto";
+import { hash } from "node:crypto";
 
 export interface Paging {
   page_size: number;
@@ -44,7 +44,7 @@ export function successEnvelope(options: EnvelopeOptions<unknown>): SuccessEnvel
 
 /** A stable revision for a response that is not one document: the md5 of its content. */
 export function contentRevision(data: unknown): string {
-  return createHash("md5").update(data instanceof JsonText ? data.text : JSON.stringify(data ?? null)).digest("hex");
+  return hash("md5", data instanceof JsonText ? data.text : JSON.stringify(data ?? null), "hex");
 }
 
 /**

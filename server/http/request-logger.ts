@@ -9,15 +9,23 @@ type LogFn = FastifyBaseLogger["info"];
 export class RequestLogger implements FastifyBaseLogger {
   #child: FastifyBaseLogger | undefined;
 
+  /**
+   * @param itself the parent itself rather than a child of it (lazyChildren's root: no bindings,
+   *   no options)
+   */
   constructor(
     private readonly parent: FastifyBaseLogger,
     private readonly bindings: Bindings,
     private readonly options: ChildLoggerOptions,
-  ) {}
+    itself = false,
+  ) {
+    if (itself) this.#child = parent;
+  }
 
   /** The child with the request's bindings, made once. */
   #logger(): FastifyBaseLogger {
-    this.#child ??= this.parent.child(this.bindings, this.options);
+    // A lazy parent is made real first (its child() would only make another lazy one).
+    this.#child ??= (this.parent instanceof RequestLogger ? this.parent.#logger() : this.parent).child(this.bindings, this.options);
     return this.#child;
   }
 
@@ -57,7 +65,19 @@ export class RequestLogger implements FastifyBaseLogger {
     this.#logger().silent(...args);
   }
 
+  /** A child made lazily too: Fastify asks the app's logger for one per request. */
   child(bindings: Bindings, options?: ChildLoggerOptions): FastifyBaseLogger {
-    return this.#logger().child(bindings, options);
+    return new RequestLogger(this, bindings, options ?? {});
   }
+}
+
+/**
+ * The logger handed to Fastify (`loggerInstance`): `logger` itself until a child is asked, and
+ * children made lazily (RequestLogger). Fastify makes the app's logger as a child of it with its
+ * serializers, then one child of that per request with the request's id, through its own default
+ * factory: a custom `childLoggerFactory` would also have Fastify check the child's seven methods on
+ * every request (`validateLogger`).
+ */
+export function lazyChildren(logger: FastifyBaseLogger): FastifyBaseLogger {
+  return new RequestLogger(logger, {}, {}, true);
 }

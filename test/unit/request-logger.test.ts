@@ -4,6 +4,8 @@ import { Writable } from "node:stream";
 import pino from "pino";
 import { describe, expect, it } from "vitest";
 import { RequestLogger } from "../../server/http/request-logger.js";
+import { buildApp } from "../../server/http/app.js";
+import { ManualClock } from "../../server/clock-control.js";
 
 function logged(): { logger: pino.Logger; lines: () => Record<string, unknown>[]; children: () => number } {
   const text: string[] = [];
@@ -50,5 +52,32 @@ describe("a request's logger", () => {
     log.level = "debug";
     log.debug("now written");
     expect(lines().map((l) => l.msg)).toEqual(["now written"]);
+  });
+});
+
+describe("the app's loggers (buildApp, session 18)", () => {
+  it("log through the given logger with the request's id and Fastify's serializers, and make no child for a request that logs nothing", async () => {
+    const { logger, lines, children } = logged();
+    const app = buildApp({ logger, clock: new ManualClock(0), hosts: [], allowOrigins: [], port: () => 80, rendererDir: null });
+    app.get("/quiet", async () => "ok");
+    app.get("/boom", async () => {
+      throw new Error("boom");
+    });
+    await app.ready();
+    const made = children();
+    const quiet = await app.inject({ method: "GET", url: "/quiet", headers: { host: "localhost" } });
+    expect(quiet.statusCode).toBe(200);
+    expect(children()).toBe(made);
+    const boom = await app.inject({ method: "GET", url: "/boom", headers: { host: "localhost", "x-request-id": "req-boom" } });
+    expect(boom.statusCode).toBe(500);
+    app.log.warn("from the app");
+    const line = lines().find((l) => l.msg === "request failed");
+    expect(line?.reqId).toBe("req-boom");
+    expect(line?.service).toBe("switchboard");
+    // Fastify's err serializer: the error's type, message and stack as fields.
+    expect((line?.err as { message?: string; type?: string } | undefined)?.message).toBe("boom");
+    expect((line?.err as { type?: string } | undefined)?.type).toBe("Error");
+    expect(lines().find((l) => l.msg === "from the app")?.service).toBe("switchboard");
+    await app.close();
   });
 });
