@@ -46,6 +46,10 @@ const SERVER_EXTERNAL = ["werift", "libphonenumber-js", "@fastify/swagger", "@fa
  * - find-my-way's handler storage compiled, per route, a function making the params object
  *   (`new Function` again): a closure over the route's parameter names fills the same object
  *   in the same order.
+ * - The same storage compiled, per route again, its constraint matcher (a `new Function` of the
+ *   node's constraints, their masks and the must-match strategies, 628 a start): a closure over
+ *   the same values, computed at the same moment, walks the constraints in the same order and
+ *   answers the same handler (or null).
  */
 export const SERVER_PATCHES: readonly { file: string; from: string; to: string }[] = [
   {
@@ -60,6 +64,21 @@ export const SERVER_PATCHES: readonly { file: string; from: string; to: string }
       "const names = params.slice(); return function _createParamsObject (param0, param1, param2, param3, extraParams) { " +
       "const out = new NullObject(); for (let i = 0; i < names.length; i++) out[names[i]] = i === 0 ? param0 : i === 1 ? param1 : i === 2 ? param2 : i === 3 ? param3 : extraParams[i - 4]; " +
       "return out } // switchboard: no eval per route",
+  },
+  {
+    file: "/node_modules/find-my-way/lib/handler-storage.js",
+    from: "this._getHandlerMatchingConstraints = new Function('derivedConstraints', lines.join('\\n')) // eslint-disable-line",
+    to:
+      "const names = this.constraints.slice(); const masks = names.map((c) => this._constrainedIndexBitmask(c)); " +
+      "const mustMatch = names.map((c) => Boolean(constrainer.strategies[c].mustMatchWhenDerived)); " +
+      "const excluded = Object.keys(constrainer.strategies).filter((c) => constrainer.strategies[c].mustMatchWhenDerived && !names.includes(c)); " +
+      "const all = (1 << this.handlers.length) - 1; " +
+      "this._getHandlerMatchingConstraints = function _getHandlerMatchingConstraints (derivedConstraints) { let candidates = all; " +
+      "for (let i = 0; i < names.length; i++) { const value = derivedConstraints[names[i]]; " +
+      "if (value === undefined) candidates &= masks[i]; else { const matches = this.constrainedHandlerStores[names[i]].get(value) || 0; candidates &= mustMatch[i] ? matches : (matches | masks[i]) } " +
+      "if (candidates === 0) return null } " +
+      "for (let i = 0; i < excluded.length; i++) if (derivedConstraints[excluded[i]] !== undefined) return null; " +
+      "return this.handlers[31 - Math.clz32(candidates)] } // switchboard: no eval per route",
   },
 ];
 

@@ -25,6 +25,21 @@ function paramsMaker(source: string, names: string[]): CreateParams {
   return new HandlerStorage()._compileCreateParamsObject(names);
 }
 
+interface Storage {
+  handlers: unknown[];
+  addHandler(constrainer: unknown, route: { params: string[]; opts: { constraints?: Record<string, unknown> }; handler: () => void; store: { n: number } }): void;
+  getMatchingHandler(derived: Record<string, unknown> | undefined): { store: { n: number } } | null;
+  _getHandlerMatchingConstraints(derived: Record<string, unknown>): unknown;
+}
+
+/** A handler storage from handler-storage.js run as the CommonJS module it is, from this text. */
+function storageFrom(source: string): Storage {
+  const module = { exports: {} as unknown };
+  const wrapper = runInThisContext(`(function (exports, require, module) {${source}\n})`, { filename: `${storageFile}-${Math.random()}` }) as (e: unknown, r: NodeJS.Require, m: { exports: unknown }) => void;
+  wrapper(module.exports, createRequire(storageFile), module);
+  return new (module.exports as new () => Storage)();
+}
+
 type PrefixMatch = (prefix: string) => (path: string, i: number) => boolean;
 
 /** compilePrefixMatch as the file defines it, with the constants it reads. */
@@ -95,5 +110,62 @@ describe("the router patch", () => {
         expect(outcome(after), `${names.join(",")} with ${JSON.stringify(args)}`).toEqual(outcome(before));
       }
     }
+  });
+
+  it("matches a route node's constraints as the compiled code did", () => {
+    const source = readFileSync(storageFile, "utf8");
+    const matcherPatch = SERVER_PATCHES.find((p) => storageFile.replaceAll("\\", "/").endsWith(p.file) && p.from.includes("_getHandlerMatchingConstraints"));
+    expect(source.split(matcherPatch?.from ?? "\0")).toHaveLength(2);
+    const patched = source.replace(matcherPatch?.from ?? "", matcherPatch?.to ?? "");
+    const Constrainer = require("find-my-way/lib/constrainer.js") as new (custom?: Record<string, unknown>) => unknown;
+    const mapStore = () => {
+      const values = new Map<unknown, number>();
+      return { get: (k: unknown) => values.get(k) ?? null, set: (k: unknown, v: number) => values.set(k, v) };
+    };
+    // A custom strategy that must match when derived, and one that need not.
+    const custom = {
+      tier: { name: "tier", storage: mapStore, deriveConstraint: () => undefined, mustMatchWhenDerived: false },
+      zone: { name: "zone", storage: mapStore, deriveConstraint: () => undefined, mustMatchWhenDerived: true },
+    };
+    const nodes: Record<string, unknown>[][] = [
+      [{}],
+      [{ version: "1.2.0" }, {}, { version: "2.0.0" }],
+      [{ host: "a.example" }, { host: "b.example", version: "1.0.0" }, {}],
+      [{ tier: "gold" }, {}, { tier: "silver", host: "a.example" }],
+      [{ zone: "eu" }, { zone: "us", version: "3.1.4" }],
+      [{ version: "1.0.0" }, { host: "a.example" }, { tier: "gold", zone: "eu" }, {}],
+    ];
+    const asked: Record<string, unknown>[] = [
+      {},
+      { version: "1.x" },
+      { version: "2.0.0" },
+      { version: "9.9.9" },
+      { host: "a.example" },
+      { host: "b.example", version: "1.0.0" },
+      { host: "c.example" },
+      { tier: "gold" },
+      { tier: "silver", host: "a.example" },
+      { zone: "eu" },
+      { zone: "us", version: "3.1.4" },
+      { zone: "eu", tier: "gold" },
+      { zone: "nowhere" },
+    ];
+    let compared = 0;
+    for (const constraintSets of nodes) {
+      const before = storageFrom(source);
+      const after = storageFrom(patched);
+      const constrainer = new Constrainer(custom);
+      // Each handler added one at a time: the matcher is made again after each, as the router does.
+      constraintSets.forEach((constraints, n) => {
+        for (const storage of [before, after]) storage.addHandler(constrainer, { params: [], opts: { constraints }, handler: () => undefined, store: { n } });
+        for (const derived of asked) {
+          const found = (s: Storage) => s._getHandlerMatchingConstraints(derived) as { store: { n: number } } | null;
+          expect(found(after)?.store.n ?? null, `${JSON.stringify(constraintSets.slice(0, n + 1))} asked ${JSON.stringify(derived)}`).toBe(found(before)?.store.n ?? null);
+          compared++;
+        }
+      });
+      expect(after._getHandlerMatchingConstraints.toString()).not.toContain("mask =");
+    }
+    expect(compared).toBeGreaterThan(100);
   });
 });
