@@ -115,6 +115,7 @@ async function floor(tree: Tree, dir: string): Promise<Floor> {
     release() {},
     call: async () => ({ value: "v=0", info: { codec: "PCMU" as const, direction: "sendrecv" as const } }),
     ticked: () => void ticksSent++,
+    follow() {},
   };
   const legs: Leg[] = [];
   const newLeg = async (): Promise<Leg> => {

@@ -1,16 +1,16 @@
 // The media workers of an engine, seen from the main thread: worker threads started on first use
 // or warmed one after another from the start of the server, each leg placed on the one with the fewest
 // legs, requests matched to replies, the frame clock's ticks marked in shared memory (each worker
-// woken by its own timer at a phase of its own, or by a message: tick-share.ts), and a worker that dies
+// woken by its own timer at a phase of its own, or through a wake word: tick-share.ts), and a worker that dies
 // ending its legs (a replacement starts on demand).
 
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { Worker } from "node:worker_threads";
-import { performanceTime } from "../frame-clock.js";
+import { performanceTime, type FrameClock } from "../frame-clock.js";
 import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
-import { needsNudge, TickShare, workerPhaseMs, workerTickMode, type WorkerTickMode } from "./tick-share.js";
+import { needsNudge, TickShare, TickWake, workerPhaseMs, workerTickMode, type WorkerTickMode } from "./tick-share.js";
 
 /** What a worker tells the main-thread half of one of its legs. */
 export interface WorkerLegHandle {
@@ -68,8 +68,18 @@ export class MediaWorker {
   readonly phaseMs: number;
   /** The worker's place in its pool (its phase follows from it). */
   readonly index: number;
+  /** This worker's wake word (tick-share.ts): the last tick it is asked to send at once. */
+  readonly #wake = new TickWake();
   #nextId = 1;
+  /** The last tick a leg of this worker played, and when it was due (ms since the epoch). */
   #queuedTick = -1;
+  #queuedDue = 0;
+  #jumped = false;
+  /** The clock this worker marks ticks after (its legs' clock), and how to stop following it. */
+  #followed: FrameClock | undefined;
+  #unfollow: (() => void) | undefined;
+  /** Called by the clock once every leg has played a tick: made once. */
+  readonly #afterTick = (tick: number): void => this.#mark(tick);
   #alive = true;
   #ready = false;
   #readied: (loaded: boolean) => void = () => undefined;
@@ -101,7 +111,7 @@ export class MediaWorker {
       }),
     );
     // Before any leg: the tick memory and this worker's phase.
-    this.#post({ type: "clock", memory: this.#ticks.buffer, phaseMs: this.phaseMs });
+    this.#post({ type: "clock", memory: this.#ticks.buffer, wake: this.#wake.buffer, phaseMs: this.phaseMs });
   }
 
   get threadId(): number {
@@ -143,20 +153,35 @@ export class MediaWorker {
   }
 
   /**
-   * A leg of this worker played tick `tick`: once every leg has had its turn (the clock's
-   * listeners run in one go), the tick is marked in the shared tick memory, and the worker is
-   * messaged if it wakes on messages (relayed) or if its own timer may have passed already.
+   * A leg of this worker plays its ticks on `clock`: once every leg has had a tick (after the
+   * clock's listeners), the tick is marked in the shared tick memory and the worker woken if need
+   * be. Followed once per clock; nothing is made per tick.
    */
+  follow(clock: FrameClock): void {
+    if (this.#followed === clock || !this.#alive) return;
+    this.#unfollow?.();
+    this.#followed = clock;
+    this.#unfollow = clock.afterTick(this.#afterTick);
+  }
+
+  /** A leg of this worker played tick `tick`, `lateMs` after it was due. */
   ticked(tick: number, lateMs: number): void {
     if (tick === this.#queuedTick || !this.#alive) return;
-    const jumped = tick !== this.#queuedTick + 1;
+    this.#jumped = tick !== this.#queuedTick + 1;
     this.#queuedTick = tick;
-    const due = performance.timeOrigin + performanceTime.now() - lateMs;
-    queueMicrotask(() => {
-      // Marked once for all workers (the memory is the pool's); after every leg has written.
-      if (this.#ticks.marked !== tick) this.#ticks.mark(tick, due);
-      if (needsNudge(this.phaseMs, performance.timeOrigin + performanceTime.now() - due, jumped)) this.#post({ type: "tick", tick });
-    });
+    this.#queuedDue = performance.timeOrigin + performanceTime.now() - lateMs;
+  }
+
+  /**
+   * After the clock's listeners: the tick is marked (once for all workers: the memory is the
+   * pool's), and this worker woken if it wakes on every tick (relayed) or its own timer may have
+   * passed already (phased).
+   */
+  #mark(tick: number): void {
+    if (tick !== this.#queuedTick || !this.#alive) return;
+    const due = this.#queuedDue;
+    if (this.#ticks.marked !== tick) this.#ticks.mark(tick, due);
+    if (needsNudge(this.phaseMs, performance.timeOrigin + performanceTime.now() - due, this.#jumped)) this.#wake.ask(tick);
   }
 
   stats(): Promise<WorkerStats> {
@@ -230,6 +255,9 @@ export class MediaWorker {
   #gone(reason: string): void {
     if (!this.#alive) return;
     this.#alive = false;
+    this.#unfollow?.();
+    this.#unfollow = undefined;
+    this.#followed = undefined;
     this.#readied(false);
     this.#onGone(this);
     for (const pending of this.#pending.values()) pending.reject(new MediaWorkerError(reason));

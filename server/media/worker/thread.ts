@@ -1,14 +1,14 @@
 // A media worker's entry: it runs the werift peer connections (ICE, DTLS, SRTP, RTP, G.711, DTMF)
 // of the legs the main thread gives it, sending the frames of each tick the main thread's frame clock
-// has marked in shared memory, on its own timer at its phase or when a tick message asks
-// (tick-share.ts). Audio crosses in shared memory (leg-memory.ts); everything else is a message.
+// has marked in shared memory, on its own timer at its phase or when the main thread asks through
+// its wake word (tick-share.ts). Audio crosses in shared memory (leg-memory.ts); everything else is a message.
 
 import { monitorEventLoopDelay, performance } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
 import { LegMemory } from "./leg-memory.js";
-import { TickShare, WorkerClock } from "./tick-share.js";
+import { TickShare, TickWake, WorkerClock } from "./tick-share.js";
 import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
 
@@ -96,12 +96,12 @@ function stats(): WorkerStats {
 
 port.on("message", (message: ToWorker) => {
   switch (message.type) {
-    case "clock":
-      clock = new WorkerClock({ share: new TickShare(message.memory), phaseMs: message.phaseMs, afterTicks: writeCounters });
+    case "clock": {
+      const ticking = new WorkerClock({ share: new TickShare(message.memory), phaseMs: message.phaseMs, afterTicks: writeCounters });
+      clock = ticking;
+      new TickWake(message.wake).listen((tick) => ticking.nudge(tick));
       break;
-    case "tick":
-      clock.nudge(message.tick);
-      break;
+    }
     case "create":
       create(message.leg, new LegMemory(message.memory), message.options);
       break;
