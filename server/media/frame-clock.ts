@@ -153,6 +153,15 @@ export class FrameClock implements TickSource {
   readonly #maxCatchUp: number;
   readonly #onListenerError: (error: unknown) => void;
   readonly #listeners = new Set<TickListener>();
+  /**
+   * The listeners in the order they joined, walked by index each tick (a Set's iterator is an
+   * object per tick): one that leaves leaves a hole, filled in once no tick is being delivered, so
+   * as with the Set a listener that joins during a tick has it and one that left before its turn
+   * does not.
+   */
+  readonly #order: (TickListener | undefined)[] = [];
+  #holes = 0;
+  #delivering = false;
   /** Called after every listener has had a tick; walked by index (no iterator per tick). */
   #after: TickListener[] = [];
   /** One timer for the clock's whole life, re-armed each tick. */
@@ -209,7 +218,10 @@ export class FrameClock implements TickSource {
 
   /** Starts the clock if it was idle; returns the unsubscribe function. */
   subscribe(listener: TickListener): () => void {
-    this.#listeners.add(listener);
+    if (!this.#listeners.has(listener)) {
+      this.#listeners.add(listener);
+      this.#order.push(listener);
+    }
     if (!this.#active) {
       this.#active = true;
       this.#nextDue = this.#time.now() + this.periodMs;
@@ -231,7 +243,11 @@ export class FrameClock implements TickSource {
 
   /** Stops the clock when the last listener leaves, so an idle server holds no timer. */
   unsubscribe(listener: TickListener): void {
-    this.#listeners.delete(listener);
+    if (this.#listeners.delete(listener)) {
+      this.#order[this.#order.indexOf(listener)] = undefined;
+      this.#holes++;
+      if (!this.#delivering) this.#fillHoles();
+    }
     if (this.#listeners.size === 0) this.#stop();
   }
 
@@ -305,14 +321,23 @@ export class FrameClock implements TickSource {
   }
 
   #deliver(tick: number): void {
-    // A Set visits entries added during the loop and skips ones deleted before their turn,
-    // so a leg that closes inside a tick is not called after it left.
-    for (const listener of this.#listeners) {
-      try {
-        listener(tick);
-      } catch (error) {
-        this.#onListenerError(error);
+    // Listeners that join during the loop are visited (the length is read each time), ones that
+    // left before their turn are holes, so a leg that closes inside a tick is not called after it left.
+    this.#delivering = true;
+    const order = this.#order;
+    try {
+      for (let i = 0; i < order.length; i++) {
+        const listener = order[i];
+        if (listener === undefined) continue;
+        try {
+          listener(tick);
+        } catch (error) {
+          this.#onListenerError(error);
+        }
       }
+    } finally {
+      this.#delivering = false;
+      if (this.#holes > 0) this.#fillHoles();
     }
     const after = this.#after;
     for (let i = 0; i < after.length; i++) {
@@ -322,6 +347,18 @@ export class FrameClock implements TickSource {
         this.#onListenerError(error);
       }
     }
+  }
+
+  /** Closes the holes listeners left, keeping the order. */
+  #fillHoles(): void {
+    const order = this.#order;
+    let kept = 0;
+    for (let i = 0; i < order.length; i++) {
+      const listener = order[i];
+      if (listener !== undefined) order[kept++] = listener;
+    }
+    order.length = kept;
+    this.#holes = 0;
   }
 
   #remember(latenessMs: number): void {

@@ -176,6 +176,30 @@ describe("the main thread's tick path, nothing made per tick", () => {
     stopA();
   });
 
+  it("listeners walked in joining order: one removed during a tick before its turn is not called, the rest are, and it may join again", () => {
+    const time = new HandTime(true);
+    const clock = new FrameClock({ time });
+    const log: string[] = [];
+    const listener = (name: string) => (tick: number) => void log.push(`${name} ${tick}`);
+    const b = listener("b");
+    let stopB: () => void = () => undefined;
+    const stopA = clock.subscribe((tick) => {
+      log.push(`a ${tick}`);
+      if (tick === 2) stopB();
+      if (tick === 3) stopB = clock.subscribe(b);
+    });
+    stopB = clock.subscribe(b);
+    const stopC = clock.subscribe(listener("c"));
+    expect(clock.listenerCount).toBe(3);
+    time.advanceTo(80);
+    expect(log).toEqual(["a 1", "b 1", "c 1", "a 2", "c 2", "a 3", "c 3", "b 3", "a 4", "c 4", "b 4"]);
+    stopA();
+    stopC();
+    stopB();
+    expect(clock.listenerCount).toBe(0);
+    expect(clock.running).toBe(false);
+  });
+
   it("a worker's wake word hands it the last tick asked for; asks it had no turn to take merge into the last", async () => {
     const main = new TickWake();
     const worker = new TickWake(main.buffer); // the worker's view of the same memory

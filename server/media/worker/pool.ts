@@ -54,6 +54,9 @@ function workerScript(): { script: URL | string; eval?: true; execArgv: string[]
   throw new MediaWorkerError(`the media worker script is missing beside ${here}`);
 }
 
+/** ms since the epoch of performance.now()'s 0: read once (the getter makes a number each time). */
+const TIME_ORIGIN = performance.timeOrigin;
+
 /** How long a stopping worker may take to close its legs before it is terminated anyway. */
 const STOP_BOUND_MS = 2_000;
 
@@ -169,7 +172,7 @@ export class MediaWorker {
     if (tick === this.#queuedTick || !this.#alive) return;
     this.#jumped = tick !== this.#queuedTick + 1;
     this.#queuedTick = tick;
-    this.#queuedDue = performance.timeOrigin + performanceTime.now() - lateMs;
+    this.#queuedDue = TIME_ORIGIN + performanceTime.now() - lateMs;
   }
 
   /**
@@ -181,7 +184,7 @@ export class MediaWorker {
     if (tick !== this.#queuedTick || !this.#alive) return;
     const due = this.#queuedDue;
     if (this.#ticks.marked !== tick) this.#ticks.mark(tick, due);
-    if (needsNudge(this.phaseMs, performance.timeOrigin + performanceTime.now() - due, this.#jumped)) this.#wake.ask(tick);
+    if (needsNudge(this.phaseMs, TIME_ORIGIN + performanceTime.now() - due, this.#jumped)) this.#wake.ask(tick);
   }
 
   stats(): Promise<WorkerStats> {

@@ -54,7 +54,7 @@ export interface WorkerStats {
   legs: number;
   /** Busy share of the worker's event loop since the last stats request. */
   utilization: number;
-  /** Event-loop delay percentiles since the last stats request, ms. */
+  /** Event-loop delay percentiles since the last stats request, ms (0 in the first answer: the first request starts the measure). */
   loopP50Ms: number;
   loopP99Ms: number;
   loopMaxMs: number;
