@@ -60,6 +60,8 @@ export interface WorkerStats {
   loopMaxMs: number;
   /** How late ticks reached the worker after their due time, p99, ms. */
   tickLatenessP99Ms: number;
+  /** The worker's garbage collections since the last stats request: young-generation (scavenges) and the rest, their pauses' total and longest, ms. */
+  gc: { minor: number; major: number; ms: number; maxMs: number };
 }
 
 export type FromWorker =

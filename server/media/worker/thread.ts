@@ -3,7 +3,7 @@
 // has marked in shared memory, on its own timer at its phase or when the main thread asks through
 // its wake word (tick-share.ts). Audio crosses in shared memory (leg-memory.ts); everything else is a message.
 
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
@@ -36,6 +36,16 @@ let clock = new WorkerClock({ share: new TickShare(), phaseMs: 0, afterTicks: wr
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
 let loopMeasured = false;
 let elu = performance.eventLoopUtilization();
+// This thread's collections (a pause here is a pause of its legs' sending), counted from the start.
+const collections = { minor: 0, major: 0, ms: 0, maxMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[]) {
+    if (entry.detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) collections.minor++;
+    else collections.major++;
+    collections.ms += entry.duration;
+    collections.maxMs = Math.max(collections.maxMs, entry.duration);
+  }
+}).observe({ entryTypes: ["gc"] });
 
 const infoOf = (leg: PeerLeg): LegInfo => ({ codec: leg.codec, direction: leg.direction });
 
@@ -91,7 +101,12 @@ function stats(): WorkerStats {
     loopP99Ms: loopDelay.percentile(99) / 1e6,
     loopMaxMs: loopDelay.max / 1e6,
     tickLatenessP99Ms: clock.takeLatenessP99(),
+    gc: { ...collections },
   };
+  collections.minor = 0;
+  collections.major = 0;
+  collections.ms = 0;
+  collections.maxMs = 0;
   elu = performance.eventLoopUtilization();
   loopDelay.reset();
   if (!loopMeasured) {
