@@ -7,6 +7,7 @@
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { performanceTime, type FrameClock } from "../frame-clock.js";
 import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
@@ -57,6 +58,19 @@ function workerScript(): { script: URL | string; eval?: true; execArgv: string[]
 /** ms since the epoch of performance.now()'s 0: read once (the getter makes a number each time). */
 const TIME_ORIGIN = performance.timeOrigin;
 
+/**
+ * SWITCHBOARD_WORKER_SEMI_SPACE_MB (opt-in, for A/B runs; session 18): the young generation's
+ * starting semi-space of the media workers' heaps, MB (V8 starts at 1 MB and grows it only when much
+ * survives, so a worker that makes a little garbage per packet scavenges every second or two). V8's
+ * flag is the process's: it is set before the first worker starts and applies to every isolate made
+ * after (the workers; the main thread's heap is already made).
+ */
+function workerSemiSpaceMb(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const mb = Number(env.SWITCHBOARD_WORKER_SEMI_SPACE_MB);
+  return Number.isInteger(mb) && mb >= 1 && mb <= 64 ? mb : undefined;
+}
+let semiSpaceSet = false;
+
 /** How long a stopping worker may take to close its legs before it is terminated anyway. */
 const STOP_BOUND_MS = 2_000;
 
@@ -102,6 +116,11 @@ export class MediaWorker {
     this.phaseMs = clock.phaseMs;
     this.loaded = new Promise((resolve) => (this.#readied = resolve));
     const { script, eval: isEval, execArgv } = workerScript();
+    const semiSpaceMb = workerSemiSpaceMb();
+    if (semiSpaceMb !== undefined && !semiSpaceSet) {
+      semiSpaceSet = true;
+      setFlagsFromString(`--min-semi-space-size=${semiSpaceMb}`);
+    }
     this.#worker = new Worker(script, { workerData: config, execArgv, ...(isEval ? { eval: true } : {}) });
     // A server with no call left is not kept up by an idle media thread.
     this.#worker.unref();
