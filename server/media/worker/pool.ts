@@ -65,7 +65,7 @@ const TIME_ORIGIN = performance.timeOrigin;
  * flag is the process's: it is set before the first worker starts and applies to every isolate made
  * after (the workers; the main thread's heap is already made).
  */
-function workerSemiSpaceMb(env: NodeJS.ProcessEnv = process.env): number | undefined {
+export function workerSemiSpaceMb(env: NodeJS.ProcessEnv = process.env): number | undefined {
   const mb = Number(env.SWITCHBOARD_WORKER_SEMI_SPACE_MB);
   return Number.isInteger(mb) && mb >= 1 && mb <= 64 ? mb : undefined;
 }

@@ -93,7 +93,7 @@ export class TickShare {
 }
 
 /**
- * Main thread: whether a worker at `phaseMs` needs a message for a tick marked `lateMs` after its
+ * Main thread: whether a worker at `phaseMs` needs a wake-up for a tick marked `lateMs` after its
  * due time: always when relayed (phase 0), else when its own timer may already have passed, or
  * after a jump in the tick numbers (its timer still follows the old ones).
  */
@@ -106,7 +106,7 @@ const LATE_BUCKET_MS = 0.25;
 const LATE_BUCKETS = 1000;
 
 /**
- * A worker's clock: delivers each marked tick once, in order, when a message asks (up to the tick
+ * A worker's clock: delivers each marked tick once, in order, when the main thread wakes it (up to the tick
  * it names) or, phased, on its own timer `phaseMs` after the tick's due time. Lateness (a leg's
  * send bound, the stats) is counted from the worker's own due time, the main thread's plus the
  * phase: a steady offset is no lateness to the far end, whose jitter buffer sees only how far a
