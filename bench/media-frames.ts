@@ -19,13 +19,20 @@
 // BENCH_MEDIA_FRAMES_SECONDS (default 5) per round: bytes and CPU per leg per tick (one packet
 // sent and one received). Its CPU includes the UDP system calls; the machine's load moves it.
 //
+// A third part measures the main thread's per-tick path to the media workers (issue 18, session 18):
+// the real frame clock on real time and two real media workers (MediaWorkerPool, no legs), each
+// told of every tick as a leg on it would tell it (`ticked`), so each tick is marked in the shared
+// tick memory and both workers are woken: bytes allocated and CPU per tick on the main thread
+// (its own schedstat) and the two workers' threads' CPU per tick, for BENCH_MEDIA_FRAMES_SECONDS per
+// round. BENCH_MEDIA_FRAMES_PARTS: which parts run (default `main,worker,ticks`).
+//
 // BENCH_MEDIA_FRAMES_BASE: the reference tree (a checkout of main with node_modules, e.g.
 // `git archive main | tar -x -C /tmp/base`); without it, this tree alone. BENCH_MEDIA_FRAMES_CALLS
 // (default 20 talking calls: 2 legs bridged and recorded, plus as many waiting callers: a leg
 // hearing hold music and its caller's leg saying lines), _ROUNDS (default 4 each), _TICKS (1000).
 // Bytes are counted by V8's sampling heap profiler (a sample every 256 bytes allocated, garbage
 // included), so a collection during the round does not spoil them.
-import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { loadavg } from "node:os";
@@ -42,6 +49,7 @@ const SECONDS = Number(process.env.BENCH_MEDIA_FRAMES_SECONDS ?? 5);
 /** Where each tree's last round's allocation profile goes (`<tree>.heapprofile`), when set. */
 const PROFILE_DIR = process.env.BENCH_MEDIA_FRAMES_PROFILE;
 const FRAME = 160;
+const PARTS = new Set((process.env.BENCH_MEDIA_FRAMES_PARTS ?? "main,worker,ticks").split(","));
 
 interface Tree {
   name: string;
@@ -51,6 +59,7 @@ interface Tree {
   mixer: typeof import("../server/media/mixer.js");
   recorder: typeof import("../server/media/recorder.js");
   player: typeof import("../server/media/player.js");
+  pool: typeof import("../server/media/worker/pool.js");
 }
 
 async function load(name: string, root: string): Promise<Tree> {
@@ -63,6 +72,7 @@ async function load(name: string, root: string): Promise<Tree> {
     mixer: await at("server/media/mixer.ts"),
     recorder: await at("server/media/recorder.ts"),
     player: await at("server/media/player.ts"),
+    pool: await at("server/media/worker/pool.ts"),
   };
 }
 
@@ -115,6 +125,7 @@ async function floor(tree: Tree, dir: string): Promise<Floor> {
     release() {},
     call: async () => ({ value: "v=0", info: { codec: "PCMU" as const, direction: "sendrecv" as const } }),
     ticked: () => void ticksSent++,
+    follow() {},
   };
   const legs: Leg[] = [];
   const newLeg = async (): Promise<Leg> => {
@@ -235,29 +246,135 @@ async function workerRound(tree: Tree): Promise<Round> {
   }
 }
 
+/** Each thread of this process: ns on a CPU (schedstat), by thread id. */
+async function threadCpuNs(): Promise<Map<number, number>> {
+  const out = new Map<number, number>();
+  for (const task of await readdir("/proc/self/task").catch(() => [])) {
+    const line = await readFile(`/proc/self/task/${task}/schedstat`, "utf8").catch(() => "0");
+    out.set(Number(task), Number(line.split(" ")[0]));
+  }
+  return out;
+}
+
+interface TickFloor {
+  tree: string;
+  clock: InstanceType<Tree["clock"]["FrameClock"]>;
+  workers: readonly InstanceType<Tree["pool"]["MediaWorker"]>[];
+  /** The workers' threads (those that appeared while they started). */
+  tids: number[];
+  close(): Promise<void>;
+}
+
+/** A tree's frame clock on real time and a pool of two media workers, loaded. */
+async function tickFloor(tree: Tree): Promise<TickFloor> {
+  const before = await threadCpuNs();
+  const pool = new tree.pool.MediaWorkerPool(2, { host: "127.0.0.1" });
+  const workers = [pool.assign(), pool.assign()];
+  await Promise.all(workers.map((w) => w.loaded));
+  const tids = [...(await threadCpuNs()).keys()].filter((tid) => !before.has(tid));
+  const clock = new tree.clock.FrameClock();
+  for (const w of workers) (w as { follow?: (clock: unknown) => void }).follow?.(clock);
+  return { tree: tree.name, clock, workers, tids, close: () => pool.close() };
+}
+
+interface TickRound {
+  tree: string;
+  bytesPerTick: number;
+  mainUsPerTick: number;
+  workersUsPerTick: number;
+}
+
+async function tickRound(f: TickFloor): Promise<TickRound> {
+  const stop = f.clock.subscribe((tick) => {
+    for (let i = 0; i < f.workers.length; i++) f.workers[i]?.ticked(tick, f.clock.lateMs);
+  });
+  try {
+    await new Promise((r) => setTimeout(r, 1000));
+    let tick0 = f.clock.tick;
+    await post("HeapProfiler.startSampling", { samplingInterval: 64, includeObjectsCollectedByMajorGC: true, includeObjectsCollectedByMinorGC: true });
+    await new Promise((r) => setTimeout(r, SECONDS * 1000));
+    const sampled = (await post("HeapProfiler.stopSampling")) as { profile: { head: SampledNode } };
+    const bytesPerTick = sizeOf(sampled.profile.head) / (f.clock.tick - tick0);
+    if (PROFILE_DIR !== undefined) await writeFile(join(PROFILE_DIR, `ticks-${f.tree.replace(/\W+/g, "-")}.heapprofile`), JSON.stringify(sampled.profile));
+    await new Promise((r) => setTimeout(r, 200));
+    tick0 = f.clock.tick;
+    const cpu0 = await threadCpuNs();
+    await new Promise((r) => setTimeout(r, SECONDS * 1000));
+    const cpu1 = await threadCpuNs();
+    const ticks = f.clock.tick - tick0;
+    const spent = (tid: number) => ((cpu1.get(tid) ?? 0) - (cpu0.get(tid) ?? 0)) / 1000;
+    return {
+      tree: f.tree,
+      bytesPerTick,
+      mainUsPerTick: spent(process.pid) / ticks,
+      workersUsPerTick: f.tids.reduce((sum, tid) => sum + spent(tid), 0) / ticks,
+    };
+  } finally {
+    stop();
+  }
+}
+
+async function tickPart(trees: Tree[]): Promise<void> {
+  const load0 = loadavg()[0] ?? 0;
+  const floors: TickFloor[] = [];
+  for (const tree of trees) floors.push(await tickFloor(tree));
+  const rounds: TickRound[] = [];
+  try {
+    for (let r = 0; r < ROUNDS; r++) for (const f of r % 2 ? [...floors].reverse() : floors) rounds.push(await tickRound(f));
+  } finally {
+    for (const f of floors) await f.close();
+  }
+  const load1 = loadavg()[0] ?? 0;
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? Number.NaN;
+  const rows: [string, string][] = [];
+  const medians = new Map<string, TickRound>();
+  for (const f of floors) {
+    const mine = rounds.filter((r) => r.tree === f.tree);
+    const m = { tree: f.tree, bytesPerTick: median(mine.map((r) => r.bytesPerTick)), mainUsPerTick: median(mine.map((r) => r.mainUsPerTick)), workersUsPerTick: median(mine.map((r) => r.workersUsPerTick)) };
+    medians.set(f.tree, m);
+    rows.push([`${f.tree}: main thread bytes allocated per tick (rounds)`, `${mine.map((r) => r.bytesPerTick.toFixed(0)).join(", ")} (median ${m.bytesPerTick.toFixed(0)})`]);
+    rows.push([`${f.tree}: main thread CPU per tick, µs (rounds)`, `${mine.map((r) => r.mainUsPerTick.toFixed(1)).join(", ")} (median ${m.mainUsPerTick.toFixed(1)})`]);
+    rows.push([`${f.tree}: the two workers' CPU per tick, µs (rounds)`, `${mine.map((r) => r.workersUsPerTick.toFixed(1)).join(", ")} (median ${m.workersUsPerTick.toFixed(1)})`]);
+  }
+  const ours = medians.get("this tree");
+  const ref = medians.get("reference");
+  if (ours && ref) {
+    rows.push(["main thread bytes per tick, this tree / reference", `${ours.bytesPerTick.toFixed(0)} / ${ref.bytesPerTick.toFixed(0)} (${(ours.bytesPerTick / ref.bytesPerTick).toFixed(2)}x)`]);
+    rows.push(["main thread CPU per tick, this tree / reference", `${ours.mainUsPerTick.toFixed(1)} / ${ref.mainUsPerTick.toFixed(1)} µs (${(ours.mainUsPerTick / ref.mainUsPerTick).toFixed(2)}x)`]);
+    rows.push(["workers' CPU per tick, this tree / reference", `${ours.workersUsPerTick.toFixed(1)} / ${ref.workersUsPerTick.toFixed(1)} µs (${(ours.workersUsPerTick / ref.workersUsPerTick).toFixed(2)}x)`]);
+  }
+  rows.push(["load average (1 min) before / after, 2 cores, shared", `${load0.toFixed(1)} / ${load1.toFixed(1)}`]);
+  report(`media-frames: the main thread's tick path to two media workers (real clock, no legs), ${ROUNDS} rounds of ${SECONDS} s each way`, rows);
+}
+
 async function main(): Promise<void> {
   const trees = [await load("this tree", resolve(import.meta.dirname, ".."))];
   if (BASE) trees.unshift(await load("reference", BASE));
   await post("HeapProfiler.enable");
   const dir = await mkdtemp(join(tmpdir(), "media-frames-"));
+  if (PROFILE_DIR !== undefined) await mkdir(PROFILE_DIR, { recursive: true });
+  if (PARTS.has("ticks")) await tickPart(trees);
+  if (!PARTS.has("main") && !PARTS.has("worker")) return;
   const load0 = loadavg()[0] ?? 0;
   if (PROFILE_DIR !== undefined) await mkdir(PROFILE_DIR, { recursive: true });
   const rounds: Round[] = [];
   try {
-    for (let r = 0; r < ROUNDS; r++) for (const tree of r % 2 ? [...trees].reverse() : trees) rounds.push(await round(tree, dir));
+    if (PARTS.has("main")) for (let r = 0; r < ROUNDS; r++) for (const tree of r % 2 ? [...trees].reverse() : trees) rounds.push(await round(tree, dir));
   } finally {
     await rm(dir, { recursive: true, force: true });
   }
   const load1 = loadavg()[0] ?? 0;
-  summarise(`media-frames: the main thread's work per leg per tick, ${ROUNDS} rounds of ${TICKS} ticks each`, trees, rounds, [
+  if (PARTS.has("main"))
+    summarise(`media-frames: the main thread's work per leg per tick, ${ROUNDS} rounds of ${TICKS} ticks each`, trees, rounds, [
     ["legs per round (talking calls x 2, waiting callers x 2)", String(CALLS * 4)],
     ["load average (1 min) before / after, 2 cores, shared", `${load0.toFixed(1)} / ${load1.toFixed(1)}`],
   ]);
   const load2 = loadavg()[0] ?? 0;
   const workerRounds: Round[] = [];
-  for (let r = 0; r < ROUNDS; r++) for (const tree of r % 2 ? [...trees].reverse() : trees) workerRounds.push(await workerRound(tree));
+  if (PARTS.has("worker")) for (let r = 0; r < ROUNDS; r++) for (const tree of r % 2 ? [...trees].reverse() : trees) workerRounds.push(await workerRound(tree));
   const load3 = loadavg()[0] ?? 0;
-  summarise(`media-frames: a media worker's work per leg per tick (werift legs in this thread, one packet each way), ${ROUNDS} rounds of ${SECONDS} s each`, trees, workerRounds, [
+  if (PARTS.has("worker"))
+    summarise(`media-frames: a media worker's work per leg per tick (werift legs in this thread, one packet each way), ${ROUNDS} rounds of ${SECONDS} s each`, trees, workerRounds, [
     ["legs per round", String(PAIRS * 2)],
     ["load average (1 min) before / after, 2 cores, shared", `${load2.toFixed(1)} / ${load3.toFixed(1)}`],
   ]);

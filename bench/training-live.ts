@@ -30,7 +30,7 @@ import { Session } from "node:inspector";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { monitorEventLoopDelay, performance, PerformanceObserver } from "node:perf_hooks";
+import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import type { Page } from "playwright-core";
 import { defaultMediaWorkers } from "../server/config.js";
 import type { LegStats, WebRtcLeg } from "../server/media/index.js";
@@ -53,18 +53,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 // The server's main-thread garbage collections (the server child's main isolate; the media
 // workers' are their own): a pause there is a pause of the frame clock. Observed in the child.
-const collections: { start: number; ms: number }[] = [];
+const collections: { start: number; ms: number; minor: boolean }[] = [];
 function observeCollections(): void {
   new PerformanceObserver((list) => {
-    for (const entry of list.getEntries()) collections.push({ start: entry.startTime, ms: entry.duration });
+    for (const entry of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[])
+      collections.push({ start: entry.startTime, ms: entry.duration, minor: entry.detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR });
   }).observe({ entryTypes: ["gc"] });
 }
 
-/** Main-thread collections that started between two times (performance.now()). */
-function gcBetween(from: number, to: number): { count: number; ms: number; maxMs: number; share: number } {
+/** Main-thread collections that started between two times (performance.now()): how many (scavenges among them), their pauses. */
+function gcBetween(from: number, to: number): { count: number; minor: number; ms: number; maxMs: number; share: number } {
   const inWindow = collections.filter((c) => c.start >= from && c.start < to);
   const ms = inWindow.reduce((sum, c) => sum + c.ms, 0);
-  return { count: inWindow.length, ms, maxMs: inWindow.reduce((max, c) => Math.max(max, c.ms), 0), share: ms / (to - from) };
+  return { count: inWindow.length, minor: inWindow.filter((c) => c.minor).length, ms, maxMs: inWindow.reduce((max, c) => Math.max(max, c.ms), 0), share: ms / (to - from) };
 }
 
 const TICK_MS = 10; // USER_HZ
@@ -205,6 +206,72 @@ function pageLoss(before: InboundReading[][], after: InboundReading[][]): PageLo
   return total;
 }
 
+/**
+ * Each trainee page's inbound audio as Chromium's jitter buffer (NetEq) tells it, summed over its
+ * connected calls: why a page conceals samples when nothing was lost (cumulative counters; see
+ * jitterOf for the differences).
+ */
+interface JitterReading {
+  calls: number;
+  jitterBufferDelay: number;
+  jitterBufferEmittedCount: number;
+  jitterBufferTargetDelay: number;
+  concealedSamples: number;
+  silentConcealedSamples: number;
+  concealmentEvents: number;
+  insertedSamplesForDeceleration: number;
+  removedSamplesForAcceleration: number;
+  packetsDiscarded: number;
+  packetsReceived: number;
+  /** The calls' current inter-arrival jitter (RFC 3550, s), the largest. */
+  jitterMax: number;
+}
+
+const READ_JITTER = `(async () => {
+  const out = { calls: 0, jitterBufferDelay: 0, jitterBufferEmittedCount: 0, jitterBufferTargetDelay: 0, concealedSamples: 0, silentConcealedSamples: 0, concealmentEvents: 0, insertedSamplesForDeceleration: 0, removedSamplesForAcceleration: 0, packetsDiscarded: 0, packetsReceived: 0, jitterMax: 0 };
+  for (const pc of globalThis.__peerConnections || []) {
+    if (pc.connectionState !== "connected") continue;
+    const report = await pc.getStats().catch(() => undefined);
+    report?.forEach((s) => {
+      if (s.type !== "inbound-rtp" || s.kind !== "audio") return;
+      out.calls++;
+      for (const key of Object.keys(out)) if (key !== "calls" && key !== "jitterMax") out[key] += s[key] || 0;
+      out.jitterMax = Math.max(out.jitterMax, s.jitter || 0);
+    });
+  }
+  return out;
+})()`;
+
+async function readJitter(pages: Page[]): Promise<JitterReading[]> {
+  return Promise.all(pages.map((p) => p.evaluate(READ_JITTER) as Promise<JitterReading>));
+}
+
+/** The pages' jitter-buffer figures over a window (summed over pages whose calls were the same at both ends). */
+function jitterOf(before: JitterReading[], after: JitterReading[]) {
+  const total = { pages: 0, bufferMs: 0, targetMs: 0, emitted: 0, concealed: 0, silent: 0, events: 0, inserted: 0, removed: 0, discarded: 0, jitterMaxMs: 0 };
+  after.forEach((b, i) => {
+    const a = before[i];
+    if (!a || a.calls !== b.calls || b.calls === 0) return;
+    total.pages++;
+    total.emitted += b.jitterBufferEmittedCount - a.jitterBufferEmittedCount;
+    total.bufferMs += (b.jitterBufferDelay - a.jitterBufferDelay) * 1000;
+    total.targetMs += (b.jitterBufferTargetDelay - a.jitterBufferTargetDelay) * 1000;
+    total.concealed += b.concealedSamples - a.concealedSamples;
+    total.silent += b.silentConcealedSamples - a.silentConcealedSamples;
+    total.events += b.concealmentEvents - a.concealmentEvents;
+    total.inserted += b.insertedSamplesForDeceleration - a.insertedSamplesForDeceleration;
+    total.removed += b.removedSamplesForAcceleration - a.removedSamplesForAcceleration;
+    total.discarded += b.packetsDiscarded - a.packetsDiscarded;
+    total.jitterMaxMs = Math.max(total.jitterMaxMs, b.jitterMax * 1000);
+  });
+  return {
+    ...total,
+    /** Mean jitter-buffer delay and target of the samples played in the window, ms. */
+    meanBufferMs: total.emitted ? total.bufferMs / total.emitted : 0,
+    meanTargetMs: total.emitted ? total.targetMs / total.emitted : 0,
+  };
+}
+
 /** Starts profiling the page's renderer and the server's main thread (in its child); the answer stops both and writes the profiles into a directory. */
 async function startProfiles(page: Page | undefined, server: ServerChild): Promise<(dir: string) => Promise<void>> {
   const cdp = page ? await page.context().newCDPSession(page) : undefined;
@@ -271,6 +338,8 @@ interface ServerWindow {
   /** The busiest other threads (as many as media workers: the workers, threads being all named "node"), ms on a CPU / waiting. */
   busiestOthers: [number, number][];
   legsClosedWhy: string[];
+  /** Each media worker in the window: its collections (absent from a tree whose workers do not count them), its ticks' lateness p99, its loop's p99. */
+  workers: { gc?: { minor: number; major: number; ms: number; maxMs: number }; tickP99: number; loopP99: number }[];
 }
 
 /** Each thread's schedstat, by thread id: ns on a CPU, ns runnable on a run queue (waiting for a CPU). */
@@ -371,6 +440,8 @@ async function serverChild(): Promise<void> {
         media.clock.resetStats();
         loop.reset();
         loop.enable();
+        // The workers' figures count from their last stats request: this one.
+        await media.workerStats();
         window = { legs: rowsOf(media.legs), from: performance.now(), sched: await threadSchedstats() };
         return null;
       }
@@ -381,6 +452,7 @@ async function serverChild(): Promise<void> {
         loop.disable();
         const clock = media.clock.stats();
         const legs = rowsOf(media.legs);
+        const workerStats = (await media.workerStats()) as { gc?: { minor: number; major: number; ms: number; maxMs: number }; tickLatenessP99Ms: number; loopP99Ms: number }[];
         const sched = await threadSchedstats();
         const spent = [...sched].map(([tid, [cpu, wait]]): [number, number, number] => {
           const [cpu0, wait0] = window?.sched.get(tid) ?? [cpu, wait];
@@ -400,6 +472,7 @@ async function serverChild(): Promise<void> {
           mainWaitingMs: main[2],
           busiestOthers: others.map(([, cpu, wait]): [number, number] => [cpu, wait]),
           legsClosedWhy: [...closedWhy].map(([why, n]) => `${n} ${why}`),
+          workers: workerStats.map((w) => ({ gc: w.gc, tickP99: w.tickLatenessP99Ms, loopP99: w.loopP99Ms })),
         };
         window = undefined;
         return answer;
@@ -491,6 +564,10 @@ interface Point {
   legsClosedWhy: string[];
   server: ServerLoss;
   pages: PageLoss;
+  /** The pages' jitter buffers in the window. */
+  jitter: ReturnType<typeof jitterOf>;
+  /** The server's media workers in the window. */
+  workers: ServerWindow["workers"];
   clock: { p99: number; max: number; skipped: number };
   loopP99: number;
   loopMax: number;
@@ -624,6 +701,7 @@ async function main(): Promise<void> {
       // are read shows in both.
       await server.request({ op: "windowStart" });
       const pages0 = await Promise.all(pages.map((p) => inboundReadings(p)));
+      const jitter0 = await readJitter(pages);
       const profiling = PROFILE_DIR !== undefined && target === STEPS[STEPS.length - 1] ? await startProfiles(pages[0], server) : undefined;
       const cpu0 = await cpuSoFar(server.pid);
       await sleep(SECONDS * 1000);
@@ -636,6 +714,7 @@ async function main(): Promise<void> {
       }
       const window = await server.request({ op: "windowEnd" });
       const pages1 = await Promise.all(pages.map((p) => inboundReadings(p)));
+      const jitter1 = await readJitter(pages);
       const load1 = loadavg()[0] ?? 0;
       const doc = await readRun();
       const endedIds = new Set(doc.callers.filter((c) => c.state === "ended").map((c) => c.call_id));
@@ -650,6 +729,8 @@ async function main(): Promise<void> {
         endedWhy: cdrs.filter((c) => endedIds.has(c.call_id ?? null) || (c.owner_id !== undefined && traineeIds.has(c.owner_id))).map((c) => `${c.owner_id !== undefined && traineeIds.has(c.owner_id) ? "trainee" : "caller"} ${c.hangup_cause ?? "?"}`),
         server: window.server,
         pages: pageLoss(pages0, pages1),
+        jitter: jitterOf(jitter0, jitter1),
+        workers: window.workers,
         clock: window.clock,
         loopP99: window.loopP99,
         loopMax: window.loopMax,
@@ -685,14 +766,24 @@ function figures(p: Point): [label: string, value: string, column: string][] {
     ["server legs: FIFO drops by cause (full / clock skipped / worker ring full); legs dropping, most on one leg", `${s.overflowed} / ${s.skipped} / ${s.drops - s.overflowed - s.skipped}; ${s.droppingLegs}, ${s.mostDropped}`, ""],
     ["server legs: FIFO underruns (late, not lost)", String(s.underruns), String(s.underruns)],
     [`trainees' pages (${p.pages.calls} calls): packets received / lost, concealed samples / samples`, `${p.pages.received} / ${p.pages.lost}, ${p.pages.concealed} / ${p.pages.samples}`, `${p.pages.lost} / ${p.pages.concealed}`],
+    [
+      "trainees' pages' jitter buffers: mean delay / target, ms; concealed samples (silent) in events; samples inserted / removed; packets discarded; largest inter-arrival jitter",
+      `${p.jitter.meanBufferMs.toFixed(0)} / ${p.jitter.meanTargetMs.toFixed(0)} ms; ${p.jitter.concealed} (${p.jitter.silent}) in ${p.jitter.events}; ${p.jitter.inserted} / ${p.jitter.removed}; ${p.jitter.discarded}; ${p.jitter.jitterMaxMs.toFixed(1)} ms`,
+      `${p.jitter.meanBufferMs.toFixed(0)}/${p.jitter.meanTargetMs.toFixed(0)} ms, ${p.jitter.events} ev, jit ${p.jitter.jitterMaxMs.toFixed(1)} ms`,
+    ],
     ["frame clock lateness p99 / max, ticks skipped", `${p.clock.p99.toFixed(2)} / ${p.clock.max.toFixed(1)} ms, ${p.clock.skipped}`, `${p.clock.p99.toFixed(1)} / ${p.clock.max.toFixed(0)} ms`],
     // A stall of d ms leaves about d / 20 ticks late (owed ticks follow one per turn of the loop) but
     // one late sample among a thousand in the loop's histogram: the clock's p99 shows stalls the loop's p99 hides, its max does not.
     ["server main loop delay p99 / max", `${p.loopP99.toFixed(1)} / ${p.loopMax.toFixed(0)} ms`, `${p.loopP99.toFixed(1)} / ${p.loopMax.toFixed(0)} ms`],
     [
-      "server main thread's garbage collections: pauses, total (share of the window), longest",
-      `${p.gc.count}, ${p.gc.ms.toFixed(0)} ms (${(p.gc.share * 100).toFixed(2)}%), ${p.gc.maxMs.toFixed(1)} ms`,
-      `${p.gc.count}, ${(p.gc.share * 100).toFixed(2)}%, ${p.gc.maxMs.toFixed(0)} ms`,
+      "server main thread's garbage collections: pauses (scavenges), total (share of the window), longest",
+      `${p.gc.count} (${p.gc.minor}), ${p.gc.ms.toFixed(0)} ms (${(p.gc.share * 100).toFixed(2)}%), ${p.gc.maxMs.toFixed(1)} ms`,
+      `${p.gc.count} (${p.gc.minor}), ${(p.gc.share * 100).toFixed(2)}%, ${p.gc.maxMs.toFixed(0)} ms`,
+    ],
+    [
+      "media workers' collections: scavenges / other, longest pause; their ticks' lateness p99; loop delay p99",
+      p.workers.map((w) => `${w.gc ? `${w.gc.minor} / ${w.gc.major}, ${w.gc.maxMs.toFixed(1)} ms` : "-"}; ${w.tickP99.toFixed(1)} ms; ${w.loopP99.toFixed(1)} ms`).join(" | "),
+      p.workers.map((w) => (w.gc ? `${w.gc.minor}/${w.gc.major}, ${w.gc.maxMs.toFixed(0)} ms` : "-")).join(", "),
     ],
     ["server main thread: on a CPU / runnable, waiting for a CPU (schedstat), ms in the window", `${p.mainSched[0].toFixed(0)} / ${p.mainSched[1].toFixed(0)} ms`, `${p.mainSched[0].toFixed(0)} / ${p.mainSched[1].toFixed(0)} ms`],
     [
@@ -710,7 +801,7 @@ function figures(p: Point): [label: string, value: string, column: string][] {
   ];
 }
 
-const COLUMNS = ["callers | trainees | talking", "server legs", "lost: gaps / drops / not sent", "underruns", "pages: lost / concealed samples", "clock p99 / max", "loop p99 / max", "main GC: pauses, share, longest", "main thread on CPU / waiting", "workers on CPU / waiting", "server CPU", "bench (Playwright) CPU", "CPU per page", "Chromium's rest", "bench / machine CPU (cores)", "load"];
+const COLUMNS = ["callers | trainees | talking", "server legs", "lost: gaps / drops / not sent", "underruns", "pages: lost / concealed samples", "pages' jitter buffers: delay/target, concealment events, jitter", "clock p99 / max", "loop p99 / max", "main GC: pauses (scavenges), share, longest", "workers' GC: scavenges/other, longest", "main thread on CPU / waiting", "workers on CPU / waiting", "server CPU", "bench (Playwright) CPU", "CPU per page", "Chromium's rest", "bench / machine CPU (cores)", "load"];
 
 function show(p: Point): void {
   report(

@@ -9,6 +9,93 @@ export interface TimeSource {
   now(): number;
   /** Calls `fn` once after about `delayMs`; returns a function that cancels it. */
   schedule(fn: () => void, delayMs: number): () => void;
+  /**
+   * A one-shot timer for `fn` that can be armed again and again (each time after it fired or was
+   * cancelled), for a caller that re-arms every period and should not make a timer and a cancel
+   * function each time. Optional: without it, `reusableTimer` builds one on `schedule`.
+   */
+  timer?(fn: () => void): ReusableTimer;
+}
+
+/** One callback's timer, armed for one call at a time. */
+export interface ReusableTimer {
+  /** Calls the callback once after about `delayMs` (replacing an arming not yet fired). */
+  arm(delayMs: number): void;
+  /** Cancels the arming not yet fired, if any. */
+  cancel(): void;
+}
+
+/** `time`'s reusable timer for `fn`, or one made of its `schedule` (a cancel function per arming). */
+export function reusableTimer(time: TimeSource, fn: () => void): ReusableTimer {
+  if (time.timer) return time.timer(fn);
+  let cancel: (() => void) | undefined;
+  const fired = (): void => {
+    cancel = undefined;
+    fn();
+  };
+  return {
+    arm(delayMs) {
+      cancel?.();
+      cancel = time.schedule(fired, delayMs);
+    },
+    cancel() {
+      cancel?.();
+      cancel = undefined;
+    },
+  };
+}
+
+/**
+ * Node's timer for one callback without an object per arming: one `Timeout` per whole millisecond
+ * of delay, made on its first use and re-armed with `refresh()` after that (which reactivates a
+ * timeout that has fired, at the delay it was made with). A delay is rounded up to the millisecond
+ * (Node's timers count whole milliseconds anyway, and one that fires early is re-armed by the
+ * frame clock); a cancelled timeout cannot be refreshed, so it is forgotten and made again.
+ */
+export class NodeTimer implements ReusableTimer {
+  readonly #fn: () => void;
+  /** By delay in ms (1 and up); at most a period's worth are ever made. */
+  readonly #timeouts: (NodeJS.Timeout | undefined)[] = [];
+  #armed: NodeJS.Timeout | undefined;
+  /** What every timeout calls: made once. */
+  readonly #fired = (): void => {
+    this.#armed = undefined;
+    this.#fn();
+  };
+
+  constructor(fn: () => void) {
+    this.#fn = fn;
+  }
+
+  /** Timeouts made so far (for tests: a clock running at one period makes about a period's worth). */
+  get made(): number {
+    let n = 0;
+    for (const t of this.#timeouts) if (t !== undefined) n++;
+    return n;
+  }
+
+  arm(delayMs: number): void {
+    const ms = delayMs >= 1 ? Math.ceil(delayMs) : 1;
+    const timeout = this.#timeouts[ms];
+    if (this.#armed !== undefined && this.#armed !== timeout) this.cancel();
+    if (timeout === undefined) {
+      const made = setTimeout(this.#fired, ms);
+      this.#timeouts[ms] = made;
+      this.#armed = made;
+    } else {
+      timeout.refresh();
+      this.#armed = timeout;
+    }
+  }
+
+  cancel(): void {
+    const armed = this.#armed;
+    if (armed === undefined) return;
+    this.#armed = undefined;
+    clearTimeout(armed);
+    const at = this.#timeouts.indexOf(armed);
+    if (at >= 0) this.#timeouts[at] = undefined;
+  }
 }
 
 export const performanceTime: TimeSource = {
@@ -17,6 +104,7 @@ export const performanceTime: TimeSource = {
     const timer = setTimeout(fn, Math.max(0, delayMs));
     return () => clearTimeout(timer);
   },
+  timer: (fn) => new NodeTimer(fn),
 };
 
 /** Called once per tick with the tick's number (monotonic for the clock's whole life). */
@@ -65,7 +153,20 @@ export class FrameClock implements TickSource {
   readonly #maxCatchUp: number;
   readonly #onListenerError: (error: unknown) => void;
   readonly #listeners = new Set<TickListener>();
-  #cancel: (() => void) | undefined;
+  /**
+   * The listeners in the order they joined, walked by index each tick (a Set's iterator is an
+   * object per tick): one that leaves leaves a hole, filled in once no tick is being delivered, so
+   * as with the Set a listener that joins during a tick has it and one that left before its turn
+   * does not.
+   */
+  readonly #order: (TickListener | undefined)[] = [];
+  #holes = 0;
+  #delivering = false;
+  /** Called after every listener has had a tick; walked by index (no iterator per tick). */
+  #after: TickListener[] = [];
+  /** One timer for the clock's whole life, re-armed each tick. */
+  readonly #timer: ReusableTimer;
+  #armed = false;
   #active = false;
   #nextDue = 0;
   #tick = 0;
@@ -79,11 +180,10 @@ export class FrameClock implements TickSource {
   readonly #recent = new Float64Array(RECENT_TICKS);
   #recentCount = 0;
   #recentNext = 0;
-  /** The timer's callback, made once (not a closure per tick). */
-  readonly #onTimer = (): void => this.#fire();
-
   constructor(options: FrameClockOptions = {}) {
     this.#time = options.time ?? performanceTime;
+    // The timer's callback is made once (not a closure per tick), and so is the timer.
+    this.#timer = reusableTimer(this.#time, () => this.#fire());
     this.periodMs = options.periodMs ?? FRAME_MS;
     this.#maxCatchUp = options.maxCatchUpTicks ?? 10;
     this.#onListenerError =
@@ -103,6 +203,11 @@ export class FrameClock implements TickSource {
     return this.#lateness;
   }
 
+  /** The tick now being delivered was due at this time (the time source's scale, ms). */
+  get dueMs(): number {
+    return this.#nextDue - this.periodMs;
+  }
+
   get running(): boolean {
     return this.#active;
   }
@@ -113,7 +218,10 @@ export class FrameClock implements TickSource {
 
   /** Starts the clock if it was idle; returns the unsubscribe function. */
   subscribe(listener: TickListener): () => void {
-    this.#listeners.add(listener);
+    if (!this.#listeners.has(listener)) {
+      this.#listeners.add(listener);
+      this.#order.push(listener);
+    }
     if (!this.#active) {
       this.#active = true;
       this.#nextDue = this.#time.now() + this.periodMs;
@@ -122,9 +230,24 @@ export class FrameClock implements TickSource {
     return () => this.unsubscribe(listener);
   }
 
+  /**
+   * `listener` is called with each tick once every tick listener has had it (what they wrote for
+   * the tick is then complete); it does not start the clock nor keep it running.
+   */
+  afterTick(listener: TickListener): () => void {
+    this.#after = [...this.#after, listener];
+    return () => {
+      this.#after = this.#after.filter((l) => l !== listener);
+    };
+  }
+
   /** Stops the clock when the last listener leaves, so an idle server holds no timer. */
   unsubscribe(listener: TickListener): void {
-    this.#listeners.delete(listener);
+    if (this.#listeners.delete(listener)) {
+      this.#order[this.#order.indexOf(listener)] = undefined;
+      this.#holes++;
+      if (!this.#delivering) this.#fillHoles();
+    }
     if (this.#listeners.size === 0) this.#stop();
   }
 
@@ -160,18 +283,19 @@ export class FrameClock implements TickSource {
   }
 
   #arm(): void {
-    this.#cancel = this.#time.schedule(this.#onTimer, this.#nextDue - this.#time.now());
+    this.#armed = true;
+    this.#timer.arm(this.#nextDue - this.#time.now());
   }
 
   #stop(): void {
     this.#active = false;
     this.#recentCount = 0;
-    this.#cancel?.();
-    this.#cancel = undefined;
+    this.#armed = false;
+    this.#timer.cancel();
   }
 
   #fire(): void {
-    this.#cancel = undefined;
+    this.#armed = false;
     const now = this.#time.now();
     // Deadlines advance by whole periods from the start, never from "now", so timer jitter
     // does not accumulate into drift.
@@ -193,19 +317,48 @@ export class FrameClock implements TickSource {
     // the event loop, so packets that arrived during a stall are read between them instead of
     // every receive FIFO running dry in one burst. A listener may have stopped and restarted
     // the clock inside the tick; it then armed itself.
-    if (this.#active && this.#cancel === undefined) this.#arm();
+    if (this.#active && !this.#armed) this.#arm();
   }
 
   #deliver(tick: number): void {
-    // A Set visits entries added during the loop and skips ones deleted before their turn,
-    // so a leg that closes inside a tick is not called after it left.
-    for (const listener of this.#listeners) {
+    // Listeners that join during the loop are visited (the length is read each time), ones that
+    // left before their turn are holes, so a leg that closes inside a tick is not called after it left.
+    this.#delivering = true;
+    const order = this.#order;
+    try {
+      for (let i = 0; i < order.length; i++) {
+        const listener = order[i];
+        if (listener === undefined) continue;
+        try {
+          listener(tick);
+        } catch (error) {
+          this.#onListenerError(error);
+        }
+      }
+    } finally {
+      this.#delivering = false;
+      if (this.#holes > 0) this.#fillHoles();
+    }
+    const after = this.#after;
+    for (let i = 0; i < after.length; i++) {
       try {
-        listener(tick);
+        after[i]?.(tick);
       } catch (error) {
         this.#onListenerError(error);
       }
     }
+  }
+
+  /** Closes the holes listeners left, keeping the order. */
+  #fillHoles(): void {
+    const order = this.#order;
+    let kept = 0;
+    for (let i = 0; i < order.length; i++) {
+      const listener = order[i];
+      if (listener !== undefined) order[kept++] = listener;
+    }
+    order.length = kept;
+    this.#holes = 0;
   }
 
   #remember(latenessMs: number): void {

@@ -1,9 +1,10 @@
 // A media worker's clock (tick-share.ts) on hand-moved time: each worker's tick is due its phase
 // after the main thread's edge, a worker sends only ticks the main thread has marked (never a
 // frame not yet played), a tick marked after the worker's phase is the main thread's to announce
-// by message, and a tick the main clock skipped is not sent. No threads, no real time.
+// (through the worker's wake word), and a tick the main clock skipped is not sent. No threads, no real time.
 import { describe, expect, it } from "vitest";
 import type { TimeSource } from "../../server/media/frame-clock.js";
+import { workerSemiSpaceMb } from "../../server/media/worker/pool.js";
 import { needsNudge, NUDGE_MARGIN_MS, TickShare, WorkerClock, workerPhaseMs, workerTickMode } from "../../server/media/worker/tick-share.js";
 
 /** Time moved by hand; timers fire in order as it passes them. */
@@ -164,5 +165,11 @@ describe("media workers' phases", () => {
     expect(worker.clock.timed).toBe(true);
     worker.stop();
     expect(worker.clock.timed).toBe(false);
+  });
+
+  it("takes the workers' starting semi-space from SWITCHBOARD_WORKER_SEMI_SPACE_MB only when it is a whole 1-64 MB", () => {
+    expect(workerSemiSpaceMb({})).toBeUndefined();
+    expect(workerSemiSpaceMb({ SWITCHBOARD_WORKER_SEMI_SPACE_MB: "8" })).toBe(8);
+    for (const bad of ["0", "65", "2.5", "eight", ""]) expect(workerSemiSpaceMb({ SWITCHBOARD_WORKER_SEMI_SPACE_MB: bad })).toBeUndefined();
   });
 });

@@ -1,16 +1,17 @@
 // The media workers of an engine, seen from the main thread: worker threads started on first use
 // or warmed one after another from the start of the server, each leg placed on the one with the fewest
 // legs, requests matched to replies, the frame clock's ticks marked in shared memory (each worker
-// woken by its own timer at a phase of its own, or by a message: tick-share.ts), and a worker that dies
+// woken by its own timer at a phase of its own, or through a wake word: tick-share.ts), and a worker that dies
 // ending its legs (a replacement starts on demand).
 
 import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
+import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
-import { performanceTime } from "../frame-clock.js";
+import { performanceTime, type FrameClock } from "../frame-clock.js";
 import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
-import { needsNudge, TickShare, workerPhaseMs, workerTickMode, type WorkerTickMode } from "./tick-share.js";
+import { needsNudge, TickShare, TickWake, workerPhaseMs, workerTickMode, type WorkerTickMode } from "./tick-share.js";
 
 /** What a worker tells the main-thread half of one of its legs. */
 export interface WorkerLegHandle {
@@ -54,6 +55,22 @@ function workerScript(): { script: URL | string; eval?: true; execArgv: string[]
   throw new MediaWorkerError(`the media worker script is missing beside ${here}`);
 }
 
+/** ms since the epoch of performance.now()'s 0: read once (the getter makes a number each time). */
+const TIME_ORIGIN = performance.timeOrigin;
+
+/**
+ * SWITCHBOARD_WORKER_SEMI_SPACE_MB (opt-in, for A/B runs; session 18): the young generation's
+ * starting semi-space of the media workers' heaps, MB (V8 starts at 1 MB and grows it only when much
+ * survives, so a worker that makes a little garbage per packet scavenges every second or two). V8's
+ * flag is the process's: it is set before the first worker starts and applies to every isolate made
+ * after (the workers; the main thread's heap is already made).
+ */
+export function workerSemiSpaceMb(env: NodeJS.ProcessEnv = process.env): number | undefined {
+  const mb = Number(env.SWITCHBOARD_WORKER_SEMI_SPACE_MB);
+  return Number.isInteger(mb) && mb >= 1 && mb <= 64 ? mb : undefined;
+}
+let semiSpaceSet = false;
+
 /** How long a stopping worker may take to close its legs before it is terminated anyway. */
 const STOP_BOUND_MS = 2_000;
 
@@ -68,8 +85,18 @@ export class MediaWorker {
   readonly phaseMs: number;
   /** The worker's place in its pool (its phase follows from it). */
   readonly index: number;
+  /** This worker's wake word (tick-share.ts): the last tick it is asked to send at once. */
+  readonly #wake = new TickWake();
   #nextId = 1;
+  /** The last tick a leg of this worker played, and when it was due (ms since the epoch). */
   #queuedTick = -1;
+  #queuedDue = 0;
+  #jumped = false;
+  /** The clock this worker marks ticks after (its legs' clock), and how to stop following it. */
+  #followed: FrameClock | undefined;
+  #unfollow: (() => void) | undefined;
+  /** Called by the clock once every leg has played a tick: made once. */
+  readonly #afterTick = (tick: number): void => this.#mark(tick);
   #alive = true;
   #ready = false;
   #readied: (loaded: boolean) => void = () => undefined;
@@ -89,6 +116,11 @@ export class MediaWorker {
     this.phaseMs = clock.phaseMs;
     this.loaded = new Promise((resolve) => (this.#readied = resolve));
     const { script, eval: isEval, execArgv } = workerScript();
+    const semiSpaceMb = workerSemiSpaceMb();
+    if (semiSpaceMb !== undefined && !semiSpaceSet) {
+      semiSpaceSet = true;
+      setFlagsFromString(`--min-semi-space-size=${semiSpaceMb}`);
+    }
     this.#worker = new Worker(script, { workerData: config, execArgv, ...(isEval ? { eval: true } : {}) });
     // A server with no call left is not kept up by an idle media thread.
     this.#worker.unref();
@@ -101,7 +133,7 @@ export class MediaWorker {
       }),
     );
     // Before any leg: the tick memory and this worker's phase.
-    this.#post({ type: "clock", memory: this.#ticks.buffer, phaseMs: this.phaseMs });
+    this.#post({ type: "clock", memory: this.#ticks.buffer, wake: this.#wake.buffer, phaseMs: this.phaseMs });
   }
 
   get threadId(): number {
@@ -143,20 +175,35 @@ export class MediaWorker {
   }
 
   /**
-   * A leg of this worker played tick `tick`: once every leg has had its turn (the clock's
-   * listeners run in one go), the tick is marked in the shared tick memory, and the worker is
-   * messaged if it wakes on messages (relayed) or if its own timer may have passed already.
+   * A leg of this worker plays its ticks on `clock`: once every leg has had a tick (after the
+   * clock's listeners), the tick is marked in the shared tick memory and the worker woken if need
+   * be. Followed once per clock; nothing is made per tick.
    */
+  follow(clock: FrameClock): void {
+    if (this.#followed === clock || !this.#alive) return;
+    this.#unfollow?.();
+    this.#followed = clock;
+    this.#unfollow = clock.afterTick(this.#afterTick);
+  }
+
+  /** A leg of this worker played tick `tick`, `lateMs` after it was due. */
   ticked(tick: number, lateMs: number): void {
     if (tick === this.#queuedTick || !this.#alive) return;
-    const jumped = tick !== this.#queuedTick + 1;
+    this.#jumped = tick !== this.#queuedTick + 1;
     this.#queuedTick = tick;
-    const due = performance.timeOrigin + performanceTime.now() - lateMs;
-    queueMicrotask(() => {
-      // Marked once for all workers (the memory is the pool's); after every leg has written.
-      if (this.#ticks.marked !== tick) this.#ticks.mark(tick, due);
-      if (needsNudge(this.phaseMs, performance.timeOrigin + performanceTime.now() - due, jumped)) this.#post({ type: "tick", tick });
-    });
+    this.#queuedDue = TIME_ORIGIN + performanceTime.now() - lateMs;
+  }
+
+  /**
+   * After the clock's listeners: the tick is marked (once for all workers: the memory is the
+   * pool's), and this worker woken if it wakes on every tick (relayed) or its own timer may have
+   * passed already (phased).
+   */
+  #mark(tick: number): void {
+    if (tick !== this.#queuedTick || !this.#alive) return;
+    const due = this.#queuedDue;
+    if (this.#ticks.marked !== tick) this.#ticks.mark(tick, due);
+    if (needsNudge(this.phaseMs, TIME_ORIGIN + performanceTime.now() - due, this.#jumped)) this.#wake.ask(tick);
   }
 
   stats(): Promise<WorkerStats> {
@@ -230,6 +277,9 @@ export class MediaWorker {
   #gone(reason: string): void {
     if (!this.#alive) return;
     this.#alive = false;
+    this.#unfollow?.();
+    this.#unfollow = undefined;
+    this.#followed = undefined;
     this.#readied(false);
     this.#onGone(this);
     for (const pending of this.#pending.values()) pending.reject(new MediaWorkerError(reason));

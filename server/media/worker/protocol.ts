@@ -1,6 +1,6 @@
 // The messages between the main thread and a media worker. Audio does not travel here (see
-// leg-memory.ts) nor do the ticks (tick-share.ts): only leg set-up, SDP, DTMF, state changes, a
-// tick message when the worker must be woken for one, and stats.
+// leg-memory.ts) nor do the ticks and the wake-ups for them (tick-share.ts): only leg set-up, SDP,
+// DTMF, state changes and stats.
 
 import type { DtmfDigit, DtmfSendOptions } from "../dtmf.js";
 import type { G711Codec } from "../g711.js";
@@ -40,10 +40,12 @@ export type LegCall =
 export type ToWorker =
   | { type: "create"; leg: string; memory: SharedArrayBuffer; options: RemoteLegOptions }
   | ({ type: "call"; id: number; leg: string } & LegCall)
-  /** The shared tick memory (tick-share.ts) and this worker's phase (0: woken by tick messages only). */
-  | { type: "clock"; memory: SharedArrayBuffer; phaseMs: number }
-  /** Send the ticks marked up to `tick` now (a relayed tick, or one marked after the worker's phase). */
-  | { type: "tick"; tick: number }
+  /**
+   * The shared tick memory, this worker's wake word (the last tick it must send now: a relayed
+   * tick, or one marked after the worker's phase; tick-share.ts) and its phase (0: woken through
+   * the wake word only).
+   */
+  | { type: "clock"; memory: SharedArrayBuffer; wake: SharedArrayBuffer; phaseMs: number }
   | { type: "stats"; id: number }
   /** The server stops: close every leg (their sockets with them), then answer "stopped". */
   | { type: "stop" };
@@ -52,12 +54,14 @@ export interface WorkerStats {
   legs: number;
   /** Busy share of the worker's event loop since the last stats request. */
   utilization: number;
-  /** Event-loop delay percentiles since the last stats request, ms. */
+  /** Event-loop delay percentiles since the last stats request, ms (0 in the first answer: the first request starts the measure). */
   loopP50Ms: number;
   loopP99Ms: number;
   loopMaxMs: number;
   /** How late ticks reached the worker after their due time, p99, ms. */
   tickLatenessP99Ms: number;
+  /** The worker's garbage collections since the last stats request: young-generation (scavenges) and the rest, their pauses' total and longest, ms. */
+  gc: { minor: number; major: number; ms: number; maxMs: number };
 }
 
 export type FromWorker =

@@ -154,6 +154,7 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
     this.#info = info;
     if (to === "connected" && this.state === "negotiating") {
       this.#state.transition("connected");
+      this.#worker.follow(this.#clock);
       this.#unsubscribeTick = this.#clock.subscribe((tick) => this.#tick(tick));
     } else if (to === "closed") {
       void this.close(reason ?? "closed");

@@ -1,14 +1,14 @@
 // A media worker's entry: it runs the werift peer connections (ICE, DTLS, SRTP, RTP, G.711, DTMF)
 // of the legs the main thread gives it, sending the frames of each tick the main thread's frame clock
-// has marked in shared memory, on its own timer at its phase or when a tick message asks
-// (tick-share.ts). Audio crosses in shared memory (leg-memory.ts); everything else is a message.
+// has marked in shared memory, on its own timer at its phase or when the main thread asks through
+// its wake word (tick-share.ts). Audio crosses in shared memory (leg-memory.ts); everything else is a message.
 
-import { monitorEventLoopDelay, performance } from "node:perf_hooks";
+import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import { parentPort, workerData } from "node:worker_threads";
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
 import { LegMemory } from "./leg-memory.js";
-import { TickShare, WorkerClock } from "./tick-share.js";
+import { TickShare, TickWake, WorkerClock } from "./tick-share.js";
 import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
 
@@ -30,9 +30,22 @@ const writeCounters = (): void => {
 };
 /** Replaced by the main thread's first message (the shared tick memory and this worker's phase), before any leg. */
 let clock = new WorkerClock({ share: new TickShare(), phaseMs: 0, afterTicks: writeCounters });
+// The loop-delay histogram samples on a 1 ms timer of its own: a thousand wake-ups a second in a
+// thread whose work is fifty ticks a second. It runs only once something asked for stats (a bench),
+// so a server nobody measures does not pay for it; the first answer's loop figures are then 0.
 const loopDelay = monitorEventLoopDelay({ resolution: 1 });
-loopDelay.enable();
+let loopMeasured = false;
 let elu = performance.eventLoopUtilization();
+// This thread's collections (a pause here is a pause of its legs' sending), counted from the start.
+const collections = { minor: 0, major: 0, ms: 0, maxMs: 0 };
+new PerformanceObserver((list) => {
+  for (const entry of list.getEntries() as (PerformanceEntry & { detail?: { kind?: number } })[]) {
+    if (entry.detail?.kind === perfConstants.NODE_PERFORMANCE_GC_MINOR) collections.minor++;
+    else collections.major++;
+    collections.ms += entry.duration;
+    collections.maxMs = Math.max(collections.maxMs, entry.duration);
+  }
+}).observe({ entryTypes: ["gc"] });
 
 const infoOf = (leg: PeerLeg): LegInfo => ({ codec: leg.codec, direction: leg.direction });
 
@@ -88,20 +101,29 @@ function stats(): WorkerStats {
     loopP99Ms: loopDelay.percentile(99) / 1e6,
     loopMaxMs: loopDelay.max / 1e6,
     tickLatenessP99Ms: clock.takeLatenessP99(),
+    gc: { ...collections },
   };
+  collections.minor = 0;
+  collections.major = 0;
+  collections.ms = 0;
+  collections.maxMs = 0;
   elu = performance.eventLoopUtilization();
   loopDelay.reset();
+  if (!loopMeasured) {
+    loopMeasured = true;
+    loopDelay.enable();
+  }
   return result;
 }
 
 port.on("message", (message: ToWorker) => {
   switch (message.type) {
-    case "clock":
-      clock = new WorkerClock({ share: new TickShare(message.memory), phaseMs: message.phaseMs, afterTicks: writeCounters });
+    case "clock": {
+      const ticking = new WorkerClock({ share: new TickShare(message.memory), phaseMs: message.phaseMs, afterTicks: writeCounters });
+      clock = ticking;
+      new TickWake(message.wake).listen((tick) => ticking.nudge(tick));
       break;
-    case "tick":
-      clock.nudge(message.tick);
-      break;
+    }
     case "create":
       create(message.leg, new LegMemory(message.memory), message.options);
       break;

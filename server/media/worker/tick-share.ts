@@ -4,15 +4,20 @@
 // here, so it never sends a frame the main thread has not played.
 //
 // Two ways to wake a worker for a tick (session 16, issue 18):
-// - relayed (the default): a "tick" message per tick (every worker wakes on the main thread's edge);
+// - relayed (the default): every worker is woken per tick on the main thread's edge;
 // - phased (SWITCHBOARD_WORKER_TICKS=phased, not the default: dtls-slow-server's worker case lost
 //   its tone in 3 of 4 phased runs, 0 of 3 relayed, cause not found): worker k runs its own timer, `phaseMs` after each main-thread edge (the workers'
 //   phases spread over the 20 ms), and sends whatever ticks are marked by then. The main thread
-//   still sends a message for a tick it marks late (too close to or after a worker's phase), or
+//   still wakes a worker for a tick it marks late (too close to or after a worker's phase), or
 //   after a jump (the clock restarted or skipped), so a frame never waits a whole period.
+// A wake-up is not a message (session 18): each worker has a word of shared memory of its own
+// (`TickWake`) where the main thread writes the last tick it asks that worker to send, and
+// `Atomics.notify` wakes the worker's `Atomics.waitAsync` on it. The main thread allocates nothing
+// for it (a message was an object cloned into a buffer per worker per tick), and wake-ups the worker
+// did not take in time merge into one (the last tick asked for, every marked tick up to it sent).
 
 import { FRAME_MS } from "../audio-frame.js";
-import { performanceTime, type TickListener, type TickSource, type TimeSource } from "../frame-clock.js";
+import { performanceTime, reusableTimer, type ReusableTimer, type TickListener, type TickSource, type TimeSource } from "../frame-clock.js";
 
 /** Ticks whose mark and due time the memory keeps: a worker catching up reads no further back. */
 export const TICK_SLOTS = 16;
@@ -88,7 +93,7 @@ export class TickShare {
 }
 
 /**
- * Main thread: whether a worker at `phaseMs` needs a message for a tick marked `lateMs` after its
+ * Main thread: whether a worker at `phaseMs` needs a wake-up for a tick marked `lateMs` after its
  * due time: always when relayed (phase 0), else when its own timer may already have passed, or
  * after a jump in the tick numbers (its timer still follows the old ones).
  */
@@ -101,7 +106,7 @@ const LATE_BUCKET_MS = 0.25;
 const LATE_BUCKETS = 1000;
 
 /**
- * A worker's clock: delivers each marked tick once, in order, when a message asks (up to the tick
+ * A worker's clock: delivers each marked tick once, in order, when the main thread wakes it (up to the tick
  * it names) or, phased, on its own timer `phaseMs` after the tick's due time. Lateness (a leg's
  * send bound, the stats) is counted from the worker's own due time, the main thread's plus the
  * phase: a steady offset is no lateness to the far end, whose jitter buffer sees only how far a
@@ -117,11 +122,11 @@ export class WorkerClock implements TickSource {
   readonly #afterTicks: () => void;
   #delivered = -1;
   #lateMs = 0;
-  #cancel: (() => void) | undefined;
+  readonly #timer: ReusableTimer;
+  #armed = false;
   #target = 0;
   readonly #lateness = new Uint32Array(LATE_BUCKETS);
   #counted = 0;
-  readonly #onTimer = (): void => this.#fire();
 
   constructor(options: { share: TickShare; phaseMs: number; time?: TimeSource; origin?: number; afterTicks?: () => void }) {
     this.#share = options.share;
@@ -129,6 +134,7 @@ export class WorkerClock implements TickSource {
     this.#time = options.time ?? performanceTime;
     this.#origin = options.origin ?? performance.timeOrigin;
     this.#afterTicks = options.afterTicks ?? (() => undefined);
+    this.#timer = reusableTimer(this.#time, () => this.#fire());
   }
 
   get lateMs(): number {
@@ -142,7 +148,7 @@ export class WorkerClock implements TickSource {
 
   /** Whether the clock's own timer is armed (phased, with listeners). */
   get timed(): boolean {
-    return this.#cancel !== undefined;
+    return this.#armed;
   }
 
   subscribe(listener: TickListener): () => void {
@@ -159,7 +165,7 @@ export class WorkerClock implements TickSource {
     };
   }
 
-  /** A message from the main thread: deliver the marked ticks up to `tick`. */
+  /** The main thread's wake-up (TickWake): deliver the marked ticks up to `tick`. */
   nudge(tick: number): void {
     this.#deliverUpTo(tick);
   }
@@ -188,7 +194,7 @@ export class WorkerClock implements TickSource {
   }
 
   #fire(): void {
-    this.#cancel = undefined;
+    this.#armed = false;
     const now = this.#now();
     // Woken early (a timer's millisecond granularity): wait the rest.
     if (now >= this.#target) this.#deliverUpTo(this.#share.marked);
@@ -208,12 +214,13 @@ export class WorkerClock implements TickSource {
     // one period at a time.
     if (target < now) target += Math.ceil((now - target) / FRAME_MS) * FRAME_MS;
     this.#target = target;
-    this.#cancel = this.#time.schedule(this.#onTimer, target - now);
+    this.#armed = true;
+    this.#timer.arm(target - now);
   }
 
   #disarm(): void {
-    this.#cancel?.();
-    this.#cancel = undefined;
+    this.#armed = false;
+    this.#timer.cancel();
   }
 
   #deliverUpTo(last: number): void {
@@ -241,5 +248,79 @@ export class WorkerClock implements TickSource {
     }
     this.#delivered = Math.max(this.#delivered, upTo);
     if (any) this.#afterTicks();
+  }
+}
+
+/** `Atomics.waitAsync` (Node 16 and up; its types are in a later lib than this project's ES2023). */
+type WaitAsync = (
+  array: Int32Array,
+  index: number,
+  value: number,
+) => { async: false; value: "not-equal" | "timed-out" } | { async: true; value: Promise<"ok" | "timed-out"> };
+const waitAsync = (Atomics as unknown as { waitAsync: WaitAsync }).waitAsync;
+
+/** A worker's wake word: the last tick the main thread asked it to send (0 before the first). */
+export const TICK_WAKE_BYTES = 4;
+
+/**
+ * One worker's wake-up for ticks, in shared memory: the main thread `ask`s for a tick (a store and
+ * an `Atomics.notify`, nothing allocated), the worker `listen`s (an `Atomics.waitAsync` re-armed
+ * after each wake-up) and is called with the last tick asked for; asks it had no turn to take
+ * between merge into the last one.
+ */
+export class TickWake {
+  readonly buffer: SharedArrayBuffer;
+  readonly #word: Int32Array;
+  #seen = 0;
+  #onTick: ((tick: number) => void) | undefined;
+  readonly #woken = (): void => this.#take();
+
+  constructor(buffer = new SharedArrayBuffer(TICK_WAKE_BYTES)) {
+    if (buffer.byteLength !== TICK_WAKE_BYTES) throw new Error(`a tick wake word must be ${TICK_WAKE_BYTES} bytes`);
+    this.buffer = buffer;
+    this.#word = new Int32Array(buffer);
+  }
+
+  /** The last tick asked for (0 before the first). */
+  get asked(): number {
+    return Atomics.load(this.#word, 0);
+  }
+
+  /** Main thread: the worker should send the marked ticks up to `tick` now. */
+  ask(tick: number): void {
+    Atomics.store(this.#word, 0, tick | 0);
+    Atomics.notify(this.#word, 0);
+  }
+
+  /** Worker: `onTick` is called (after the current task) with the last tick asked for, at each wake-up from now on. */
+  listen(onTick: (tick: number) => void): void {
+    const first = this.#onTick === undefined;
+    this.#onTick = onTick;
+    if (!first) return;
+    this.#seen = this.asked;
+    this.#wait();
+  }
+
+  #wait(): void {
+    // An ask between the last read and this wait makes the wait return at once ("not-equal"):
+    // none is missed. A loop, not recursion, for asks that keep coming meanwhile.
+    for (;;) {
+      const waiting = waitAsync(this.#word, 0, this.#seen);
+      if (waiting.async) {
+        void waiting.value.then(this.#woken);
+        return;
+      }
+      this.#seen = this.asked;
+      this.#onTick?.(this.#seen);
+    }
+  }
+
+  #take(): void {
+    this.#seen = this.asked;
+    try {
+      this.#onTick?.(this.#seen);
+    } finally {
+      this.#wait();
+    }
   }
 }
