@@ -7,7 +7,7 @@ import type { FastifyContextConfig, FastifyInstance, FastifyReply, FastifyReques
 import type { Clock } from "../clock.js";
 import { REVISION_PATTERN } from "../store/index.js";
 import { ApiError } from "./errors.js";
-import { answerBody, JsonText, plainData, successEnvelope, successEnvelopeText, type EnvelopeOptions, type Paging } from "./envelope.js";
+import { JsonText, plainData, successEnvelope, successEnvelopeText, type EnvelopeOptions, type Paging } from "./envelope.js";
 import { isJsonType, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
 import { toCsv } from "./csv.js";
 import { contentDisposition } from "./binary.js";
@@ -466,8 +466,8 @@ function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest
   // serialization step; data serialized already is joined into the envelope as it is.
   reply.type("application/json; charset=utf-8");
   if (prettyPrint(request, req)) reply.send(`${JSON.stringify(successEnvelope(envelopeOf(plainData(data), outcome, request.id, authToken, now)), null, 2)}\n`);
-  else if (data instanceof JsonText) reply.send(answerBody(successEnvelopeText(envelopeOf(data, outcome, request.id, authToken, now))));
-  else reply.send(answerBody(JSON.stringify(successEnvelope(envelopeOf(data, outcome, request.id, authToken, now)))));
+  else if (data instanceof JsonText) reply.send(successEnvelopeText(envelopeOf(data, outcome, request.id, authToken, now)));
+  else reply.send(JSON.stringify(successEnvelope(envelopeOf(data, outcome, request.id, authToken, now))));
   return undefined;
 }
 

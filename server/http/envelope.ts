@@ -120,37 +120,3 @@ function isoText(now: Date): string {
   }
   return lastIsoText;
 }
-
-/**
- * Answers of at least this many characters are sent as bytes (`answerBody`): below it the
- * string's own path costs no more, and at most MOST_CHARS, so that one answer always fits a slab.
- */
-const FEWEST_CHARS = 4096;
-const MOST_CHARS = 32 * 1024;
-/** The bytes of a slab that answers are written into; a new one when the rest may not hold the next answer. */
-const SLAB_BYTES = 256 * 1024;
-let slab: Buffer = Buffer.allocUnsafeSlow(SLAB_BYTES);
-let slabAt = 0;
-
-/**
- * An answer's body as Fastify is to send it: the same bytes as `text` in UTF-8. A larger answer is
- * written once into a slab shared by the answers (as Node's own Buffer pool does for small
- * strings) and sent as that part of it: Fastify then takes its length as it is (a string's it
- * measures with `Buffer.byteLength`, which flattens the joined envelope and scans it) and Node
- * writes the bytes as they are (a string it joins to the headers, flattens and encodes again).
- * A slab's bytes are never written twice: a part of it lives while its answer is being written,
- * and the slab with it; a full slab is left to the collector.
- */
-export function answerBody(text: string): string | Buffer {
-  const chars = text.length;
-  if (chars < FEWEST_CHARS || chars > MOST_CHARS) return text;
-  // UTF-8 takes at most three bytes per UTF-16 unit (a surrogate pair, two units, four bytes).
-  if (SLAB_BYTES - slabAt < chars * 3) {
-    slab = Buffer.allocUnsafeSlow(SLAB_BYTES);
-    slabAt = 0;
-  }
-  const written = slab.write(text, slabAt, "utf8");
-  const body = slab.subarray(slabAt, slabAt + written);
-  slabAt += written;
-  return body;
-}
