@@ -2,13 +2,16 @@
 // each once the one before has loaded werift, legs go to ready workers, and an engine closed while
 // warming stops cleanly. In serve mode (the built server): a simulated call placed the moment the
 // server says it is serving is answered, whether or not its workers have finished loading werift;
-// a server stopped while its workers warm exits cleanly; the built worker's file carries werift.
+// a server stopped while its workers warm exits cleanly; the built worker's file carries werift. The
+// first worker may be started by serve mode's entry before the server (early.ts): the engine's pool
+// adopts that thread, sends it its configuration, and its legs work.
 import { spawn } from "node:child_process";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MediaEngine, RemoteLeg } from "../../server/media/index.js";
+import { earlyMediaWorker, startEarlyMediaWorker, wantsMediaWorkers } from "../../server/media/worker/early.js";
 import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
 import { freshRequest, type FreshAnswer } from "../helpers/fresh-request.js";
 import { poll } from "../helpers/poll.js";
@@ -122,5 +125,46 @@ describe("media workers warmed from the start", () => {
     } finally {
       await rm(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe("the first media worker started before the server (serve mode's entry)", () => {
+  it("is started only when the command line leaves the server media workers", () => {
+    expect(wantsMediaWorkers([])).toBe(true);
+    expect(wantsMediaWorkers(["--port", "0", "--media-workers", "2"])).toBe(true);
+    expect(wantsMediaWorkers(["--media-workers", "0"])).toBe(false);
+    expect(wantsMediaWorkers(["--port", "8000", "--media-workers=0"])).toBe(false);
+    expect(wantsMediaWorkers(["--help"])).toBe(false);
+    // A port of 0 is not a worker count.
+    expect(wantsMediaWorkers(["--port", "0"])).toBe(true);
+    // Nor is one where a pool's flags would keep it from being adopted.
+    startEarlyMediaWorker(new URL(`file://${join(dirname(SERVER_ENTRY), "media-worker.js")}`), { SWITCHBOARD_WORKER_SEMI_SPACE_MB: "8" });
+    expect(earlyMediaWorker()).toBeUndefined();
+  });
+
+  it("is adopted as the engine's first worker: configured by message, ready, and its legs make offers on the configured address", async () => {
+    startEarlyMediaWorker(new URL(`file://${join(dirname(SERVER_ENTRY), "media-worker.js")}`), {});
+    const early = earlyMediaWorker();
+    expect(early).toBeDefined();
+    const failures: string[] = [];
+    const engine = new MediaEngine({ workers: 2, host: "127.0.0.1", onWorkerFailure: (reason) => failures.push(reason) });
+    try {
+      engine.warm();
+      expect(engine.workers[0]?.threadId).toBe(early?.threadId);
+      // Taken once: nothing is left for a second engine to adopt.
+      expect(earlyMediaWorker()).toBeUndefined();
+      await poll("both workers ready", async () => (engine.workers.length === 2 && engine.workers.every((w) => w.ready) ? true : undefined));
+      const legs = [engine.createLeg(), engine.createLeg()];
+      const threads = legs.map((leg) => (leg instanceof RemoteLeg ? leg.threadId : undefined));
+      expect(new Set(threads)).toEqual(new Set(engine.workers.map((w) => w.threadId)));
+      const onEarly = legs[threads.indexOf(early?.threadId)];
+      expect(onEarly).toBeDefined();
+      const offer = (await onEarly?.createOffer()) ?? "";
+      expect(offer).toMatch(/^a=candidate:.* 127\.0\.0\.1 \d+ typ host/m);
+      await Promise.all(legs.map((leg) => leg.close("done")));
+    } finally {
+      await engine.close();
+    }
+    expect(failures).toEqual([]);
   });
 });

@@ -10,6 +10,7 @@ import { pathToFileURL } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { performanceTime, type FrameClock } from "../frame-clock.js";
+import { takeEarlyMediaWorker } from "./early.js";
 import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
 import { needsNudge, TickShare, TickWake, workerPhaseMs, workerTickMode, type WorkerTickMode } from "./tick-share.js";
 
@@ -121,7 +122,14 @@ export class MediaWorker {
       semiSpaceSet = true;
       setFlagsFromString(`--min-semi-space-size=${semiSpaceMb}`);
     }
-    this.#worker = new Worker(script, { workerData: config, execArgv, ...(isEval ? { eval: true } : {}) });
+    // The first worker may be the one serve mode's entry started before the server (early.ts), unless
+    // this thread needs flags of its own (a profile, a semi-space size): then it is stopped.
+    let early = clock.index === 0 ? takeEarlyMediaWorker() : undefined;
+    if (early && (execArgv.length > 0 || semiSpaceMb !== undefined)) {
+      void early.terminate();
+      early = undefined;
+    }
+    this.#worker = early ?? new Worker(script, { workerData: config, execArgv, ...(isEval ? { eval: true } : {}) });
     // A server with no call left is not kept up by an idle media thread.
     this.#worker.unref();
     this.#worker.on("message", (message: FromWorker) => this.#receive(message));
@@ -132,7 +140,8 @@ export class MediaWorker {
         resolve();
       }),
     );
-    // Before any leg: the tick memory and this worker's phase.
+    // Before any leg: an early worker's configuration, the tick memory and this worker's phase.
+    if (early) this.#post({ type: "config", config });
     this.#post({ type: "clock", memory: this.#ticks.buffer, wake: this.#wake.buffer, phaseMs: this.phaseMs });
   }
 

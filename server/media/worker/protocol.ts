@@ -38,6 +38,8 @@ export type LegCall =
   | { op: "close"; reason: string };
 
 export type ToWorker =
+  /** An early worker's first message (early.ts): what a worker the pool starts gets as workerData. */
+  | { type: "config"; config: WorkerConfig }
   | { type: "create"; leg: string; memory: SharedArrayBuffer; options: RemoteLegOptions }
   | ({ type: "call"; id: number; leg: string } & LegCall)
   /**

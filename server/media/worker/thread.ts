@@ -14,7 +14,16 @@ import { provideWerift } from "../werift.js";
 
 const port = parentPort;
 if (!port) throw new Error("the media worker runs only as a worker thread");
-const config = workerData as WorkerConfig;
+// A worker the pool starts gets its configuration as workerData; one serve mode's entry started
+// before the server (early.ts) gets it as its first message.
+let config = (workerData ?? undefined) as WorkerConfig | undefined;
+let configured: (config: WorkerConfig) => void = () => undefined;
+const configuration = config ? Promise.resolve(config) : new Promise<WorkerConfig>((resolve) => (configured = resolve));
+/** The configuration, which precedes every leg. */
+const configOf = (): WorkerConfig => {
+  if (!config) throw new Error("the media worker has no configuration yet");
+  return config;
+};
 const post = (message: FromWorker): void => port.postMessage(message);
 
 interface Entry {
@@ -54,7 +63,7 @@ function create(id: string, memory: LegMemory, options: Extract<ToWorker, { type
   const leg = new PeerLeg({
     id,
     clock,
-    host: config.host,
+    host: configOf().host,
     random: { bytes: (n) => (n <= seed.length ? seed.subarray(0, n) : Buffer.alloc(n)) },
     codecs: options.codecs,
     telephoneEventPayloadType: options.telephoneEventPayloadType,
@@ -118,6 +127,10 @@ function stats(): WorkerStats {
 
 port.on("message", (message: ToWorker) => {
   switch (message.type) {
+    case "config":
+      config = message.config;
+      configured(message.config);
+      break;
     case "clock": {
       const ticking = new WorkerClock({ share: new TickShare(message.memory), phaseMs: message.phaseMs, afterTicks: writeCounters });
       clock = ticking;
@@ -188,7 +201,9 @@ provideWerift(weriftModule);
 // made now too, not by the first call's offer. Ready either way: werift keeps this one attempt,
 // so a failure here is the one the first leg would have met.
 const ready = (): void => post({ type: "ready" });
-const rehearsed = weriftModule.RTCDtlsTransport.SetupCertificate().then(rehearse);
+const rehearsed = weriftModule.RTCDtlsTransport.SetupCertificate()
+  .then(() => configuration)
+  .then(rehearse);
 track(rehearsed);
 rehearsed.then(ready, ready);
 
@@ -196,13 +211,13 @@ rehearsed.then(ready, ready);
  * One offer made and thrown away, as a leg makes it (one host candidate on `host`), so the first
  * call's offer runs code already compiled. Its socket closes with it.
  */
-async function rehearse(): Promise<void> {
+async function rehearse(settings: WorkerConfig): Promise<void> {
   const pc = new weriftModule.RTCPeerConnection({
     iceServers: [],
     iceUseIpv4: false,
     iceUseIpv6: false,
-    iceAdditionalHostAddresses: [config.host],
-    iceInterfaceAddresses: { [config.host.includes(":") ? "udp6" : "udp4"]: config.host },
+    iceAdditionalHostAddresses: [settings.host],
+    iceInterfaceAddresses: { [settings.host.includes(":") ? "udp6" : "udp4"]: settings.host },
   });
   try {
     pc.addTransceiver("audio", { direction: "sendrecv" });
