@@ -5,44 +5,17 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { FRAME_SAMPLES } from "../../server/media/audio-frame.js";
-import { FrameClock, type TimeSource } from "../../server/media/frame-clock.js";
+import { FrameClock } from "../../server/media/frame-clock.js";
 import { toneShare } from "../../server/media/goertzel.js";
 import { Mixer } from "../../server/media/mixer.js";
 import { TonePlayer, parseToneStream } from "../../server/media/player.js";
 import { StereoRecorder } from "../../server/media/recorder.js";
 import { parseWav } from "../../server/media/wav.js";
+import { HandTime } from "../helpers/hand-time.js";
 
 const dir = mkdtempSync(join(tmpdir(), "recording-time-"));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
-/** Time moved by hand; `stall` moves it with no timer running, as a blocked event loop does. */
-class HandTime implements TimeSource {
-  t = 0;
-  #timers: { at: number; fn: () => void }[] = [];
-  now(): number {
-    return this.t;
-  }
-  schedule(fn: () => void, delayMs: number): () => void {
-    const timer = { at: this.t + Math.max(0, delayMs), fn };
-    this.#timers.push(timer);
-    return () => {
-      this.#timers = this.#timers.filter((x) => x !== timer);
-    };
-  }
-  advanceTo(to: number): void {
-    for (;;) {
-      const next = [...this.#timers].sort((a, b) => a.at - b.at)[0];
-      if (!next || next.at > to) break;
-      this.#timers = this.#timers.filter((x) => x !== next);
-      this.t = Math.max(this.t, next.at);
-      next.fn();
-    }
-    this.t = to;
-  }
-  stall(ms: number): void {
-    this.t += ms;
-  }
-}
 
 /** Frame `index` of one channel (0 left, 1 right) of a stereo 16-bit WAV. */
 function frameOf(bytes: Buffer, dataOffset: number, index: number, channel: 0 | 1): Int16Array {

@@ -1,48 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { FrameClock, type TimeSource } from "../../server/media/frame-clock.js";
+import { FrameClock } from "../../server/media/frame-clock.js";
+import { HandTime } from "../helpers/hand-time.js";
 
-/** Time that moves only when told; timers fire `lateMs` after they are due, like a busy loop. */
-class ManualTime implements TimeSource {
-  t = 0;
-  lateMs = 0;
-  #timers: { at: number; fn: () => void }[] = [];
-
-  now(): number {
-    return this.t;
-  }
-
-  schedule(fn: () => void, delayMs: number): () => void {
-    const timer = { at: this.t + Math.max(1, delayMs) + this.lateMs, fn };
-    this.#timers.push(timer);
-    return () => {
-      this.#timers = this.#timers.filter((x) => x !== timer);
-    };
-  }
-
-  get pending(): number {
-    return this.#timers.length;
-  }
-
-  /** Moves time forward to `to`, firing due timers at their (late) time, in order. */
-  advanceTo(to: number): void {
-    for (;;) {
-      const next = [...this.#timers].sort((a, b) => a.at - b.at)[0];
-      if (!next || next.at > to) break;
-      this.#timers = this.#timers.filter((x) => x !== next);
-      this.t = Math.max(this.t, next.at);
-      next.fn();
-    }
-    this.t = to;
-  }
-
-  /** Stalls: time jumps without any timer running, as when the event loop is blocked. */
-  stall(ms: number): void {
-    this.t += ms;
-  }
-}
 
 function setup(options: { maxCatchUpTicks?: number } = {}) {
-  const time = new ManualTime();
+  const time = new HandTime();
   const clock = new FrameClock({ time, ...options });
   const ticks: { tick: number; at: number }[] = [];
   const stop = clock.subscribe((tick) => ticks.push({ tick, at: time.now() }));
@@ -89,7 +51,7 @@ describe("FrameClock", () => {
   });
 
   it("tells each listener how late the tick it is delivering runs (legs drop stale audio by it)", () => {
-    const time = new ManualTime();
+    const time = new HandTime();
     const clock = new FrameClock({ time });
     const late: number[] = [];
     clock.subscribe(() => late.push(clock.lateMs));
@@ -131,7 +93,7 @@ describe("FrameClock", () => {
 
   it("keeps ticking for the others when a listener throws, and reports the error", () => {
     const errors: unknown[] = [];
-    const time = new ManualTime();
+    const time = new HandTime();
     const clock = new FrameClock({ time, onListenerError: (e) => errors.push(e) });
     let calls = 0;
     clock.subscribe(() => {
@@ -144,7 +106,7 @@ describe("FrameClock", () => {
   });
 
   it("lets a listener join inside a tick without restarting the schedule", () => {
-    const time = new ManualTime();
+    const time = new HandTime();
     const clock = new FrameClock({ time });
     const late: number[] = [];
     const stop = clock.subscribe((tick) => {
