@@ -4,7 +4,7 @@
 // (through the worker's wake word), and a tick the main clock skipped is not sent. No threads, no real time.
 import { describe, expect, it } from "vitest";
 import type { TimeSource } from "../../server/media/frame-clock.js";
-import { workerSemiSpaceMb } from "../../server/media/worker/pool.js";
+import { workerSemiSpaceMb } from "../../server/media/worker/flags.js";
 import { needsNudge, NUDGE_MARGIN_MS, TickShare, WorkerClock, workerPhaseMs, workerTickMode } from "../../server/media/worker/tick-share.js";
 
 /** Time moved by hand; timers fire in order as it passes them. */

@@ -8,6 +8,7 @@
 // Nothing adopts it when the server takes no media workers; it is unref'd, so it keeps no process up.
 
 import { Worker } from "node:worker_threads";
+import { workerNeedsFlags } from "./flags.js";
 
 const KEY = Symbol.for("switchboard.earlyMediaWorker");
 
@@ -35,14 +36,14 @@ export function wantsMediaWorkers(argv: readonly string[]): boolean {
 
 /**
  * Starts the early worker from `script` (the built media-worker.js), once per process; not when the
- * pool's workers need flags of their own (a CPU profile, SWITCHBOARD_WORKER_SEMI_SPACE_MB): the pool
- * would not adopt it. Like the pool's, the thread takes none of the process's own flags (a preload
- * given with --import runs in the process, not in its media threads).
+ * pool's workers need flags of their own (flags.ts: a CPU profile, a semi-space size), which this
+ * thread would lack. It takes none of the process's own flags (a preload given with --import runs in
+ * the process, not in its media threads).
  */
 export function startEarlyMediaWorker(script: URL, env: NodeJS.ProcessEnv = process.env): void {
   const holder = globalThis as Holder;
   if (holder[KEY]) return;
-  if (process.execArgv.some((a) => a.startsWith("--cpu-prof")) || env.SWITCHBOARD_WORKER_SEMI_SPACE_MB) return;
+  if (workerNeedsFlags(env)) return;
   const worker = new Worker(script, { execArgv: [] });
   worker.unref();
   const early: Early = { worker, gone: false };

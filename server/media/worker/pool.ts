@@ -11,6 +11,7 @@ import { setFlagsFromString } from "node:v8";
 import { Worker } from "node:worker_threads";
 import { performanceTime, type FrameClock } from "../frame-clock.js";
 import { takeEarlyMediaWorker } from "./early.js";
+import { workerExecArgv, workerSemiSpaceMb } from "./flags.js";
 import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
 import { needsNudge, TickShare, TickWake, workerPhaseMs, workerTickMode, type WorkerTickMode } from "./tick-share.js";
 
@@ -32,14 +33,10 @@ interface Pending {
   reject(error: Error): void;
 }
 
-/**
- * How the main thread starts the worker: the built file, or the TypeScript source through tsx.
- * The thread gets none of the process's own flags but profiling ones: a preload meant for the
- * main thread (an --import that ends the process when stdin closes, say) must not run in it.
- */
+/** How the main thread starts the worker: the built file, or the TypeScript source through tsx; its flags (flags.ts). */
 function workerScript(): { script: URL | string; eval?: true; execArgv: string[] } {
   const here = import.meta.url;
-  const execArgv = process.execArgv.filter((a) => a.startsWith("--cpu-prof"));
+  const execArgv = workerExecArgv();
   if (here.endsWith(".ts")) {
     // Tests and benches run the sources: a small bootstrap registers tsx in the thread, then loads
     // the entry (Node 20 does not apply an --import loader to a worker's own entry).
@@ -59,17 +56,7 @@ function workerScript(): { script: URL | string; eval?: true; execArgv: string[]
 /** ms since the epoch of performance.now()'s 0: read once (the getter makes a number each time). */
 const TIME_ORIGIN = performance.timeOrigin;
 
-/**
- * SWITCHBOARD_WORKER_SEMI_SPACE_MB (opt-in, for A/B runs; session 18): the young generation's
- * starting semi-space of the media workers' heaps, MB (V8 starts at 1 MB and grows it only when much
- * survives, so a worker that makes a little garbage per packet scavenges every second or two). V8's
- * flag is the process's: it is set before the first worker starts and applies to every isolate made
- * after (the workers; the main thread's heap is already made).
- */
-export function workerSemiSpaceMb(env: NodeJS.ProcessEnv = process.env): number | undefined {
-  const mb = Number(env.SWITCHBOARD_WORKER_SEMI_SPACE_MB);
-  return Number.isInteger(mb) && mb >= 1 && mb <= 64 ? mb : undefined;
-}
+/** The semi-space flag (flags.ts) is the process's: set once, before the first worker. */
 let semiSpaceSet = false;
 
 /** How long a stopping worker may take to close its legs before it is terminated anyway. */
@@ -122,13 +109,9 @@ export class MediaWorker {
       semiSpaceSet = true;
       setFlagsFromString(`--min-semi-space-size=${semiSpaceMb}`);
     }
-    // The first worker may be the one serve mode's entry started before the server (early.ts), unless
-    // this thread needs flags of its own (a profile, a semi-space size): then it is stopped.
-    let early = clock.index === 0 ? takeEarlyMediaWorker() : undefined;
-    if (early && (execArgv.length > 0 || semiSpaceMb !== undefined)) {
-      void early.terminate();
-      early = undefined;
-    }
+    // The first worker may be the one serve mode's entry started before the server (early.ts; never
+    // when the workers need flags of their own: flags.ts).
+    const early = clock.index === 0 ? takeEarlyMediaWorker() : undefined;
     this.#worker = early ?? new Worker(script, { workerData: config, execArgv, ...(isEval ? { eval: true } : {}) });
     // A server with no call left is not kept up by an idle media thread.
     this.#worker.unref();
