@@ -43,15 +43,20 @@ async function timed(label, work) {
   return result;
 }
 
+/** Counts a step's verdict (one test) and says when it failed. */
+function tally(name, status, signal) {
+  if (status === 0) passed++;
+  else {
+    failed++;
+    console.log(`=== ${name} FAILED (exit ${status ?? signal})`);
+  }
+  return status === 0;
+}
+
 function step(name, command, args) {
   console.log(`\n=== ${name}: ${command} ${args.join(" ")}`);
   const r = spawnSync(command, args, { stdio: "inherit" });
-  if (r.status === 0) passed++;
-  else {
-    failed++;
-    console.log(`=== ${name} FAILED (exit ${r.status ?? r.signal})`);
-  }
-  return r.status === 0;
+  return tally(name, r.status, r.signal);
 }
 
 /** One step run beside others: its output (stdout and stderr together) kept for later. */
@@ -140,11 +145,7 @@ await timed("lint and type checks", () =>
     for (const r of results) {
       console.log(`\n=== ${r.name}: ${r.command} ${r.args.join(" ")}`);
       process.stdout.write(r.output);
-      if (r.status === 0) passed++;
-      else {
-        failed++;
-        console.log(`=== ${r.name} FAILED (exit ${r.status ?? r.signal})`);
-      }
+      tally(r.name, r.status, r.signal);
     }
   }),
 );
