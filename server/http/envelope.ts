@@ -76,7 +76,7 @@ export function successEnvelopeText(options: EnvelopeOptions<JsonText>): string 
   const end = paging === "{}" ? "}" : `,${paging.slice(1)}`;
   return (
     `{"status":"success","data":${options.data.text},"revision":${jsonString(revision)},"request_id":${jsonString(options.requestId)}` +
-    `,"auth_token":${tokenText(options.authToken ?? "")},"timestamp":"${isoText(options.now)}"${end}`
+    `,"auth_token":${tokenText(options.authToken ?? "")},"timestamp":"${envelopeTimestamp(options.now)}"${end}`
   );
 }
 
@@ -100,19 +100,15 @@ function tokenText(token: string): string {
   return lastTokenText;
 }
 
+/** The last timestamp's text: requests in the same second share it (toISOString is not cheap). */
+let lastIsoSecond = Number.NaN;
+let lastIsoText = "";
+
 /**
  * An envelope's `timestamp`: UTC to the second with a `Z`, as Kazoo writes it
  * (`kz_time:iso8601(kz_time:now_s())`: "2017-05-01T20:31:35Z"), not JavaScript's milliseconds.
  */
 export function envelopeTimestamp(now: Date): string {
-  return isoText(now);
-}
-
-/** The last timestamp's text: requests in the same second share it (toISOString is not cheap). */
-let lastIsoSecond = Number.NaN;
-let lastIsoText = "";
-
-function isoText(now: Date): string {
   const second = Math.floor(now.getTime() / 1000);
   if (second !== lastIsoSecond) {
     lastIsoText = `${new Date(second * 1000).toISOString().slice(0, 19)}Z`;
