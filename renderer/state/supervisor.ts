@@ -163,9 +163,18 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
       const api = callqOf(get());
       const ids = get().queues.list.map((q) => q.id);
       if (api !== null && ids.length > 0) {
-        const read = await Promise.all(ids.map((id) => api.queueStaffing(id).then((s): [string, Staffing] | null => [id, s], () => null)));
-        const staffing = Object.fromEntries(read.filter((entry): entry is [string, Staffing] => entry !== null));
-        if (watchers > 0) set((s) => ({ supervisor: { ...s.supervisor, staffing } }));
+        // A read that failed (a slow or busy server) keeps the queue's last estimate: dropping it
+        // would take the What-if panel off the tile, closing it under the supervisor's hand.
+        const read = await Promise.all(ids.map((id) => api.queueStaffing(id).then((s): [string, Staffing | null] => [id, s], (): [string, null] => [id, null])));
+        if (watchers > 0)
+          set((s) => {
+            const staffing: Record<string, Staffing> = {};
+            for (const [id, estimate] of read) {
+              const kept = estimate ?? s.supervisor.staffing[id];
+              if (kept !== undefined) staffing[id] = kept;
+            }
+            return { supervisor: { ...s.supervisor, staffing } };
+          });
       }
       if (watchers > 0 && cancelStaffing === null) cancelStaffing = deps.clock.after(ids.length > 0 ? STAFFING_REFRESH_MS : STAFFING_FIRST_TRY_MS, () => void readStaffing());
     }

@@ -210,8 +210,10 @@ describe("a trainee's shift with speaking callers", () => {
       const detail = `${JSON.stringify(call)} against ${JSON.stringify(reference)}`;
       expect(decibelsOf(call.energy, reference.energy[0]), detail).toBeGreaterThan(-1);
       expect(decibelsOf(call.energy, reference.energy[1]), detail).toBeLessThan(1);
-      expect(call.spanS, detail).toBeGreaterThanOrEqual(reference.spanS[0] - 2 * call.widestWindowS);
-      expect(call.spanS, detail).toBeLessThanOrEqual(reference.spanS[1] + 2 * call.widestWindowS);
+      // Plus what Chromium's jitter buffer said it inserted or took out meanwhile: a loaded machine
+      // delays packets, and that moves the bounds, never the verdict.
+      expect(call.spanS, detail).toBeGreaterThanOrEqual(reference.spanS[0] - 2 * call.widestWindowS - call.shortenedS);
+      expect(call.spanS, detail).toBeLessThanOrEqual(reference.spanS[1] + 2 * call.widestWindowS + call.stretchedS);
     }
     await socket.close();
   }, 120_000);

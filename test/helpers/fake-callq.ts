@@ -65,7 +65,7 @@ export function fakeCallqApi() {
     membership: {} as Record<string, string[]>,
     queueStatuses: {} as Record<string, QueueStatus>,
     queueSessions: {} as Record<string, QueueSession[]>,
-    queueStaffing: {} as Record<string, Staffing>,
+    queueStaffing: {} as Record<string, Staffing | Error>,
     recipients: [] as RecipientEntry[],
     recipientStatus: recipientStatus() as RecipientStatus | Error,
     recipientStatuses: {} as Record<string, RecipientStatusEntry>,
@@ -93,7 +93,7 @@ export function fakeCallqApi() {
     queueStatuses: (ids?: readonly string[]) =>
       answer("queueStatuses", [ids], () => (ids === undefined ? answers.queueStatuses : Object.fromEntries(ids.filter((id) => id in answers.queueStatuses).map((id) => [id, answers.queueStatuses[id] as QueueStatus])))),
     queueSessions: (queueId: string) => answer("queueSessions", [queueId], () => answers.queueSessions[queueId] ?? []),
-    queueStaffing: (queueId: string, whatIf?: StaffingWhatIf) => answer("queueStaffing", whatIf === undefined ? [queueId] : [queueId, whatIf], () => answers.queueStaffing[queueId] ?? NO_STAFFING),
+    queueStaffing: (queueId: string, whatIf?: StaffingWhatIf) => answer("queueStaffing", whatIf === undefined ? [queueId] : [queueId, whatIf], () => answers.queueStaffing[queueId] ?? NO_STAFFING) as Promise<Staffing>,
     recipients: () => answer("recipients", [], () => answers.recipients),
     recipientStatus: (userId: string) => answer("recipientStatus", [userId], () => answers.recipientStatus) as Promise<RecipientStatus>,
     recipientStatuses: (ids: readonly string[]) =>

@@ -16,6 +16,9 @@ export interface InboundReading {
   packetsLost: number;
   concealedSamples: number;
   totalSamplesReceived: number;
+  /** Samples NetEq added to slow the play-out down, and removed to speed it up. */
+  insertedSamplesForDeceleration: number;
+  removedSamplesForAcceleration: number;
 }
 
 // Page-side code as text: the node project has no DOM types, and this runs only in Chromium.
@@ -43,6 +46,8 @@ const SAMPLER = `(() => {
             packetsLost: s.packetsLost || 0,
             concealedSamples: s.concealedSamples || 0,
             totalSamplesReceived: s.totalSamplesReceived || 0,
+            insertedSamplesForDeceleration: s.insertedSamplesForDeceleration || 0,
+            removedSamplesForAcceleration: s.removedSamplesForAcceleration || 0,
           });
         });
       }
@@ -84,6 +89,13 @@ export interface HeardCall extends Speech {
   packetsLost: number;
   concealedSamples: number;
   totalSamplesReceived: number;
+  /**
+   * Seconds Chromium's jitter buffer added between the first and the last voiced window (concealment
+   * of late or lost packets, slowed play-out) and took out (sped-up play-out): a loaded machine
+   * stretches or shrinks the heard span by these, counted by Chromium itself.
+   */
+  stretchedS: number;
+  shortenedS: number;
 }
 
 /** Each call's speech, from the page's readings (calls read at least twice). */
@@ -97,6 +109,8 @@ export function heardCalls(readings: readonly InboundReading[]): HeardCall[] {
     if (!first || !last || rows.length < 2) continue;
     let start: number | undefined;
     let end: number | undefined;
+    let startRow: InboundReading | undefined;
+    let endRow: InboundReading | undefined;
     let widest = 0;
     for (let i = 1; i < rows.length; i++) {
       const before = rows[i - 1];
@@ -104,9 +118,18 @@ export function heardCalls(readings: readonly InboundReading[]): HeardCall[] {
       if (!before || !now) continue;
       widest = Math.max(widest, now.duration - before.duration);
       if (now.energy - before.energy < SPEECH_ENERGY) continue;
-      start ??= before.duration;
+      if (start === undefined) {
+        start = before.duration;
+        startRow = before;
+      }
       end = now.duration;
+      endRow = now;
     }
+    // Chromium counts these in samples of its play-out rate: the readings give seconds per sample.
+    const samples = last.totalSamplesReceived - first.totalSamplesReceived;
+    const perSample = samples > 0 ? (last.duration - first.duration) / samples : 0;
+    const within = (field: "concealedSamples" | "insertedSamplesForDeceleration" | "removedSamplesForAcceleration"): number =>
+      startRow && endRow ? (endRow[field] - startRow[field]) * perSample : 0;
     out.push({
       pc,
       energy: last.energy - first.energy,
@@ -115,7 +138,9 @@ export function heardCalls(readings: readonly InboundReading[]): HeardCall[] {
       packetsReceived: last.packetsReceived - first.packetsReceived,
       packetsLost: last.packetsLost - first.packetsLost,
       concealedSamples: last.concealedSamples - first.concealedSamples,
-      totalSamplesReceived: last.totalSamplesReceived - first.totalSamplesReceived,
+      totalSamplesReceived: samples,
+      stretchedS: within("concealedSamples") + within("insertedSamplesForDeceleration"),
+      shortenedS: within("removedSamplesForAcceleration"),
     });
   }
   return out;

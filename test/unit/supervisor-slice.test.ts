@@ -283,10 +283,19 @@ describe("the board's staffing estimates", () => {
     await c.clock.advance(1_000);
     expect(reads()).toBe(first + 2);
 
+    // A read that fails (a busy server) keeps the last estimate on the board, and the What-if panel with it.
+    c.callq.answers.queueStaffing = { [SALES]: new Error("timed out") };
+    await c.clock.advance(15_000);
+    expect(reads()).toBe(first + 3);
+    expect(c.store.getState().supervisor.staffing[SALES]?.agentsNeeded).toBe(2);
+    c.callq.answers.queueStaffing = { [SALES]: { agentsNeeded: 3, agentsNeededWithAbandonment: null, callsPerHour: 20, handleTime: 95, windowMinutes: 60, targetPercent: 80, answeredWithinS: 20, loggedIn: 1, ready: 1 } };
+    await c.clock.advance(15_000);
+    expect(c.store.getState().supervisor.staffing[SALES]?.agentsNeeded).toBe(3);
+
     // Not watched: no read at all.
     stop();
     c.events.emit(`callq.session.s99`, "end", { queue_id: SALES });
     await c.clock.advance(60_000);
-    expect(reads()).toBe(first + 2);
+    expect(reads()).toBe(first + 4);
   });
 });
