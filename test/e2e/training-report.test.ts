@@ -7,6 +7,7 @@
 // tables within the page. The trainee's Scorecards view shows their own row of the run, as the
 // API's; the report page is refused to them.
 import { join } from "node:path";
+import type { Page } from "playwright-core";
 import { afterAll, describe, expect, it } from "vitest";
 import type { OwnScorecard, RunReplay, Scorecard } from "../../contract/training.js";
 import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
@@ -40,6 +41,15 @@ function countsAt(replay: RunReplay, at: number): { waiting: number; answered: n
 }
 
 let runId = "";
+/**
+ * The file's two console pages, each opened and signed in once (a page load and a sign-in cost
+ * seconds on a loaded machine): agent1's, registered, for the run and then the Scorecards view;
+ * the trainer's (admin), for the replay and then the printable report.
+ */
+let traineePage: Page | undefined;
+let trainerPage: Page | undefined;
+const traineeConsole = async (): Promise<Page> => (traineePage ??= await setup.signedIn("agent1", true));
+const trainerConsole = async (): Promise<Page> => (trainerPage ??= await setup.signedIn("admin", false));
 
 describe("a finished run's replay, printable report and the trainee's scorecards", () => {
   it("runs a short scenario: agent1 rejects what rings, the simulated agent takes callers", async () => {
@@ -57,7 +67,7 @@ describe("a finished run's replay, printable report and the trainee's scorecards
     });
     expect(created.status, JSON.stringify(created.body)).toBe(201);
 
-    const trainee = await setup.signedIn("agent1", true);
+    const trainee = await traineeConsole();
     const agent1: Agent = { page: trainee, username: "agent1", name: "Alex Agent" };
     await openView(trainee, "Agent");
     await panelOf(trainee).getByRole("button", { name: "Login" }).click();
@@ -98,7 +108,7 @@ describe("a finished run's replay, printable report and the trainee's scorecards
     if (runId === "") throw new Error("the first test made no run");
     const f = setup.floor();
     const replay = (await f.v2<RunReplay>("GET", `/training_runs/${runId}/replay`)).body.data;
-    const trainer = await setup.signedIn("admin", false);
+    const trainer = await trainerConsole();
     await openView(trainer, "Training");
     await trainer.locator(`tr[data-run-id="${runId}"]`).getByRole("button", { name: /^Open the run of / }).click();
     const run = trainer.getByRole("region", { name: `Run of ${SCENARIO}` });
@@ -146,7 +156,7 @@ describe("a finished run's replay, printable report and the trainee's scorecards
     if (runId === "") throw new Error("the first test made no run");
     const f = setup.floor();
     const card = (await f.v2<Scorecard>("GET", `/training_runs/${runId}/scorecard`)).body.data;
-    const trainer = await setup.signedIn("admin", false);
+    const trainer = await trainerConsole();
     await openView(trainer, "Training");
     await trainer.locator(`tr[data-run-id="${runId}"]`).getByRole("button", { name: /^Open the run of / }).click();
     await trainer.getByRole("region", { name: `Run of ${SCENARIO}` }).getByRole("link", { name: "Printable report" }).click();
@@ -191,7 +201,7 @@ describe("a finished run's replay, printable report and the trainee's scorecards
   it("the trainee's Scorecards view shows their own row of the run, as the API's; the report is not theirs", async () => {
     if (runId === "") throw new Error("the first test made no run");
     const f = setup.floor();
-    const trainee = await setup.signedIn("agent1", false);
+    const trainee = await traineeConsole();
     const own = (await f.v2<OwnScorecard[]>("GET", `/users/${f.userId("agent1")}/training_scorecards`)).body.data;
     const mine = own.find((r) => r.run_id === runId);
     if (mine === undefined) throw new Error(`agent1's scorecards lack the run: ${JSON.stringify(own)}`);
