@@ -71,7 +71,13 @@ export interface MediaEngineOptions {
   forwardBridge?: boolean;
 }
 
-export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received">;
+export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received"> & {
+  /**
+   * A leg this one will be bridged to: with media workers, the new leg goes on the same worker (a
+   * two-party bridge forwarding on arrival then stays within one thread; forward.ts).
+   */
+  beside?: WebRtcLeg;
+};
 
 export class MediaEngine {
   readonly clock: FrameClock;
@@ -83,8 +89,8 @@ export class MediaEngine {
   readonly #library = new WavLibrary();
   readonly #legs = new Set<WebRtcLeg>();
   readonly #pool: MediaWorkerPool | undefined;
-  /** Whether two-party bridges forward on arrival (forward.ts). */
-  readonly forwardBridge: boolean;
+  /** Whether two-party bridges formed from now on forward on arrival (forward.ts); a bench turns it per round. */
+  forwardBridge: boolean;
 
   constructor(options: MediaEngineOptions = {}) {
     this.#options = options;
@@ -134,9 +140,11 @@ export class MediaEngine {
   /** A new WebRTC leg on the engine's clock; start it with createOffer() or acceptOffer(sdp). */
   createLeg(options: LegOptions = {}): WebRtcLeg {
     const { host, wallClock, random, maxSendLatenessMs } = this.#options;
-    const leg: WebRtcLeg = this.#pool
-      ? new RemoteLeg({ maxSendLatenessMs, ...options, clock: this.clock, worker: this.#pool.assign(), wallClock, random })
-      : new PeerLeg({ maxSendLatenessMs, ...options, clock: this.clock, host, wallClock, random });
+    const { beside, ...legOptions } = options;
+    const worker = beside instanceof RemoteLeg && beside.worker.alive ? beside.worker : this.#pool?.assign();
+    const leg: WebRtcLeg = worker
+      ? new RemoteLeg({ maxSendLatenessMs, ...legOptions, clock: this.clock, worker, wallClock, random })
+      : new PeerLeg({ maxSendLatenessMs, ...legOptions, clock: this.clock, host, wallClock, random });
     this.#legs.add(leg);
     leg.on("state", (change) => {
       if (change.to === "closed") this.#legs.delete(leg);

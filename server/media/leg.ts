@@ -9,7 +9,7 @@ import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from 
 import { guardHelloVerify } from "./dtls-guard.js";
 import { DirectRtpPath, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
 import { DtmfDetector, DtmfSender, type DtmfSendOptions } from "./dtmf.js";
-import type { TickSource } from "./frame-clock.js";
+import { performanceTime, type TickSource } from "./frame-clock.js";
 import type { FrameFifoOptions } from "./frame-fifo.js";
 import { decodeG711, encodeG711, G711_PAYLOAD_TYPE, type G711Codec } from "./g711.js";
 import { LegStateError, type LegCounters, type LegDirection, type LegEvents, type LegStats, type WebRtcLeg } from "./leg-api.js";
@@ -67,6 +67,12 @@ export interface ForwardTarget {
 /** Which path sent a leg's last audio or DTMF packet: its timestamps are mapped when that changes. */
 const TICK_PATH = 0;
 const FORWARD_PATH = 1;
+/** Samples per ms at G.711's 8 kHz. */
+const SAMPLES_PER_MS = FRAME_SAMPLES / FRAME_MS;
+/** Late forwarded packets in a row after which their lateness is taken as the path's new delay. */
+const MAX_LATE_RUN = 10;
+/** How far a quiet path's earliest arrival may drift per packet (samples): clocks drift apart. */
+const FLOOR_DRIFT = 0.1;
 
 /** Whether a transceiver direction sends (a function here, not a closure made per tick). */
 const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
@@ -129,6 +135,12 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
    * packet after the other path's last follows it by one frame (no jump the far end hears as a gap).
    */
   #lastPath = TICK_PATH;
+  /**
+   * The forward path's lateness: each packet's arrival (ms, as samples) less its RTP timestamp, the
+   * earliest such offset seen (drifting up slowly), and how many packets in a row came late.
+   */
+  #forwardFloor: number | undefined;
+  #lateRun = 0;
   #lastTimestamp: number | undefined;
   #tickShift = 0;
   #forwardShift = 0;
@@ -516,6 +528,11 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       const last = this.#lastTimestamp ?? this.#timestampBase - FRAME_SAMPLES;
       this.#forwardShift = (last + FRAME_SAMPLES - timestamp) >>> 0;
       this.#lastPath = FORWARD_PATH;
+      this.#forwardFloor = undefined;
+    }
+    if (this.#tooLate(timestamp)) {
+      this.#stats.staleFramesSkipped++;
+      return;
     }
     const header = this.#header;
     header.payloadType = G711_PAYLOAD_TYPE[codec];
@@ -527,6 +544,38 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#lastTimestamp = header.timestamp;
     this.#stats.packetsSent++;
     this.#send(transceiver, out, header);
+  }
+
+  /**
+   * Whether a forwarded packet comes more than maxSendLatenessMs later than the earliest packet of
+   * the stream relative to their timestamps (a stall of this thread or the far end's, or a hop
+   * between workers, let packets pile up): sent in a burst, such packets read to the far end's
+   * jitter buffer as network delay, and it would wait that much longer for every later packet (as
+   * for the tick path's late frames). Not sending one leaves a timestamp gap and no sequence gap,
+   * played as a pause. A run of late packets is a new delay of the path, taken as its floor.
+   */
+  #tooLate(timestamp: number): boolean {
+    if (this.#maxSendLatenessMs === Infinity) return false;
+    // RTP timestamps wrap at 2^32: the offset is taken modulo 2^32 and read as signed.
+    const offset = (Math.round(performanceTime.now() * SAMPLES_PER_MS) - timestamp) | 0;
+    const floor = this.#forwardFloor;
+    const late = floor === undefined ? 0 : (offset - floor) | 0;
+    // A first packet, an earlier one, or a jump of seconds (the far end's timeline changed): a new floor.
+    if (floor === undefined || late < 0 || late > 2000 * SAMPLES_PER_MS) {
+      this.#forwardFloor = offset;
+      this.#lateRun = 0;
+      return false;
+    }
+    this.#forwardFloor = floor + FLOOR_DRIFT;
+    if (late <= this.#maxSendLatenessMs * SAMPLES_PER_MS) {
+      this.#lateRun = 0;
+      return false;
+    }
+    if (++this.#lateRun >= MAX_LATE_RUN) {
+      this.#forwardFloor = offset;
+      this.#lateRun = 0;
+    }
+    return true;
   }
 
   #nextSequence(): number {
