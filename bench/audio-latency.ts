@@ -17,7 +17,10 @@
 // is the first 3 onsets of each call (its first 1.5 s), "steady" the rest. Then the same with a
 // busy child process (`for(;;)`) taking a core. BENCH_ROUNDS rounds per path and phase (default 5).
 // The server's legs run in media workers, one per core as in serve mode and the app
-// (BENCH_MEDIA_WORKERS=0: in the main thread).
+// (BENCH_MEDIA_WORKERS=0: in the main thread). BENCH_BRIDGE_PATHS: the server's bridge paths measured,
+// each a path of its own in the alternation (default "mixer,forward": receive buffers and the mix on
+// the frame clock, and each packet forwarded on arrival, media/forward.ts), the engine's switch
+// turned before each of its calls.
 import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
@@ -221,13 +224,17 @@ interface Sample {
   /** Page B's mean jitter buffer delay over each call. */
   jitterMs: number[];
 }
+type BridgePath = "mixer" | "forward";
+const BRIDGE_PATHS = (process.env.BENCH_BRIDGE_PATHS ?? "mixer,forward").split(",").filter(Boolean) as BridgePath[];
+for (const p of BRIDGE_PATHS) if (p !== "mixer" && p !== "forward") throw new Error(`BENCH_BRIDGE_PATHS: no path ${p}`);
 interface Figures {
-  server: Sample;
+  server: Record<BridgePath, Sample>;
   direct: Sample;
   /** The server legs' receive FIFO figures at each call's end. */
   legs: LegStats[];
 }
-const empty = (): Figures => ({ server: { setup: [], steady: [], missed: 0, jitterMs: [] }, direct: { setup: [], steady: [], missed: 0, jitterMs: [] }, legs: [] });
+const sample = (): Sample => ({ setup: [], steady: [], missed: 0, jitterMs: [] });
+const empty = (): Figures => ({ server: { mixer: sample(), forward: sample() }, direct: sample(), legs: [] });
 
 const WORKERS = Number(process.env.BENCH_MEDIA_WORKERS ?? defaultMediaWorkers());
 const bench = await startBenchServer("audio-latency", { rendererDir: await phoneLabDir(), mediaWorkers: WORKERS });
@@ -275,14 +282,15 @@ try {
     into.steady.push(...heardOnly(delays.slice(SETUP_PULSES)));
   };
 
-  const throughServer = async (f: Figures): Promise<void> => {
+  const throughServer = async (f: Figures, path: BridgePath): Promise<void> => {
+    server.media.forwardBridge = path === "forward";
     legs.length = 0;
     const id = await a.evaluate(() => (globalThis as unknown as LabWindow).lab.phone().call("1003"));
     await until("the call to be up", async () => (await a.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).some((c) => c.id === id && c.state === "active"));
     const incoming = await poll("agent2's call", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).find((c) => c.state === "active"), 15_000, 10);
     await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.listenToCall(callId), incoming.id);
-    await measure(f.server);
-    f.server.jitterMs.push(await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.jitterMs(callId), incoming.id));
+    await measure(f.server[path]);
+    f.server[path].jitterMs.push(await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.jitterMs(callId), incoming.id));
     for (const channel of legs) if ("stats" in channel.media) f.legs.push((channel.media as unknown as WebRtcLeg).stats());
     await a.evaluate((callId) => (globalThis as unknown as LabWindow).lab.phone().hangup(callId), id);
     await until("the call to end", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).length === 0 && server.calls.channels.size === 0);
@@ -302,15 +310,17 @@ try {
   const phase = async (name: string): Promise<void> => {
     const loadBefore = loadavg()[0];
     const f = empty();
-    const cpu = { server: 0, direct: 0 };
+    const cpu: Record<BridgePath | "direct", number> = { mixer: 0, forward: 0, direct: 0 };
+    const paths: (BridgePath | "direct")[] = ["direct", ...BRIDGE_PATHS];
     for (let r = 0; r < ROUNDS; r++) {
-      // Alternate which goes first, so neither always follows the other.
-      const order = r % 2 === 0 ? [direct, throughServer] : [throughServer, direct];
-      for (const run of order) {
+      // Turn which goes first, so none always follows another.
+      const order = paths.map((_, i) => paths[(i + r) % paths.length] as BridgePath | "direct");
+      for (const path of order) {
         const before = process.cpuUsage();
-        await run(f);
+        if (path === "direct") await direct(f);
+        else await throughServer(f, path);
         const used = process.cpuUsage(before);
-        cpu[run === direct ? "direct" : "server"] += (used.user + used.system) / 1000;
+        cpu[path] += (used.user + used.system) / 1000;
         await sleep(300);
       }
     }
@@ -320,18 +330,29 @@ try {
     const ratio = (x: number[], y: number[]) => (percentile(x, 50) / percentile(y, 50)).toFixed(2);
     const depth = f.legs.map((s) => s.jitterBufferMs);
     const fifo = f.legs.reduce((t, s) => ({ underruns: t.underruns + s.fifo.underruns, compressed: t.compressed + s.fifo.compressed, overflowed: t.overflowed + s.fifo.overflowed }), { underruns: 0, compressed: 0, overflowed: 0 });
+    const serverRows = BRIDGE_PATHS.flatMap((p): [string, string][] => {
+      const s = f.server[p];
+      return [
+        [`through the server (${p}), steady`, row(s.steady)],
+        [`ratio of medians to direct, steady (${p})`, ratio(s.steady, f.direct.steady)],
+        [`through the server (${p}), first ${SETUP_PULSES} onsets`, row(s.setup)],
+        [`ratio of medians to direct, after set-up (${p})`, ratio(s.setup, f.direct.setup)],
+        [`onsets not heard (${p})`, `${s.missed}`],
+        [`page B's jitter buffer, mean delay per call (${p})`, `${ms(percentile(s.jitterMs, 50))} median`],
+        [`bench process CPU, server rounds (${p})`, `${cpu[p].toFixed(0)} ms`],
+      ];
+    });
+    const both = BRIDGE_PATHS.includes("mixer") && BRIDGE_PATHS.includes("forward");
     report(`audio-latency, ${name}: tone onset page A → page B, ${ROUNDS} calls each way, ${WORKERS} media workers, ${PULSES} onsets a call; load ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`, [
-      ["through the server, steady", row(f.server.steady)],
       ["direct peer-to-peer (" + DIRECT_CODEC + "), steady", row(f.direct.steady)],
-      ["ratio of medians, steady", ratio(f.server.steady, f.direct.steady)],
-      [`through the server, first ${SETUP_PULSES} onsets`, row(f.server.setup)],
       [`direct, first ${SETUP_PULSES} onsets`, row(f.direct.setup)],
-      ["ratio of medians, after set-up", ratio(f.server.setup, f.direct.setup)],
-      ["onsets not heard (server / direct)", `${f.server.missed} / ${f.direct.missed}`],
-      ["page B's jitter buffer, mean delay per call (server / direct)", `${ms(percentile(f.server.jitterMs, 50))} / ${ms(percentile(f.direct.jitterMs, 50))} median`],
-      ["server legs' receive target at hang-up", `${Math.min(...depth)}-${Math.max(...depth)} ms`],
+      ...serverRows,
+      ...(both ? [["forward / mixer, ratio of steady medians", ratio(f.server.forward.steady, f.server.mixer.steady)] as [string, string]] : []),
+      ["onsets not heard (direct)", `${f.direct.missed}`],
+      ["page B's jitter buffer, mean delay per call (direct)", `${ms(percentile(f.direct.jitterMs, 50))} median`],
+      ["server legs' receive target at hang-up (all server calls)", `${Math.min(...depth)}-${Math.max(...depth)} ms`],
       ["server legs' FIFO underruns / compressed / overflowed", `${fifo.underruns} / ${fifo.compressed} / ${fifo.overflowed}`],
-      ["bench process CPU, server rounds / direct rounds", `${cpu.server.toFixed(0)} / ${cpu.direct.toFixed(0)} ms`],
+      ["bench process CPU, direct rounds", `${cpu.direct.toFixed(0)} ms`],
     ]);
   };
 

@@ -8,7 +8,11 @@
 // BENCH_MEDIA_CALLS (default 10,50,100), BENCH_MEDIA_WORKERS: the server's media workers, one run
 // per value (default 0,2), BENCH_MEDIA_PHONE_WORKERS: the phones process's (default 2),
 // BENCH_MEDIA_RUNS: runs per point (default 1), BENCH_MEDIA_SECONDS: measured window (default 10),
-// BENCH_MEDIA_PHONES_NICE: a nice value for the phones process (default 0).
+// BENCH_MEDIA_PHONES_NICE: a nice value for the phones process (default 0), BENCH_MEDIA_FORWARD: the
+// bridges' path, one run per value, their order turned each round so A and B alternate (default
+// "mixer"): "mixer" (receive buffers and the mix on the frame clock), "forward" (each packet
+// forwarded on arrival, media/forward.ts; the agent's leg placed by the pool as any leg, so with
+// workers most pairs cross between two workers), "beside" (forward, the agent's leg on its caller's worker).
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, setPriority, tmpdir } from "node:os";
@@ -27,6 +31,9 @@ const RUNS = Number(process.env.BENCH_MEDIA_RUNS ?? 1);
 /** Nice value for the phones process (0: same priority as the server). */
 const PHONES_NICE = Number(process.env.BENCH_MEDIA_PHONES_NICE ?? 0);
 const SECONDS = Number(process.env.BENCH_MEDIA_SECONDS ?? 10);
+type Path = "mixer" | "forward" | "beside";
+const PATHS = (process.env.BENCH_MEDIA_FORWARD ?? "mixer").split(",").filter(Boolean) as Path[];
+for (const p of PATHS) if (!["mixer", "forward", "beside"].includes(p)) throw new Error(`BENCH_MEDIA_FORWARD: no path ${p}`);
 const SETUP_BATCH = 5;
 // Set-up is not what is measured: on a loaded machine DTLS handshakes queue up, so legs wait longer.
 const CONNECT_TIMEOUT_MS = 60_000;
@@ -196,17 +203,20 @@ const AGENT_TONE = 1000;
 
 
 
-async function setUpCall(engine: MediaEngine, phones: Phones, dir: string, id: number): Promise<Call> {
+async function setUpCall(engine: MediaEngine, phones: Phones, dir: string, id: number, path: Path): Promise<Call> {
   const caller = engine.createLeg({ id: `caller-${id}`, connectTimeoutMs: CONNECT_TIMEOUT_MS });
-  const agent = engine.createLeg({ id: `agent-${id}`, connectTimeoutMs: CONNECT_TIMEOUT_MS });
+  const agent = engine.createLeg({ id: `agent-${id}`, connectTimeoutMs: CONNECT_TIMEOUT_MS, beside: path === "beside" ? caller : undefined });
   await Promise.all([
     phones.dial(`caller-phone-${id}`, `tone_stream://${CALLER_TONE}`, (offer) => caller.acceptOffer(offer)),
     phones.dial(`agent-phone-${id}`, `tone_stream://${AGENT_TONE}`, (offer) => agent.acceptOffer(offer)),
   ]);
   await connected(caller, agent);
   const mixer = engine.mixer();
-  caller.play(mixer.join("caller", caller.incoming));
-  agent.play(mixer.join("agent", agent.incoming));
+  const callerHears = mixer.join("caller", caller.incoming);
+  const agentHears = mixer.join("agent", agent.incoming);
+  caller.play(callerHears);
+  agent.play(agentHears);
+  if (path !== "mixer" && !engine.forward({ media: caller, hears: callerHears }, { media: agent, hears: agentHears })) throw new Error("the legs could not be paired to forward");
   const recorder = engine.recorder(join(dir, `call-${id}.wav`));
   recorder.attach(mixer, "caller");
   const mixed = new MixedSilence(mixer, "caller", engine.clock.tick);
@@ -277,15 +287,15 @@ const workerLoops = (stats: WorkerStats[]) =>
 /** One summary line per run, for bench/README.md's table. */
 const summary: string[] = [];
 
-async function run(n: number, workers: number, round: number): Promise<void> {
+async function run(n: number, workers: number, round: number, path: Path): Promise<void> {
   const dir = await mkdtemp(join(tmpdir(), "sb-bench-media-"));
-  const engine = new MediaEngine({ workers });
+  const engine = new MediaEngine({ workers, forwardBridge: path !== "mixer" });
   const phones = new Phones();
   const calls: Call[] = [];
   try {
     const setupStart = performance.now();
     for (let i = 0; i < n; i += SETUP_BATCH) {
-      const batch = Array.from({ length: Math.min(SETUP_BATCH, n - i) }, (_, j) => setUpCall(engine, phones, dir, i + j));
+      const batch = Array.from({ length: Math.min(SETUP_BATCH, n - i) }, (_, j) => setUpCall(engine, phones, dir, i + j, path));
       calls.push(...(await Promise.all(batch)));
     }
     const setupMs = performance.now() - setupStart;
@@ -390,9 +400,9 @@ async function run(n: number, workers: number, round: number): Promise<void> {
       ["RSS (server process)", `${rssMiB.toFixed(0)} MiB`],
     ];
     const where = workers === 0 ? "server legs in the main thread" : `server legs in ${workers} media workers`;
-    report(`media: ${n} bridged recorded calls, ${where}, phones in a second process; run ${round}, ${SECONDS} s`, rows);
+    report(`media: ${n} bridged recorded calls, ${where}, bridges: ${path}, phones in a second process; run ${round}, ${SECONDS} s`, rows);
     summary.push(
-      `| ${n} | ${workers} | ${pct(serverShare / n, 2)} (main ${pct(mainShare / n, 3)}, others ${pct(otherShare / n, 3)}) | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
+      `| ${n} | ${workers} | ${path} | ${pct(serverShare / n, 2)} (main ${pct(mainShare / n, 3)}, others ${pct(otherShare / n, 3)}) | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
         `${flow.sent - flow.received} of ${flow.sent} (${pct((flow.sent - flow.received) / Math.max(1, flow.sent), 2)}) | ` +
         `${flow.lost} / ${flow.dropped} / ${flow.stale} (${lostAll}) | ${flow.underruns} | ${flow.compressed} | ${pct(phonesShare, 0)} | ${good} of ${checks.length} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
     );
@@ -409,19 +419,23 @@ if (process.env.BENCH_MEDIA_ROLE === "phones") {
   for (const n of CALLS) {
     for (const workers of WORKERS) {
       for (let round = 1; round <= RUNS; round++) {
-        // A point the machine cannot carry (calls that never connect) is a figure too, not the end.
-        await run(n, workers, round).catch((error: unknown) => {
-          process.stdout.write(`\nmedia: ${n} calls, ${workers} workers, run ${round} failed: ${String(error)}\n`);
-          summary.push(`| ${n} | ${workers} | failed: ${String(error).slice(0, 120)} |`);
-        });
-        // Let the last run's processes and sockets go before the next one binds its own.
-        await sleep(3000);
+        // The paths in turn, starting one later each round: A B, B A, ...
+        const paths = PATHS.map((_, i) => PATHS[(i + round - 1) % PATHS.length] as Path);
+        for (const path of paths) {
+          // A point the machine cannot carry (calls that never connect) is a figure too, not the end.
+          await run(n, workers, round, path).catch((error: unknown) => {
+            process.stdout.write(`\nmedia: ${n} calls, ${workers} workers, ${path}, run ${round} failed: ${String(error)}\n`);
+            summary.push(`| ${n} | ${workers} | ${path} | failed: ${String(error).slice(0, 120)} |`);
+          });
+          // Let the last run's processes and sockets go before the next one binds its own.
+          await sleep(3000);
+        }
       }
     }
   }
   process.stdout.write(
-    "\n| calls | server workers | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | lost: gaps / drops / not sent | late (FIFO dry) | backlog cut | phones CPU | recordings good | load |\n" +
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
+    "\n| calls | server workers | bridges | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | lost: gaps / drops / not sent | late (FIFO dry) | backlog cut | phones CPU | recordings good | load |\n" +
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
       summary.join("\n") +
       `\n\nmedia bench wall time ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
   );

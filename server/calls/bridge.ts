@@ -1,5 +1,8 @@
 // A bridge: two answered channels talking through one mixer on the shared 20 ms clock, DTMF passed
-// across, and music on hold for the party of a leg whose device holds.
+// across, and music on hold for the party of a leg whose device holds. With the media engine's
+// forward path on, the two legs forward each packet to each other on arrival while nothing else
+// needs the mixer (no monitor, no mute); the mixer runs on underneath for the recorder and takes
+// over when a monitor joins, a leg is muted, or a leg plays anything else (hold music, a prompt).
 import { silence, type AudioSource, type MediaEngine, type Mixer, type MonitorMode } from "../media/index.js";
 import type { Channel, ChannelDtmf, ChannelChange } from "./channel.js";
 
@@ -31,6 +34,8 @@ export class Bridge {
   readonly #unlisten: (() => void)[] = [];
   /** Supervisors' legs listening in (monitor members of the mixer), with their unlisteners. */
   readonly #monitors = new Map<Channel, () => void>();
+  /** Ends the legs' forwarding on arrival (media/forward.ts), while it stands. */
+  #unforward: (() => void) | undefined;
   #settle: (end: BridgeEnd) => void = () => undefined;
   #over = false;
 
@@ -71,6 +76,30 @@ export class Bridge {
     }
     // A device that put its far end on hold before this bridge formed is still holding.
     for (const member of [a, b]) if (member.farEndHolding) this.#hold(member, true);
+    if (options.media.forwardBridge) {
+      this.#unlisten.push(options.media.mutes.onChange(() => this.#updateForward()));
+      this.#updateForward();
+    }
+  }
+
+  /** Whether the legs forward to each other on arrival (media/forward.ts) rather than through the mixer. */
+  get forwarding(): boolean {
+    return this.#unforward !== undefined;
+  }
+
+  /** Pairs the two legs to forward on arrival while nothing but the two parties needs the mixer, or ends it. */
+  #updateForward(): void {
+    const mutes = this.#options.media.mutes;
+    const muted = [this.a, this.b].some((c) => mutes.muted(c.id, "voice") || mutes.muted(c.id, "hearing"));
+    const want = !this.#over && this.#monitors.size === 0 && !muted;
+    if (want && !this.#unforward) {
+      const hearsA = this.#hears.get(this.a.id);
+      const hearsB = this.#hears.get(this.b.id);
+      if (hearsA && hearsB) this.#unforward = this.#options.media.forward({ media: this.a.media, hears: hearsA }, { media: this.b.media, hears: hearsB });
+    } else if (!want && this.#unforward) {
+      this.#unforward();
+      this.#unforward = undefined;
+    }
   }
 
   get over(): boolean {
@@ -104,6 +133,7 @@ export class Bridge {
     };
     channel.on("state", onState);
     this.#monitors.set(channel, () => channel.off("state", onState));
+    this.#updateForward();
   }
 
   /** Switches a monitor between eavesdrop, whisper and barge. */
@@ -120,6 +150,7 @@ export class Bridge {
     this.#monitors.delete(channel);
     this.#mixer.leave(channel.id);
     if (channel.state !== "hungup") channel.media.play(silence);
+    this.#updateForward();
   }
 
   /** Ends the bridge and leaves both legs up and silent, for a transfer to move them. */
@@ -181,6 +212,7 @@ export class Bridge {
     this.#over = true;
     for (const unlisten of this.#unlisten) unlisten();
     for (const monitor of [...this.#monitors.keys()]) this.removeMonitor(monitor);
+    this.#updateForward();
     for (const member of [this.a, this.b]) {
       this.#mixer.leave(member.id);
       if (member.state !== "hungup") member.media.play(silence);

@@ -16,6 +16,7 @@ import type { AudioSource } from "./audio-frame.js";
 import { MediaWorkerPool, type MediaWorker } from "./worker/pool.js";
 import { RemoteLeg } from "./worker/remote-leg.js";
 import type { WorkerStats } from "./worker/protocol.js";
+import { forwardBridgeDefault, forwardPair, type ForwardSide } from "./forward.js";
 
 export { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silence, type AudioSource } from "./audio-frame.js";
 export { FrameClock, performanceTime, type FrameClockOptions, type FrameClockStats, type TimeSource } from "./frame-clock.js";
@@ -30,6 +31,7 @@ export { MediaWorkerError } from "./worker/pool.js";
 export type { MediaWorker };
 export type { WorkerStats } from "./worker/protocol.js";
 export { LegMutes, type MuteDirection } from "./leg-mutes.js";
+export { forwardBridgeDefault, type ForwardSide } from "./forward.js";
 export { MemoryMedia, memoryMediaPair } from "./memory-media.js";
 export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
 export { MediaUriError, type PlayerOptions } from "./player.js";
@@ -62,9 +64,20 @@ export interface MediaEngineOptions {
   onWorkerFailure?(reason: string): void;
   /** When new calls are refused: the frame clock running late while the server is busy (load.ts). */
   load?: MediaLoadOptions;
+  /**
+   * Two-party bridges of WebRTC legs forward each packet on arrival (forward.ts) instead of
+   * through receive buffers and the mix on the frame clock (default: SWITCHBOARD_FORWARD_BRIDGE=1).
+   */
+  forwardBridge?: boolean;
 }
 
-export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received">;
+export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received"> & {
+  /**
+   * A leg this one will be bridged to: with media workers, the new leg goes on the same worker (a
+   * two-party bridge forwarding on arrival then stays within one thread; forward.ts).
+   */
+  beside?: WebRtcLeg;
+};
 
 export class MediaEngine {
   readonly clock: FrameClock;
@@ -76,9 +89,12 @@ export class MediaEngine {
   readonly #library = new WavLibrary();
   readonly #legs = new Set<WebRtcLeg>();
   readonly #pool: MediaWorkerPool | undefined;
+  /** Whether two-party bridges formed from now on forward on arrival (forward.ts); a bench turns it per round. */
+  forwardBridge: boolean;
 
   constructor(options: MediaEngineOptions = {}) {
     this.#options = options;
+    this.forwardBridge = options.forwardBridge ?? forwardBridgeDefault();
     this.clock = new FrameClock(options.frameClock);
     const workers = options.workers ?? 0;
     if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number >= 0, not ${workers}`);
@@ -124,9 +140,11 @@ export class MediaEngine {
   /** A new WebRTC leg on the engine's clock; start it with createOffer() or acceptOffer(sdp). */
   createLeg(options: LegOptions = {}): WebRtcLeg {
     const { host, wallClock, random, maxSendLatenessMs } = this.#options;
-    const leg: WebRtcLeg = this.#pool
-      ? new RemoteLeg({ maxSendLatenessMs, ...options, clock: this.clock, worker: this.#pool.assign(), wallClock, random })
-      : new PeerLeg({ maxSendLatenessMs, ...options, clock: this.clock, host, wallClock, random });
+    const { beside, ...legOptions } = options;
+    const worker = beside instanceof RemoteLeg && beside.worker.alive ? beside.worker : this.#pool?.assign();
+    const leg: WebRtcLeg = worker
+      ? new RemoteLeg({ maxSendLatenessMs, ...legOptions, clock: this.clock, worker, wallClock, random })
+      : new PeerLeg({ maxSendLatenessMs, ...legOptions, clock: this.clock, host, wallClock, random });
     this.#legs.add(leg);
     leg.on("state", (change) => {
       if (change.to === "closed") this.#legs.delete(leg);
@@ -137,6 +155,14 @@ export class MediaEngine {
   /** A source for a WAV path, file:// URL, tone_stream:// or silence_stream:// URI. */
   player(uri: string, options?: PlayerOptions): Promise<AudioSource> {
     return createPlayer(uri, options, this.#library);
+  }
+
+  /**
+   * Pairs two bridged legs to forward on arrival, when this engine does and the legs allow it
+   * (forward.ts); returns the function that hands their audio back to the mixer, or undefined.
+   */
+  forward(a: ForwardSide, b: ForwardSide): (() => void) | undefined {
+    return this.forwardBridge ? forwardPair(a, b) : undefined;
   }
 
   mixer(): Mixer {

@@ -8,11 +8,23 @@ export type MuteDirection = "voice" | "hearing";
 export class LegMutes {
   /** How many mutes hold each leg's voice or hearing: overlapping faults end one at a time. */
   readonly #held: Record<MuteDirection, Map<string, number>> = { voice: new Map(), hearing: new Map() };
+  readonly #listeners = new Set<() => void>();
+
+  /** Calls `listener` after every mute and release (a forwarding bridge hands its audio back to the mixer); returns the unsubscriber. */
+  onChange(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => void this.#listeners.delete(listener);
+  }
+
+  #changed(): void {
+    for (const listener of [...this.#listeners]) listener();
+  }
 
   /** Mutes the leg one way until the function returned is called (once; later calls do nothing). */
   mute(legId: string, direction: MuteDirection): () => void {
     const held = this.#held[direction];
     held.set(legId, (held.get(legId) ?? 0) + 1);
+    this.#changed();
     let released = false;
     return () => {
       if (released) return;
@@ -20,6 +32,7 @@ export class LegMutes {
       const left = (held.get(legId) ?? 1) - 1;
       if (left > 0) held.set(legId, left);
       else held.delete(legId);
+      this.#changed();
     };
   }
 

@@ -9,7 +9,7 @@ import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from 
 import { guardHelloVerify } from "./dtls-guard.js";
 import { DirectRtpPath, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
 import { DtmfDetector, DtmfSender, type DtmfSendOptions } from "./dtmf.js";
-import type { TickSource } from "./frame-clock.js";
+import { performanceTime, type TickSource } from "./frame-clock.js";
 import type { FrameFifoOptions } from "./frame-fifo.js";
 import { decodeG711, encodeG711, G711_PAYLOAD_TYPE, type G711Codec } from "./g711.js";
 import { LegStateError, type LegCounters, type LegDirection, type LegEvents, type LegStats, type WebRtcLeg } from "./leg-api.js";
@@ -57,6 +57,22 @@ const MAX_SEQUENCE_GAP = 100;
 /** Silent frames put in for lost packets, at most: enough to keep timing, never a long delay. */
 const MAX_CONCEALED_FRAMES = 3;
 const DEFAULT_MAX_SEND_LATENESS_MS = 3 * FRAME_MS;
+
+/** Where a leg forwarding on arrival (forward.ts) sends each audio packet it receives. */
+export interface ForwardTarget {
+  /** An audio packet (G.711 payload type 0 or 8) as it arrived, with its RTP timestamp; copy what is kept. */
+  forwarded(payload: Buffer, payloadType: number, timestamp: number): void;
+}
+
+/** Which path sent a leg's last audio or DTMF packet: its timestamps are mapped when that changes. */
+const TICK_PATH = 0;
+const FORWARD_PATH = 1;
+/** Samples per ms at G.711's 8 kHz. */
+const SAMPLES_PER_MS = FRAME_SAMPLES / FRAME_MS;
+/** Late forwarded packets in a row after which their lateness is taken as the path's new delay. */
+const MAX_LATE_RUN = 10;
+/** How far a quiet path's earliest arrival may drift per packet (samples): clocks drift apart. */
+const FLOOR_DRIFT = 0.1;
 
 /** Whether a transceiver direction sends (a function here, not a closure made per tick). */
 const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
@@ -107,6 +123,27 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   readonly #header: RtpOutFields = { payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0, marker: false };
   #dtmfTimestamp = 0;
   #remoteTelephoneEvent: number | undefined;
+  // Forwarding on arrival (forward.ts): where received audio goes at once, and the source whose
+  // playing lets forwarded packets out (the bridge's mix for this leg; anything else played, such
+  // as hold music, takes the tick path back at once).
+  #forwardTo: ForwardTarget | undefined;
+  #forwardWhile: AudioSource | undefined;
+  readonly #forwardPayload = Buffer.alloc(FRAME_SAMPLES);
+  #forwardDecoded = new Int16Array(FRAME_SAMPLES);
+  /**
+   * The two paths share one outgoing timeline: each path's timestamps are shifted so that its first
+   * packet after the other path's last follows it by one frame (no jump the far end hears as a gap).
+   */
+  #lastPath = TICK_PATH;
+  /**
+   * The forward path's lateness: each packet's arrival (ms, as samples) less its RTP timestamp, the
+   * earliest such offset seen (drifting up slowly), and how many packets in a row came late.
+   */
+  #forwardFloor: number | undefined;
+  #lateRun = 0;
+  #lastTimestamp: number | undefined;
+  #tickShift = 0;
+  #forwardShift = 0;
   // Receiving.
   readonly #tracks = new WeakSet<MediaStreamTrack>();
   #receiveTypes = new Set<number>();
@@ -394,8 +431,11 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       this.#marker = true;
       return;
     }
-    const timestamp = (this.#timestampBase + tick * FRAME_SAMPLES) >>> 0;
     const dtmf = this.#dtmfOut.next();
+    const forwarding = this.#forwarding();
+    // Forwarded packets carry this leg's audio: the tick sends only DTMF (which takes their place).
+    if (forwarding && (dtmf === undefined || dtmf === "gap")) return;
+    const timestamp = this.#tickTimestamp(tick);
     if (dtmf !== undefined && dtmf !== "gap") {
       const payloadType = this.#remoteTelephoneEvent;
       if (payloadType === undefined) return;
@@ -434,6 +474,110 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#send(transceiver, payload, header);
   }
 
+  /** The tick path's timestamp for `tick`, following on from the forward path's last packet. */
+  #tickTimestamp(tick: number): number {
+    const own = (this.#timestampBase + tick * FRAME_SAMPLES) >>> 0;
+    if (this.#lastPath === FORWARD_PATH && this.#lastTimestamp !== undefined) {
+      this.#tickShift = (this.#lastTimestamp + FRAME_SAMPLES - own) >>> 0;
+      this.#lastPath = TICK_PATH;
+    }
+    const timestamp = (own + this.#tickShift) >>> 0;
+    this.#lastTimestamp = timestamp;
+    return timestamp;
+  }
+
+  /**
+   * Forwards each audio packet this leg receives to `target` at once, as well as into its receive
+   * buffer (the mixer and the recorder still read that); undefined stops it.
+   */
+  forwardTo(target: ForwardTarget | undefined): void {
+    this.#forwardTo = target;
+  }
+
+  /**
+   * Sends packets forwarded to this leg (and no audio of its own ticks) while it plays `source`
+   * (the bridge's mix for it); undefined: the tick path only.
+   */
+  forwardWhile(source: AudioSource | undefined): void {
+    this.#forwardWhile = source;
+  }
+
+  #forwarding(): boolean {
+    return this.#forwardWhile !== undefined && this.#forwardWhile === this.#source;
+  }
+
+  /** A packet another leg received, sent on at once with this leg's SSRC, sequence and timeline. */
+  forwarded(payload: Buffer, payloadType: number, timestamp: number): void {
+    if (!this.#forwarding() || this.state !== "connected" || this.#dtmfOut.busy) return;
+    const transceiver = this.#transceiver;
+    if (!transceiver || !this.#canSend()) {
+      this.#marker = true;
+      return;
+    }
+    const codec = this.codec;
+    const from: G711Codec | undefined = payloadType === 0 ? "PCMU" : payloadType === 8 ? "PCMA" : undefined;
+    if (!codec || !from || payload.length > FRAME_SAMPLES * 4) return;
+    let out = payload;
+    if (from !== codec) {
+      // Transcoded per packet, through linear samples (the G.711 tables).
+      if (this.#forwardDecoded.length !== payload.length) this.#forwardDecoded = new Int16Array(payload.length);
+      out = payload.length === FRAME_SAMPLES ? this.#forwardPayload : Buffer.alloc(payload.length);
+      encodeG711(codec, decodeG711(from, payload, this.#forwardDecoded), out);
+    }
+    if (this.#lastPath === TICK_PATH) {
+      const last = this.#lastTimestamp ?? this.#timestampBase - FRAME_SAMPLES;
+      this.#forwardShift = (last + FRAME_SAMPLES - timestamp) >>> 0;
+      this.#lastPath = FORWARD_PATH;
+      this.#forwardFloor = undefined;
+    }
+    if (this.#tooLate(timestamp)) {
+      this.#stats.staleFramesSkipped++;
+      return;
+    }
+    const header = this.#header;
+    header.payloadType = G711_PAYLOAD_TYPE[codec];
+    header.sequenceNumber = this.#nextSequence();
+    header.timestamp = (timestamp + this.#forwardShift) >>> 0;
+    header.ssrc = transceiver.sender.ssrc;
+    header.marker = this.#marker;
+    this.#marker = false;
+    this.#lastTimestamp = header.timestamp;
+    this.#stats.packetsSent++;
+    this.#send(transceiver, out, header);
+  }
+
+  /**
+   * Whether a forwarded packet comes more than maxSendLatenessMs later than the earliest packet of
+   * the stream relative to their timestamps (a stall of this thread or the far end's, or a hop
+   * between workers, let packets pile up): sent in a burst, such packets read to the far end's
+   * jitter buffer as network delay, and it would wait that much longer for every later packet (as
+   * for the tick path's late frames). Not sending one leaves a timestamp gap and no sequence gap,
+   * played as a pause. A run of late packets is a new delay of the path, taken as its floor.
+   */
+  #tooLate(timestamp: number): boolean {
+    if (this.#maxSendLatenessMs === Infinity) return false;
+    // RTP timestamps wrap at 2^32: the offset is taken modulo 2^32 and read as signed.
+    const offset = (Math.round(performanceTime.now() * SAMPLES_PER_MS) - timestamp) | 0;
+    const floor = this.#forwardFloor;
+    const late = floor === undefined ? 0 : (offset - floor) | 0;
+    // A first packet, an earlier one, or a jump of seconds (the far end's timeline changed): a new floor.
+    if (floor === undefined || late < 0 || late > 2000 * SAMPLES_PER_MS) {
+      this.#forwardFloor = offset;
+      this.#lateRun = 0;
+      return false;
+    }
+    this.#forwardFloor = floor + FLOOR_DRIFT;
+    if (late <= this.#maxSendLatenessMs * SAMPLES_PER_MS) {
+      this.#lateRun = 0;
+      return false;
+    }
+    if (++this.#lateRun >= MAX_LATE_RUN) {
+      this.#forwardFloor = offset;
+      this.#lateRun = 0;
+    }
+    return true;
+  }
+
   #nextSequence(): number {
     const sequence = this.#sequence;
     this.#sequence = (sequence + 1) & 0xffff;
@@ -461,6 +605,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     // Into the leg's scratch buffer: a sink copies what it keeps (a worker's ring, a FIFO).
     if (this.#decoded.length !== payload.length) this.#decoded = new Int16Array(payload.length);
     this.#received.accept(decodeG711(codec, payload, this.#decoded), timestamp);
+    this.#forwardTo?.forwarded(payload, payloadType, timestamp);
   }
 
   /** Counts lost packets, fills their time with silence; false for a late or repeated packet. */

@@ -8,7 +8,7 @@ import { existsSync } from "node:fs";
 import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { setFlagsFromString } from "node:v8";
-import { Worker } from "node:worker_threads";
+import { Worker, type MessagePort } from "node:worker_threads";
 import { performanceTime, type FrameClock } from "../frame-clock.js";
 import { takeEarlyMediaWorker } from "./early.js";
 import { workerExecArgv, workerSemiSpaceMb } from "./flags.js";
@@ -196,6 +196,22 @@ export class MediaWorker {
     const due = this.#queuedDue;
     if (this.#ticks.marked !== tick) this.#ticks.mark(tick, due);
     if (needsNudge(this.phaseMs, TIME_ORIGIN + performanceTime.now() - due, this.#jumped)) this.#wake.ask(tick);
+  }
+
+  /**
+   * Forward on arrival (forward.ts): what `leg` receives goes at once to leg `to` of this worker or
+   * into `port` (the other leg is in another worker); neither stops it.
+   */
+  forward(leg: string, peer: { to?: string; port?: MessagePort }): void {
+    if (!this.#alive) return;
+    const message: ToWorker = { type: "forward", leg, ...peer };
+    if (peer.port) this.#worker.postMessage(message, [peer.port]);
+    else this.#post(message);
+  }
+
+  /** Whether `leg` sends the packets forwarded to it (while it plays the bridge's mix for it). */
+  forwardWhile(leg: string, on: boolean): void {
+    if (this.#alive) this.#post({ type: "forwardWhile", leg, on });
   }
 
   stats(): Promise<WorkerStats> {

@@ -2,6 +2,7 @@
 // leg-memory.ts) nor do the ticks and the wake-ups for them (tick-share.ts): only leg set-up, SDP,
 // DTMF, state changes and stats.
 
+import type { MessagePort } from "node:worker_threads";
 import type { DtmfDigit, DtmfSendOptions } from "../dtmf.js";
 import type { G711Codec } from "../g711.js";
 import type { LegDirection } from "../leg-api.js";
@@ -49,6 +50,14 @@ export type ToWorker =
    */
   | { type: "clock"; memory: SharedArrayBuffer; wake: SharedArrayBuffer; phaseMs: number }
   | { type: "stats"; id: number }
+  /**
+   * Forward on arrival (forward.ts): each audio packet `leg` receives goes at once to leg `to` of
+   * this worker, or into `port` (a MessageChannel to the worker of the other leg, whose packets
+   * come back on it); neither: no more forwarding.
+   */
+  | { type: "forward"; leg: string; to?: string; port?: MessagePort }
+  /** Whether `leg` sends packets forwarded to it (and no audio of its own ticks): the main thread's gate. */
+  | { type: "forwardWhile"; leg: string; on: boolean }
   /** The server stops: close every leg (their sockets with them), then answer "stopped". */
   | { type: "stop" };
 

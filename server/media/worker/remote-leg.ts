@@ -45,6 +45,9 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
   #closing: Promise<void> | undefined;
   #closeReason: string | undefined;
   #workerGone = false;
+  /** Forwarding on arrival (forward.ts): the source whose playing opens the worker's gate, and the gate. */
+  #forwardWhile: AudioSource | undefined;
+  #forwardOn = false;
 
   constructor(options: RemoteLegOptions) {
     super();
@@ -102,6 +105,28 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
 
   play(source: AudioSource = silence): void {
     this.#source = source;
+    this.#gate();
+  }
+
+  /** The worker this leg's peer connection runs in. */
+  get worker(): MediaWorker {
+    return this.#worker;
+  }
+
+  /**
+   * The worker sends packets forwarded to this leg (and no audio of its ticks) while this leg
+   * plays `source` (the bridge's mix for it); undefined: the tick path only.
+   */
+  forwardWhile(source: AudioSource | undefined): void {
+    this.#forwardWhile = source;
+    this.#gate();
+  }
+
+  #gate(): void {
+    const on = this.#forwardWhile !== undefined && this.#forwardWhile === this.#source;
+    if (on === this.#forwardOn) return;
+    this.#forwardOn = on;
+    if (this.state !== "closed") this.#worker.forwardWhile(this.id, on);
   }
 
   get source(): AudioSource {

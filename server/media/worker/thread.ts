@@ -4,7 +4,7 @@
 // its wake word (tick-share.ts). Audio crosses in shared memory (leg-memory.ts); everything else is a message.
 
 import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
-import { parentPort, workerData } from "node:worker_threads";
+import { parentPort, workerData, type MessagePort } from "node:worker_threads";
 import { PeerLeg } from "../leg.js";
 import type { LegInfo, FromWorker, ToWorker, WorkerConfig, WorkerStats, LegCall } from "./protocol.js";
 import { LegMemory } from "./leg-memory.js";
@@ -29,6 +29,37 @@ const post = (message: FromWorker): void => port.postMessage(message);
 interface Entry {
   leg: PeerLeg;
   memory: LegMemory;
+  /** The channel to the worker of the leg this one forwards to and from (forward.ts). */
+  port?: MessagePort;
+}
+
+/** A packet crossing to another worker: payload type, RTP timestamp (big-endian), then the payload. */
+const FORWARD_HEAD = 5;
+
+/** Links `entry`'s leg to a leg of this worker, to one in another worker through `port`, or to none. */
+function forward(entry: Entry, to: string | undefined, port: MessagePort | undefined): void {
+  entry.port?.close();
+  entry.port = undefined;
+  if (port) {
+    entry.port = port;
+    entry.leg.forwardTo({
+      forwarded(payload, payloadType, timestamp) {
+        // A buffer of its own, moved rather than copied: the payload is a view of the socket's.
+        const bytes = Buffer.allocUnsafeSlow(FORWARD_HEAD + payload.length);
+        bytes[0] = payloadType;
+        bytes.writeUInt32BE(timestamp, 1);
+        payload.copy(bytes, FORWARD_HEAD);
+        port.postMessage(bytes, [bytes.buffer]);
+      },
+    });
+    const leg = entry.leg;
+    port.on("message", (bytes: Uint8Array) => {
+      const packet = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+      if (packet.length > FORWARD_HEAD) leg.forwarded(packet.subarray(FORWARD_HEAD), packet[0], packet.readUInt32BE(1));
+    });
+    return;
+  }
+  entry.leg.forwardTo(to === undefined ? undefined : legs.get(to)?.leg);
 }
 
 const legs = new Map<string, Entry>();
@@ -155,6 +186,7 @@ port.on("message", (message: ToWorker) => {
         (value) => {
           if (message.op === "close") {
             memory.writeCounters(leg.counters);
+            entry.port?.close();
             legs.delete(message.leg);
           }
           post({ type: "reply", id: message.id, ok: true, value, info: infoOf(leg) });
@@ -169,6 +201,17 @@ port.on("message", (message: ToWorker) => {
     case "stats":
       post({ type: "stats", id: message.id, stats: stats() });
       break;
+    case "forward": {
+      const entry = legs.get(message.leg);
+      if (entry) forward(entry, message.to, message.port);
+      else message.port?.close();
+      break;
+    }
+    case "forwardWhile": {
+      const leg = legs.get(message.leg)?.leg;
+      leg?.forwardWhile(message.on ? leg.source : undefined);
+      break;
+    }
     case "stop":
       void stop();
       break;
@@ -188,7 +231,10 @@ function track(work: Promise<unknown>): void {
  * UDPWrap::OnRecv).
  */
 async function stop(): Promise<void> {
-  for (const { leg } of legs.values()) track(leg.close("shutdown"));
+  for (const entry of legs.values()) {
+    entry.port?.close();
+    track(entry.leg.close("shutdown"));
+  }
   while (closing.size > 0) await Promise.allSettled([...closing]);
   post({ type: "stopped" });
 }
