@@ -140,7 +140,7 @@ export async function dialNumber(ctx: CallContext, request: NumberDialRequest): 
   if (request.signal.aborted) return { kind: "aborted" };
   const signalling = ctx.signalling;
   if (!signalling?.dialOut) return { kind: "failed", code: 480, cause: "SUBSCRIBER_ABSENT" };
-  const offered = await offeredLeg(ctx);
+  const offered = await offeredLeg(ctx, request.origin);
   if (!offered) return { kind: "failed", code: 500, cause: "NORMAL_TEMPORARY_FAILURE" };
   const { leg: media, offer } = offered;
   if (request.signal.aborted) {
@@ -176,8 +176,10 @@ export async function dialNumber(ctx: CallContext, request: NumberDialRequest): 
 }
 
 /** A new leg of the server's with its offer; undefined (reported, the leg closed) when the offer failed. */
-async function offeredLeg(ctx: CallContext): Promise<{ leg: WebRtcLeg; offer: string } | undefined> {
-  const leg = ctx.media.createLeg();
+async function offeredLeg(ctx: CallContext, origin?: Channel): Promise<{ leg: WebRtcLeg; offer: string } | undefined> {
+  // A bridge that forwards on arrival stays within one media worker when its legs share one.
+  const beside = ctx.media.forwardBridge ? origin?.media : undefined;
+  const leg = ctx.media.createLeg(beside === undefined ? {} : { beside });
   try {
     return { leg, offer: await leg.createOffer() };
   } catch (err) {
@@ -199,7 +201,7 @@ async function startLeg(ctx: CallContext, request: DialRequest, target: DialTarg
   let offer = "";
   if (signalling.directMedia?.(ref) === true) [media, far] = memoryMediaPair();
   else {
-    const offered = await offeredLeg(ctx);
+    const offered = await offeredLeg(ctx, request.origin);
     if (!offered) return undefined;
     ({ leg: media, offer } = offered);
   }

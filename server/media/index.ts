@@ -6,7 +6,7 @@
 import type { Clock, RandomSource } from "../clock.js";
 import { FrameClock, type FrameClockOptions } from "./frame-clock.js";
 import { PeerLeg, type WebRtcLegOptions } from "./leg.js";
-import type { WebRtcLeg } from "./leg-api.js";
+import type { CallMedia, WebRtcLeg } from "./leg-api.js";
 import { LegMutes } from "./leg-mutes.js";
 import { Mixer } from "./mixer.js";
 import { createPlayer, WavLibrary, type PlayerOptions } from "./player.js";
@@ -76,7 +76,7 @@ export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random"
    * A leg this one will be bridged to: with media workers, the new leg goes on the same worker (a
    * two-party bridge forwarding on arrival then stays within one thread; forward.ts).
    */
-  beside?: WebRtcLeg;
+  beside?: CallMedia;
 };
 
 export class MediaEngine {

@@ -116,7 +116,10 @@ describe.each([
     expect(relay.heldDtls).toBeGreaterThanOrEqual(2);
     expect(closed).toEqual([]);
     expect([a.state, b.state]).toEqual(["connected", "connected"]);
-    const atB = await heard(engine, b, 600);
-    expect(toneShare(atB.subarray(-2400), 440)).toBeGreaterThan(0.8);
+    // The audio carried: a 300 ms stretch at B that is the tone. How soon it came is not this
+    // test's (a busy machine delays it, or puts a gap in one stretch): up to ten stretches are heard.
+    const shares: number[] = [];
+    for (let look = 0; look < 10 && (shares.at(-1) ?? 0) <= 0.8; look++) shares.push(toneShare((await heard(engine, b, 600)).subarray(-2400), 440));
+    expect(Math.max(...shares), `the tone's share of each stretch heard at B: ${shares.map((x) => x.toFixed(2)).join(", ")}`).toBeGreaterThan(0.8);
   });
 });
