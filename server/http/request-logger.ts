@@ -1,7 +1,8 @@
 // The logger of one request (`request.log`), made by Fastify for every request: most requests
 // log nothing, so the logger's child with the request's bindings (its id) is made at the first
 // line written, not for every request (a pino child per request was measurable CPU per GET).
-import Fastify, { type FastifyBaseLogger } from "fastify";
+import type { FastifyBaseLogger } from "fastify";
+import { serializers } from "fastify/lib/logger-pino.js";
 import type { Bindings, ChildLoggerOptions } from "fastify/types/logger.js";
 
 type LogFn = FastifyBaseLogger["info"];
@@ -74,41 +75,10 @@ export class RequestLogger implements FastifyBaseLogger {
 /**
  * The app's logger (`app.log`, the parent of every request's): `logger` itself until a line is
  * written or a child asked, and children made lazily (RequestLogger). Made as Fastify makes its
- * own from a logger instance: a child of it with Fastify's serializers (req, res, err) and the
- * instance's own. Fastify is given no logger (server/http/app.ts), so it sets up no response
+ * own from a logger instance (ours had no serializers of its own to add): a child of it with
+ * Fastify's serializers (req, res, err). Fastify is given no logger (server/http/app.ts), so it sets up no response
  * listeners per request; it is given a child factory over this one instead.
  */
 export function appLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
-  return new RequestLogger(logger, {}, {}, true).child({}, { serializers: fastifySerializers() });
+  return new RequestLogger(logger, {}, {}, true).child({}, { serializers: { ...serializers } });
 }
-
-let serializers: ChildLoggerOptions["serializers"] | undefined;
-
-/**
- * Fastify's log serializers, as it adds them to a logger instance it is given: read once from
- * the child options of a throwaway app's logger (no copy of them, and no import of Fastify's
- * internal files).
- */
-function fastifySerializers(): ChildLoggerOptions["serializers"] {
-  if (serializers !== undefined) return serializers;
-  let given: ChildLoggerOptions["serializers"] = {};
-  const probe: FastifyBaseLogger = {
-    level: "silent",
-    fatal: noop,
-    error: noop,
-    warn: noop,
-    info: noop,
-    debug: noop,
-    trace: noop,
-    silent: noop,
-    child: (_bindings, options) => {
-      given = options?.serializers ?? {};
-      return probe;
-    },
-  };
-  void Fastify({ loggerInstance: probe }).close();
-  serializers = given;
-  return given;
-}
-
-function noop(): void {}
