@@ -270,6 +270,8 @@ try {
 } finally {
   for (const child of children.reverse()) await stop(child);
   for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+  // --perf-basic-prof's symbol maps (perf reads them at each round's report, done by now).
+  if (PERF) for (const child of children) await rm(`/tmp/perf-${child.pid ?? 0}.map`, { force: true });
 }
 
 /** On-CPU samples of one server over its measured rounds (BENCH_PERF). */
