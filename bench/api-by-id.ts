@@ -11,7 +11,12 @@
 // the request id and Date); a second reference in the same rounds sends the body alone (the
 // issue's own reference, sessions 11-13), and the ratio is printed against both.
 // BENCH_BARE_PLAIN=1 runs the body-only one alone.
-import { spawn, type ChildProcess } from "node:child_process";
+// BENCH_PERF=1 (Linux, perf installed): each measured round of each server is also recorded by
+// `perf record -e cpu-clock -g` (on-CPU samples only: time a loaded machine kept a process off the
+// CPU is not in them, as it is in --cpu-prof's wall-clock samples), its JavaScript named through
+// --perf-basic-prof, and the on-CPU µs per request printed by kind of code (kernel, V8 and Node's
+// C++, JIT code, libc) and by function, each server beside the others.
+import { execFileSync, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -29,6 +34,10 @@ const WARM_UP_S = 2;
 const PROFILE_DIR = process.env.BENCH_CPU_PROF;
 const SERVER = process.env.BENCH_SERVER ?? join(import.meta.dirname, "../out/main/server.js");
 const AB_SERVER = process.env.BENCH_AB_SERVER;
+const PERF = process.env.BENCH_PERF === "1";
+/** perf's sampling rate with BENCH_PERF: one sample per ~500 µs of a thread's CPU. */
+const PERF_HZ = 1999;
+const PERF_ARGS = PERF ? ["--perf-basic-prof"] : [];
 /**
  * No media workers (as list-pages runs): a GET uses none, and idle workers still use CPU of their
  * own (about 3% of a core each, session 18), which /proc counts into the server's CPU per request.
@@ -42,6 +51,8 @@ interface Load {
   errors: number;
   /** Server CPU per request, ms. */
   cpu: number;
+  /** Requests answered in the load. */
+  requests: number;
 }
 
 async function load(child: ChildProcess, url: string, headers: Record<string, string>, rate?: number, duration = DURATION_S): Promise<Load> {
@@ -54,6 +65,7 @@ async function load(child: ChildProcess, url: string, headers: Record<string, st
     p99: result.latency.p99,
     errors: result.errors + result.non2xx + result.timeouts,
     cpu: result.requests.total > 0 ? cpu / result.requests.total : Number.NaN,
+    requests: result.requests.total,
   };
 }
 
@@ -68,7 +80,7 @@ interface Target {
 
 /** Starts a Switchboard build, signs in and creates the devices; the path of one device. */
 async function startSwitchboard(name: string, server: string, dataDir: string, profileArgs: string[]): Promise<Target> {
-  const child = spawn(process.execPath, [...profileArgs, server, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", ...MEDIA_ARGS], {
+  const child = spawn(process.execPath, [...PERF_ARGS, ...profileArgs, server, "--port", "0", "--data-dir", dataDir, "--log-level", "warn", ...MEDIA_ARGS], {
     stdio: ["ignore", "pipe", "pipe"],
   });
   children.push(child);
@@ -202,7 +214,7 @@ try {
   await writeFile(bodiesFile, JSON.stringify(bodies));
   const sameFile = await sameWorkFile(dataDir, sb.headers["X-Auth-Token"] ?? "", measured.headers);
   const bareProfileArgs = PROFILE_DIR === undefined ? [] : ["--cpu-prof", `--cpu-prof-dir=${join(PROFILE_DIR, "bare")}`];
-  const bare = spawn(process.execPath, [...bareProfileArgs, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile, ...sameFile], { stdio: ["ignore", "pipe", "pipe"] });
+  const bare = spawn(process.execPath, [...PERF_ARGS, ...bareProfileArgs, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile, ...sameFile], { stdio: ["ignore", "pipe", "pipe"] });
   children.push(bare);
   const bareBase = (await waitForLine(bare, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
   const bareTarget: Target = { name: "bare Fastify", child: bare, url: bareBase + new URL(sb.url).pathname, headers: sb.headers };
@@ -210,7 +222,7 @@ try {
   // The issue's own reference (sessions 11-13), in the same rounds: the body alone.
   let plainTarget: Target | undefined;
   if (sameFile.length > 0) {
-    const plain = spawn(process.execPath, ["--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
+    const plain = spawn(process.execPath, [...PERF_ARGS, "--import", "tsx", join(import.meta.dirname, "lib/bare-fastify.ts"), bodiesFile], { stdio: ["ignore", "pipe", "pipe"] });
     children.push(plain);
     const plainBase = (await waitForLine(plain, /http:\/\/127\.0\.0\.1:[1-9]\d*/)).trim();
     plainTarget = { name: "bare Fastify, body only", child: plain, url: plainBase + new URL(sb.url).pathname, headers: sb.headers };
@@ -222,10 +234,17 @@ try {
   // A first short load on each compiles the hot paths: the rounds measure neither cold.
   for (const t of targets) await load(t.child, t.url, t.headers, undefined, WARM_UP_S);
   const rounds = new Map<Target, Load[]>(targets.map((t) => [t, []]));
+  const onCpu = new Map<Target, OnCpu>(targets.map((t) => [t, { requests: 0, kinds: new Map(), symbols: new Map() }]));
   for (let round = 0; round < ROUNDS; round++) {
-    for (const t of targets) rounds.get(t)?.push(await load(t.child, t.url, t.headers));
+    for (const t of targets) {
+      const recording = PERF ? await perfRecord(t.child.pid ?? 0) : undefined;
+      const l = await load(t.child, t.url, t.headers);
+      rounds.get(t)?.push(l);
+      const seen = onCpu.get(t);
+      if (recording !== undefined && seen !== undefined) await recording.stop(seen, l.requests);
+    }
   }
-  const fixed = ours.map((t) => [t, { rps: 0, p99: 0, errors: 0, cpu: 0 }] as [Target, Load]);
+  const fixed = ours.map((t) => [t, { rps: 0, p99: 0, errors: 0, cpu: 0, requests: 0 }] as [Target, Load]);
   for (const entry of fixed) entry[1] = await load(entry[0].child, entry[0].url, entry[0].headers, 1_000);
 
   const median = (values: number[]): number => percentile(values, 50);
@@ -234,7 +253,7 @@ try {
   const medianCpu = (t: Target): number => median((rounds.get(t) ?? []).map((l) => l.cpu));
   const rows: [string, string][] = [];
   for (let round = 0; round < ROUNDS; round++) {
-    for (const t of targets) rows.push([`round ${round + 1} ${t.name}`, fmt((rounds.get(t) ?? [])[round] ?? { rps: 0, p99: 0, errors: 0, cpu: 0 })]);
+    for (const t of targets) rows.push([`round ${round + 1} ${t.name}`, fmt((rounds.get(t) ?? [])[round] ?? { rps: 0, p99: 0, errors: 0, cpu: 0, requests: 0 })]);
   }
   for (const t of targets) rows.push([`${t.name} median`, `${medianRps(t).toFixed(0)} req/s, ${(medianCpu(t) * 1000).toFixed(0)} µs CPU/req`]);
   for (const t of ours) {
@@ -246,8 +265,70 @@ try {
     rows.push(["CPU/req, switchboard / other build", `${(medianCpu(sb) / medianCpu(targets[1])).toFixed(2)}x`]);
   }
   for (const [t, l] of fixed) rows.push([`${t.name} at 1,000 req/s`, fmt(l)]);
+  if (PERF) rows.push(...onCpuRows(targets.map((t) => [t.name, onCpu.get(t)] as [string, OnCpu | undefined])));
   report(`GET device by id (${CONNECTIONS} connections, ${ROUNDS} alternating rounds of ${DURATION_S} s, ${DEVICES} devices)`, rows);
 } finally {
   for (const child of children.reverse()) await stop(child);
   for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+  // --perf-basic-prof's symbol maps (perf reads them at each round's report, done by now).
+  if (PERF) for (const child of children) await rm(`/tmp/perf-${child.pid ?? 0}.map`, { force: true });
+}
+
+/** On-CPU samples of one server over its measured rounds (BENCH_PERF). */
+interface OnCpu {
+  requests: number;
+  /** Samples by kind of code: the kernel, the node binary (V8's builtins and runtime, GC, Node's C++), JIT code, libc. */
+  kinds: Map<string, number>;
+  symbols: Map<string, number>;
+}
+
+/** Starts `perf record` on a process; `stop` ends it and adds its samples and `requests` to `into`. */
+async function perfRecord(pid: number): Promise<{ stop(into: OnCpu, requests: number): Promise<void> }> {
+  const file = join(tmpdir(), `sb-bench-perf-${pid}-${Date.now()}.data`);
+  const perf = spawn("perf", ["record", "-e", "cpu-clock", "-F", String(PERF_HZ), "-g", "-p", String(pid), "-o", file], { stdio: "ignore" });
+  // perf attaches to the process's threads before the round's load starts.
+  await new Promise((resolve) => setTimeout(resolve, 300));
+  return {
+    async stop(into, requests) {
+      perf.kill("SIGINT");
+      await new Promise((resolve) => perf.once("exit", resolve));
+      const text = execFileSync("perf", ["report", "-i", file, "--stdio", "--no-children", "-g", "none", "--sort", "dso,sym", "-n"], {
+        encoding: "utf8",
+        maxBuffer: 1 << 28,
+        stdio: ["ignore", "pipe", "ignore"],
+      });
+      await rm(file, { force: true });
+      into.requests += requests;
+      for (const line of text.split("\n")) {
+        // "  12.34%  1234  node  [.] Builtins_LoadIC"
+        const m = /^\s*[\d.]+%\s+(\d+)\s+(\S.*?)\s+\[([.k])\]\s+(.*)$/.exec(line);
+        if (m === null) continue;
+        const samples = Number(m[1]);
+        const dso = m[2] ?? "";
+        const kind = m[3] === "k" ? "kernel" : dso.startsWith("[JIT]") ? "JIT code (JavaScript, regexps)" : dso === "node" ? "node (V8 builtins and runtime, GC, Node's C++)" : dso.startsWith("libc") ? "libc" : "other";
+        into.kinds.set(kind, (into.kinds.get(kind) ?? 0) + samples);
+        // A JIT function's name without its optimisation tier or its build's path, so two builds' names match.
+        const name = (m[4] ?? "").replace(/^JS:[*~^+-]?/, "").replace(/\S*\/out\/main\//, "").replace(/:\d+:\d+$/, "").trim();
+        into.symbols.set(name, (into.symbols.get(name) ?? 0) + samples);
+      }
+    },
+  };
+}
+
+/** Rows of on-CPU µs per request, by kind of code and by function (the largest differences first). */
+function onCpuRows(seen: [string, OnCpu | undefined][]): [string, string][] {
+  const perRequest = (samples: number, o: OnCpu): number => (o.requests > 0 ? (samples * 1e6) / PERF_HZ / o.requests : Number.NaN);
+  const rows: [string, string][] = [];
+  const names = seen.map(([n]) => n).join(" / ");
+  const kinds = new Set(seen.flatMap(([, o]) => [...(o?.kinds.keys() ?? [])]));
+  const total = (o: OnCpu | undefined): number => (o === undefined ? Number.NaN : perRequest([...o.kinds.values()].reduce((a, b) => a + b, 0), o));
+  rows.push([`on-CPU µs/req (perf), ${names}`, seen.map(([, o]) => total(o).toFixed(1)).join(" / ")]);
+  for (const kind of kinds) rows.push([`  ${kind}`, seen.map(([, o]) => (o === undefined ? "-" : perRequest(o.kinds.get(kind) ?? 0, o).toFixed(1))).join(" / ")]);
+  const symbols = new Set(seen.flatMap(([, o]) => [...(o?.symbols.keys() ?? [])]));
+  const of = (o: OnCpu | undefined, s: string): number => (o === undefined ? 0 : perRequest(o.symbols.get(s) ?? 0, o));
+  const [first] = seen;
+  const spread = (s: string): number => Math.max(...seen.map(([, o]) => of(o, s))) - Math.min(...seen.map(([, o]) => of(o, s)));
+  const top = [...symbols].sort((a, b) => spread(b) - spread(a) || of(first?.[1], b) - of(first?.[1], a)).slice(0, 25);
+  for (const s of top) rows.push([`  ${s.slice(0, 90)}`, seen.map(([, o]) => of(o, s).toFixed(2)).join(" / ")]);
+  return rows;
 }

@@ -16,7 +16,7 @@ import { requestGuard } from "./guard.js";
 import { rewriteAliasedUrl } from "./aliases.js";
 import { ALSO_JSON_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./request.js";
 import { setSecurityHeaders } from "./csp.js";
-import { lazyChildren } from "./request-logger.js";
+import { appLogger } from "./request-logger.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -89,10 +89,14 @@ export function jsonShapeRefusal(text: string, maxDepth: number, maxEntries: num
 export function buildApp(options: AppOptions): FastifyInstance {
   const random = options.random ?? systemRandom;
   const requestIds = new RequestIds(random);
+  // Fastify is given no logger of its own: with one, it sets up two response listeners on every
+  // request (and takes two clock readings) only to log the request's end, which is never logged
+  // here (disableRequestLogging). The app's logger is made as Fastify makes it from a logger
+  // instance (a child with its serializers) and set as `app.log`; each request's logger is a
+  // lazy child of it, made only if the request logs (childLoggerFactory).
+  const log = appLogger(options.logger);
   const app = Fastify({
-    // The request's own child logger is made only if the request logs (Fastify's default child
-    // factory asks the app's logger, a lazy one, for it).
-    loggerInstance: lazyChildren(options.logger),
+    childLoggerFactory: (_noLogger, bindings, childOptions) => log.child(bindings, childOptions),
     logController: new LogController({ disableRequestLogging: true }),
     genReqId: (req) => {
       const given = req.headers["x-request-id"];
@@ -128,6 +132,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
       socket.destroy();
     },
   });
+
+  app.log = log;
 
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);

@@ -2,6 +2,7 @@
 // log nothing, so the logger's child with the request's bindings (its id) is made at the first
 // line written, not for every request (a pino child per request was measurable CPU per GET).
 import type { FastifyBaseLogger } from "fastify";
+import { serializers } from "fastify/lib/logger-pino.js";
 import type { Bindings, ChildLoggerOptions } from "fastify/types/logger.js";
 
 type LogFn = FastifyBaseLogger["info"];
@@ -10,7 +11,7 @@ export class RequestLogger implements FastifyBaseLogger {
   #child: FastifyBaseLogger | undefined;
 
   /**
-   * @param itself the parent itself rather than a child of it (lazyChildren's root: no bindings,
+   * @param itself the parent itself rather than a child of it (appLogger's root: no bindings,
    *   no options)
    */
   constructor(
@@ -72,12 +73,12 @@ export class RequestLogger implements FastifyBaseLogger {
 }
 
 /**
- * The logger handed to Fastify (`loggerInstance`): `logger` itself until a child is asked, and
- * children made lazily (RequestLogger). Fastify makes the app's logger as a child of it with its
- * serializers, then one child of that per request with the request's id, through its own default
- * factory: a custom `childLoggerFactory` would also have Fastify check the child's seven methods on
- * every request (`validateLogger`).
+ * The app's logger (`app.log`, the parent of every request's): `logger` itself until a line is
+ * written or a child asked, and children made lazily (RequestLogger). Made as Fastify makes its
+ * own from a logger instance (ours had no serializers of its own to add): a child of it with
+ * Fastify's serializers (req, res, err). Fastify is given no logger (server/http/app.ts), so it sets up no response
+ * listeners per request; it is given a child factory over this one instead.
  */
-export function lazyChildren(logger: FastifyBaseLogger): FastifyBaseLogger {
-  return new RequestLogger(logger, {}, {}, true);
+export function appLogger(logger: FastifyBaseLogger): FastifyBaseLogger {
+  return new RequestLogger(logger, {}, {}, true).child({}, { serializers: { ...serializers } });
 }

@@ -80,4 +80,35 @@ describe("the app's loggers (buildApp, session 18)", () => {
     expect(lines().find((l) => l.msg === "from the app")?.service).toBe("switchboard");
     await app.close();
   });
+
+  it("set up no response listener per request (Fastify has no logger of its own), and still log the listen and at a route's level with the request's id, and answer a framework error (session 19)", async () => {
+    const { logger, lines } = logged();
+    let port = 0;
+    const app = buildApp({ logger, clock: new ManualClock(0), hosts: ["127.0.0.1"], allowOrigins: [], port: () => port, rendererDir: null });
+    const seen: number[] = [];
+    app.get("/listeners", (_request, reply) => {
+      // Fastify with a logger adds its own 'finish' and 'error' listeners before any hook runs.
+      seen.push(reply.raw.listenerCount("finish"), reply.raw.listenerCount("error"));
+      return reply.send("ok");
+    });
+    app.get("/quiet-route", { logLevel: "error" }, (request, reply) => {
+      request.log.warn("below this route's level");
+      request.log.error("at this route's level");
+      return reply.send("ok");
+    });
+    await app.ready();
+    const address = await app.listen({ host: "127.0.0.1", port: 0 });
+    port = Number(new URL(address).port);
+    expect(lines().some((l) => typeof l.msg === "string" && l.msg.includes(address))).toBe(true);
+    const res = await fetch(`${address}/listeners`);
+    expect(res.status).toBe(200);
+    await fetch(`${address}/quiet-route`, { headers: { "x-request-id": "req-quiet" } });
+    // A path that is not percent-encoding: Fastify's framework error, answered in the envelope.
+    const bad = await fetch(`${address}/v2/%zz`, { headers: { "x-request-id": "req-bad" } });
+    expect(bad.status).toBe(400);
+    await app.close();
+    // Node's own listener for the end of an answer is the only one on a real server.
+    expect(seen).toEqual([1, 0]);
+    expect(lines().filter((l) => l.reqId === "req-quiet").map((l) => l.msg)).toEqual(["at this route's level"]);
+  });
 });
