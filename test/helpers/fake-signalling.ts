@@ -381,6 +381,15 @@ export class FakePhone extends EventEmitter<PhoneEvents> {
 
   readonly #taken = new Set<PhoneCall>();
 
+  /**
+   * Forgets the calls offered so far: the next incoming() waits for a new one. For a test that
+   * starts afresh after others (an offer a queue made and cancelled in an earlier test is not
+   * the next test's call).
+   */
+  forgetOffers(): void {
+    for (const call of this.calls) if (call.direction === "incoming") this.#taken.add(call);
+  }
+
   offered(server: FakeOutboundCall, options: InviteOptions): void {
     const call = new PhoneCall({
       callId: server.callId,
