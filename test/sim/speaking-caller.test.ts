@@ -83,6 +83,15 @@ const mediaUp = (id: string) =>
     const leg = api.server.calls.channels.get(id)?.media;
     return leg !== undefined && "state" in leg && leg.state === "connected";
   }, "the caller's media up");
+/**
+ * Every server leg of the call connected: the phone's side connects first, and a leg still
+ * connecting when the test moves the server's clock on would meet its connect timeout.
+ */
+const legsUp = () =>
+  until(() => {
+    const legs = api.server.calls.channels.all().map((c) => c.media);
+    return legs.length > 0 && legs.every((leg) => !("state" in leg) || leg.state === "connected");
+  }, "the call's server legs up");
 const noChannels = () => until(() => api.server.calls.channels.size === 0, "every channel to end");
 
 /** The stretch from the first to the last frame louder than -40 dBFS: its length and level. */
@@ -201,6 +210,7 @@ describe("a scripted simulated caller", () => {
     const offered = await phone("agent1").incoming();
     await offered.answer();
     await connected(offered);
+    await legsUp();
     await phaseIs(started.body.data.id, "talking");
     // The pause is on the server's clock: the line starts when the test moves it on, while listening.
     const listening = listen(offered);
@@ -258,6 +268,7 @@ describe("a scripted simulated caller", () => {
     const offered = await phone("agent1").incoming();
     await offered.answer();
     await connected(offered);
+    await legsUp();
     await phaseIs(id, "talking");
     await clock.advance(30_000);
     await offered.hold();
@@ -281,6 +292,7 @@ describe("a scripted simulated caller", () => {
     const offered = await phone("agent1").incoming();
     await offered.answer();
     await connected(offered);
+    await legsUp();
     await phaseIs(id, "talking");
     await clock.advance(1000);
     await sleep(400);
@@ -313,6 +325,7 @@ describe("a scripted simulated caller", () => {
     const offered = await phone("agent1").incoming();
     await offered.answer();
     await connected(offered);
+    await legsUp();
     await phaseIs(started.body.data.id, "talking");
     await offered.hold();
     await phaseIs(started.body.data.id, "on_hold");
@@ -350,6 +363,7 @@ describe("speech without espeak-ng", () => {
     const offered = await phone("agent1").incoming();
     await offered.answer();
     await connected(offered);
+    await legsUp();
     await phaseIs(res.body.data.id, "talking");
     const listening = listen(offered);
     await poll("the supervisor line said", async () => ((await rowOf(res.body.data.id))?.script?.step === 1 ? true : undefined), 15_000);
