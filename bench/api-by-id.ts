@@ -109,6 +109,8 @@ async function startSwitchboard(name: string, server: string, dataDir: string, p
  * client asks one request at a time; alternating rounds; CPU of the whole process per request
  * (client included, the same for all four), by process.cpuUsage.
  */
+const dataDirs: string[] = [];
+
 async function hookCosts(): Promise<void> {
   const { default: Fastify } = await import("fastify");
   const { default: fastifyWebsocket } = await import("@fastify/websocket");
@@ -185,13 +187,137 @@ async function hookCosts(): Promise<void> {
   }
 }
 
+/**
+ * BENCH_IN_PROCESS_OTHER=<another checkout's root>: GET by id with no other process in the
+ * figure. This tree's server and the other tree's (each its server/index.ts through tsx, started
+ * in this process on loopback with no media workers, signed in, BENCH_DEVICES devices made) and
+ * bare Fastify doing the same work (the Host and token checks, the same headers and body) each
+ * answer one keep-alive client asking one request at a time, in alternating rounds; CPU of the
+ * whole process per request (the client's is the same for all three) by process.cpuUsage. The
+ * difference between two of them is one's own extra work per request, whatever the machine's
+ * load (which changes the rounds' spread, not what they count).
+ */
+async function inProcess(otherRoot: string): Promise<void> {
+  const { default: Fastify } = await import("fastify");
+  const { Agent, request } = await import("node:http");
+  const { localServerConfig } = await import("../test/helpers/api.js");
+  type Start = typeof import("../server/index.js").startServer;
+  const PER_ROUND = Number(process.env.BENCH_IN_PROCESS_REQUESTS ?? 4_000);
+  interface Served {
+    name: string;
+    url: URL;
+    headers: Record<string, string>;
+    agent: InstanceType<typeof Agent>;
+    close: () => Promise<void>;
+    cpu: number[];
+  }
+  const served: Served[] = [];
+  let sample: { body: string; headers: Record<string, string>; token: string } | undefined;
+  for (const [name, root] of [
+    ["this tree", join(import.meta.dirname, "..")],
+    ["other tree", otherRoot],
+  ] as const) {
+    const { startServer } = (await import(join(root, "server/index.ts"))) as { startServer: Start };
+    const dir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-inproc-"));
+    dataDirs.push(dir);
+    const server = await startServer({ ...localServerConfig(dir), mediaWorkers: 0 });
+    const auth = await benchLogin(server.url);
+    const headers = { "X-Auth-Token": auth.token };
+    const path = `/v2/accounts/${auth.accountId}/devices`;
+    const ids: string[] = [];
+    for (let i = 0; i < DEVICES; i += 50) {
+      const batch = await Promise.all(
+        Array.from({ length: Math.min(50, DEVICES - i) }, (_, j) =>
+          fetch(`${server.url}${path}`, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ data: benchDevice(i + j) }) }),
+        ),
+      );
+      for (const res of batch) ids.push(((await res.json()) as { data: { id: string } }).data.id);
+    }
+    const url = new URL(`${server.url}${path}/${ids[50] ?? ""}`);
+    if (sample === undefined) {
+      const res = await fetch(url, { headers });
+      const same: Record<string, string> = {};
+      res.headers.forEach((value, key) => {
+        if (!["date", "connection", "keep-alive", "content-length", "content-type", "transfer-encoding", "x-request-id", "etag"].includes(key)) same[key] = value;
+      });
+      sample = { body: await res.text(), headers: same, token: auth.token };
+    }
+    served.push({ name, url, headers, agent: new Agent({ keepAlive: true, maxSockets: 1 }), close: () => server.close(), cpu: [] });
+  }
+  if (sample === undefined) throw new Error("no answer to copy");
+  // bench/lib/bare-fastify.ts's same work, in this process.
+  const { body, token } = sample;
+  const sameHeaders = sample.headers;
+  const etag = `"${(JSON.parse(body) as { revision?: string }).revision ?? ""}"`;
+  const { randomUUID } = await import("node:crypto");
+  const bare = Fastify({ logger: false });
+  let host = "";
+  bare.get("/v2/accounts/:account_id/devices/:id", async (req, reply) => {
+    if (req.headers.host !== host) return reply.status(421).send({ error: "421" });
+    if (req.headers["x-auth-token"] !== token) return reply.status(401).send({ error: "401" });
+    reply.header("X-Request-ID", randomUUID().replaceAll("-", "")).headers(sameHeaders).header("ETag", etag);
+    return reply.type("application/json; charset=utf-8").send(body);
+  });
+  const address = await bare.listen({ host: "127.0.0.1", port: 0 });
+  host = new URL(address).host;
+  const first = served[0];
+  if (first === undefined) throw new Error("no server");
+  served.push({ name: "bare Fastify (same work)", url: new URL(`${address}${first.url.pathname}`), headers: first.headers, agent: new Agent({ keepAlive: true, maxSockets: 1 }), close: () => bare.close(), cpu: [] });
+
+  const ask = (s: Served): Promise<number> =>
+    new Promise((resolve, reject) => {
+      const req = request(s.url, { agent: s.agent, headers: s.headers }, (res) => {
+        res.resume();
+        res.on("end", () => resolve(res.statusCode ?? 0));
+      });
+      req.on("error", reject);
+      req.end();
+    });
+  for (const s of served) {
+    for (let i = 0; i < PER_ROUND; i++) {
+      const status = await ask(s);
+      if (status !== 200) throw new Error(`${s.name} answered ${status}`);
+    }
+  }
+  for (let round = 0; round < ROUNDS * 2; round++) {
+    for (const s of round % 2 === 0 ? served : [...served].reverse()) {
+      const before = process.cpuUsage();
+      for (let i = 0; i < PER_ROUND; i++) await ask(s);
+      const used = process.cpuUsage(before);
+      s.cpu.push((used.user + used.system) / PER_ROUND);
+    }
+  }
+  const median = (values: number[]): number => percentile(values, 50);
+  const [mine, other, ref] = served.map((s) => median(s.cpu));
+  report(
+    `GET by id in one process (one keep-alive client, ${ROUNDS * 2} alternating rounds of ${PER_ROUND}; CPU of the process, client included, per request)`,
+    [
+      ...served.map((s): [string, string] => [s.name, `${median(s.cpu).toFixed(1)} µs (median; ${s.cpu.map((c) => c.toFixed(1)).join(" ")})`]),
+      ["this tree / other tree", mine !== undefined && other !== undefined ? `${(mine / other).toFixed(3)}x, ${(mine - other).toFixed(1)} µs` : "-"],
+      ["over bare Fastify: this tree, other tree", mine !== undefined && other !== undefined && ref !== undefined ? `${(mine - ref).toFixed(1)} µs, ${(other - ref).toFixed(1)} µs` : "-"],
+    ],
+  );
+  for (const s of served) {
+    s.agent.destroy();
+    await s.close();
+  }
+}
+
+if (process.env.BENCH_IN_PROCESS_OTHER !== undefined) {
+  try {
+    await inProcess(process.env.BENCH_IN_PROCESS_OTHER);
+  } finally {
+    for (const dir of dataDirs) await rm(dir, { recursive: true, force: true });
+  }
+  process.exit(0);
+}
+
 if (process.env.BENCH_HOOK_COSTS === "1") {
   await hookCosts();
   process.exit(0);
 }
 
 const children: ChildProcess[] = [];
-const dataDirs: string[] = [];
 try {
   const dataDir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-"));
   dataDirs.push(dataDir);

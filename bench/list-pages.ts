@@ -214,12 +214,16 @@ async function inProcess(otherRoot: string): Promise<void> {
     Store: typeof Store;
     resource: typeof import("../server/http/resource.js");
     filters: typeof import("../server/http/filters.js");
+    envelope: typeof import("../server/http/envelope.js");
   }
   const load = async (root: string): Promise<Tree> => ({
     Store: ((await import(join(root, "server/store/index.ts"))) as { Store: typeof Store }).Store,
     resource: (await import(join(root, "server/http/resource.ts"))) as Tree["resource"],
     filters: (await import(join(root, "server/http/filters.ts"))) as Tree["filters"],
+    envelope: (await import(join(root, "server/http/envelope.ts"))) as Tree["envelope"],
   });
+  const BYTES = process.env.BENCH_IN_PROCESS_BYTES === "1";
+  let bytes = 0;
   const ours = await load(join(import.meta.dirname, ".."));
   // The third: this tree's page with the other's kind of revision (the md5 of the rows' revisions), to tell the parts apart.
   const trees: [string, Tree, boolean][] = [
@@ -260,7 +264,13 @@ async function inProcess(otherRoot: string): Promise<void> {
         const page = (): void => {
           const query = queries[n++ % queries.length] ?? base;
           // The server's call (server/http/resource.ts, the list's GET): the other tree's make takes one argument.
-          answers.of(devices, query, (q: Record<string, string>, revision?: string) => tree.resource.listPageText(devices, q, revision === undefined || !epochRevision ? { texts } : { texts, revision }));
+          const outcome = answers.of(devices, query, (q: Record<string, string>, revision?: string) => tree.resource.listPageText(devices, q, revision === undefined || !epochRevision ? { texts } : { texts, revision }));
+          // BENCH_IN_PROCESS_BYTES=1: also the answer's text as the server sends it (the envelope
+          // joined around the page, measured by Buffer.byteLength as Fastify does, which flattens it).
+          if (BYTES && outcome.data instanceof tree.envelope.JsonText) {
+            const text = tree.envelope.successEnvelopeText({ data: outcome.data, revision: outcome.revision, requestId: "0".repeat(32), authToken: "t".repeat(32), now: new Date(), paging: outcome.paging });
+            bytes += Buffer.byteLength(text);
+          }
         };
         for (let i = 0; i < PAGES_PER_ROUND; i++) page();
         runs.push({ name, page, cpu: [] });
@@ -282,7 +292,7 @@ async function inProcess(otherRoot: string): Promise<void> {
       for (let i = 0; i < trees.length; i++) await rm(`${dir}-${i}`, { recursive: true, force: true });
     }
   }
-  report(`fresh pages in process (${WALKED} distinct pages of ${QUERY} in turn, ${ROUNDS * 2} alternating rounds of ${PAGES_PER_ROUND})`, inRows);
+  report(`fresh pages in process (${WALKED} distinct pages of ${QUERY} in turn, ${ROUNDS * 2} alternating rounds of ${PAGES_PER_ROUND}${BYTES ? `; each answer's envelope text made and measured, ${bytes} bytes in all` : ""})`, inRows);
 }
 
 if (process.env.BENCH_IN_PROCESS_OTHER !== undefined) {

@@ -5,7 +5,8 @@
 import { hash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Collection, StoredDoc } from "../store/index.js";
-import { collectionIfOpen, StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
+import type { OrderedEntry } from "../store/index.js";
+import { blockMemo, collectionIfOpen, StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
 import { ApiError } from "./errors.js";
 import { etagOf, ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
 import { contentRevision, JsonText } from "./envelope.js";
@@ -122,6 +123,40 @@ export class RowTexts {
     }
     return text;
   }
+
+  /**
+   * The texts of the entries `from` to `to` (inclusive) of a list's block, joined by commas: a
+   * slice of the block's texts joined once (kept until the block changes, see blockMemo), so a
+   * page's rows are read from one contiguous string rather than from 50 scattered ones.
+   */
+  run(block: readonly OrderedEntry<StoredDoc>[], from: number, to: number): string {
+    const { text, starts } = blockMemo(block, this, () => this.#joined(block));
+    return text.slice(starts[from] ?? 0, (starts[to + 1] ?? 0) - 1);
+  }
+
+  /** A block's row texts joined by commas, and where each starts (one past the end: length + 1). */
+  #joined(block: readonly OrderedEntry<StoredDoc>[]): BlockTexts {
+    const parts: string[] = new Array<string>(block.length);
+    const starts = new Int32Array(block.length + 1);
+    let at = 0;
+    for (let i = 0; i < block.length; i++) {
+      const entry = block[i];
+      const text = entry === undefined ? "null" : this.of(entry.doc);
+      parts[i] = text;
+      starts[i] = at;
+      at += text.length + 1;
+    }
+    starts[block.length] = at;
+    // join makes one flat string: a page's slice of it is copied from contiguous memory.
+    return { text: parts.join(","), starts };
+  }
+}
+
+/** A block's joined row texts (RowTexts.run). */
+interface BlockTexts {
+  text: string;
+  /** starts[k]: where entry k's text starts; starts[n] is the text's length + 1. */
+  starts: Int32Array;
 }
 
 const viewTexts = new RowTexts(view);
@@ -397,15 +432,25 @@ export function listPageText(
   query: Record<string, string>,
   options: Omit<ListOptions, "row"> & { texts: RowTexts; revision?: string },
 ): Outcome {
-  const { rows, paging } = pageOf(collection, query, options);
+  const { rows, paging, runs } = pageOf(collection, query, options, true);
   const texts = options.texts;
-  // One string grown row by row (no array of the texts, no join's second pass).
   let text = "[";
-  for (let i = 0; i < rows.length; i++) {
-    const doc = rows[i];
-    if (doc === undefined) continue;
-    if (i > 0) text += ",";
-    text += texts.of(doc);
+  if (runs !== undefined) {
+    // The rows lie side by side in one or two blocks (nearly always): a slice of each block's texts.
+    for (let r = 0; r < runs.length; r++) {
+      const run = runs[r];
+      if (run === undefined) continue;
+      if (r > 0) text += ",";
+      text += texts.run(run.block, run.from, run.to);
+    }
+  } else {
+    // One string grown row by row (no array of the texts, no join's second pass).
+    for (let i = 0; i < rows.length; i++) {
+      const doc = rows[i];
+      if (doc === undefined) continue;
+      if (i > 0) text += ",";
+      text += texts.of(doc);
+    }
   }
   text += "]";
   return { data: new JsonText(text, () => rows.map(texts.row)), paging, revision: options.revision ?? rowsRevision(rows) };
@@ -482,8 +527,24 @@ function queryKey(query: Record<string, string>): string {
   return JSON.stringify(query);
 }
 
-/** The documents of one page of a list and its paging keys. */
-function pageOf(collection: Collection, query: Record<string, string>, options: Omit<ListOptions, "row">): { rows: StoredDoc[]; paging: Outcome["paging"] } {
+/** Entries `from` to `to` (inclusive) of a list's block: rows of a page side by side. */
+interface Run {
+  block: readonly OrderedEntry<StoredDoc>[];
+  from: number;
+  to: number;
+}
+
+/**
+ * The documents of one page of a list and its paging keys; with `placed`, also the page's rows
+ * as runs of their list's blocks when every row has a place in one (an ascending walk of one list
+ * with no filter left to test: the rows are then side by side in the list).
+ */
+function pageOf(
+  collection: Collection,
+  query: Record<string, string>,
+  options: Omit<ListOptions, "row">,
+  placed = false,
+): { rows: StoredDoc[]; paging: Outcome["paging"]; runs?: Run[] } {
   const sortKey = options.sortKey ?? byId;
   const { equal } = cheapestIndex(collection, sortKey, [...equalityFilters(query), ...(options.equal ? [equalityFilter(options.equal.field, options.equal.value)] : [])]);
   // The filter the index answers is not tested again: its documents are exactly the walk's.
@@ -497,6 +558,20 @@ function pageOf(collection: Collection, query: Record<string, string>, options: 
     ...(plan.size === undefined || plan.startKey === undefined ? {} : { from: plan.startKey }),
     ...(equal === undefined ? {} : { equal }),
   };
+  if (test === undefined && where === undefined && placed && !plan.descending) {
+    let runs: Run[] | undefined = [];
+    let last: Run | undefined;
+    collection.visitPlaced(sortKey, walk, (doc, key, block, i) => {
+      if (!builder.offer(doc, key)) return false;
+      if (runs === undefined) return true;
+      if (block === undefined) runs = undefined;
+      else if (last !== undefined && last.block === block && last.to === i - 1) last.to = i;
+      else runs.push((last = { block, from: i, to: i }));
+      return true;
+    });
+    const page = builder.page();
+    return runs === undefined ? { rows: page.rows, paging: page.paging } : { rows: page.rows, paging: page.paging, runs };
+  }
   if (test === undefined && where === undefined) collection.visit(sortKey, walk, (doc, key) => builder.offer(doc, key));
   else collection.visit(sortKey, walk, (doc, key) => (test !== undefined && !test(doc)) || (where !== undefined && !where(doc)) || builder.offer(doc, key));
   const page = builder.page();

@@ -15,6 +15,7 @@ import { newId, newModbId, nextRevision } from "./ids.js";
 import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "./errors.js";
 import { UniqueIndex, type UniqueIndexSpec } from "./unique-index.js";
 import { ListOrder, type EqualityIndexSpec, type SortKey, type WalkOptions } from "./list-order.js";
+import type { EntryVisit } from "./ordered-list.js";
 import { Journal } from "./journal.js";
 import { CollectionFile, readCopy, type FileShape } from "./collection-file.js";
 import { FILE_MODE, makeDir } from "./permissions.js";
@@ -333,6 +334,18 @@ export class Collection<T extends DocData = DocData> {
     // No durable create pending (nearly always): the list hands its documents straight to `visit`.
     if (unsynced.size === 0) this.#order(key).visitDocs(options, visit);
     else this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key));
+  }
+
+  /**
+   * `visit` handing also each document's block of the order and its index there (see
+   * blockMemo): a page whose rows lie side by side in a block can read the block's joined texts.
+   * No block (undefined) while a durable create is pending (its document is skipped), for a
+   * descending walk and for a walk that merges several keys' lists.
+   */
+  visitPlaced(key: SortKey<T>, options: WalkOptions, visit: EntryVisit<StoredDoc<T>>): void {
+    const unsynced = this.#unsynced;
+    if (unsynced.size === 0) this.#order(key).visitPlaced(options, visit);
+    else this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key, undefined, 0));
   }
 
   #order(key: SortKey<T>): ListOrder<T> {

@@ -3,7 +3,7 @@
 // a list page seeks to its start key and walks, and a filter on an indexed field walks only the
 // documents holding the value asked for.
 import type { DocData, StoredDoc } from "./collection.js";
-import { OrderedList, type OrderedEntry } from "./ordered-list.js";
+import { OrderedList, type EntryVisit, type OrderedEntry } from "./ordered-list.js";
 
 /** A list's sort key of a document: a pure function of the document (it is recomputed to remove it). */
 export type SortKey<T extends DocData = DocData> = (doc: StoredDoc<T>) => string;
@@ -127,6 +127,19 @@ export class ListOrder<T extends DocData> {
       return;
     }
     list?.visitDocs(options.descending, options.from, visit);
+  }
+
+  /**
+   * `visitDocs` handing also where each entry sits in its list's block (OrderedList.visitPlaced);
+   * no block (undefined) for the entries of a merged or descending walk.
+   */
+  visitPlaced(options: WalkOptions, visit: EntryVisit<StoredDoc<T>>): void {
+    const list = this.#listOf(options);
+    if (list === MERGED || options.descending) {
+      this.visitDocs(options, (doc, key) => visit(doc, key, undefined, 0));
+      return;
+    }
+    list?.visitPlaced(options.from, visit);
   }
 
   /**

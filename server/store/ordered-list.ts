@@ -14,6 +14,29 @@ export interface OrderedEntry<D> {
 
 const DEFAULT_BLOCK = 256;
 
+/**
+ * Values made from a block's entries (a list page's row texts joined once per block), kept per
+ * block and per owner until the block changes: every insert into or removal from a block drops
+ * its values, and a block split off another starts with none. Blocks are never changed otherwise
+ * (an entry's document is never replaced in place: the store re-adds a changed document).
+ */
+const blockMemos = new WeakMap<readonly unknown[], Map<object, unknown>>();
+
+/** The value `make` gives for `block`'s entries as they stand, made once per owner until the block changes. */
+export function blockMemo<V>(block: readonly unknown[], owner: object, make: () => V): V {
+  let memos = blockMemos.get(block);
+  if (memos === undefined) {
+    memos = new Map();
+    blockMemos.set(block, memos);
+  } else if (memos.has(owner)) return memos.get(owner) as V;
+  const value = make();
+  memos.set(owner, value);
+  return value;
+}
+
+/** Where a walked entry sits: its block (an array of the list, read-only) and its index in it. */
+export type EntryVisit<D> = (doc: D, key: string, block: readonly OrderedEntry<D>[] | undefined, i: number) => boolean;
+
 /** Whether (aKey, aSeq) sorts before (bKey, bSeq). */
 function before(aKey: string, aSeq: number, bKey: string, bSeq: number): boolean {
   return aKey < bKey || (aKey === bKey && aSeq < bSeq);
@@ -46,6 +69,7 @@ export class OrderedList<D> {
     }
     const b = this.#blockFor(entry.key, entry.seq);
     const block = this.#blocks[b] ?? [];
+    blockMemos.delete(block);
     block.splice(lowerBound(block, entry.key, entry.seq), 0, entry);
     if (block.length > 2 * this.block) this.#blocks.splice(b + 1, 0, block.splice(this.block));
   }
@@ -58,6 +82,7 @@ export class OrderedList<D> {
     const i = lowerBound(block, key, seq);
     const at = block[i];
     if (at === undefined || at.key !== key || at.seq !== seq) return false;
+    blockMemos.delete(block);
     block.splice(i, 1);
     if (block.length === 0) this.#blocks.splice(b, 1);
     this.#size--;
@@ -109,6 +134,22 @@ export class OrderedList<D> {
       for (; i < block.length; i++) {
         const entry = block[i];
         if (entry !== undefined && !visit(entry.doc, entry.key)) return;
+      }
+    }
+  }
+
+  /**
+   * `visitDocs` handing also each entry's block and index in it (a page's rows that lie side by
+   * side in a block are read from the block's joined texts, see blockMemo). Ascending only.
+   */
+  visitPlaced(from: string | undefined, visit: EntryVisit<D>): void {
+    let { b, i } = this.#start(false, from);
+    const blocks = this.#blocks;
+    for (; b < blocks.length; b++, i = 0) {
+      const block = blocks[b] ?? [];
+      for (; i < block.length; i++) {
+        const entry = block[i];
+        if (entry !== undefined && !visit(entry.doc, entry.key, block, i)) return;
       }
     }
   }
