@@ -36,8 +36,9 @@ export function filterFromQuery(query: Record<string, string>): Predicate {
  */
 export function queryTest(query: Record<string, string>, answered?: string): Predicate | undefined {
   const tests: Predicate[] = [];
-  for (const [param, value] of Object.entries(query)) {
+  for (const param of Object.keys(query)) {
     if (NOT_FILTERS.has(param) || param === answered) continue;
+    const value = query[param] ?? "";
     if (param.startsWith("filter_not_")) {
       const get = getter(param.slice("filter_not_".length));
       tests.push((d) => !matches(get(d), value));
@@ -67,7 +68,7 @@ export function queryTest(query: Record<string, string>, answered?: string): Pre
       tests.push((d) => (from ? d[field] >= bound : d[field] <= bound));
     }
   }
-  for (const range of ["created", "modified"]) checkRange(query, range);
+  for (const range of RANGES) checkRange(query, range);
   if (tests.length === 0) return undefined;
   const [only] = tests;
   if (tests.length === 1 && only !== undefined) return only;
@@ -89,9 +90,10 @@ export interface EqualityFilter {
 /** The query's `filter_KEY` filters (not `filter_not_KEY`), with the index keys each matches. */
 export function equalityFilters(query: Record<string, string>): EqualityFilter[] {
   const out: EqualityFilter[] = [];
-  for (const [param, value] of Object.entries(query)) {
+  for (const param of Object.keys(query)) {
     if (!param.startsWith("filter_") || param.startsWith("filter_not_")) continue;
-    out.push({ ...equalityFilter(param.slice("filter_".length), value), param });
+    const field = param.slice("filter_".length);
+    out.push({ field, param, keys: equalityFilter(field, query[param] ?? "").keys });
   }
   return out;
 }
@@ -135,13 +137,19 @@ function wantedKeys(wanted: string): string[] {
   return keys;
 }
 
+/** The ranges a query may bound, with their parameters' names. */
+const RANGES = [
+  { name: "created", from: "created_from", to: "created_to" },
+  { name: "modified", from: "modified_from", to: "modified_to" },
+] as const;
+
 /** An end before the start matches nothing: crossbar says so (400 `{KEY}_from.date_range`) rather than answer an empty list. */
-function checkRange(query: Record<string, string>, range: string): void {
-  const from = query[`${range}_from`];
-  const to = query[`${range}_to`];
+function checkRange(query: Record<string, string>, range: (typeof RANGES)[number]): void {
+  const from = query[range.from];
+  const to = query[range.to];
   if (from === undefined || to === undefined || Number(to) >= Number(from)) return;
   throw new ApiError("validation_error", {
-    [`${range}_from`]: { date_range: { message: `${range}_to ${to} is prior to ${range}_from ${from}`, cause: Number(from) } },
+    [range.from]: { date_range: { message: `${range.to} ${to} is prior to ${range.from} ${from}`, cause: Number(from) } },
   });
 }
 
