@@ -126,12 +126,29 @@ export class RowTexts {
 
   /**
    * The texts of the entries `from` to `to` (inclusive) of a list's block, joined by commas: a
-   * slice of the block's texts joined once (kept until the block changes, see blockMemo), so a
-   * page's rows are read from one contiguous string rather than from 50 scattered ones.
+   * slice of the block's texts joined once (at its second read, kept until the block changes, see
+   * blockMemo), so a page's rows are read from one contiguous string rather than from 50
+   * scattered ones.
    */
   run(block: readonly OrderedEntry<StoredDoc>[], from: number, to: number): string {
-    const { text, starts } = blockMemo(block, this, () => this.#joined(block));
-    return text.slice(starts[from] ?? 0, (starts[to + 1] ?? 0) - 1);
+    const memo = blockMemo(block, this, (): BlockMemo => ({ read: false, joined: undefined }));
+    let joined = memo.joined;
+    if (joined === undefined) {
+      // Joined at the block's second read since it last changed: a block written between each of
+      // its reads is never joined only to be dropped (its first read costs what a page did before).
+      if (!memo.read) {
+        memo.read = true;
+        let text = "";
+        for (let i = from; i <= to; i++) {
+          const entry = block[i];
+          if (i > from) text += ",";
+          text += entry === undefined ? "null" : this.of(entry.doc);
+        }
+        return text;
+      }
+      joined = memo.joined = this.#joined(block);
+    }
+    return joined.text.slice(joined.starts[from] ?? 0, (joined.starts[to + 1] ?? 0) - 1);
   }
 
   /** A block's row texts joined by commas, and where each starts (one past the end: length + 1). */
@@ -150,6 +167,12 @@ export class RowTexts {
     // join makes one flat string: a page's slice of it is copied from contiguous memory.
     return { text: parts.join(","), starts };
   }
+}
+
+/** What RowTexts keeps per block: whether it was read since it changed, and its joined texts once read again. */
+interface BlockMemo {
+  read: boolean;
+  joined: BlockTexts | undefined;
 }
 
 /** A block's joined row texts (RowTexts.run). */

@@ -92,14 +92,18 @@ describe("a list block's row texts joined once", () => {
     );
   });
 
-  it("makes a fresh page of rows in a block already joined without asking for any row's text", () => {
+  it("joins a block at its second read, then makes a fresh page of its rows without asking for any row's text", () => {
     const texts = new CountingTexts(row);
     const list = OrderedList.fromSorted(
       Array.from({ length: 600 }, (_, seq) => ({ key: `k${String(seq).padStart(4, "0")}`, seq, doc: fakeDoc(seq, `n${seq}`) })),
     );
+    // The block's first read since it changed: its page's rows one by one, nothing joined.
     expect(runsOf(list, "k0010", 50).map((r) => texts.run(r.block, r.from, r.to))).toHaveLength(1);
+    expect(texts.asked).toBe(50);
+    // Its second: the block joined (each row's text asked once more, kept by RowTexts).
+    expect(runsOf(list, "k0020", 50).map((r) => texts.run(r.block, r.from, r.to))).toHaveLength(1);
     const joined = texts.asked;
-    expect(joined).toBe(256);
+    expect(joined).toBe(50 + 256);
     // Another page of the same block: a slice, no row text asked for.
     const [run] = runsOf(list, "k0100", 50);
     expect(run).toBeDefined();
