@@ -210,6 +210,11 @@ export default defineConfig({
           isolate: false,
           sequence: { groupOrder: 4 },
           globalSetup: ["test/helpers/shared-chromium.ts"],
+          // Its one process launches a Chromium of its own at its first browser file and keeps it
+          // for the others (test/helpers/browser.ts, CHROMIUM_IN_PROCESS_ENV): no relay of every
+          // protocol message through the vitest main process that holds the shared one. `0` from
+          // outside connects to the shared one again (to compare the two).
+          env: { SWITCHBOARD_CHROMIUM_IN_PROCESS: process.env.SWITCHBOARD_CHROMIUM_IN_PROCESS ?? "1" },
         },
       },
       {

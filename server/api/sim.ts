@@ -1,5 +1,8 @@
 // /v2/accounts/{account_id}/sim/calls: simulated callers for demos, training and tests. POST starts
 // one (201 with its call id), GET lists the live ones, POST /sim/calls/{id} sends DTMF or hangs up.
+// Each row says the call's `state` and its `media`: `connecting` until the call is answered and the
+// caller's WebRTC leg is up with the server's (ICE, DTLS), then `connected`; a test or a trainer
+// polls it to know the server's media workers carry the call.
 // A caller either plays one `audio` once answered or follows a `script` (server/sim/script.ts):
 // lines of speech or media, pauses, digits for prompts, patience, talk time, hold patience.
 //
@@ -158,6 +161,7 @@ export function simCallRow(caller: SimulatedCaller): Data {
     ...(caller.audioName === undefined ? {} : { audio: caller.audioName }),
     ...(progress === undefined ? {} : { script: { phase: progress.phase, step: progress.step, steps: progress.steps, ...(progress.left === undefined ? {} : { left: progress.left }) } }),
     state: caller.state,
+    media: caller.media,
     timestamp: toGregorianSeconds(caller.createdAt),
   };
 }
@@ -259,7 +263,7 @@ export function registerSim(app: FastifyInstance, deps: ApiDeps): void {
     access: "account",
     tag: "sim",
     verbs: {
-      GET: { summary: "One live simulated call", handler: async (ctx) => ({ data: simCallRow(callOf(ctx)) }) },
+      GET: { summary: "One live simulated call: its state (new, ringing, answered) and media (connecting, connected)", handler: async (ctx) => ({ data: simCallRow(callOf(ctx)) }) },
       POST: { summary: "Drive a simulated call: dtmf (with digits) or hangup", admin: true, body: actionSchema, answers: [202], handler: drive },
       PUT: { summary: "Drive a simulated call (as POST)", admin: true, body: actionSchema, answers: [202], handler: drive },
     },

@@ -29,6 +29,15 @@ const ALLOWED: Record<SimCallState, readonly SimCallState[]> = {
   ended: [],
 };
 
+/**
+ * The caller's media, as its own side of the call's media sees it: `connecting` until the call is
+ * answered and its WebRTC leg has ICE and DTLS up with the server's leg of the call (that leg
+ * answers the caller's offer, so the two connect together), then `connected`. Direct media (an
+ * in-memory pair with the server's side, no network) is `connected` from the start. A leg that
+ * closes under the call ends the call (media lost), so a live call is never `closed`.
+ */
+export type SimMediaState = "connecting" | "connected";
+
 export class IllegalSimCallTransition extends Error {
   override name = "IllegalSimCallTransition";
 }
@@ -96,6 +105,7 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
   readonly #clock: Clock;
   readonly #face: SimInboundCall;
   #state: SimCallState = "new";
+  #media: SimMediaState;
 
   constructor(options: SimulatedCallerOptions) {
     super();
@@ -105,6 +115,7 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
     this.caller = { ...options.caller };
     this.#leg = options.leg;
     this.#clock = options.clock;
+    this.#media = options.serverMedia === undefined ? "connecting" : "connected";
     const behaviour = options.behaviour;
     if (behaviour.kind === "audio") {
       this.audioName = behaviour.name;
@@ -143,6 +154,7 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
     );
     this.inbound = this.#face;
     this.#leg.on("state", (change: LegStateChange) => {
+      if (change.to === "connected") this.#media = "connected";
       // The media died under the call (ICE failed, shutdown): the caller is gone, as a phone would be.
       if (change.to === "closed" && !this.#over()) this.#leave("media-lost");
     });
@@ -150,6 +162,11 @@ export class SimulatedCaller extends EventEmitter<SimulatedCallerEvents> {
 
   get state(): SimCallState {
     return this.#state;
+  }
+
+  /** Whether its media is up yet (SimMediaState). */
+  get media(): SimMediaState {
+    return this.#media;
   }
 
   /** A scripted caller's step and phase; undefined for a caller that plays one audio source. */

@@ -17,6 +17,7 @@ interface SimRow {
   caller_id_number: string;
   audio: string;
   state: string;
+  media: string;
   timestamp: number;
 }
 
@@ -60,21 +61,24 @@ describe("a simulated caller", () => {
     const id = started.body.data.id;
     expect(id).toMatch(/^[0-9a-f]{32}$/);
     expect(started.headers.get("location")).toBe(`${base}/sim/calls/${id}`);
-    expect(started.body.data).toMatchObject({ to: "1002", caller_id_name: "Casey Customer", caller_id_number: "+14155550100", audio: "tone_stream://1200" });
+    // Its media is not up before an answer: no answer SDP has reached its leg yet.
+    expect(started.body.data).toMatchObject({ to: "1002", caller_id_name: "Casey Customer", caller_id_number: "+14155550100", audio: "tone_stream://1200", media: "connecting" });
 
     const offered = await phone("agent1").incoming();
     expect(offered.from).toEqual({ user: "+14155550100", display: "Casey Customer" });
     offered.ring();
     await until(() => api.server.calls.channels.get(id)?.state === "ringing", "the caller to hear ringing");
-    expect((await api.call<SimRow>("GET", `${base}/sim/calls/${id}`, { token })).body.data.state).toBe("ringing");
+    expect((await api.call<SimRow>("GET", `${base}/sim/calls/${id}`, { token })).body.data).toMatchObject({ state: "ringing", media: "connecting" });
     await offered.answer();
     await connected(offered);
+    // Answered, its leg connects with the server's (ICE, DTLS), and the row says so.
+    await poll("the caller's media to connect", async () => ((await api.call<SimRow>("GET", `${base}/sim/calls/${id}`, { token })).body.data.media === "connected" ? true : undefined), 45_000);
     const heard = await offered.hears([1200, 440], 400);
     expect(heard[1200]).toBeGreaterThan(0.9);
     expect(heard[440]).toBeLessThan(0.01);
 
     const list = await api.call<SimRow[]>("GET", `${base}/sim/calls`, { token });
-    expect(list.body.data).toEqual([expect.objectContaining({ id, state: "answered", timestamp: expect.any(Number) })]);
+    expect(list.body.data).toEqual([expect.objectContaining({ id, state: "answered", media: "connected", timestamp: expect.any(Number) })]);
     // The engine took it as any caller: a channel with the caller id given, authorised as "sim".
     const channel = await api.call<Record<string, unknown>>("GET", `${base}/channels/${id}`, { token });
     expect(channel.body.data).toMatchObject({

@@ -42,6 +42,8 @@ describe("a simulated caller with direct media", () => {
       },
       media: "direct",
     });
+    // Its media is up from the start (an in-memory pair: nothing to connect), as GET /sim/calls says.
+    expect(caller.media).toBe("connected");
     const offered = await t.phone("agent1").incoming();
     expect(offered.from).toEqual({ user: "+14155550111", display: "Dana Direct" });
     // Ringing agent1: the server's leg towards the phone is the only one.
