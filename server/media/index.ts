@@ -69,9 +69,14 @@ export interface MediaEngineOptions {
    * through receive buffers and the mix on the frame clock (default: SWITCHBOARD_FORWARD_BRIDGE=1).
    */
   forwardBridge?: boolean;
+  /**
+   * Every leg's maxForwardLatenessMs unless its own options say otherwise (default one frame,
+   * 20 ms; never more than maxSendLatenessMs): a packet to forward on arrival that late is dropped.
+   */
+  maxForwardLatenessMs?: number;
 }
 
-export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received"> & {
+export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received" | "time"> & {
   /**
    * A leg this one will be bridged to: with media workers, the new leg goes on the same worker (a
    * two-party bridge forwarding on arrival then stays within one thread; forward.ts).
@@ -91,10 +96,13 @@ export class MediaEngine {
   readonly #pool: MediaWorkerPool | undefined;
   /** Whether two-party bridges formed from now on forward on arrival (forward.ts); a bench turns it per round. */
   forwardBridge: boolean;
+  /** Legs made from now on take this maxForwardLatenessMs (engine option); a bench turns it per round. */
+  maxForwardLatenessMs: number | undefined;
 
   constructor(options: MediaEngineOptions = {}) {
     this.#options = options;
     this.forwardBridge = options.forwardBridge ?? forwardBridgeDefault();
+    this.maxForwardLatenessMs = options.maxForwardLatenessMs;
     this.clock = new FrameClock(options.frameClock);
     const workers = options.workers ?? 0;
     if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number >= 0, not ${workers}`);
@@ -139,12 +147,14 @@ export class MediaEngine {
 
   /** A new WebRTC leg on the engine's clock; start it with createOffer() or acceptOffer(sdp). */
   createLeg(options: LegOptions = {}): WebRtcLeg {
-    const { host, wallClock, random, maxSendLatenessMs } = this.#options;
+    const { host, wallClock, random, maxSendLatenessMs, frameClock } = this.#options;
+    const maxForwardLatenessMs = this.maxForwardLatenessMs;
     const { beside, ...legOptions } = options;
     const worker = beside instanceof RemoteLeg && beside.worker.alive ? beside.worker : this.#pool?.assign();
+    // A leg in this thread reads packets' arrival on the frame clock's time (moved by hand in tests).
     const leg: WebRtcLeg = worker
-      ? new RemoteLeg({ maxSendLatenessMs, ...legOptions, clock: this.clock, worker, wallClock, random })
-      : new PeerLeg({ maxSendLatenessMs, ...legOptions, clock: this.clock, host, wallClock, random });
+      ? new RemoteLeg({ maxSendLatenessMs, maxForwardLatenessMs, ...legOptions, clock: this.clock, worker, wallClock, random })
+      : new PeerLeg({ maxSendLatenessMs, maxForwardLatenessMs, time: frameClock?.time, ...legOptions, clock: this.clock, host, wallClock, random });
     this.#legs.add(leg);
     leg.on("state", (change) => {
       if (change.to === "closed") this.#legs.delete(leg);

@@ -46,6 +46,16 @@ export interface WebRtcLegOptions {
    */
   maxSendLatenessMs?: number;
   /**
+   * A packet to forward on arrival (forward.ts) that comes more than this later than the stream's
+   * earliest, relative to their RTP timestamps, is not forwarded (default one frame, 20 ms, or none
+   * when maxSendLatenessMs is Infinity; never more than maxSendLatenessMs). Forwarded packets are not re-timed: the lateness they carry is
+   * what the far end's jitter buffer learns, and with a busy core the 20-60 ms that the tick path's
+   * bound let through raised Chromium's target to ~100 ms for the rest of the call.
+   */
+  maxForwardLatenessMs?: number;
+  /** What the forward path reads a packet's arrival on (default performance.now(); tests move it by hand). */
+  time?: { now(): number };
+  /**
    * Where decoded audio goes instead of this leg's own jitter FIFO (a media worker's ring to the
    * main thread); `incoming` is then silent here.
    */
@@ -57,6 +67,7 @@ const MAX_SEQUENCE_GAP = 100;
 /** Silent frames put in for lost packets, at most: enough to keep timing, never a long delay. */
 const MAX_CONCEALED_FRAMES = 3;
 const DEFAULT_MAX_SEND_LATENESS_MS = 3 * FRAME_MS;
+const DEFAULT_MAX_FORWARD_LATENESS_MS = FRAME_MS;
 
 /** Where a leg forwarding on arrival (forward.ts) sends each audio packet it receives. */
 export interface ForwardTarget {
@@ -93,6 +104,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   readonly #dtmfOut = new DtmfSender();
   readonly #connectTimeoutMs: number;
   readonly #maxSendLatenessMs: number;
+  readonly #maxForwardLatenessMs: number;
+  readonly #time: { now(): number };
   readonly #stats: LegCounters = {
     packetsSent: 0,
     packetsReceived: 0,
@@ -101,6 +114,10 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     dtmfPacketsSent: 0,
     staleFramesSkipped: 0,
     sendErrors: 0,
+    forwardLateOver10Ms: 0,
+    forwardLateOver20Ms: 0,
+    forwardLateOver40Ms: 0,
+    forwardLateOver60Ms: 0,
   };
   #transceiver: RTCRtpTransceiver | undefined;
   #codecSeen: RTCRtpTransceiver["sender"]["codec"];
@@ -158,6 +175,10 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#host = options.host ?? "127.0.0.1";
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.#maxSendLatenessMs = options.maxSendLatenessMs ?? DEFAULT_MAX_SEND_LATENESS_MS;
+    // No bound on the tick path (far ends in this process: tests) is none on the forward path either.
+    const forwardDefault = this.#maxSendLatenessMs === Infinity ? Infinity : DEFAULT_MAX_FORWARD_LATENESS_MS;
+    this.#maxForwardLatenessMs = Math.min(this.#maxSendLatenessMs, options.maxForwardLatenessMs ?? forwardDefault);
+    this.#time = options.time ?? performanceTime;
     this.#buffer = options.received ? undefined : new ReceiveBuffer(options.fifo);
     this.#received = options.received ?? (this.#buffer as ReceiveBuffer);
     this.#wallClock = options.wallClock ?? systemClock;
@@ -547,17 +568,18 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   }
 
   /**
-   * Whether a forwarded packet comes more than maxSendLatenessMs later than the earliest packet of
-   * the stream relative to their timestamps (a stall of this thread or the far end's, or a hop
-   * between workers, let packets pile up): sent in a burst, such packets read to the far end's
-   * jitter buffer as network delay, and it would wait that much longer for every later packet (as
-   * for the tick path's late frames). Not sending one leaves a timestamp gap and no sequence gap,
-   * played as a pause. A run of late packets is a new delay of the path, taken as its floor.
+   * Whether a forwarded packet comes more than maxForwardLatenessMs later than the earliest packet
+   * of the stream relative to their timestamps (the far end's send jitter, this thread not woken
+   * in time for the socket, a stall, a hop between workers): sent on, a late packet reads to the
+   * far end's jitter buffer as network delay, and it waits that much longer for every later packet.
+   * Not sending one leaves a timestamp gap and no sequence gap, which the far end conceals as a
+   * loss (as for the tick path's late frames). A run of late packets is a new delay of the path,
+   * taken as its floor. The lateness is counted (forwardLateOver*Ms) whether or not it is sent.
    */
   #tooLate(timestamp: number): boolean {
-    if (this.#maxSendLatenessMs === Infinity) return false;
+    if (this.#maxForwardLatenessMs === Infinity) return false;
     // RTP timestamps wrap at 2^32: the offset is taken modulo 2^32 and read as signed.
-    const offset = (Math.round(performanceTime.now() * SAMPLES_PER_MS) - timestamp) | 0;
+    const offset = (Math.round(this.#time.now() * SAMPLES_PER_MS) - timestamp) | 0;
     const floor = this.#forwardFloor;
     const late = floor === undefined ? 0 : (offset - floor) | 0;
     // A first packet, an earlier one, or a jump of seconds (the far end's timeline changed): a new floor.
@@ -567,7 +589,14 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       return false;
     }
     this.#forwardFloor = floor + FLOOR_DRIFT;
-    if (late <= this.#maxSendLatenessMs * SAMPLES_PER_MS) {
+    const stats = this.#stats;
+    if (late > 10 * SAMPLES_PER_MS) {
+      stats.forwardLateOver10Ms++;
+      if (late > 20 * SAMPLES_PER_MS) stats.forwardLateOver20Ms++;
+      if (late > 40 * SAMPLES_PER_MS) stats.forwardLateOver40Ms++;
+      if (late > 60 * SAMPLES_PER_MS) stats.forwardLateOver60Ms++;
+    }
+    if (late <= this.#maxForwardLatenessMs * SAMPLES_PER_MS) {
       this.#lateRun = 0;
       return false;
     }

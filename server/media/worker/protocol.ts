@@ -19,6 +19,7 @@ export interface RemoteLegOptions {
   telephoneEventPayloadType?: number;
   connectTimeoutMs?: number;
   maxSendLatenessMs?: number;
+  maxForwardLatenessMs?: number;
   /** Six random bytes for the initial RTP sequence number and timestamp (the main thread's random source). */
   seed: Uint8Array;
 }

@@ -28,6 +28,7 @@ export interface RemoteLegOptions {
   fifo?: FrameFifoOptions;
   connectTimeoutMs?: number;
   maxSendLatenessMs?: number;
+  maxForwardLatenessMs?: number;
 }
 
 export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, WorkerLegHandle {
@@ -63,6 +64,7 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
       telephoneEventPayloadType: options.telephoneEventPayloadType,
       connectTimeoutMs: options.connectTimeoutMs,
       maxSendLatenessMs: options.maxSendLatenessMs,
+      maxForwardLatenessMs: options.maxForwardLatenessMs,
       seed: new Uint8Array(seed),
     });
     const machine = this.#state;

@@ -100,6 +100,7 @@ function create(id: string, memory: LegMemory, options: Extract<ToWorker, { type
     telephoneEventPayloadType: options.telephoneEventPayloadType,
     connectTimeoutMs: options.connectTimeoutMs,
     maxSendLatenessMs: options.maxSendLatenessMs,
+    maxForwardLatenessMs: options.maxForwardLatenessMs,
     received: memory.sink(),
   });
   leg.play(memory.source());
