@@ -39,6 +39,8 @@ import { startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** BENCH_PER_CALL=1: a line for each call through the server (its figures and its legs' lateness). */
+const PER_CALL = process.env.BENCH_PER_CALL === "1";
 const PULSES = Number(process.env.BENCH_PULSES ?? 16);
 const DIRECT_CODEC = (process.env.BENCH_DIRECT_CODEC ?? "pcmu").toLowerCase();
 const PERIOD_MS = 500;
@@ -311,6 +313,7 @@ try {
     await until("the call to be up", async () => (await a.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).some((c) => c.id === id && c.state === "active"));
     const incoming = await poll("agent2's call", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).find((c) => c.state === "active"), 15_000, 10);
     await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.listenToCall(callId), incoming.id);
+    const steadyBefore = f.server[path].steady.length;
     await measure(f.server[path]);
     f.server[path].jitterMs.push(await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.jitterMs(callId), incoming.id));
     f.server[path].targetMs.push(await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.jitterTargetMs(callId), incoming.id));
@@ -319,6 +322,12 @@ try {
       const stats = (channel.media as unknown as WebRtcLeg).stats();
       f.legs.push(stats);
       f.server[path].legs.push(stats);
+    }
+    if (PER_CALL) {
+      const s = f.server[path];
+      const own = s.legs.slice(-legs.length);
+      const late = ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "staleFramesSkipped"].map((k) => sum(own, k as keyof LegStats)).join(" / ");
+      console.log(`  call (${path}): steady median ${percentile(s.steady.slice(steadyBefore), 50).toFixed(0)} ms; page B's jitter buffer ${s.jitterMs.at(-1)?.toFixed(0)} / target ${s.targetMs.at(-1)?.toFixed(0)} ms; legs' late > 10 / 20 / 40 ms / not sent: ${late}`);
     }
     await a.evaluate((callId) => (globalThis as unknown as LabWindow).lab.phone().hangup(callId), id);
     await until("the call to end", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).length === 0 && server.calls.channels.size === 0);

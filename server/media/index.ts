@@ -16,7 +16,7 @@ import type { AudioSource } from "./audio-frame.js";
 import { MediaWorkerPool, type MediaWorker } from "./worker/pool.js";
 import { RemoteLeg } from "./worker/remote-leg.js";
 import type { WorkerStats } from "./worker/protocol.js";
-import { forwardBridgeDefault, forwardPair, type ForwardSide } from "./forward.js";
+import { forwardBridgeDefault, forwardPair, type ForwardSide, type Forwarding } from "./forward.js";
 
 export { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silence, type AudioSource } from "./audio-frame.js";
 export { FrameClock, performanceTime, type FrameClockOptions, type FrameClockStats, type TimeSource } from "./frame-clock.js";
@@ -31,7 +31,7 @@ export { MediaWorkerError } from "./worker/pool.js";
 export type { MediaWorker };
 export type { WorkerStats } from "./worker/protocol.js";
 export { LegMutes, type MuteDirection } from "./leg-mutes.js";
-export { forwardBridgeDefault, type ForwardSide } from "./forward.js";
+export { forwardBridgeDefault, type ForwardSide, type Forwarding } from "./forward.js";
 export { MemoryMedia, memoryMediaPair } from "./memory-media.js";
 export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
 export { MediaUriError, type PlayerOptions } from "./player.js";
@@ -169,9 +169,9 @@ export class MediaEngine {
 
   /**
    * Pairs two bridged legs to forward on arrival, when this engine does and the legs allow it
-   * (forward.ts); returns the function that hands their audio back to the mixer, or undefined.
+   * (forward.ts); returns the pairing (its end() hands their audio back to the mixer), or undefined.
    */
-  forward(a: ForwardSide, b: ForwardSide): (() => void) | undefined {
+  forward(a: ForwardSide, b: ForwardSide): Forwarding | undefined {
     return this.forwardBridge ? forwardPair(a, b) : undefined;
   }
 

@@ -145,6 +145,12 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   // as hold music, takes the tick path back at once).
   #forwardTo: ForwardTarget | undefined;
   #forwardWhile: AudioSource | undefined;
+  /**
+   * Whether received audio is decoded into the receive buffer (or the worker's ring). Off only while
+   * the leg forwards and nothing reads its decoded audio (a forwarding bridge with no recorder):
+   * its ticks then read neither its receive buffer nor its source (the bridge's mix).
+   */
+  #decoding = true;
   readonly #forwardPayload = Buffer.alloc(FRAME_SAMPLES);
   #forwardDecoded = new Int16Array(FRAME_SAMPLES);
   /**
@@ -442,18 +448,20 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   // extensions) cost more CPU than the audio itself. Sequence numbers, timestamps and the SSRC
   // are this leg's own; what is lost is werift's RTCP sender reports, which G.711 does not need.
   #tick(tick: number): void {
+    const forwarding = this.#forwarding();
+    // Forwarding with nothing that needs the decoded audio: no mix to read, no buffer to drain.
+    const idle = forwarding && !this.#decoding;
     // The receive FIFO drains at the clock's pace even when no bridge reads it, so a bridge
     // joining later does not start with a backlog of stale audio.
-    this.#buffer?.frameFor(tick);
+    if (!idle) this.#buffer?.frameFor(tick);
     // The source advances even while nothing is sent, so hold music does not restart.
-    const frame = this.#source.read(tick);
+    const frame = idle ? silentFrame() : this.#source.read(tick);
     const transceiver = this.#transceiver;
     if (!transceiver || !this.#canSend()) {
       this.#marker = true;
       return;
     }
     const dtmf = this.#dtmfOut.next();
-    const forwarding = this.#forwarding();
     // Forwarded packets carry this leg's audio: the tick sends only DTMF (which takes their place).
     if (forwarding && (dtmf === undefined || dtmf === "gap")) return;
     const timestamp = this.#tickTimestamp(tick);
@@ -523,6 +531,22 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#forwardWhile = source;
   }
 
+  /**
+   * Decodes received audio into the receive buffer (on, the default) or not (off: only while the
+   * leg forwards and nothing needs its decoded audio; DTMF, the counters and forwarding go on).
+   * Turned off, the buffer is emptied; turned on, it fills again from the next packet.
+   */
+  decode(on: boolean): void {
+    if (on === this.#decoding) return;
+    this.#decoding = on;
+    if (!on) this.#buffer?.clear();
+  }
+
+  /** Whether this leg's receive buffer played received audio at the last tick (false in a media worker). */
+  get primed(): boolean {
+    return this.#buffer?.playing ?? false;
+  }
+
   #forwarding(): boolean {
     return this.#forwardWhile !== undefined && this.#forwardWhile === this.#source;
   }
@@ -552,6 +576,9 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       this.#forwardFloor = undefined;
     }
     if (this.#tooLate(timestamp)) {
+      // A sequence number used up: the far end sees a lost packet (conceals it, its jitter buffer's
+      // packet length stays one frame), not a 40 ms packet after a 20 ms one.
+      this.#nextSequence();
       this.#stats.staleFramesSkipped++;
       return;
     }
@@ -572,8 +599,9 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
    * of the stream relative to their timestamps (the far end's send jitter, this thread not woken
    * in time for the socket, a stall, a hop between workers): sent on, a late packet reads to the
    * far end's jitter buffer as network delay, and it waits that much longer for every later packet.
-   * Not sending one leaves a timestamp gap and no sequence gap, which the far end conceals as a
-   * loss (as for the tick path's late frames). A run of late packets is a new delay of the path,
+   * Not sending one leaves a gap in both timestamps and sequence numbers: the far end conceals a
+   * lost packet (the mixer path's rule, where a late tick's frame is not sent, is the reference;
+   * there the sequence runs on, a pause). A run of late packets is a new delay of the path,
    * taken as its floor. The lateness is counted (forwardLateOver*Ms) whether or not it is sent.
    */
   #tooLate(timestamp: number): boolean {
@@ -631,9 +659,11 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const codec: G711Codec | undefined = payloadType === 0 ? "PCMU" : payloadType === 8 ? "PCMA" : undefined;
     if (!codec) return;
     this.#stats.packetsReceived++;
-    // Into the leg's scratch buffer: a sink copies what it keeps (a worker's ring, a FIFO).
-    if (this.#decoded.length !== payload.length) this.#decoded = new Int16Array(payload.length);
-    this.#received.accept(decodeG711(codec, payload, this.#decoded), timestamp);
+    if (this.#decoding) {
+      // Into the leg's scratch buffer: a sink copies what it keeps (a worker's ring, a FIFO).
+      if (this.#decoded.length !== payload.length) this.#decoded = new Int16Array(payload.length);
+      this.#received.accept(decodeG711(codec, payload, this.#decoded), timestamp);
+    }
     this.#forwardTo?.forwarded(payload, payloadType, timestamp);
   }
 
@@ -651,7 +681,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     }
     if (ahead > 0 && ahead <= MAX_SEQUENCE_GAP) {
       this.#stats.packetsLost += ahead;
-      this.#received.conceal(Math.min(ahead, MAX_CONCEALED_FRAMES));
+      if (this.#decoding) this.#received.conceal(Math.min(ahead, MAX_CONCEALED_FRAMES));
     }
     this.#expectedSequence = (sequence + 1) & 0xffff;
     return true;

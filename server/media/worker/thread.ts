@@ -213,6 +213,9 @@ port.on("message", (message: ToWorker) => {
       leg?.forwardWhile(message.on ? leg.source : undefined);
       break;
     }
+    case "decode":
+      legs.get(message.leg)?.leg.decode(message.on);
+      break;
     case "stop":
       void stop();
       break;
