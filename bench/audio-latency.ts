@@ -326,8 +326,8 @@ try {
     if (PER_CALL) {
       const s = f.server[path];
       const own = s.legs.slice(-legs.length);
-      const late = ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "staleFramesSkipped"].map((k) => sum(own, k as keyof LegStats)).join(" / ");
-      console.log(`  call (${path}): steady median ${percentile(s.steady.slice(steadyBefore), 50).toFixed(0)} ms; page B's jitter buffer ${s.jitterMs.at(-1)?.toFixed(0)} / target ${s.targetMs.at(-1)?.toFixed(0)} ms; legs' late > 10 / 20 / 40 ms / not sent: ${late}`);
+      const late = ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "staleFramesSkipped", "forwardSteps"].map((k) => sum(own, k as keyof LegStats)).join(" / ");
+      console.log(`  call (${path}): steady median ${percentile(s.steady.slice(steadyBefore), 50).toFixed(0)} ms; page B's jitter buffer ${s.jitterMs.at(-1)?.toFixed(0)} / target ${s.targetMs.at(-1)?.toFixed(0)} ms; legs' late > 10 / 20 / 40 ms / not sent / timeline steps: ${late}`);
     }
     await a.evaluate((callId) => (globalThis as unknown as LabWindow).lab.phone().hangup(callId), id);
     await until("the call to end", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).length === 0 && server.calls.channels.size === 0);
@@ -377,7 +377,7 @@ try {
         [`ratio of medians to direct, after set-up (${p})`, ratio(s.setup, f.direct.setup)],
         [`onsets not heard (${p})`, `${s.missed}`],
         [`page B's jitter buffer, mean delay / target per call (${p})`, `${ms(percentile(s.jitterMs, 50))} / ${ms(percentile(s.targetMs, 50))} median, max ${ms(Math.max(...s.jitterMs))} / ${ms(Math.max(...s.targetMs))}`],
-        [`server legs' packets sent / not sent, late (${p})`, `${sum(s.legs, "packetsSent")} / ${sum(s.legs, "staleFramesSkipped")}`],
+        [`server legs' packets sent / not sent, late / forward timeline steps (${p})`, `${sum(s.legs, "packetsSent")} / ${sum(s.legs, "staleFramesSkipped")} / ${sum(s.legs, "forwardSteps")}`],
         [`forwarded packets later than 10 / 20 / 40 / 60 ms (${p})`, ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "forwardLateOver60Ms"].map((k) => sum(s.legs, k as keyof LegStats)).join(" / ")],
         [`bench process CPU, server rounds (${p})`, `${cpu[p].toFixed(0)} ms`],
       ];

@@ -35,6 +35,8 @@ export interface LegCounters {
   forwardLateOver20Ms: number;
   forwardLateOver40Ms: number;
   forwardLateOver60Ms: number;
+  /** Times the forward path's outgoing timeline stepped on (the path's delay grew: a run of late packets, a far end's clock running slow). */
+  forwardSteps: number;
 }
 
 export interface LegStats extends LegCounters {

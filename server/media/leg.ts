@@ -82,8 +82,13 @@ const FORWARD_PATH = 1;
 const SAMPLES_PER_MS = FRAME_SAMPLES / FRAME_MS;
 /** Late forwarded packets in a row after which their lateness is taken as the path's new delay. */
 const MAX_LATE_RUN = 10;
-/** How far a quiet path's earliest arrival may drift per packet (samples): clocks drift apart. */
-const FLOOR_DRIFT = 0.1;
+/**
+ * How far the forward path's floor (the earliest arrival against the timestamps) creeps up per
+ * packet, in samples: 2 of a 160-sample packet, so a far end whose clock runs up to 1.25% slow
+ * (Chromium's audio under load) is followed rather than read as ever later packets; an earlier
+ * packet sets it back down.
+ */
+const FLOOR_DRIFT = 2;
 
 /** Whether a transceiver direction sends (a function here, not a closure made per tick). */
 const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
@@ -118,6 +123,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     forwardLateOver20Ms: 0,
     forwardLateOver40Ms: 0,
     forwardLateOver60Ms: 0,
+    forwardSteps: 0,
   };
   #transceiver: RTCRtpTransceiver | undefined;
   #codecSeen: RTCRtpTransceiver["sender"]["codec"];
@@ -163,6 +169,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
    * earliest such offset seen (drifting up slowly), and how many packets in a row came late.
    */
   #forwardFloor: number | undefined;
+  /** The floor the outgoing timeline was last set against: the floor risen a frame above it, it steps. */
+  #stepBase = 0;
   #lateRun = 0;
   #lastTimestamp: number | undefined;
   #tickShift = 0;
@@ -602,7 +610,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
    * Not sending one leaves a gap in both timestamps and sequence numbers: the far end conceals a
    * lost packet (the mixer path's rule, where a late tick's frame is not sent, is the reference;
    * there the sequence runs on, a pause). A run of late packets is a new delay of the path,
-   * taken as its floor. The lateness is counted (forwardLateOver*Ms) whether or not it is sent.
+   * taken as its floor, the outgoing timeline stepping forward with it (forwardSteps). The lateness
+   * is counted (forwardLateOver*Ms) whether or not it is sent.
    */
   #tooLate(timestamp: number): boolean {
     if (this.#maxForwardLatenessMs === Infinity) return false;
@@ -612,11 +621,16 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const late = floor === undefined ? 0 : (offset - floor) | 0;
     // A first packet, an earlier one, or a jump of seconds (the far end's timeline changed): a new floor.
     if (floor === undefined || late < 0 || late > 2000 * SAMPLES_PER_MS) {
+      if (floor === undefined || late >= 0 || ((offset - this.#stepBase) | 0) < 0) this.#stepBase = offset;
       this.#forwardFloor = offset;
       this.#lateRun = 0;
       return false;
     }
     this.#forwardFloor = floor + FLOOR_DRIFT;
+    // The floor crept a frame above the timeline's base (the far end's clock runs slow): the
+    // outgoing timeline steps a frame, a sequence number used up (a lost packet to the far end,
+    // as the mixer path's receive buffer running dry puts a silent frame in), not a delay.
+    if (this.#forwardFloor - this.#stepBase >= FRAME_SAMPLES) this.#step(1);
     const stats = this.#stats;
     if (late > 10 * SAMPLES_PER_MS) {
       stats.forwardLateOver10Ms++;
@@ -628,11 +642,25 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       this.#lateRun = 0;
       return false;
     }
-    if (++this.#lateRun >= MAX_LATE_RUN) {
-      this.#forwardFloor = offset;
-      this.#lateRun = 0;
-    }
-    return true;
+    if (++this.#lateRun < MAX_LATE_RUN) return true;
+    // The path's delay stepped up (the far end's clock fell behind, this thread's wake-ups came
+    // later): a new floor, and this leg's outgoing timeline steps forward by as many whole frames,
+    // with as many sequence numbers used up, so the far end sees lost packets, not a delay its
+    // jitter buffer would keep for seconds (the mixer path's receive buffer takes such a step and
+    // its tick path's timeline never shows it).
+    this.#forwardFloor = offset;
+    this.#lateRun = 0;
+    this.#step(Math.round(late / FRAME_SAMPLES));
+    this.#stepBase = offset;
+    return false;
+  }
+
+  /** Steps the forward path's outgoing timeline `frames` frames on, as many sequence numbers used up. */
+  #step(frames: number): void {
+    this.#forwardShift = (this.#forwardShift + frames * FRAME_SAMPLES) >>> 0;
+    this.#sequence = (this.#sequence + frames) & 0xffff;
+    this.#stepBase += frames * FRAME_SAMPLES;
+    this.#stats.forwardSteps++;
   }
 
   #nextSequence(): number {

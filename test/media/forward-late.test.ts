@@ -12,6 +12,10 @@ import { frameWiseShare } from "../helpers/tone-windows.js";
 import { HandTime } from "../helpers/hand-time.js";
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+/** Waits, with no bound on the time it takes, until `done`. */
+async function until(done: () => boolean): Promise<void> {
+  while (!done()) await sleep(10);
+}
 
 describe.each([
   { name: "the default bound (one frame)", maxForwardLatenessMs: undefined, dropped: 1 },
@@ -89,5 +93,24 @@ describe.each([
     await sleep(300);
     stop();
     expect(frameWiseShare(samples, 1000)).toBeGreaterThan(0.5);
+  });
+
+  it("a run of ten late packets is a new delay of the path: the outgoing timeline steps forward, the phone sees lost packets", async () => {
+    const [sa, sb] = [a.leg.stats(), b.leg.stats()];
+    const [pa, pb] = [a.phone.stats(), b.phone.stats()];
+    // 300 ms at once: the k-th packet after it comes 300 - 20k ms late against the one before the
+    // jump; the first nine (280-120 ms late) are not forwarded, the tenth (100 ms late) ends the
+    // run: the path's new floor, forwarded with the leg's timeline 5 frames (100 ms) further on.
+    time.advanceTo(time.t + 300);
+    await Promise.all([received(a.leg, sa, 15), received(b.leg, sb, 15)]);
+    for (const [leg, before] of [[a.leg, sa], [b.leg, sb]] as const) {
+      const after = leg.stats();
+      expect(after.staleFramesSkipped - before.staleFramesSkipped, "late packets not forwarded").toBe(9);
+      expect(after.forwardSteps - before.forwardSteps, "steps of the outgoing timeline").toBe(1);
+    }
+    // Each phone: nine packets not sent and five frames stepped over, each a sequence number: 14 lost.
+    await until(() => a.phone.stats().packetsReceived >= pa.packetsReceived + 15 && b.phone.stats().packetsReceived >= pb.packetsReceived + 15);
+    expect(a.phone.stats().packetsLost - pa.packetsLost).toBe(14);
+    expect(b.phone.stats().packetsLost - pb.packetsLost).toBe(14);
   });
 });
