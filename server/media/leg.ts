@@ -626,11 +626,12 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       this.#lateRun = 0;
       return false;
     }
-    this.#forwardFloor = floor + FLOOR_DRIFT;
+    // Kept in 32 bits, as the offsets are: they wrap with the RTP timestamps.
+    this.#forwardFloor = (floor + FLOOR_DRIFT) | 0;
     // The floor crept a frame above the timeline's base (the far end's clock runs slow): the
     // outgoing timeline steps a frame, a sequence number used up (a lost packet to the far end,
     // as the mixer path's receive buffer running dry puts a silent frame in), not a delay.
-    if (this.#forwardFloor - this.#stepBase >= FRAME_SAMPLES) this.#step(1);
+    if (((this.#forwardFloor - this.#stepBase) | 0) >= FRAME_SAMPLES) this.#step(1);
     const stats = this.#stats;
     if (late > 10 * SAMPLES_PER_MS) {
       stats.forwardLateOver10Ms++;
@@ -659,7 +660,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #step(frames: number): void {
     this.#forwardShift = (this.#forwardShift + frames * FRAME_SAMPLES) >>> 0;
     this.#sequence = (this.#sequence + frames) & 0xffff;
-    this.#stepBase += frames * FRAME_SAMPLES;
+    this.#stepBase = (this.#stepBase + frames * FRAME_SAMPLES) | 0;
     this.#stats.forwardSteps++;
   }
 
