@@ -20,9 +20,10 @@
 // (BENCH_MEDIA_WORKERS=0: in the main thread). BENCH_BRIDGE_PATHS: the server's bridge paths measured,
 // each a path of its own in the alternation (default "mixer,forward": receive buffers and the mix on
 // the frame clock, and each packet forwarded on arrival, media/forward.ts), the engine's switch
-// turned before each of its calls; "forward60" is the forward path with session 19's late rule (a
-// packet more than 60 ms late against the stream's earliest not forwarded, rather than 20 ms), the
-// engine's maxForwardLatenessMs set before each of its calls: main's forward path in this process.
+// turned before each of its calls; "forward20" is the forward path with a tighter late rule (a
+// packet more than 20 ms late against the stream's earliest not forwarded, rather than the default
+// 60 ms), the engine's maxForwardLatenessMs set before each of its calls. (Session 20's runs 1-6
+// had the 20 ms default as "forward" and 60 ms as "forward20".)
 // Per path: page B's jitter buffer (mean delay and mean target per emitted sample over each call),
 // and the server legs' forwarded packets' lateness (forwardLateOver*Ms) and packets not sent.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -246,9 +247,9 @@ interface Sample {
   /** The server legs' figures at each call's end. */
   legs: LegStats[];
 }
-type BridgePath = "mixer" | "forward" | "forward60";
-const PATH_NAMES: readonly BridgePath[] = ["mixer", "forward", "forward60"];
-const BRIDGE_PATHS = (process.env.BENCH_BRIDGE_PATHS ?? "mixer,forward,forward60").split(",").filter(Boolean) as BridgePath[];
+type BridgePath = "mixer" | "forward" | "forward20";
+const PATH_NAMES: readonly BridgePath[] = ["mixer", "forward", "forward20"];
+const BRIDGE_PATHS = (process.env.BENCH_BRIDGE_PATHS ?? "mixer,forward,forward20").split(",").filter(Boolean) as BridgePath[];
 for (const p of BRIDGE_PATHS) if (!PATH_NAMES.includes(p)) throw new Error(`BENCH_BRIDGE_PATHS: no path ${p}`);
 interface Figures {
   server: Record<BridgePath, Sample>;
@@ -257,7 +258,7 @@ interface Figures {
   legs: LegStats[];
 }
 const sample = (): Sample => ({ setup: [], steady: [], missed: 0, jitterMs: [], targetMs: [], legs: [] });
-const empty = (): Figures => ({ server: { mixer: sample(), forward: sample(), forward60: sample() }, direct: sample(), legs: [] });
+const empty = (): Figures => ({ server: { mixer: sample(), forward: sample(), forward20: sample() }, direct: sample(), legs: [] });
 
 const WORKERS = Number(process.env.BENCH_MEDIA_WORKERS ?? defaultMediaWorkers());
 const bench = await startBenchServer("audio-latency", { rendererDir: await phoneLabDir(), mediaWorkers: WORKERS });
@@ -307,7 +308,7 @@ try {
 
   const throughServer = async (f: Figures, path: BridgePath): Promise<void> => {
     server.media.forwardBridge = path !== "mixer";
-    server.media.maxForwardLatenessMs = path === "forward60" ? 60 : undefined;
+    server.media.maxForwardLatenessMs = path === "forward20" ? 20 : undefined;
     legs.length = 0;
     const id = await a.evaluate(() => (globalThis as unknown as LabWindow).lab.phone().call("1003"));
     await until("the call to be up", async () => (await a.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).some((c) => c.id === id && c.state === "active"));
@@ -348,7 +349,7 @@ try {
   const phase = async (name: string): Promise<void> => {
     const loadBefore = loadavg()[0];
     const f = empty();
-    const cpu: Record<BridgePath | "direct", number> = { mixer: 0, forward: 0, forward60: 0, direct: 0 };
+    const cpu: Record<BridgePath | "direct", number> = { mixer: 0, forward: 0, forward20: 0, direct: 0 };
     const paths: (BridgePath | "direct")[] = ["direct", ...BRIDGE_PATHS];
     for (let r = 0; r < ROUNDS; r++) {
       // Turn which goes first, so none always follows another.
@@ -383,13 +384,13 @@ try {
       ];
     });
     const both = BRIDGE_PATHS.includes("mixer") && BRIDGE_PATHS.includes("forward");
-    const vs60 = BRIDGE_PATHS.includes("forward60") && BRIDGE_PATHS.includes("forward");
+    const vs20 = BRIDGE_PATHS.includes("forward20") && BRIDGE_PATHS.includes("forward");
     report(`audio-latency, ${name}: tone onset page A → page B, ${ROUNDS} calls each way, ${WORKERS} media workers, ${PULSES} onsets a call; load ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`, [
       ["direct peer-to-peer (" + DIRECT_CODEC + "), steady", row(f.direct.steady)],
       [`direct, first ${SETUP_PULSES} onsets`, row(f.direct.setup)],
       ...serverRows,
       ...(both ? [["forward / mixer, ratio of steady medians", ratio(f.server.forward.steady, f.server.mixer.steady)] as [string, string]] : []),
-      ...(vs60 ? [["forward / forward60, ratio of steady medians", ratio(f.server.forward.steady, f.server.forward60.steady)] as [string, string]] : []),
+      ...(vs20 ? [["forward20 / forward, ratio of steady medians", ratio(f.server.forward20.steady, f.server.forward.steady)] as [string, string]] : []),
       ["onsets not heard (direct)", `${f.direct.missed}`],
       ["page B's jitter buffer, mean delay / target per call (direct)", `${ms(percentile(f.direct.jitterMs, 50))} / ${ms(percentile(f.direct.targetMs, 50))} median`],
       ["server legs' receive target at hang-up (all server calls)", `${Math.min(...depth)}-${Math.max(...depth)} ms`],

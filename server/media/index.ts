@@ -70,8 +70,8 @@ export interface MediaEngineOptions {
    */
   forwardBridge?: boolean;
   /**
-   * Every leg's maxForwardLatenessMs unless its own options say otherwise (default one frame,
-   * 20 ms; never more than maxSendLatenessMs): a packet to forward on arrival that late is dropped.
+   * Every leg's maxForwardLatenessMs unless its own options say otherwise (default 60 ms; never
+   * more than maxSendLatenessMs): a packet to forward on arrival that late is dropped.
    */
   maxForwardLatenessMs?: number;
 }

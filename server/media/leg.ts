@@ -47,10 +47,11 @@ export interface WebRtcLegOptions {
   maxSendLatenessMs?: number;
   /**
    * A packet to forward on arrival (forward.ts) that comes more than this later than the stream's
-   * earliest, relative to their RTP timestamps, is not forwarded (default one frame, 20 ms, or none
-   * when maxSendLatenessMs is Infinity; never more than maxSendLatenessMs). Forwarded packets are not re-timed: the lateness they carry is
-   * what the far end's jitter buffer learns, and with a busy core the 20-60 ms that the tick path's
-   * bound let through raised Chromium's target to ~100 ms for the rest of the call.
+   * earliest, relative to their RTP timestamps, is not forwarded (default 60 ms, the tick path's
+   * bound, or none when maxSendLatenessMs is Infinity; never more than maxSendLatenessMs).
+   * Forwarded packets are not re-timed: the lateness they carry is what the far end's jitter buffer
+   * learns. A tighter bound (20 ms) was measured against 60 ms in session 20 and gained nothing
+   * consistent while dropping 4-14% of packets under load (docs/design-notes.md, session 20).
    */
   maxForwardLatenessMs?: number;
   /** What the forward path reads a packet's arrival on (default performance.now(); tests move it by hand). */
@@ -67,7 +68,7 @@ const MAX_SEQUENCE_GAP = 100;
 /** Silent frames put in for lost packets, at most: enough to keep timing, never a long delay. */
 const MAX_CONCEALED_FRAMES = 3;
 const DEFAULT_MAX_SEND_LATENESS_MS = 3 * FRAME_MS;
-const DEFAULT_MAX_FORWARD_LATENESS_MS = FRAME_MS;
+const DEFAULT_MAX_FORWARD_LATENESS_MS = 3 * FRAME_MS;
 
 /** Where a leg forwarding on arrival (forward.ts) sends each audio packet it receives. */
 export interface ForwardTarget {
