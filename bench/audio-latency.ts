@@ -20,7 +20,12 @@
 // (BENCH_MEDIA_WORKERS=0: in the main thread). BENCH_BRIDGE_PATHS: the server's bridge paths measured,
 // each a path of its own in the alternation (default "mixer,forward": receive buffers and the mix on
 // the frame clock, and each packet forwarded on arrival, media/forward.ts), the engine's switch
-// turned before each of its calls.
+// turned before each of its calls; "forward20" is the forward path with a tighter late rule (a
+// packet more than 20 ms late against the stream's earliest not forwarded, rather than the default
+// 60 ms), the engine's maxForwardLatenessMs set before each of its calls. (Session 20's runs 1-6
+// had the 20 ms default as "forward" and 60 ms as "forward20".)
+// Per path: page B's jitter buffer (mean delay and mean target per emitted sample over each call),
+// and the server legs' forwarded packets' lateness (forwardLateOver*Ms) and packets not sent.
 import { spawn, type ChildProcess } from "node:child_process";
 import { loadavg } from "node:os";
 import type { Page } from "playwright-core";
@@ -35,6 +40,8 @@ import { startBenchServer } from "./lib/server.js";
 import { percentile, report } from "./report.js";
 
 const ROUNDS = Number(process.env.BENCH_ROUNDS ?? 5);
+/** BENCH_PER_CALL=1: a line for each call through the server (its figures and its legs' lateness). */
+const PER_CALL = process.env.BENCH_PER_CALL === "1";
 const PULSES = Number(process.env.BENCH_PULSES ?? 16);
 const DIRECT_CODEC = (process.env.BENCH_DIRECT_CODEC ?? "pcmu").toLowerCase();
 const PERIOD_MS = 500;
@@ -167,6 +174,15 @@ const PAGE_SCRIPT = `(() => {
       });
       return ms;
     },
+    async jitterTargetMs(callId) {
+      const p = callId === undefined ? pc : globalThis.lab.phone().peerConnection(callId);
+      const report = await p?.getStats();
+      let ms = NaN;
+      report?.forEach((e) => {
+        if (e.type === "inbound-rtp" && e.kind === "audio" && e.jitterBufferEmittedCount) ms = (e.jitterBufferTargetDelay / e.jitterBufferEmittedCount) * 1000;
+      });
+      return ms;
+    },
     close() {
       pc?.close();
       pc = null;
@@ -189,6 +205,8 @@ interface Probe {
   connected(): boolean;
   /** Page B's mean jitter buffer delay over the call so far (Chromium's getStats), ms. */
   jitterMs(callId?: string): Promise<number>;
+  /** Page B's mean jitter buffer target delay per emitted sample over the call so far, ms. */
+  jitterTargetMs(callId?: string): Promise<number>;
   close(): void;
 }
 interface LabWindow {
@@ -200,6 +218,7 @@ interface LabWindow {
   };
 }
 
+const sum = (legs: LegStats[], key: keyof LegStats): number => legs.reduce((t, s) => t + (typeof s[key] === "number" ? (s[key] as number) : 0), 0);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const until = async (what: string, check: () => Promise<boolean> | boolean): Promise<void> => {
   await poll(what, async () => ((await check()) ? true : undefined), 15_000, 10);
@@ -223,18 +242,23 @@ interface Sample {
   missed: number;
   /** Page B's mean jitter buffer delay over each call. */
   jitterMs: number[];
+  /** Page B's mean jitter buffer target delay over each call. */
+  targetMs: number[];
+  /** The server legs' figures at each call's end. */
+  legs: LegStats[];
 }
-type BridgePath = "mixer" | "forward";
-const BRIDGE_PATHS = (process.env.BENCH_BRIDGE_PATHS ?? "mixer,forward").split(",").filter(Boolean) as BridgePath[];
-for (const p of BRIDGE_PATHS) if (p !== "mixer" && p !== "forward") throw new Error(`BENCH_BRIDGE_PATHS: no path ${p}`);
+type BridgePath = "mixer" | "forward" | "forward20";
+const PATH_NAMES: readonly BridgePath[] = ["mixer", "forward", "forward20"];
+const BRIDGE_PATHS = (process.env.BENCH_BRIDGE_PATHS ?? "mixer,forward,forward20").split(",").filter(Boolean) as BridgePath[];
+for (const p of BRIDGE_PATHS) if (!PATH_NAMES.includes(p)) throw new Error(`BENCH_BRIDGE_PATHS: no path ${p}`);
 interface Figures {
   server: Record<BridgePath, Sample>;
   direct: Sample;
   /** The server legs' receive FIFO figures at each call's end. */
   legs: LegStats[];
 }
-const sample = (): Sample => ({ setup: [], steady: [], missed: 0, jitterMs: [] });
-const empty = (): Figures => ({ server: { mixer: sample(), forward: sample() }, direct: sample(), legs: [] });
+const sample = (): Sample => ({ setup: [], steady: [], missed: 0, jitterMs: [], targetMs: [], legs: [] });
+const empty = (): Figures => ({ server: { mixer: sample(), forward: sample(), forward20: sample() }, direct: sample(), legs: [] });
 
 const WORKERS = Number(process.env.BENCH_MEDIA_WORKERS ?? defaultMediaWorkers());
 const bench = await startBenchServer("audio-latency", { rendererDir: await phoneLabDir(), mediaWorkers: WORKERS });
@@ -283,15 +307,29 @@ try {
   };
 
   const throughServer = async (f: Figures, path: BridgePath): Promise<void> => {
-    server.media.forwardBridge = path === "forward";
+    server.media.forwardBridge = path !== "mixer";
+    server.media.maxForwardLatenessMs = path === "forward20" ? 20 : undefined;
     legs.length = 0;
     const id = await a.evaluate(() => (globalThis as unknown as LabWindow).lab.phone().call("1003"));
     await until("the call to be up", async () => (await a.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).some((c) => c.id === id && c.state === "active"));
     const incoming = await poll("agent2's call", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).find((c) => c.state === "active"), 15_000, 10);
     await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.listenToCall(callId), incoming.id);
+    const steadyBefore = f.server[path].steady.length;
     await measure(f.server[path]);
     f.server[path].jitterMs.push(await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.jitterMs(callId), incoming.id));
-    for (const channel of legs) if ("stats" in channel.media) f.legs.push((channel.media as unknown as WebRtcLeg).stats());
+    f.server[path].targetMs.push(await b.evaluate((callId) => (globalThis as unknown as LabWindow).probe.jitterTargetMs(callId), incoming.id));
+    for (const channel of legs) {
+      if (!("stats" in channel.media)) continue;
+      const stats = (channel.media as unknown as WebRtcLeg).stats();
+      f.legs.push(stats);
+      f.server[path].legs.push(stats);
+    }
+    if (PER_CALL) {
+      const s = f.server[path];
+      const own = s.legs.slice(-legs.length);
+      const late = ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "staleFramesSkipped", "forwardSteps"].map((k) => sum(own, k as keyof LegStats)).join(" / ");
+      console.log(`  call (${path}): steady median ${percentile(s.steady.slice(steadyBefore), 50).toFixed(0)} ms; page B's jitter buffer ${s.jitterMs.at(-1)?.toFixed(0)} / target ${s.targetMs.at(-1)?.toFixed(0)} ms; legs' late > 10 / 20 / 40 ms / not sent / timeline steps: ${late}`);
+    }
     await a.evaluate((callId) => (globalThis as unknown as LabWindow).lab.phone().hangup(callId), id);
     await until("the call to end", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).length === 0 && server.calls.channels.size === 0);
   };
@@ -303,6 +341,7 @@ try {
     await until("the direct connection", async () => (await a.evaluate(() => (globalThis as unknown as LabWindow).probe.connected())) && (await b.evaluate(() => (globalThis as unknown as LabWindow).probe.connected())));
     await measure(f.direct);
     f.direct.jitterMs.push(await b.evaluate(() => (globalThis as unknown as LabWindow).probe.jitterMs()));
+    f.direct.targetMs.push(await b.evaluate(() => (globalThis as unknown as LabWindow).probe.jitterTargetMs()));
     await a.evaluate(() => (globalThis as unknown as LabWindow).probe.close());
     await b.evaluate(() => (globalThis as unknown as LabWindow).probe.close());
   };
@@ -310,7 +349,7 @@ try {
   const phase = async (name: string): Promise<void> => {
     const loadBefore = loadavg()[0];
     const f = empty();
-    const cpu: Record<BridgePath | "direct", number> = { mixer: 0, forward: 0, direct: 0 };
+    const cpu: Record<BridgePath | "direct", number> = { mixer: 0, forward: 0, forward20: 0, direct: 0 };
     const paths: (BridgePath | "direct")[] = ["direct", ...BRIDGE_PATHS];
     for (let r = 0; r < ROUNDS; r++) {
       // Turn which goes first, so none always follows another.
@@ -338,18 +377,22 @@ try {
         [`through the server (${p}), first ${SETUP_PULSES} onsets`, row(s.setup)],
         [`ratio of medians to direct, after set-up (${p})`, ratio(s.setup, f.direct.setup)],
         [`onsets not heard (${p})`, `${s.missed}`],
-        [`page B's jitter buffer, mean delay per call (${p})`, `${ms(percentile(s.jitterMs, 50))} median`],
+        [`page B's jitter buffer, mean delay / target per call (${p})`, `${ms(percentile(s.jitterMs, 50))} / ${ms(percentile(s.targetMs, 50))} median, max ${ms(Math.max(...s.jitterMs))} / ${ms(Math.max(...s.targetMs))}`],
+        [`server legs' packets sent / not sent, late / forward timeline steps (${p})`, `${sum(s.legs, "packetsSent")} / ${sum(s.legs, "staleFramesSkipped")} / ${sum(s.legs, "forwardSteps")}`],
+        [`forwarded packets later than 10 / 20 / 40 / 60 ms (${p})`, ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "forwardLateOver60Ms"].map((k) => sum(s.legs, k as keyof LegStats)).join(" / ")],
         [`bench process CPU, server rounds (${p})`, `${cpu[p].toFixed(0)} ms`],
       ];
     });
     const both = BRIDGE_PATHS.includes("mixer") && BRIDGE_PATHS.includes("forward");
+    const vs20 = BRIDGE_PATHS.includes("forward20") && BRIDGE_PATHS.includes("forward");
     report(`audio-latency, ${name}: tone onset page A → page B, ${ROUNDS} calls each way, ${WORKERS} media workers, ${PULSES} onsets a call; load ${loadBefore.toFixed(1)} → ${loadAfter.toFixed(1)}`, [
       ["direct peer-to-peer (" + DIRECT_CODEC + "), steady", row(f.direct.steady)],
       [`direct, first ${SETUP_PULSES} onsets`, row(f.direct.setup)],
       ...serverRows,
       ...(both ? [["forward / mixer, ratio of steady medians", ratio(f.server.forward.steady, f.server.mixer.steady)] as [string, string]] : []),
+      ...(vs20 ? [["forward20 / forward, ratio of steady medians", ratio(f.server.forward20.steady, f.server.forward.steady)] as [string, string]] : []),
       ["onsets not heard (direct)", `${f.direct.missed}`],
-      ["page B's jitter buffer, mean delay per call (direct)", `${ms(percentile(f.direct.jitterMs, 50))} median`],
+      ["page B's jitter buffer, mean delay / target per call (direct)", `${ms(percentile(f.direct.jitterMs, 50))} / ${ms(percentile(f.direct.targetMs, 50))} median`],
       ["server legs' receive target at hang-up (all server calls)", `${Math.min(...depth)}-${Math.max(...depth)} ms`],
       ["server legs' FIFO underruns / compressed / overflowed", `${fifo.underruns} / ${fifo.compressed} / ${fifo.overflowed}`],
       ["bench process CPU, direct rounds", `${cpu.direct.toFixed(0)} ms`],

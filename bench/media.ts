@@ -12,7 +12,10 @@
 // bridges' path, one run per value, their order turned each round so A and B alternate (default
 // "mixer"): "mixer" (receive buffers and the mix on the frame clock), "forward" (each packet
 // forwarded on arrival, media/forward.ts; the agent's leg placed by the pool as any leg, so with
-// workers most pairs cross between two workers), "beside" (forward, the agent's leg on its caller's worker).
+// workers most pairs cross between two workers), "beside" (forward, the agent's leg on its caller's
+// worker), "beside-decoding" (as beside, but the legs decode what they receive even with no
+// recorder: session 19's forward path). BENCH_MEDIA_RECORD=0: calls with no recorder (as a bridge
+// with no recorder does, the forward paths' legs then decode nothing: Forwarding.decode(false)).
 import { fork, type ChildProcess } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, setPriority, tmpdir } from "node:os";
@@ -31,9 +34,10 @@ const RUNS = Number(process.env.BENCH_MEDIA_RUNS ?? 1);
 /** Nice value for the phones process (0: same priority as the server). */
 const PHONES_NICE = Number(process.env.BENCH_MEDIA_PHONES_NICE ?? 0);
 const SECONDS = Number(process.env.BENCH_MEDIA_SECONDS ?? 10);
-type Path = "mixer" | "forward" | "beside";
+type Path = "mixer" | "forward" | "beside" | "beside-decoding";
 const PATHS = (process.env.BENCH_MEDIA_FORWARD ?? "mixer").split(",").filter(Boolean) as Path[];
-for (const p of PATHS) if (!["mixer", "forward", "beside"].includes(p)) throw new Error(`BENCH_MEDIA_FORWARD: no path ${p}`);
+for (const p of PATHS) if (!["mixer", "forward", "beside", "beside-decoding"].includes(p)) throw new Error(`BENCH_MEDIA_FORWARD: no path ${p}`);
+const RECORD = process.env.BENCH_MEDIA_RECORD !== "0";
 const SETUP_BATCH = 5;
 // Set-up is not what is measured: on a loaded machine DTLS handshakes queue up, so legs wait longer.
 const CONNECT_TIMEOUT_MS = 60_000;
@@ -194,8 +198,9 @@ interface Call {
   id: number;
   caller: WebRtcLeg;
   agent: WebRtcLeg;
-  recorder: StereoRecorder;
-  mixed: MixedSilence;
+  /** Absent with BENCH_MEDIA_RECORD=0. */
+  recorder?: StereoRecorder;
+  mixed?: MixedSilence;
 }
 
 const CALLER_TONE = 440;
@@ -205,7 +210,7 @@ const AGENT_TONE = 1000;
 
 async function setUpCall(engine: MediaEngine, phones: Phones, dir: string, id: number, path: Path): Promise<Call> {
   const caller = engine.createLeg({ id: `caller-${id}`, connectTimeoutMs: CONNECT_TIMEOUT_MS });
-  const agent = engine.createLeg({ id: `agent-${id}`, connectTimeoutMs: CONNECT_TIMEOUT_MS, beside: path === "beside" ? caller : undefined });
+  const agent = engine.createLeg({ id: `agent-${id}`, connectTimeoutMs: CONNECT_TIMEOUT_MS, beside: path.startsWith("beside") ? caller : undefined });
   await Promise.all([
     phones.dial(`caller-phone-${id}`, `tone_stream://${CALLER_TONE}`, (offer) => caller.acceptOffer(offer)),
     phones.dial(`agent-phone-${id}`, `tone_stream://${AGENT_TONE}`, (offer) => agent.acceptOffer(offer)),
@@ -216,7 +221,12 @@ async function setUpCall(engine: MediaEngine, phones: Phones, dir: string, id: n
   const agentHears = mixer.join("agent", agent.incoming);
   caller.play(callerHears);
   agent.play(agentHears);
-  if (path !== "mixer" && !engine.forward({ media: caller, hears: callerHears }, { media: agent, hears: agentHears })) throw new Error("the legs could not be paired to forward");
+  if (path !== "mixer") {
+    const forwarding = engine.forward({ media: caller, hears: callerHears }, { media: agent, hears: agentHears });
+    if (!forwarding) throw new Error("the legs could not be paired to forward");
+    if (!RECORD && path !== "beside-decoding") forwarding.decode(false);
+  }
+  if (!RECORD) return { id, caller, agent };
   const recorder = engine.recorder(join(dir, `call-${id}.wav`));
   recorder.attach(mixer, "caller");
   const mixed = new MixedSilence(mixer, "caller", engine.clock.tick);
@@ -276,8 +286,8 @@ function flows(calls: Call[], before: Snapshot, after: Snapshot, only?: "at serv
 }
 
 /** The whole recording against what its bridge mixed: left the caller's voice, right the agent's. */
-async function recordingCheck(call: Call, result: RecordingResult, endTick: number): Promise<RecordingCheck> {
-  return checkRecording(await readFile(result.path), call.mixed.expectation(endTick, CALLER_TONE, AGENT_TONE));
+async function recordingCheck(mixed: MixedSilence, result: RecordingResult, endTick: number): Promise<RecordingCheck> {
+  return checkRecording(await readFile(result.path), mixed.expectation(endTick, CALLER_TONE, AGENT_TONE));
 }
 
 const ms = (x: number) => x.toFixed(1);
@@ -344,15 +354,16 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
     const bothClosed = new Set(dropped.filter((c) => c.caller.state === "closed" && c.agent.state === "closed"));
     const dropReasons = [...new Set(dropped.flatMap((c) => [c.caller, c.agent].filter((l) => l.state === "closed").map((l) => l.closeReason ?? "?")))];
     await Promise.all(calls.flatMap((c) => [c.caller.close(), c.agent.close()]));
-    const results = await Promise.all(calls.map((c) => c.recorder.finish()));
+    const results = await Promise.all(calls.map((c) => c.recorder?.finish()));
     const checks: RecordingCheck[] = [];
     for (const [i, c] of calls.entries()) {
       const result = results[i];
-      if (result) checks.push(await recordingCheck(c, result, bothClosed.has(c) ? c.mixed.lastTick : endTick));
+      const mixed = c.mixed;
+      if (result && mixed) checks.push(await recordingCheck(mixed, result, bothClosed.has(c) ? mixed.lastTick : endTick));
     }
     const good = checks.filter((c) => c.ok).length;
     const failing = checks.flatMap((c, i) => (c.ok ? [] : [`call ${i}: ${c.problems.join("; ")}`]));
-    const seconds = results.map((r) => r.durationMs / 1000);
+    const seconds = results.flatMap((r) => (r ? [r.durationMs / 1000] : []));
 
     const share = (micros: number) => micros / 1000 / wallMs;
     const serverShare = share(cpu.user + cpu.system);
@@ -400,9 +411,9 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
       ["RSS (server process)", `${rssMiB.toFixed(0)} MiB`],
     ];
     const where = workers === 0 ? "server legs in the main thread" : `server legs in ${workers} media workers`;
-    report(`media: ${n} bridged recorded calls, ${where}, bridges: ${path}, phones in a second process; run ${round}, ${SECONDS} s`, rows);
+    report(`media: ${n} bridged ${RECORD ? "recorded" : "unrecorded"} calls, ${where}, bridges: ${path}, phones in a second process; run ${round}, ${SECONDS} s`, rows);
     summary.push(
-      `| ${n} | ${workers} | ${path} | ${pct(serverShare / n, 2)} (main ${pct(mainShare / n, 3)}, others ${pct(otherShare / n, 3)}) | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
+      `| ${n} | ${workers} | ${path}${RECORD ? "" : " (unrecorded)"} | ${pct(serverShare / n, 2)} (main ${pct(mainShare / n, 3)}, others ${pct(otherShare / n, 3)}) | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
         `${flow.sent - flow.received} of ${flow.sent} (${pct((flow.sent - flow.received) / Math.max(1, flow.sent), 2)}) | ` +
         `${flow.lost} / ${flow.dropped} / ${flow.stale} (${lostAll}) | ${flow.underruns} | ${flow.compressed} | ${pct(phonesShare, 0)} | ${good} of ${checks.length} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
     );

@@ -3,8 +3,15 @@
 // forward path on, the two legs forward each packet to each other on arrival while nothing else
 // needs the mixer (no monitor, no mute); the mixer runs on underneath for the recorder and takes
 // over when a monitor joins, a leg is muted, or a leg plays anything else (hold music, a prompt).
-import { silence, type AudioSource, type MediaEngine, type Mixer, type MonitorMode } from "../media/index.js";
+// With no recorder either, the legs stop decoding what they receive (nothing reads it); handing the
+// audio back to the mixer then waits until their receive buffers play again (a leg whose far end
+// sent nothing for 10 ticks is not waited for), the legs forwarding meanwhile, so the parties hear
+// no silent frame at the switch.
+import { silence, type AudioSource, type Forwarding, type MediaEngine, type Mixer, type MonitorMode } from "../media/index.js";
 import type { Channel, ChannelDtmf, ChannelChange } from "./channel.js";
+
+/** Ticks without a packet after which a leg's receive buffer is not waited for (Forwarding.ready). */
+const QUIET_TICKS = 10;
 
 export type BridgeEnd = { reason: "hangup"; gone: Channel; survivor: Channel } | { reason: "released" };
 
@@ -34,8 +41,10 @@ export class Bridge {
   readonly #unlisten: (() => void)[] = [];
   /** Supervisors' legs listening in (monitor members of the mixer), with their unlisteners. */
   readonly #monitors = new Map<Channel, () => void>();
-  /** Ends the legs' forwarding on arrival (media/forward.ts), while it stands. */
-  #unforward: (() => void) | undefined;
+  /** The legs' pairing to forward on arrival (media/forward.ts), while it stands. */
+  #forwarding: Forwarding | undefined;
+  /** While a pairing whose legs did not decode is being ended: stops the wait for their buffers. */
+  #handingBack: (() => void) | undefined;
   #settle: (end: BridgeEnd) => void = () => undefined;
   #over = false;
 
@@ -78,28 +87,60 @@ export class Bridge {
     for (const member of [a, b]) if (member.farEndHolding) this.#hold(member, true);
     if (options.media.forwardBridge) {
       this.#unlisten.push(options.media.mutes.onChange(() => this.#updateForward()));
+      this.#mixer.watchTaps(() => this.#updateForward());
+      this.#unlisten.push(() => this.#mixer.watchTaps(undefined));
       this.#updateForward();
     }
   }
 
   /** Whether the legs forward to each other on arrival (media/forward.ts) rather than through the mixer. */
   get forwarding(): boolean {
-    return this.#unforward !== undefined;
+    return this.#forwarding !== undefined;
   }
 
-  /** Pairs the two legs to forward on arrival while nothing but the two parties needs the mixer, or ends it. */
+  /**
+   * Pairs the two legs to forward on arrival while nothing but the two parties needs the mixer, or
+   * ends it; the legs decode what they receive only while a tap (a recorder) reads it.
+   */
   #updateForward(): void {
     const mutes = this.#options.media.mutes;
     const muted = [this.a, this.b].some((c) => mutes.muted(c.id, "voice") || mutes.muted(c.id, "hearing"));
     const want = !this.#over && this.#monitors.size === 0 && !muted;
-    if (want && !this.#unforward) {
+    if (want && !this.#forwarding) {
       const hearsA = this.#hears.get(this.a.id);
       const hearsB = this.#hears.get(this.b.id);
-      if (hearsA && hearsB) this.#unforward = this.#options.media.forward({ media: this.a.media, hears: hearsA }, { media: this.b.media, hears: hearsB });
-    } else if (!want && this.#unforward) {
-      this.#unforward();
-      this.#unforward = undefined;
+      if (hearsA && hearsB) this.#forwarding = this.#options.media.forward({ media: this.a.media, hears: hearsA }, { media: this.b.media, hears: hearsB });
     }
+    const forwarding = this.#forwarding;
+    if (!forwarding) return;
+    if (want) {
+      this.#handingBack?.();
+      this.#handingBack = undefined;
+      forwarding.decode(this.#mixer.tapped);
+      return;
+    }
+    if (this.#handingBack) {
+      if (this.#over) this.#endForwarding();
+      return;
+    }
+    // The legs decoded all along (a recorder), or the bridge is over: the mixer takes over at once.
+    if (forwarding.decoding || this.#over) {
+      this.#endForwarding();
+      return;
+    }
+    // Decoding again: the legs forward on until both receive buffers play audio (a party that sent
+    // nothing for 10 ticks is not waited for), so the mix the legs then send has no silent frame.
+    forwarding.decode(true);
+    this.#handingBack = this.#options.media.clock.subscribe(() => {
+      if (forwarding.ready(QUIET_TICKS)) this.#endForwarding();
+    });
+  }
+
+  #endForwarding(): void {
+    this.#handingBack?.();
+    this.#handingBack = undefined;
+    this.#forwarding?.end();
+    this.#forwarding = undefined;
   }
 
   get over(): boolean {

@@ -26,11 +26,30 @@ export interface ForwardSide {
 }
 
 /**
- * Pairs two legs (both in this thread, or both in media workers) so each forwards what it receives
- * to the other; returns the function that ends the pairing, or undefined when the two cannot be
- * paired (direct media, one leg in this thread and one in a worker).
+ * A pairing that stands: the two legs forward to each other. `decode(false)` stops their decoding of
+ * what they receive (and their ticks' reading of the receive buffers and the mix) while nothing
+ * but the two parties needs the audio (no recorder).
  */
-export function forwardPair(a: ForwardSide, b: ForwardSide): (() => void) | undefined {
+export interface Forwarding {
+  /** Ends the pairing: the legs send the mix on their ticks again (and decode, if they did not). */
+  end(): void;
+  decode(on: boolean): void;
+  /** Whether the legs decode what they receive. */
+  readonly decoding: boolean;
+  /**
+   * Asked once a tick after decode(true), before the mixer takes over: whether each leg's receive
+   * buffer plays audio again, or its far end sent nothing for the last `quietTicks` asks (on hold,
+   * gone), so the mix the legs send from the next tick starts with no silent frame.
+   */
+  ready(quietTicks: number): boolean;
+}
+
+/**
+ * Pairs two legs (both in this thread, or both in media workers) so each forwards what it receives
+ * to the other; returns the pairing, or undefined when the two cannot be paired (direct media, one
+ * leg in this thread and one in a worker).
+ */
+export function forwardPair(a: ForwardSide, b: ForwardSide): Forwarding | undefined {
   const x = a.media;
   const y = b.media;
   if (x === y) return undefined;
@@ -39,12 +58,12 @@ export function forwardPair(a: ForwardSide, b: ForwardSide): (() => void) | unde
     y.forwardTo(x);
     x.forwardWhile(a.hears);
     y.forwardWhile(b.hears);
-    return () => {
+    return pairing([x, y], () => {
       for (const leg of [x, y]) {
         leg.forwardTo(undefined);
         leg.forwardWhile(undefined);
       }
-    };
+    });
   }
   if (x instanceof RemoteLeg && y instanceof RemoteLeg) {
     if (x.state === "closed" || y.state === "closed") return undefined;
@@ -58,12 +77,53 @@ export function forwardPair(a: ForwardSide, b: ForwardSide): (() => void) | unde
     }
     x.forwardWhile(a.hears);
     y.forwardWhile(b.hears);
-    return () => {
+    return pairing([x, y], () => {
       for (const leg of [x, y]) {
         leg.forwardWhile(undefined);
         if (leg.state !== "closed") leg.worker.forward(leg.id, {});
       }
-    };
+    });
   }
   return undefined;
+}
+
+function pairing(legs: readonly (PeerLeg | RemoteLeg)[], unpair: () => void): Forwarding {
+  let ended = false;
+  let decoding = true;
+  // Per leg, for ready(): packets received at the last ask, and asks since that count last moved.
+  const seen = legs.map(() => ({ received: -1, quiet: 0 }));
+  return {
+    end() {
+      if (ended) return;
+      ended = true;
+      // Decoding first: a leg that sends the mix again has its buffer filling from now on.
+      for (const leg of legs) leg.decode(true);
+      unpair();
+    },
+    decode(on) {
+      if (ended || on === decoding) return;
+      decoding = on;
+      for (const leg of legs) leg.decode(on);
+      for (const s of seen) {
+        s.received = -1;
+        s.quiet = 0;
+      }
+    },
+    get decoding() {
+      return decoding;
+    },
+    ready(quietTicks) {
+      let ready = true;
+      for (let i = 0; i < legs.length; i++) {
+        const leg = legs[i];
+        if (leg.state === "closed" || leg.primed) continue;
+        const s = seen[i];
+        const received = leg.stats().packetsReceived;
+        s.quiet = received === s.received ? s.quiet + 1 : 0;
+        s.received = received;
+        if (s.quiet < quietTicks) ready = false;
+      }
+      return ready;
+    },
+  };
 }

@@ -16,7 +16,7 @@ import type { AudioSource } from "./audio-frame.js";
 import { MediaWorkerPool, type MediaWorker } from "./worker/pool.js";
 import { RemoteLeg } from "./worker/remote-leg.js";
 import type { WorkerStats } from "./worker/protocol.js";
-import { forwardBridgeDefault, forwardPair, type ForwardSide } from "./forward.js";
+import { forwardBridgeDefault, forwardPair, type ForwardSide, type Forwarding } from "./forward.js";
 
 export { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silence, type AudioSource } from "./audio-frame.js";
 export { FrameClock, performanceTime, type FrameClockOptions, type FrameClockStats, type TimeSource } from "./frame-clock.js";
@@ -31,7 +31,7 @@ export { MediaWorkerError } from "./worker/pool.js";
 export type { MediaWorker };
 export type { WorkerStats } from "./worker/protocol.js";
 export { LegMutes, type MuteDirection } from "./leg-mutes.js";
-export { forwardBridgeDefault, type ForwardSide } from "./forward.js";
+export { forwardBridgeDefault, type ForwardSide, type Forwarding } from "./forward.js";
 export { MemoryMedia, memoryMediaPair } from "./memory-media.js";
 export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
 export { MediaUriError, type PlayerOptions } from "./player.js";
@@ -69,9 +69,14 @@ export interface MediaEngineOptions {
    * through receive buffers and the mix on the frame clock (default: SWITCHBOARD_FORWARD_BRIDGE=1).
    */
   forwardBridge?: boolean;
+  /**
+   * Every leg's maxForwardLatenessMs unless its own options say otherwise (default 60 ms; never
+   * more than maxSendLatenessMs): a packet to forward on arrival that late is dropped.
+   */
+  maxForwardLatenessMs?: number;
 }
 
-export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received"> & {
+export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received" | "time"> & {
   /**
    * A leg this one will be bridged to: with media workers, the new leg goes on the same worker (a
    * two-party bridge forwarding on arrival then stays within one thread; forward.ts).
@@ -91,10 +96,13 @@ export class MediaEngine {
   readonly #pool: MediaWorkerPool | undefined;
   /** Whether two-party bridges formed from now on forward on arrival (forward.ts); a bench turns it per round. */
   forwardBridge: boolean;
+  /** Legs made from now on take this maxForwardLatenessMs (engine option); a bench turns it per round. */
+  maxForwardLatenessMs: number | undefined;
 
   constructor(options: MediaEngineOptions = {}) {
     this.#options = options;
     this.forwardBridge = options.forwardBridge ?? forwardBridgeDefault();
+    this.maxForwardLatenessMs = options.maxForwardLatenessMs;
     this.clock = new FrameClock(options.frameClock);
     const workers = options.workers ?? 0;
     if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number >= 0, not ${workers}`);
@@ -139,12 +147,14 @@ export class MediaEngine {
 
   /** A new WebRTC leg on the engine's clock; start it with createOffer() or acceptOffer(sdp). */
   createLeg(options: LegOptions = {}): WebRtcLeg {
-    const { host, wallClock, random, maxSendLatenessMs } = this.#options;
+    const { host, wallClock, random, maxSendLatenessMs, frameClock } = this.#options;
+    const maxForwardLatenessMs = this.maxForwardLatenessMs;
     const { beside, ...legOptions } = options;
     const worker = beside instanceof RemoteLeg && beside.worker.alive ? beside.worker : this.#pool?.assign();
+    // A leg in this thread reads packets' arrival on the frame clock's time (moved by hand in tests).
     const leg: WebRtcLeg = worker
-      ? new RemoteLeg({ maxSendLatenessMs, ...legOptions, clock: this.clock, worker, wallClock, random })
-      : new PeerLeg({ maxSendLatenessMs, ...legOptions, clock: this.clock, host, wallClock, random });
+      ? new RemoteLeg({ maxSendLatenessMs, maxForwardLatenessMs, ...legOptions, clock: this.clock, worker, wallClock, random })
+      : new PeerLeg({ maxSendLatenessMs, maxForwardLatenessMs, time: frameClock?.time, ...legOptions, clock: this.clock, host, wallClock, random });
     this.#legs.add(leg);
     leg.on("state", (change) => {
       if (change.to === "closed") this.#legs.delete(leg);
@@ -159,9 +169,9 @@ export class MediaEngine {
 
   /**
    * Pairs two bridged legs to forward on arrival, when this engine does and the legs allow it
-   * (forward.ts); returns the function that hands their audio back to the mixer, or undefined.
+   * (forward.ts); returns the pairing (its end() hands their audio back to the mixer), or undefined.
    */
-  forward(a: ForwardSide, b: ForwardSide): (() => void) | undefined {
+  forward(a: ForwardSide, b: ForwardSide): Forwarding | undefined {
     return this.forwardBridge ? forwardPair(a, b) : undefined;
   }
 

@@ -23,10 +23,20 @@ export interface LegCounters {
   /** Late or repeated packets, dropped. */
   packetsDiscarded: number;
   dtmfPacketsSent: number;
-  /** Audio frames not sent because their tick ran too late (see maxSendLatenessMs). */
+  /** Audio frames not sent because their tick ran too late (maxSendLatenessMs), and packets not forwarded, late (maxForwardLatenessMs). */
   staleFramesSkipped: number;
   /** Sends that werift rejected (the transport was going down). */
   sendErrors: number;
+  /**
+   * Packets to forward on arrival (forward.ts) that came more than 10, 20, 40, 60 ms later than
+   * the stream's earliest, relative to their RTP timestamps (sent or not: see staleFramesSkipped).
+   */
+  forwardLateOver10Ms: number;
+  forwardLateOver20Ms: number;
+  forwardLateOver40Ms: number;
+  forwardLateOver60Ms: number;
+  /** Times the forward path's outgoing timeline stepped on (the path's delay grew: a run of late packets, a far end's clock running slow). */
+  forwardSteps: number;
 }
 
 export interface LegStats extends LegCounters {

@@ -46,6 +46,17 @@ export interface WebRtcLegOptions {
    */
   maxSendLatenessMs?: number;
   /**
+   * A packet to forward on arrival (forward.ts) that comes more than this later than the stream's
+   * earliest, relative to their RTP timestamps, is not forwarded (default 60 ms, the tick path's
+   * bound, or none when maxSendLatenessMs is Infinity; never more than maxSendLatenessMs).
+   * Forwarded packets are not re-timed: the lateness they carry is what the far end's jitter buffer
+   * learns. A tighter bound (20 ms) was measured against 60 ms in session 20 and gained nothing
+   * consistent while dropping 4-14% of packets under load (docs/design-notes.md, session 20).
+   */
+  maxForwardLatenessMs?: number;
+  /** What the forward path reads a packet's arrival on (default performance.now(); tests move it by hand). */
+  time?: { now(): number };
+  /**
    * Where decoded audio goes instead of this leg's own jitter FIFO (a media worker's ring to the
    * main thread); `incoming` is then silent here.
    */
@@ -57,6 +68,7 @@ const MAX_SEQUENCE_GAP = 100;
 /** Silent frames put in for lost packets, at most: enough to keep timing, never a long delay. */
 const MAX_CONCEALED_FRAMES = 3;
 const DEFAULT_MAX_SEND_LATENESS_MS = 3 * FRAME_MS;
+const DEFAULT_MAX_FORWARD_LATENESS_MS = 3 * FRAME_MS;
 
 /** Where a leg forwarding on arrival (forward.ts) sends each audio packet it receives. */
 export interface ForwardTarget {
@@ -71,8 +83,13 @@ const FORWARD_PATH = 1;
 const SAMPLES_PER_MS = FRAME_SAMPLES / FRAME_MS;
 /** Late forwarded packets in a row after which their lateness is taken as the path's new delay. */
 const MAX_LATE_RUN = 10;
-/** How far a quiet path's earliest arrival may drift per packet (samples): clocks drift apart. */
-const FLOOR_DRIFT = 0.1;
+/**
+ * How far the forward path's floor (the earliest arrival against the timestamps) creeps up per
+ * packet, in samples: 2 of a 160-sample packet, so a far end whose clock runs up to 1.25% slow
+ * (Chromium's audio under load) is followed rather than read as ever later packets; an earlier
+ * packet sets it back down.
+ */
+const FLOOR_DRIFT = 2;
 
 /** Whether a transceiver direction sends (a function here, not a closure made per tick). */
 const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
@@ -93,6 +110,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   readonly #dtmfOut = new DtmfSender();
   readonly #connectTimeoutMs: number;
   readonly #maxSendLatenessMs: number;
+  readonly #maxForwardLatenessMs: number;
+  readonly #time: { now(): number };
   readonly #stats: LegCounters = {
     packetsSent: 0,
     packetsReceived: 0,
@@ -101,6 +120,11 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     dtmfPacketsSent: 0,
     staleFramesSkipped: 0,
     sendErrors: 0,
+    forwardLateOver10Ms: 0,
+    forwardLateOver20Ms: 0,
+    forwardLateOver40Ms: 0,
+    forwardLateOver60Ms: 0,
+    forwardSteps: 0,
   };
   #transceiver: RTCRtpTransceiver | undefined;
   #codecSeen: RTCRtpTransceiver["sender"]["codec"];
@@ -128,6 +152,12 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   // as hold music, takes the tick path back at once).
   #forwardTo: ForwardTarget | undefined;
   #forwardWhile: AudioSource | undefined;
+  /**
+   * Whether received audio is decoded into the receive buffer (or the worker's ring). Off only while
+   * the leg forwards and nothing reads its decoded audio (a forwarding bridge with no recorder):
+   * its ticks then read neither its receive buffer nor its source (the bridge's mix).
+   */
+  #decoding = true;
   readonly #forwardPayload = Buffer.alloc(FRAME_SAMPLES);
   #forwardDecoded = new Int16Array(FRAME_SAMPLES);
   /**
@@ -140,6 +170,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
    * earliest such offset seen (drifting up slowly), and how many packets in a row came late.
    */
   #forwardFloor: number | undefined;
+  /** The floor the outgoing timeline was last set against: the floor risen a frame above it, it steps. */
+  #stepBase = 0;
   #lateRun = 0;
   #lastTimestamp: number | undefined;
   #tickShift = 0;
@@ -158,6 +190,10 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#host = options.host ?? "127.0.0.1";
     this.#connectTimeoutMs = options.connectTimeoutMs ?? 15_000;
     this.#maxSendLatenessMs = options.maxSendLatenessMs ?? DEFAULT_MAX_SEND_LATENESS_MS;
+    // No bound on the tick path (far ends in this process: tests) is none on the forward path either.
+    const forwardDefault = this.#maxSendLatenessMs === Infinity ? Infinity : DEFAULT_MAX_FORWARD_LATENESS_MS;
+    this.#maxForwardLatenessMs = Math.min(this.#maxSendLatenessMs, options.maxForwardLatenessMs ?? forwardDefault);
+    this.#time = options.time ?? performanceTime;
     this.#buffer = options.received ? undefined : new ReceiveBuffer(options.fifo);
     this.#received = options.received ?? (this.#buffer as ReceiveBuffer);
     this.#wallClock = options.wallClock ?? systemClock;
@@ -421,18 +457,20 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   // extensions) cost more CPU than the audio itself. Sequence numbers, timestamps and the SSRC
   // are this leg's own; what is lost is werift's RTCP sender reports, which G.711 does not need.
   #tick(tick: number): void {
+    const forwarding = this.#forwarding();
+    // Forwarding with nothing that needs the decoded audio: no mix to read, no buffer to drain.
+    const idle = forwarding && !this.#decoding;
     // The receive FIFO drains at the clock's pace even when no bridge reads it, so a bridge
     // joining later does not start with a backlog of stale audio.
-    this.#buffer?.frameFor(tick);
+    if (!idle) this.#buffer?.frameFor(tick);
     // The source advances even while nothing is sent, so hold music does not restart.
-    const frame = this.#source.read(tick);
+    const frame = idle ? silentFrame() : this.#source.read(tick);
     const transceiver = this.#transceiver;
     if (!transceiver || !this.#canSend()) {
       this.#marker = true;
       return;
     }
     const dtmf = this.#dtmfOut.next();
-    const forwarding = this.#forwarding();
     // Forwarded packets carry this leg's audio: the tick sends only DTMF (which takes their place).
     if (forwarding && (dtmf === undefined || dtmf === "gap")) return;
     const timestamp = this.#tickTimestamp(tick);
@@ -502,6 +540,22 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#forwardWhile = source;
   }
 
+  /**
+   * Decodes received audio into the receive buffer (on, the default) or not (off: only while the
+   * leg forwards and nothing needs its decoded audio; DTMF, the counters and forwarding go on).
+   * Turned off, the buffer is emptied; turned on, it fills again from the next packet.
+   */
+  decode(on: boolean): void {
+    if (on === this.#decoding) return;
+    this.#decoding = on;
+    if (!on) this.#buffer?.clear();
+  }
+
+  /** Whether this leg's receive buffer played received audio at the last tick (false in a media worker). */
+  get primed(): boolean {
+    return this.#buffer?.playing ?? false;
+  }
+
   #forwarding(): boolean {
     return this.#forwardWhile !== undefined && this.#forwardWhile === this.#source;
   }
@@ -531,6 +585,9 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       this.#forwardFloor = undefined;
     }
     if (this.#tooLate(timestamp)) {
+      // A sequence number used up: the far end sees a lost packet (conceals it, its jitter buffer's
+      // packet length stays one frame), not a 40 ms packet after a 20 ms one.
+      this.#nextSequence();
       this.#stats.staleFramesSkipped++;
       return;
     }
@@ -547,35 +604,65 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   }
 
   /**
-   * Whether a forwarded packet comes more than maxSendLatenessMs later than the earliest packet of
-   * the stream relative to their timestamps (a stall of this thread or the far end's, or a hop
-   * between workers, let packets pile up): sent in a burst, such packets read to the far end's
-   * jitter buffer as network delay, and it would wait that much longer for every later packet (as
-   * for the tick path's late frames). Not sending one leaves a timestamp gap and no sequence gap,
-   * played as a pause. A run of late packets is a new delay of the path, taken as its floor.
+   * Whether a forwarded packet comes more than maxForwardLatenessMs later than the earliest packet
+   * of the stream relative to their timestamps (the far end's send jitter, this thread not woken
+   * in time for the socket, a stall, a hop between workers): sent on, a late packet reads to the
+   * far end's jitter buffer as network delay, and it waits that much longer for every later packet.
+   * Not sending one leaves a gap in both timestamps and sequence numbers: the far end conceals a
+   * lost packet (the mixer path's rule, where a late tick's frame is not sent, is the reference;
+   * there the sequence runs on, a pause). A run of late packets is a new delay of the path,
+   * taken as its floor, the outgoing timeline stepping forward with it (forwardSteps). The lateness
+   * is counted (forwardLateOver*Ms) whether or not it is sent.
    */
   #tooLate(timestamp: number): boolean {
-    if (this.#maxSendLatenessMs === Infinity) return false;
+    if (this.#maxForwardLatenessMs === Infinity) return false;
     // RTP timestamps wrap at 2^32: the offset is taken modulo 2^32 and read as signed.
-    const offset = (Math.round(performanceTime.now() * SAMPLES_PER_MS) - timestamp) | 0;
+    const offset = (Math.round(this.#time.now() * SAMPLES_PER_MS) - timestamp) | 0;
     const floor = this.#forwardFloor;
     const late = floor === undefined ? 0 : (offset - floor) | 0;
     // A first packet, an earlier one, or a jump of seconds (the far end's timeline changed): a new floor.
     if (floor === undefined || late < 0 || late > 2000 * SAMPLES_PER_MS) {
+      if (floor === undefined || late >= 0 || ((offset - this.#stepBase) | 0) < 0) this.#stepBase = offset;
       this.#forwardFloor = offset;
       this.#lateRun = 0;
       return false;
     }
-    this.#forwardFloor = floor + FLOOR_DRIFT;
-    if (late <= this.#maxSendLatenessMs * SAMPLES_PER_MS) {
+    // Kept in 32 bits, as the offsets are: they wrap with the RTP timestamps.
+    this.#forwardFloor = (floor + FLOOR_DRIFT) | 0;
+    // The floor crept a frame above the timeline's base (the far end's clock runs slow): the
+    // outgoing timeline steps a frame, a sequence number used up (a lost packet to the far end,
+    // as the mixer path's receive buffer running dry puts a silent frame in), not a delay.
+    if (((this.#forwardFloor - this.#stepBase) | 0) >= FRAME_SAMPLES) this.#step(1);
+    const stats = this.#stats;
+    if (late > 10 * SAMPLES_PER_MS) {
+      stats.forwardLateOver10Ms++;
+      if (late > 20 * SAMPLES_PER_MS) stats.forwardLateOver20Ms++;
+      if (late > 40 * SAMPLES_PER_MS) stats.forwardLateOver40Ms++;
+      if (late > 60 * SAMPLES_PER_MS) stats.forwardLateOver60Ms++;
+    }
+    if (late <= this.#maxForwardLatenessMs * SAMPLES_PER_MS) {
       this.#lateRun = 0;
       return false;
     }
-    if (++this.#lateRun >= MAX_LATE_RUN) {
-      this.#forwardFloor = offset;
-      this.#lateRun = 0;
-    }
-    return true;
+    if (++this.#lateRun < MAX_LATE_RUN) return true;
+    // The path's delay stepped up (the far end's clock fell behind, this thread's wake-ups came
+    // later): a new floor, and this leg's outgoing timeline steps forward by as many whole frames,
+    // with as many sequence numbers used up, so the far end sees lost packets, not a delay its
+    // jitter buffer would keep for seconds (the mixer path's receive buffer takes such a step and
+    // its tick path's timeline never shows it).
+    this.#forwardFloor = offset;
+    this.#lateRun = 0;
+    this.#step(Math.round(late / FRAME_SAMPLES));
+    this.#stepBase = offset;
+    return false;
+  }
+
+  /** Steps the forward path's outgoing timeline `frames` frames on, as many sequence numbers used up. */
+  #step(frames: number): void {
+    this.#forwardShift = (this.#forwardShift + frames * FRAME_SAMPLES) >>> 0;
+    this.#sequence = (this.#sequence + frames) & 0xffff;
+    this.#stepBase = (this.#stepBase + frames * FRAME_SAMPLES) | 0;
+    this.#stats.forwardSteps++;
   }
 
   #nextSequence(): number {
@@ -602,9 +689,11 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const codec: G711Codec | undefined = payloadType === 0 ? "PCMU" : payloadType === 8 ? "PCMA" : undefined;
     if (!codec) return;
     this.#stats.packetsReceived++;
-    // Into the leg's scratch buffer: a sink copies what it keeps (a worker's ring, a FIFO).
-    if (this.#decoded.length !== payload.length) this.#decoded = new Int16Array(payload.length);
-    this.#received.accept(decodeG711(codec, payload, this.#decoded), timestamp);
+    if (this.#decoding) {
+      // Into the leg's scratch buffer: a sink copies what it keeps (a worker's ring, a FIFO).
+      if (this.#decoded.length !== payload.length) this.#decoded = new Int16Array(payload.length);
+      this.#received.accept(decodeG711(codec, payload, this.#decoded), timestamp);
+    }
     this.#forwardTo?.forwarded(payload, payloadType, timestamp);
   }
 
@@ -622,7 +711,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     }
     if (ahead > 0 && ahead <= MAX_SEQUENCE_GAP) {
       this.#stats.packetsLost += ahead;
-      this.#received.conceal(Math.min(ahead, MAX_CONCEALED_FRAMES));
+      if (this.#decoding) this.#received.conceal(Math.min(ahead, MAX_CONCEALED_FRAMES));
     }
     this.#expectedSequence = (sequence + 1) & 0xffff;
     return true;

@@ -86,6 +86,7 @@ export class Mixer {
    */
   readonly #audible: Int16Array[] = [];
   #lastTick = -1;
+  #tapsChanged: (() => void) | undefined;
 
   /** `mutes`: legs whose audio the engine holds back one way (training's one-way audio fault). */
   constructor(private readonly mutes?: LegMutes) {}
@@ -134,10 +135,22 @@ export class Mixer {
   tap(tap: MixerTap): () => void {
     this.#taps.add(tap);
     this.#tapList = [...this.#taps];
+    this.#tapsChanged?.();
     return () => {
-      this.#taps.delete(tap);
+      if (!this.#taps.delete(tap)) return;
       this.#tapList = [...this.#taps];
+      this.#tapsChanged?.();
     };
+  }
+
+  /** Whether a tap (a recorder) sees this mixer's frames: its members' decoded audio is needed. */
+  get tapped(): boolean {
+    return this.#taps.size > 0;
+  }
+
+  /** Called after each tap added or removed (one watcher: the bridge that owns the mixer); undefined stops it. */
+  watchTaps(changed: (() => void) | undefined): void {
+    this.#tapsChanged = changed;
   }
 
   #outputFor(id: string, tick: number): Int16Array {

@@ -81,6 +81,11 @@ export class ReceiveBuffer implements ReceivedAudioSink {
     return (JUST_IN_TIME + this.#spareTarget) * FRAME_MS;
   }
 
+  /** Whether the last read played received audio (the FIFO primed), not silence for want of it. */
+  get playing(): boolean {
+    return this.#fifo.playing;
+  }
+
   /** Frames buffered now (whole or part). */
   get depth(): number {
     return this.#fifo.depth;

@@ -4,7 +4,7 @@
 // told to play anything else (hold music) takes that direction back to its ticks at once, and
 // back again when it plays its mix; RFC 4733 digits are still detected on a forwarding leg.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MediaEngine, type AudioSource, type DtmfDigit, type WebRtcLeg } from "../../server/media/index.js";
+import { MediaEngine, type AudioSource, type DtmfDigit, type Forwarding, type WebRtcLeg } from "../../server/media/index.js";
 import { frameWiseShare } from "../helpers/tone-windows.js";
 import { HandTime } from "../helpers/hand-time.js";
 
@@ -22,7 +22,7 @@ describe.each([0, 2])("two legs forwarding on arrival, %i media workers", (worke
   const phones = new MediaEngine({ maxSendLatenessMs: Infinity });
   let a: { phone: WebRtcLeg; leg: WebRtcLeg; hears: AudioSource };
   let b: { phone: WebRtcLeg; leg: WebRtcLeg; hears: AudioSource };
-  let unforward: (() => void) | undefined;
+  let forwarding: Forwarding | undefined;
   const digits: DtmfDigit[] = [];
 
   async function pair(name: string, codec: "PCMU" | "PCMA"): Promise<{ phone: WebRtcLeg; leg: WebRtcLeg }> {
@@ -54,18 +54,18 @@ describe.each([0, 2])("two legs forwarding on arrival, %i media workers", (worke
     a.phone.play(await phones.player("tone_stream://440"));
     b.phone.play(await phones.player("tone_stream://1000"));
     a.leg.on("dtmf", (d) => digits.push(d));
-    unforward = server.forward({ media: a.leg, hears: a.hears }, { media: b.leg, hears: b.hears });
+    forwarding = server.forward({ media: a.leg, hears: a.hears }, { media: b.leg, hears: b.hears });
     runClock(false);
   });
 
   afterAll(async () => {
     runClock(false);
-    unforward?.();
+    forwarding?.end();
     await Promise.all([server.close(), phones.close()]);
   });
 
   it("pairs the legs, and each phone hears the other through PCMU<->PCMA with the server's clock still", async () => {
-    expect(unforward).toBeDefined();
+    expect(forwarding).toBeDefined();
     expect([a.leg.codec, b.leg.codec]).toEqual(["PCMU", "PCMA"]);
     const still = time.t;
     const [atA, atB] = await Promise.all([hears(a.phone), hears(b.phone)]);

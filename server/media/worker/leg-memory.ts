@@ -29,6 +29,11 @@ const COUNTER_NAMES = [
   "dtmfPacketsSent",
   "staleFramesSkipped",
   "sendErrors",
+  "forwardLateOver10Ms",
+  "forwardLateOver20Ms",
+  "forwardLateOver40Ms",
+  "forwardLateOver60Ms",
+  "forwardSteps",
 ] as const satisfies readonly (keyof LegCounters)[];
 
 // Control words: the in ring's write and read counts, then the counters, then packets the worker

@@ -214,6 +214,11 @@ export class MediaWorker {
     if (this.#alive) this.#post({ type: "forwardWhile", leg, on });
   }
 
+  /** Whether `leg` decodes what it receives into its ring to this thread (PeerLeg.decode). */
+  decode(leg: string, on: boolean): void {
+    if (this.#alive) this.#post({ type: "decode", leg, on });
+  }
+
   stats(): Promise<WorkerStats> {
     if (!this.#alive) return Promise.reject(new MediaWorkerError("the media worker is gone"));
     const id = this.#nextId++;

@@ -19,6 +19,7 @@ export interface RemoteLegOptions {
   telephoneEventPayloadType?: number;
   connectTimeoutMs?: number;
   maxSendLatenessMs?: number;
+  maxForwardLatenessMs?: number;
   /** Six random bytes for the initial RTP sequence number and timestamp (the main thread's random source). */
   seed: Uint8Array;
 }
@@ -58,6 +59,8 @@ export type ToWorker =
   | { type: "forward"; leg: string; to?: string; port?: MessagePort }
   /** Whether `leg` sends packets forwarded to it (and no audio of its own ticks): the main thread's gate. */
   | { type: "forwardWhile"; leg: string; on: boolean }
+  /** Whether `leg` decodes what it receives into its ring (off: a forwarding leg nothing listens to). */
+  | { type: "decode"; leg: string; on: boolean }
   /** The server stops: close every leg (their sockets with them), then answer "stopped". */
   | { type: "stop" };
 

@@ -28,6 +28,7 @@ export interface RemoteLegOptions {
   fifo?: FrameFifoOptions;
   connectTimeoutMs?: number;
   maxSendLatenessMs?: number;
+  maxForwardLatenessMs?: number;
 }
 
 export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, WorkerLegHandle {
@@ -48,6 +49,8 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
   /** Forwarding on arrival (forward.ts): the source whose playing opens the worker's gate, and the gate. */
   #forwardWhile: AudioSource | undefined;
   #forwardOn = false;
+  /** Whether the worker decodes into the ring and this thread drains it (PeerLeg.decode). */
+  #decoding = true;
 
   constructor(options: RemoteLegOptions) {
     super();
@@ -63,6 +66,7 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
       telephoneEventPayloadType: options.telephoneEventPayloadType,
       connectTimeoutMs: options.connectTimeoutMs,
       maxSendLatenessMs: options.maxSendLatenessMs,
+      maxForwardLatenessMs: options.maxForwardLatenessMs,
       seed: new Uint8Array(seed),
     });
     const machine = this.#state;
@@ -120,6 +124,25 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
   forwardWhile(source: AudioSource | undefined): void {
     this.#forwardWhile = source;
     this.#gate();
+  }
+
+  /**
+   * Decodes received audio (on, the default) or not (off: only while the leg forwards and nothing
+   * needs its decoded audio); off, the receive buffer is emptied and the ticks here read neither
+   * it nor the source; on, it fills again from the worker's next packet.
+   */
+  decode(on: boolean): void {
+    if (on === this.#decoding) return;
+    this.#decoding = on;
+    // Turned on: what the worker put in the ring before it learnt of the off is stale, dropped.
+    if (on) this.#memory.drain(this.#buffer);
+    this.#buffer.clear();
+    if (this.state !== "closed") this.#worker.decode(this.id, on);
+  }
+
+  /** Whether this leg's receive buffer played received audio at the last tick. */
+  get primed(): boolean {
+    return this.#buffer.playing;
   }
 
   #gate(): void {
@@ -244,10 +267,14 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
   }
 
   #tick(tick: number): void {
-    // The receive FIFO drains at the clock's pace even when no bridge reads it, as in a PeerLeg.
-    this.#frameFor(tick);
-    // The source advances even while the worker sends nothing (hold), so music does not restart.
-    this.#memory.writeOut(tick, this.#source.read(tick));
+    // Forwarding with nothing that needs the decoded audio: no ring to drain, no mix to read.
+    if (!this.#forwardOn || this.#decoding) {
+      // The receive FIFO drains at the clock's pace even when no bridge reads it, as in a PeerLeg.
+      this.#frameFor(tick);
+      // The source advances even while the worker sends nothing (hold), so music does not restart.
+      // Written while the worker forwards too: the gate's message may reach it a tick later.
+      this.#memory.writeOut(tick, this.#source.read(tick));
+    }
     this.#worker.ticked(tick, this.#clock.lateMs);
   }
 }

@@ -100,6 +100,7 @@ function create(id: string, memory: LegMemory, options: Extract<ToWorker, { type
     telephoneEventPayloadType: options.telephoneEventPayloadType,
     connectTimeoutMs: options.connectTimeoutMs,
     maxSendLatenessMs: options.maxSendLatenessMs,
+    maxForwardLatenessMs: options.maxForwardLatenessMs,
     received: memory.sink(),
   });
   leg.play(memory.source());
@@ -212,6 +213,9 @@ port.on("message", (message: ToWorker) => {
       leg?.forwardWhile(message.on ? leg.source : undefined);
       break;
     }
+    case "decode":
+      legs.get(message.leg)?.leg.decode(message.on);
+      break;
     case "stop":
       void stop();
       break;
