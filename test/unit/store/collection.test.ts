@@ -209,12 +209,16 @@ describe("collection", () => {
       });
     });
     expect(await exited).toBe("SIGKILL");
-    const devices = await reopen();
+    const store = await openStore({ dir });
+    const devices = await store.account(ACCOUNT, "devices");
     for (const id of acked) expect(devices.has(id)).toBe(true);
     expect(devices.size).toBeGreaterThanOrEqual(acked.length);
     // The file on disk is whole JSON, and the store keeps working on top of it.
     JSON.parse(await readFile(join(dir, "accounts", ACCOUNT, "devices.json"), "utf8"));
     const more = await devices.create({ name: "after the crash" });
+    // A clean stop before the next open: a second store on the directory while this one still
+    // rewrites its file in the background raced it for the file's rename (ENOENT, seen under load).
+    await store.close();
     expect((await reopen()).has(more.id)).toBe(true);
   });
 });
