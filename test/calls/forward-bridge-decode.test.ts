@@ -5,20 +5,11 @@
 // a tick at a time, and until then the bridge goes on forwarding. Through the call engine with fake
 // signalling and real werift legs, the server's legs in this thread or in two media workers (the
 // recorded case, where the legs decode for the recorder: test/calls/forward-bridge.test.ts).
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startCalls, type CallEngine, type Channel } from "../../server/calls/index.js";
-import { systemClock } from "../../server/clock.js";
-import { seedDemo } from "../../server/demo.js";
-import { EventBus } from "../../server/events/bus.js";
-import { MediaEngine, PeerLeg, RemoteLeg, type WebRtcLeg } from "../../server/media/index.js";
-import { Store } from "../../server/store/index.js";
-import { ASSETS_DIR } from "../helpers/api.js";
-import { connected, FakeSignalling, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
-import { HandTime } from "../helpers/hand-time.js";
+import { describe, expect, it } from "vitest";
+import { type Channel } from "../../server/calls/index.js";
+import { PeerLeg, RemoteLeg, type WebRtcLeg } from "../../server/media/index.js";
+import { connected, sleep, until, type PhoneCall } from "../helpers/fake-signalling.js";
+import { forwardBridgeRig } from "../helpers/forward-bridge-rig.js";
 
 const CALLER_TONE = 700;
 const CALLEE_TONE = 1300;
@@ -26,71 +17,8 @@ const MONITOR_TONE = 2000;
 const TONES = [CALLER_TONE, CALLEE_TONE, MONITOR_TONE];
 
 describe.each([0, 2])("a forwarding bridge with no recorder, the server's legs in %i media workers", (workers) => {
-  const time = new HandTime();
-  /** The server's frame clock, moved by the pump in real-time steps while it runs. */
-  let pump: ReturnType<typeof setInterval> | undefined;
-  function runClock(on: boolean): void {
-    if (pump) clearInterval(pump);
-    pump = on ? setInterval(() => time.advanceTo(time.t + 20), 20) : undefined;
-  }
-
-  let dir: string;
-  let store: Store;
-  let serverMedia: MediaEngine;
-  let phoneMedia: MediaEngine;
-  let engine: CallEngine;
-  let accountId: string;
-  const phones = new Map<string, FakePhone>();
-
-  async function phone(username: string): Promise<FakePhone> {
-    const found = phones.get(username);
-    if (found) return found;
-    const devices = await store.account(accountId, "devices");
-    const device = devices.all().find((d) => d.data.name === `${username} softphone`);
-    if (!device) throw new Error(`no demo softphone for ${username}`);
-    const made = signalling.phone({ accountId, deviceId: device.id }, (device.data.sip as { username: string }).username);
-    phones.set(username, made);
-    return made;
-  }
-  let signalling: FakeSignalling;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "sb-forward-decode-"));
-    store = await Store.open({ dir, clock: systemClock });
-    accountId = await seedDemo(store, { assetsDir: ASSETS_DIR, logger: pino({ level: "silent" }) });
-    serverMedia = new MediaEngine({ maxSendLatenessMs: Infinity, frameClock: { time }, forwardBridge: true, workers });
-    phoneMedia = new MediaEngine({ maxSendLatenessMs: Infinity });
-    signalling = new FakeSignalling(phoneMedia);
-    engine = startCalls({
-      store,
-      bus: new EventBus(systemClock),
-      media: serverMedia,
-      signalling,
-      clock: systemClock,
-      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-    });
-    // The supervisor's phone reaches a callflow that answers it (a tone it hears until it is taken in).
-    await (await store.account(accountId, "callflows")).create({
-      numbers: ["3999"],
-      patterns: [],
-      flow: { module: "play", data: { id: "tone_stream://%(60000,0,400)" }, children: {} },
-    });
-  });
-
-  afterAll(async () => {
-    runClock(false);
-    await engine?.close();
-    await serverMedia?.close();
-    await phoneMedia?.close();
-    await store?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  function serverChannel(callId: string): Channel {
-    const channel = engine.channels.all().find((c) => c.id === callId);
-    if (!channel) throw new Error(`no channel for ${callId}`);
-    return channel;
-  }
+  const rig = forwardBridgeRig(workers, "sb-forward-decode-");
+  const { time, runClock, phone, serverChannel } = rig;
 
 
     let caller: PhoneCall;
@@ -109,7 +37,7 @@ describe.each([0, 2])("a forwarding bridge with no recorder, the server's legs i
       await connected(caller, callee);
       await caller.say(`tone_stream://${CALLER_TONE}`);
       await callee.say(`tone_stream://${CALLEE_TONE}`);
-      const bridge = engine.context.bridgeOf(serverChannel(caller.callId));
+      const bridge = rig.engine.context.bridgeOf(serverChannel(caller.callId));
       if (!bridge) throw new Error("no bridge");
       expect(bridge.forwarding).toBe(true);
       expect(bridge.mixer.tapped, "no recorder").toBe(false);
@@ -128,7 +56,7 @@ describe.each([0, 2])("a forwarding bridge with no recorder, the server's legs i
       await supervisor.reaches("talking");
       await connected(supervisor);
       await supervisor.say(`tone_stream://${MONITOR_TONE}`);
-      const bridge = engine.context.bridgeOf(serverChannel(caller.callId));
+      const bridge = rig.engine.context.bridgeOf(serverChannel(caller.callId));
       if (!bridge) throw new Error("no bridge");
       runClock(false);
       bridge.addMonitor(serverChannel(supervisor.callId), "barge", serverChannel(caller.callId));
@@ -151,7 +79,7 @@ describe.each([0, 2])("a forwarding bridge with no recorder, the server's legs i
       supervisor.hangup();
       await until(() => bridge.forwarding, "the forwarding back once the monitor left");
       caller.hangup();
-      await until(() => engine.channels.size === 0, "every channel to hang up");
+      await until(() => rig.engine.channels.size === 0, "every channel to hang up");
       // Every switch kept each outgoing stream's sequence numbers running: no gap, nothing from behind.
       for (const phoneCall of [caller, callee]) {
         const stats = phoneCall.leg.stats();

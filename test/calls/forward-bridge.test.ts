@@ -6,20 +6,14 @@
 // the mixer (the parties hear it) and its leaving hands it back, the phones' received sequence
 // numbers running on without a gap or a step back. The same with the server's legs in media
 // workers: one, or two, where the call engine still makes the callee's leg beside the caller's.
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile } from "node:fs/promises";
 import { join } from "node:path";
-import { pino } from "pino";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { RECORDING_ATTACHMENT, RECORDINGS_COLLECTION, startCalls, type CallEngine, type Channel } from "../../server/calls/index.js";
-import { systemClock } from "../../server/clock.js";
-import { seedDemo } from "../../server/demo.js";
-import { EventBus } from "../../server/events/bus.js";
-import { MediaEngine, RemoteLeg } from "../../server/media/index.js";
-import { Store, type DocData, type StoredDoc } from "../../server/store/index.js";
-import { ASSETS_DIR } from "../helpers/api.js";
-import { connected, FakeSignalling, sleep, until, type FakePhone, type PhoneCall } from "../helpers/fake-signalling.js";
-import { HandTime } from "../helpers/hand-time.js";
+import { describe, expect, it } from "vitest";
+import { RECORDING_ATTACHMENT, RECORDINGS_COLLECTION } from "../../server/calls/index.js";
+import { RemoteLeg } from "../../server/media/index.js";
+import { type DocData, type StoredDoc } from "../../server/store/index.js";
+import { connected, sleep, until, type PhoneCall } from "../helpers/fake-signalling.js";
+import { forwardBridgeRig } from "../helpers/forward-bridge-rig.js";
 import { middleShare, readStereoWav } from "../helpers/stereo-wav.js";
 
 const CALLER_TONE = 700;
@@ -28,74 +22,11 @@ const MONITOR_TONE = 2000;
 const TONES = [CALLER_TONE, CALLEE_TONE, MONITOR_TONE];
 
 describe.each([0, 1, 2])("a two-party bridge forwarding on arrival, the server's legs in %i media workers", (workers) => {
-  const time = new HandTime();
-  /** The server's frame clock, moved by the pump in real-time steps while it runs. */
-  let pump: ReturnType<typeof setInterval> | undefined;
-  function runClock(on: boolean): void {
-    if (pump) clearInterval(pump);
-    pump = on ? setInterval(() => time.advanceTo(time.t + 20), 20) : undefined;
-  }
-
-  let dir: string;
-  let store: Store;
-  let serverMedia: MediaEngine;
-  let phoneMedia: MediaEngine;
-  let engine: CallEngine;
-  let accountId: string;
-  const phones = new Map<string, FakePhone>();
-
-  async function phone(username: string): Promise<FakePhone> {
-    const found = phones.get(username);
-    if (found) return found;
-    const devices = await store.account(accountId, "devices");
-    const device = devices.all().find((d) => d.data.name === `${username} softphone`);
-    if (!device) throw new Error(`no demo softphone for ${username}`);
-    const made = signalling.phone({ accountId, deviceId: device.id }, (device.data.sip as { username: string }).username);
-    phones.set(username, made);
-    return made;
-  }
-  let signalling: FakeSignalling;
-
-  beforeAll(async () => {
-    dir = await mkdtemp(join(tmpdir(), "sb-forward-"));
-    store = await Store.open({ dir, clock: systemClock });
-    accountId = await seedDemo(store, { assetsDir: ASSETS_DIR, logger: pino({ level: "silent" }) });
-    serverMedia = new MediaEngine({ maxSendLatenessMs: Infinity, frameClock: { time }, forwardBridge: true, workers });
-    phoneMedia = new MediaEngine({ maxSendLatenessMs: Infinity });
-    signalling = new FakeSignalling(phoneMedia);
-    engine = startCalls({
-      store,
-      bus: new EventBus(systemClock),
-      media: serverMedia,
-      signalling,
-      clock: systemClock,
-      logger: { info: () => undefined, warn: () => undefined, error: () => undefined },
-    });
-    // The supervisor's phone reaches a callflow that answers it (a tone it hears until it is taken in).
-    await (await store.account(accountId, "callflows")).create({
-      numbers: ["3999"],
-      patterns: [],
-      flow: { module: "play", data: { id: "tone_stream://%(60000,0,400)" }, children: {} },
-    });
-  });
-
-  afterAll(async () => {
-    runClock(false);
-    await engine?.close();
-    await serverMedia?.close();
-    await phoneMedia?.close();
-    await store?.close();
-    await rm(dir, { recursive: true, force: true });
-  });
-
-  function serverChannel(callId: string): Channel {
-    const channel = engine.channels.all().find((c) => c.id === callId);
-    if (!channel) throw new Error(`no channel for ${callId}`);
-    return channel;
-  }
+  const rig = forwardBridgeRig(workers, "sb-forward-");
+  const { time, runClock, phone, serverChannel } = rig;
 
   async function setRecording(username: string, callRecording: unknown): Promise<void> {
-    const users = await store.account(accountId, "users");
+    const users = await rig.store.account(rig.accountId, "users");
     const user = users.all().find((u) => u.data.username === username) as StoredDoc;
     const data: DocData = { ...user.data, call_recording: callRecording };
     await users.update(user.id, data);
@@ -115,7 +46,7 @@ describe.each([0, 1, 2])("a two-party bridge forwarding on arrival, the server's
       await connected(caller, callee);
       await caller.say(`tone_stream://${CALLER_TONE}`);
       await callee.say(`tone_stream://${CALLEE_TONE}`);
-      const bridge = engine.context.bridgeOf(serverChannel(caller.callId));
+      const bridge = rig.engine.context.bridgeOf(serverChannel(caller.callId));
       expect(bridge?.forwarding).toBe(true);
       if (workers > 0 && bridge) {
         const threads = new Set([bridge.a.media, bridge.b.media].map((m) => (m instanceof RemoteLeg ? m.threadId : -1)));
@@ -139,7 +70,7 @@ describe.each([0, 1, 2])("a two-party bridge forwarding on arrival, the server's
       await supervisor.reaches("talking");
       await connected(supervisor);
       await supervisor.say(`tone_stream://${MONITOR_TONE}`);
-      const bridge = engine.context.bridgeOf(serverChannel(caller.callId));
+      const bridge = rig.engine.context.bridgeOf(serverChannel(caller.callId));
       if (!bridge) throw new Error("no bridge");
       const monitor = serverChannel(supervisor.callId);
       bridge.addMonitor(monitor, "barge", serverChannel(caller.callId));
@@ -171,10 +102,10 @@ describe.each([0, 1, 2])("a two-party bridge forwarding on arrival, the server's
       runClock(true);
       await sleep(1000);
       caller.hangup();
-      await until(() => engine.channels.size === 0, "every channel to hang up");
-      await engine.recordings.flush();
+      await until(() => rig.engine.channels.size === 0, "every channel to hang up");
+      await rig.engine.recordings.flush();
       runClock(false);
-      const recordings = await store.account(accountId, RECORDINGS_COLLECTION);
+      const recordings = await rig.store.account(rig.accountId, RECORDINGS_COLLECTION);
       const doc = recordings.all().find((d) => d.data.call_id === caller.callId);
       expect(doc).toBeDefined();
       const bytes = await readFile(join(recordings.file.replace(/\.json$/, ".attachments"), (doc as StoredDoc).id, RECORDING_ATTACHMENT));
