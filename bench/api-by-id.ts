@@ -85,6 +85,13 @@ async function startSwitchboard(name: string, server: string, dataDir: string, p
   });
   children.push(child);
   const base = (await waitForLine(child, /Switchboard is serving http:\/\/127\.0\.0\.1:[1-9]\d*/)).replace("Switchboard is serving ", "");
+  const { headers, url } = await seedDevices(base);
+  return { name, child, url, headers };
+}
+
+/** Signs in to the server at `base` and creates DEVICES devices (50 at a time): the token's
+ *  headers and the URL of the 51st device, the one the rounds GET. */
+async function seedDevices(base: string): Promise<{ headers: Record<string, string>; url: string; token: string }> {
   const auth = await benchLogin(base);
   const headers = { "X-Auth-Token": auth.token };
   const path = `/v2/accounts/${auth.accountId}/devices`;
@@ -97,7 +104,7 @@ async function startSwitchboard(name: string, server: string, dataDir: string, p
     );
     for (const res of batch) ids.push(((await res.json()) as { data: { id: string } }).data.id);
   }
-  return { name, child, url: `${base}${path}/${ids[50] ?? ""}`, headers };
+  return { headers, url: `${base}${path}/${ids[50] ?? ""}`, token: auth.token };
 }
 
 /**
@@ -221,26 +228,16 @@ async function inProcess(otherRoot: string): Promise<void> {
     const dir = await mkdtemp(join(tmpdir(), "sb-bench-by-id-inproc-"));
     dataDirs.push(dir);
     const server = await startServer({ ...localServerConfig(dir), mediaWorkers: 0 });
-    const auth = await benchLogin(server.url);
-    const headers = { "X-Auth-Token": auth.token };
-    const path = `/v2/accounts/${auth.accountId}/devices`;
-    const ids: string[] = [];
-    for (let i = 0; i < DEVICES; i += 50) {
-      const batch = await Promise.all(
-        Array.from({ length: Math.min(50, DEVICES - i) }, (_, j) =>
-          fetch(`${server.url}${path}`, { method: "PUT", headers: { ...headers, "Content-Type": "application/json" }, body: JSON.stringify({ data: benchDevice(i + j) }) }),
-        ),
-      );
-      for (const res of batch) ids.push(((await res.json()) as { data: { id: string } }).data.id);
-    }
-    const url = new URL(`${server.url}${path}/${ids[50] ?? ""}`);
+    const seeded = await seedDevices(server.url);
+    const headers = seeded.headers;
+    const url = new URL(seeded.url);
     if (sample === undefined) {
       const res = await fetch(url, { headers });
       const same: Record<string, string> = {};
       res.headers.forEach((value, key) => {
         if (!["date", "connection", "keep-alive", "content-length", "content-type", "transfer-encoding", "x-request-id", "etag"].includes(key)) same[key] = value;
       });
-      sample = { body: await res.text(), headers: same, token: auth.token };
+      sample = { body: await res.text(), headers: same, token: seeded.token };
     }
     served.push({ name, url, headers, agent: new Agent({ keepAlive: true, maxSockets: 1 }), close: () => server.close(), cpu: [] });
   }
