@@ -50,6 +50,12 @@ export interface FrameFifoStats {
    * buffer's target by a frame (ReceiveBuffer; absent from a bare FrameFifo's figures).
    */
   late?: number;
+  /**
+   * Silent frames played between two stretches of received audio beyond the far end's own pause
+   * (the gap in its RTP timestamps): the underrun's read and the reads that waited for late audio
+   * (ReceiveBuffer; absent from a bare FrameFifo's figures). What a listener hears as extra length.
+   */
+  inserted?: number;
 }
 
 /** A faster read cuts a lag of 20-160 samples (2.5-20 ms), cross-fading over 40 (5 ms). */

@@ -37,6 +37,9 @@ export interface ReceiveBufferOptions extends FrameFifoOptions {
   relaxTicks?: number;
 }
 
+/** A far end's pause longer than this (frames: 10 minutes) is read as a new timeline, not a pause. */
+const MAX_PAUSE_FRAMES = 30_000;
+
 /** Frames at a tick (before its read) that mean the audio came just in time: the one played. */
 const JUST_IN_TIME = 1;
 
@@ -61,6 +64,13 @@ export class ReceiveBuffer implements ReceivedAudioSink {
   /** The lowest level seen at a tick in the current watch, and the ticks watched. */
   #lowest = Infinity;
   #watched = 0;
+  /** Whether the FIFO has played received audio since it was made or cleared. */
+  #played = false;
+  /** Silent reads since the FIFO stopped playing (an underrun's read included). */
+  #silentReads = 0;
+  /** The far end's pause before the audio that ended them, in frames (-1: not known, a new timeline). */
+  #resumeGap = -1;
+  #inserted = 0;
 
   constructor(options: ReceiveBufferOptions = {}) {
     const { watchTicks, relaxTicks, ...fifo } = options;
@@ -73,7 +83,7 @@ export class ReceiveBuffer implements ReceivedAudioSink {
   }
 
   get stats(): Readonly<FrameFifoStats> {
-    return { ...this.#fifo.stats, late: this.#late };
+    return { ...this.#fifo.stats, late: this.#late, inserted: this.#inserted };
   }
 
   /** The delay the buffer aims at: the frame played plus the spare frames late audio asked for. */
@@ -109,6 +119,7 @@ export class ReceiveBuffer implements ReceivedAudioSink {
       this.#watch();
       const played = this.#frame;
       this.#frame = this.#fifo.pop();
+      this.#countSilence();
       if (played !== this.#frame && played !== silentFrame() && played.length === FRAME_SAMPLES && this.#spare.length < SPARE_FRAMES) {
         this.#spare.push(played);
       }
@@ -120,6 +131,27 @@ export class ReceiveBuffer implements ReceivedAudioSink {
     this.#fifo.clear();
     this.#lowest = Infinity;
     this.#watched = 0;
+    this.#played = false;
+    this.#silentReads = 0;
+    this.#resumeGap = -1;
+  }
+
+  /**
+   * After each read: silence read once the FIFO had played (an underrun, then the wait for audio)
+   * is counted as inserted when audio plays again, less the far end's own pause (its timestamps'
+   * gap): a far end that paused (hold, DTMF, frames it did not send) inserts nothing here, audio
+   * that came late inserts every silent read. Across a new timeline nothing is known, nothing counted.
+   */
+  #countSilence(): void {
+    if (!this.#fifo.playing) {
+      if (this.#played) this.#silentReads++;
+      return;
+    }
+    this.#played = true;
+    if (this.#silentReads === 0) return;
+    if (this.#resumeGap >= 0) this.#inserted += Math.max(0, this.#silentReads - this.#resumeGap);
+    this.#silentReads = 0;
+    this.#resumeGap = -1;
   }
 
   /**
@@ -159,6 +191,12 @@ export class ReceiveBuffer implements ReceivedAudioSink {
    */
   #adapt(timestamp: number, samples: number): void {
     const underruns = this.#fifo.stats.underruns;
+    if (underruns !== this.#underrunsSeen && this.#lastAudioEnd !== undefined) {
+      // The far end's pause before this packet, in whole frames (wrapping timestamps read as signed):
+      // none when it continues the last one, unknown when it went back or seconds on (a new timeline).
+      const gap = Math.round(((timestamp - this.#lastAudioEnd) | 0) / FRAME_SAMPLES);
+      this.#resumeGap = gap >= 0 && gap <= MAX_PAUSE_FRAMES ? gap : -1;
+    }
     if (underruns !== this.#underrunsSeen && this.#lastAudioEnd === timestamp) {
       this.#late++;
       this.#spareTarget = Math.min(this.#maxSpare, this.#spareTarget + 1);

@@ -149,4 +149,48 @@ describe("ReceiveBuffer depth", () => {
     expect(buffer.stats.compressed).toBe(5);
     expect(buffer.stats.dropped).toBe(0);
   });
+
+  it("counts the silence it played between stretches of audio beyond the far end's own pause", () => {
+    const buffer = new ReceiveBuffer();
+    const far = new FarEnd(buffer);
+    let tick = 0;
+    const play = (ticks: number) => {
+      for (let i = 0; i < ticks; i++) buffer.frameFor(tick++);
+    };
+    // Before any audio: priming, nothing inserted.
+    play(3);
+    for (let i = 0; i < 20; i++) {
+      far.send();
+      play(1);
+    }
+    expect(buffer.stats.inserted).toBe(0);
+    // Late audio: three silent reads (the underrun's and two waits), then the packets that were
+    // late, continuing the last: all three were silence put into the stream.
+    play(3);
+    far.send(3);
+    play(1);
+    expect(buffer.stats.underruns).toBe(1);
+    expect(buffer.stats.inserted).toBe(3);
+    // The two frames left play; then the far end paused five frames (hold, frames it did not
+    // send) and this side read five silent frames: its own pause, nothing inserted.
+    play(2);
+    far.next += 5;
+    play(5);
+    far.send();
+    play(1);
+    expect(buffer.stats.underruns).toBe(2);
+    expect(buffer.stats.inserted).toBe(3);
+    // Paused two frames but five read silent: three inserted by the wait.
+    far.next += 2;
+    play(5);
+    far.send();
+    play(1);
+    expect(buffer.stats.inserted).toBe(6);
+    // A new timeline (the far end's timestamps went back): not known, not counted.
+    far.next -= 1000;
+    play(3);
+    far.send();
+    play(1);
+    expect(buffer.stats.inserted).toBe(6);
+  });
 });
