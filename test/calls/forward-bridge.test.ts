@@ -12,7 +12,7 @@ import { describe, expect, it } from "vitest";
 import { RECORDING_ATTACHMENT, RECORDINGS_COLLECTION } from "../../server/calls/index.js";
 import { RemoteLeg } from "../../server/media/index.js";
 import { type DocData, type StoredDoc } from "../../server/store/index.js";
-import { connected, sleep, until, type PhoneCall } from "../helpers/fake-signalling.js";
+import { sleep, until, type PhoneCall } from "../helpers/fake-signalling.js";
 import { forwardBridgeRig } from "../helpers/forward-bridge-rig.js";
 import { middleShare, readStereoWav } from "../helpers/stereo-wav.js";
 
@@ -23,7 +23,7 @@ const TONES = [CALLER_TONE, CALLEE_TONE, MONITOR_TONE];
 
 describe.each([0, 1, 2])("a two-party bridge forwarding on arrival, the server's legs in %i media workers", (workers) => {
   const rig = forwardBridgeRig(workers, "sb-forward-");
-  const { time, runClock, phone, serverChannel } = rig;
+  const { time, runClock, serverChannel } = rig;
 
   async function setRecording(username: string, callRecording: unknown): Promise<void> {
     const users = await rig.store.account(rig.accountId, "users");
@@ -39,13 +39,7 @@ describe.each([0, 1, 2])("a two-party bridge forwarding on arrival, the server's
       await setRecording("agent1", { inbound: { onnet: { enabled: true } } });
       // Ticks while the call is set up (the recorder starts on them), then none.
       runClock(true);
-      caller = await (await phone("admin")).dial("1002");
-      callee = await (await phone("agent1")).incoming();
-      await callee.answer();
-      await caller.reaches("talking");
-      await connected(caller, callee);
-      await caller.say(`tone_stream://${CALLER_TONE}`);
-      await callee.say(`tone_stream://${CALLEE_TONE}`);
+      ({ caller, callee } = await rig.bridgedCall(CALLER_TONE, CALLEE_TONE));
       const bridge = rig.engine.context.bridgeOf(serverChannel(caller.callId));
       expect(bridge?.forwarding).toBe(true);
       if (workers > 0 && bridge) {
@@ -66,12 +60,8 @@ describe.each([0, 1, 2])("a two-party bridge forwarding on arrival, the server's
 
     it("a monitor barging in takes the audio to the mixer, and its leaving brings the forwarding back", async () => {
       runClock(true);
-      const supervisor = await (await phone("agent2")).dial("3999");
-      await supervisor.reaches("talking");
-      await connected(supervisor);
-      await supervisor.say(`tone_stream://${MONITOR_TONE}`);
-      const bridge = rig.engine.context.bridgeOf(serverChannel(caller.callId));
-      if (!bridge) throw new Error("no bridge");
+      const supervisor = await rig.supervisorCall(MONITOR_TONE);
+      const bridge = rig.bridgeOf(caller);
       const monitor = serverChannel(supervisor.callId);
       bridge.addMonitor(monitor, "barge", serverChannel(caller.callId));
       expect(bridge.forwarding).toBe(false);

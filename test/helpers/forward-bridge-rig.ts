@@ -10,13 +10,14 @@ import { join } from "node:path";
 import { pino } from "pino";
 import { afterAll, beforeAll } from "vitest";
 import { startCalls, type CallEngine, type Channel } from "../../server/calls/index.js";
+import type { Bridge } from "../../server/calls/bridge.js";
 import { systemClock } from "../../server/clock.js";
 import { seedDemo } from "../../server/demo.js";
 import { EventBus } from "../../server/events/bus.js";
 import { MediaEngine } from "../../server/media/index.js";
 import { Store } from "../../server/store/index.js";
 import { ASSETS_DIR } from "./api.js";
-import { FakeSignalling, type FakePhone } from "./fake-signalling.js";
+import { connected, FakeSignalling, type FakePhone, type PhoneCall } from "./fake-signalling.js";
 import { HandTime } from "./hand-time.js";
 
 export interface ForwardBridgeRig {
@@ -28,6 +29,15 @@ export interface ForwardBridgeRig {
   phone(username: string): Promise<FakePhone>;
   /** The server's channel of a call. */
   serverChannel(callId: string): Channel;
+  /**
+   * admin's phone calls agent1's (1002), agent1 answers, both connect, then each plays a tone
+   * (the caller `callerTone` Hz, the callee `calleeTone` Hz).
+   */
+  bridgedCall(callerTone: number, calleeTone: number): Promise<{ caller: PhoneCall; callee: PhoneCall }>;
+  /** agent2's phone on 3999 (the long tone), connected, playing a `tone` Hz tone: a monitor to be. */
+  supervisorCall(tone: number): Promise<PhoneCall>;
+  /** The bridge the server's channel of a call is in (throws if none). */
+  bridgeOf(call: PhoneCall): Bridge;
   readonly store: Store;
   readonly engine: CallEngine;
   readonly accountId: string;
@@ -100,6 +110,28 @@ export function forwardBridgeRig(workers: number, dirPrefix: string): ForwardBri
       const channel = ready(engine, "engine").channels.all().find((c) => c.id === callId);
       if (!channel) throw new Error(`no channel for ${callId}`);
       return channel;
+    },
+    async bridgedCall(callerTone: number, calleeTone: number): Promise<{ caller: PhoneCall; callee: PhoneCall }> {
+      const caller = await (await this.phone("admin")).dial("1002");
+      const callee = await (await this.phone("agent1")).incoming();
+      await callee.answer();
+      await caller.reaches("talking");
+      await connected(caller, callee);
+      await caller.say(`tone_stream://${callerTone}`);
+      await callee.say(`tone_stream://${calleeTone}`);
+      return { caller, callee };
+    },
+    async supervisorCall(tone: number): Promise<PhoneCall> {
+      const supervisor = await (await this.phone("agent2")).dial("3999");
+      await supervisor.reaches("talking");
+      await connected(supervisor);
+      await supervisor.say(`tone_stream://${tone}`);
+      return supervisor;
+    },
+    bridgeOf(call: PhoneCall): Bridge {
+      const bridge = ready(engine, "engine").context.bridgeOf(this.serverChannel(call.callId));
+      if (!bridge) throw new Error(`no bridge for ${call.callId}`);
+      return bridge;
     },
     get store(): Store {
       return ready(store, "store");
