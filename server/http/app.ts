@@ -3,8 +3,7 @@
 import { existsSync } from "node:fs";
 import { STATUS_CODES } from "node:http";
 import { Readable } from "node:stream";
-import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server as HttpServer } from "node:http";
-import { WebSocketServer } from "ws";
+import { createServer, type IncomingHttpHeaders, type Server as HttpServer } from "node:http";
 import Fastify, { LogController, type FastifyInstance, type FastifyBaseLogger, type FastifyReply, type FastifyRequest } from "fastify";
 import fastifyStatic from "@fastify/static";
 import fastifyWebsocket from "@fastify/websocket";
@@ -17,6 +16,7 @@ import { rewriteAliasedUrl } from "./aliases.js";
 import { ALSO_JSON_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./request.js";
 import { setSecurityHeaders } from "./csp.js";
 import { appLogger } from "./request-logger.js";
+import { isUpgrade, refuseUpgrade } from "./upgrade.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -144,7 +144,17 @@ export function buildApp(options: AppOptions): FastifyInstance {
   // A module that is not loaded is 404 not_found whether or not a token came (crossbar finds the
   // module before it authorizes), but a token that is not live is 401 first: crossbar's early
   // authentication checks any token it is given before it looks for the module.
-  app.setNotFoundHandler(async (request, reply) => {
+  // A request for no route gets its not-found answer (in its scope's words) without its body
+  // being parsed (unreadBody): a hook of the not-found handlers only, so that the routes run no
+  // preParsing hook of the app's. Scopes of their own (the texting API's, which sets its own
+  // not-found handler) take it as a hook of the scope, for their routes' 404s, as before.
+  app.addHook("onRegister", (scope) => {
+    scope.addHook("preParsing", unreadBodyOf404);
+  });
+  // Fastify takes any lifecycle hook in these options (lib/four-oh-four.js reads opts[hook] for
+  // each of its lifecycle hooks); its types name only preValidation and preHandler.
+  const notFoundHooks: { preParsing: typeof unreadBodyOf404; preHandler?: never } = { preParsing: unreadBodyOf404 };
+  app.setNotFoundHandler(notFoundHooks, async (request, reply) => {
     const path = request.url.split("?")[0] ?? "";
     const token = path.startsWith("/v2/") && request.method !== "OPTIONS" ? tokenOutsideBody(request) : null;
     const dead = token !== null && options.authenticate !== undefined && (await options.authenticate(token)) === null;
@@ -210,15 +220,6 @@ export function buildApp(options: AppOptions): FastifyInstance {
     done();
   });
 
-  // A request for no route gets its not-found answer (in its scope's words) without its body
-  // being parsed: the parser is handed an empty stream that owns up to the declared length, and
-  // Node discards the unread bytes once the answer is sent.
-  app.addHook("preParsing", (request, _reply, payload, done) => {
-    if (!request.is404) return done(null, payload);
-    const declared = Number(request.headers["content-length"]);
-    done(null, Object.assign(Readable.from([]), { receivedEncodedLength: Number.isNaN(declared) ? 0 : declared }));
-  });
-
   if (options.rendererDir && existsSync(options.rendererDir)) {
     app.register(fastifyStatic, {
       root: options.rendererDir,
@@ -264,7 +265,7 @@ export async function registerWebsocket(scope: FastifyInstance): Promise<void> {
 const refuseOtherUpgrades = Object.assign(
   async (root: FastifyInstance): Promise<void> => {
     root.addHook("onRoute", (route) => {
-      if (route.websocket === true || route.wsHandler !== undefined) return;
+      if (route.websocket === true || route.wsHandler !== undefined || route.config?.refusesUpgrades === true) return;
       const handler = route.handler;
       route.handler = function (this: FastifyInstance, request, reply) {
         if (isUpgrade(request.raw)) return refuseUpgrade(request, reply);
@@ -278,26 +279,15 @@ const refuseOtherUpgrades = Object.assign(
 /** The largest WebSocket message a route takes. */
 const WEBSOCKET_MESSAGE_BYTES = 1024 * 1024;
 
-/** Completes refused upgrades (and nothing else): no socket is kept. */
-let refusedUpgrades: WebSocketServer | undefined;
-
 /**
- * An upgrade asked of a route that is not a WebSocket's: switched, then closed at once (no close
- * code), as @fastify/websocket refuses such a path.
+ * The preParsing hook of a not-found answer: the parser is handed an empty stream that owns up to
+ * the declared length, and Node discards the unread bytes once the answer is sent. In a scope's
+ * hooks (onRegister) it lets its routes' own requests through.
  */
-function refuseUpgrade(request: FastifyRequest, reply: FastifyReply): void {
-  reply.hijack();
-  refusedUpgrades ??= new WebSocketServer({ noServer: true });
-  request.log.info({ path: request.url }, "closed incoming websocket connection for path with no websocket handler");
-  refusedUpgrades.handleUpgrade(request.raw, request.raw.socket, Buffer.alloc(0), (socket) => socket.close());
-}
-
-/**
- * A request Node handed to the server's upgrade listener (its parser sets `upgrade`, which
- * @types/node does not declare).
- */
-function isUpgrade(raw: IncomingMessage): boolean {
-  return (raw as IncomingMessage & { upgrade?: boolean }).upgrade === true;
+function unreadBodyOf404(request: FastifyRequest, _reply: FastifyReply, payload: Readable, done: (err: Error | null, body?: Readable) => void): void {
+  if (!request.is404) return done(null, payload);
+  const declared = Number(request.headers["content-length"]);
+  done(null, Object.assign(Readable.from([]), { receivedEncodedLength: Number.isNaN(declared) ? 0 : declared }));
 }
 
 /** An upgrade's connection, answered in HTTP, is closed once the answer is sent. */

@@ -8,7 +8,8 @@ import type { Clock } from "../clock.js";
 import { REVISION_PATTERN } from "../store/index.js";
 import { ApiError } from "./errors.js";
 import { JsonText, plainData, successEnvelope, successEnvelopeText, type EnvelopeOptions, type Paging } from "./envelope.js";
-import { isJsonType, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
+import { isJsonType, parseBodyless, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
+import { isUpgrade, refuseUpgrade } from "./upgrade.js";
 import { toCsv } from "./csv.js";
 import { contentDisposition } from "./binary.js";
 import type { JsonSchema } from "./validation.js";
@@ -136,6 +137,11 @@ declare module "fastify" {
     alsoAnswers?: readonly string[];
     /** A route that is no path of its own (registerOtherMethods): left out of the server's routes. */
     unlisted?: boolean;
+    /**
+     * The route's handler refuses an upgrade itself (refuseUpgrade, server/http/upgrade.ts), after
+     * its token check: the app does not wrap it (server/http/app.ts).
+     */
+    refusesUpgrades?: boolean;
   }
 }
 
@@ -160,16 +166,39 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
   const route = (methods: string[]): void => {
     if (methods.length === 0) return;
     // The server's routes list every method of the endpoint with its first route (recordRoutes).
-    const config: FastifyContextConfig = first ? { alsoAnswers: METHODS.filter((m) => !own.includes(m)) } : { unlisted: true };
+    const listed = first;
     first = false;
-    app.route({
-      method: methods,
-      url: spec.path,
-      config,
-      onRequest: (request, _reply, done) => endpointOnRequest(deps, spec, request, done),
-      preParsing: (request, _reply, payload, done) => endpointPreParsing(request, payload, done),
-      handler: (request, reply) => endpointHandler(deps, spec, allow, request, reply),
+    const config = (refusesUpgrades?: boolean): FastifyContextConfig => ({
+      ...(listed ? {} : { unlisted: true }),
+      ...(refusesUpgrades === true ? { refusesUpgrades } : {}),
     });
+    // GET (and Fastify's HEAD beside it) in a route of its own with no hooks of the route: Fastify
+    // never reads a GET's body, so its token check runs in the handler (bodylessHandler), and
+    // Fastify runs no hook runner for it. The methods that may carry a body keep the token check
+    // in onRequest, before a byte of the body is read.
+    // (A GET routed here for an overlapping endpoint's sake, which this one lacks, is the 405 of endpointHandler.)
+    const bodyless = methods.filter((m) => m === "GET" && spec.verbs.GET !== undefined);
+    const withBody = methods.filter((m) => !bodyless.includes(m));
+    let also = listed ? METHODS.filter((m) => !own.includes(m)) : [];
+    if (bodyless.length > 0) {
+      app.route({
+        method: bodyless,
+        url: spec.path,
+        config: { ...config(true), ...(also.length > 0 ? { alsoAnswers: also } : {}) },
+        handler: (request, reply) => bodylessHandler(deps, spec, allow, request, reply),
+      });
+      also = [];
+    }
+    if (withBody.length > 0) {
+      app.route({
+        method: withBody,
+        url: spec.path,
+        config: { ...config(), ...(also.length > 0 ? { alsoAnswers: also } : {}) },
+        onRequest: (request, _reply, done) => endpointOnRequest(deps, spec, request, done),
+        preParsing: (request, _reply, payload, done) => endpointPreParsing(request, payload, done),
+        handler: (request, reply) => endpointHandler(deps, spec, allow, request, reply),
+      });
+    }
   };
   const mine: RoutedEndpoint = { spec, pattern: patternOf(spec), methods: new Set(own), route };
   route([...mine.methods]);
@@ -278,6 +307,59 @@ function endpointHandler(
   if (!token) throw tokenRequired();
   if (early !== null) return run(deps, verbSpec, request, reply, req, token, early.auth);
   return authenticate(deps, spec, request, token).then((auth) => run(deps, verbSpec, request, reply, req, token, auth));
+}
+
+/**
+ * A GET (or HEAD) of an endpoint that has GET: what its route's onRequest and preParsing hooks
+ * and the handler did, in one call, the same checks in the same order. The token outside the body
+ * (a held one with no promise), its account and the verb's refusals; without one, a body that
+ * cannot carry a token is 401 and one declared over UNAUTHENTICATED_BODY_BYTES is 413 (never
+ * read: Fastify reads no GET's body); then an upgrade is refused, and the verb runs.
+ */
+function bodylessHandler(
+  deps: EndpointDeps,
+  spec: EndpointSpec,
+  allow: string,
+  request: FastifyRequest,
+  reply: FastifyReply,
+): Promise<FastifyReply | undefined> | FastifyReply | undefined {
+  if (spec.access !== "public") {
+    const token = tokenOutsideBody(request);
+    if (token !== null) {
+      const held = deps.auth.authenticateHeld(token);
+      if (held === undefined) return authenticate(deps, spec, request, token).then((auth) => bodylessVerb(deps, spec, request, reply, token, auth));
+      return bodylessVerb(deps, spec, request, reply, token, reach(spec, request, held));
+    }
+    const type = request.headers["content-type"];
+    if (type !== undefined && !isJsonType(type)) throw tokenRequired();
+  }
+  if (Number(request.headers["content-length"]) > UNAUTHENTICATED_BODY_BYTES) throw bodyTooLarge(UNAUTHENTICATED_BODY_BYTES);
+  if (isUpgrade(request.raw)) {
+    refuseUpgrade(request, reply);
+    return undefined;
+  }
+  // A public endpoint's GET, or one with no token outside the body (401, or the query's empty auth_token).
+  return endpointHandler(deps, spec, allow, request, reply);
+}
+
+/** A bodyless verb of a caller admitted by bodylessHandler: the endpoint's GET (a HEAD is its GET). */
+function bodylessVerb(
+  deps: EndpointDeps,
+  spec: EndpointSpec,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  token: string,
+  auth: AuthContext,
+): Promise<FastifyReply | undefined> | FastifyReply | undefined {
+  const verbSpec = spec.verbs.GET;
+  if (verbSpec === undefined) throw new ApiError("invalid_method", { method: "GET", allowed: Object.keys(spec.verbs) });
+  // A GET's own refusals before an upgrade's, as admitEarly made them in onRequest (a HEAD's in run).
+  if (request.method === "GET") verbRefusals(verbSpec, auth);
+  if (isUpgrade(request.raw)) {
+    refuseUpgrade(request, reply);
+    return undefined;
+  }
+  return run(deps, verbSpec, request, reply, parseBodyless(request), token, auth);
 }
 
 /** The methods an endpoint may be asked with; those it has no verb for are routed by registerOtherMethods. */
@@ -419,15 +501,18 @@ function run(
   token: string | null,
   auth: AuthContext | null,
 ): Promise<FastifyReply | undefined> | FastifyReply | undefined {
-  if (auth !== null) {
-    if (verbSpec.admin && !auth.isAdmin) throw notAdmin();
-    if (auth.wallboardId !== undefined && !verbSpec.board) throw boardOnly();
-  }
+  if (auth !== null) verbRefusals(verbSpec, auth);
   const params = (request.params ?? {}) as Record<string, string>;
   const now = new Date(deps.clock.now());
   const outcome = verbSpec.handler({ request, reply, req, params, auth, now });
   if (outcome instanceof Promise) return outcome.then((settled) => answer(request, reply, req, token, now, settled));
   return answer(request, reply, req, token, now, outcome);
+}
+
+/** A verb's refusals of an authenticated caller: admin-only verbs, and a wallboard's key on a verb not the board's. */
+function verbRefusals(verbSpec: VerbSpec, auth: AuthContext): void {
+  if (verbSpec.admin && !auth.isAdmin) throw notAdmin();
+  if (auth.wallboardId !== undefined && !verbSpec.board) throw boardOnly();
 }
 
 /**
@@ -576,12 +661,16 @@ function notAdmin(): ApiError {
   return new ApiError("forbidden", { user: { admin: { message: "this needs an account admin" } } });
 }
 
+/** The refusal of a body read before any token is checked, over `max` bytes. */
+function bodyTooLarge(max: number): ApiError {
+  return new ApiError("payload_too_large", {
+    content_length: { maximum: { message: `a body read before any token is checked (a sign-in, or a token inside the envelope) is limited to ${max} bytes; send the token in X-Auth-Token`, target: max } },
+  });
+}
+
 /** The body as a stream that fails with 413 past `max` bytes, declared or counted. */
 function limitBody(request: FastifyRequest, payload: Readable, max: number): Readable {
-  const tooLarge = () =>
-    new ApiError("payload_too_large", {
-      content_length: { maximum: { message: `a body read before any token is checked (a sign-in, or a token inside the envelope) is limited to ${max} bytes; send the token in X-Auth-Token`, target: max } },
-    });
+  const tooLarge = () => bodyTooLarge(max);
   if (Number(request.headers["content-length"]) > max) throw tooLarge();
   let received = 0;
   const counted = new Transform({

@@ -73,6 +73,27 @@ export function parseRequest(request: FastifyRequest): ParsedRequest {
   };
 }
 
+/** The envelope of a request without a body: shared, never written. */
+const NO_ENVELOPE: Record<string, unknown> = Object.freeze({});
+
+/**
+ * parseRequest for a GET or HEAD, whose body Fastify never reads: the verb is GET (nothing
+ * tunnels), no envelope, the query's `accept` over the header's.
+ */
+export function parseBodyless(request: FastifyRequest): ParsedRequest {
+  const query = flatQuery(request.query);
+  const accept = query.accept ?? request.headers.accept;
+  return {
+    verb: "GET",
+    bodyKind: "none",
+    query,
+    data: undefined,
+    envelope: NO_ENVELOPE,
+    bodyToken: query.auth_token ?? null,
+    accept: accept === undefined ? "application/json" : accept.toLowerCase(),
+  };
+}
+
 /** A JSON body must be the request envelope, an object: `null`, `"str"`, `123` or `[]` are 400. */
 function bodyKindOf(request: FastifyRequest): BodyKind {
   const body: unknown = request.body;
@@ -110,7 +131,9 @@ function stringOf(value: unknown): string | undefined {
 function flatQuery(query: unknown): Record<string, string> {
   const out: Record<string, string> = {};
   if (!isObject(query)) return out;
-  for (const [k, v] of Object.entries(query)) {
+  // Own keys only, without Object.entries' pairs (the query has no prototype's keys to skip).
+  for (const k of Object.keys(query)) {
+    const v = query[k];
     if (typeof v === "string") out[k] = v;
     else if (Array.isArray(v) && v.length > 0) out[k] = String(v[v.length - 1]);
   }

@@ -5,11 +5,11 @@
 import { hash } from "node:crypto";
 import type { FastifyInstance } from "fastify";
 import type { Collection, StoredDoc } from "../store/index.js";
-import type { OrderedEntry } from "../store/index.js";
+import type { OrderedEntry, PlacedRun } from "../store/index.js";
 import { blockMemo, collectionIfOpen, StoreConflictError, StoreNotFoundError, StoreUniqueError } from "../store/index.js";
 import { ApiError } from "./errors.js";
 import { etagOf, ifMatch, registerEndpoint, type AuthContext, type Ctx, type EndpointDeps, type Handler, type Outcome, type VerbSpec } from "./endpoint.js";
-import { contentRevision, JsonText } from "./envelope.js";
+import { contentRevision, JsonText, type Paging } from "./envelope.js";
 import { equalityFilter, equalityFilters, queryTest, type EqualityFilter } from "./filters.js";
 import { PageBuilder, pagePlan } from "./paging.js";
 import { mergePatch } from "./patch.js";
@@ -455,8 +455,10 @@ export function listPageText(
   query: Record<string, string>,
   options: Omit<ListOptions, "row"> & { texts: RowTexts; revision?: string },
 ): Outcome {
-  const { rows, paging, runs } = pageOf(collection, query, options, true);
+  const { rows: walked, paging, runs } = pageOf(collection, query, options, true);
   const texts = options.texts;
+  // A placed page's rows are read from its runs only when asked (CSV, pretty print, a rows' revision).
+  const rows = (): StoredDoc[] => walked ?? docsOfRuns(runs ?? []);
   let text = "[";
   if (runs !== undefined) {
     // The rows lie side by side in one or two blocks (nearly always): a slice of each block's texts.
@@ -468,15 +470,28 @@ export function listPageText(
     }
   } else {
     // One string grown row by row (no array of the texts, no join's second pass).
-    for (let i = 0; i < rows.length; i++) {
-      const doc = rows[i];
+    const list = rows();
+    for (let i = 0; i < list.length; i++) {
+      const doc = list[i];
       if (doc === undefined) continue;
       if (i > 0) text += ",";
       text += texts.of(doc);
     }
   }
   text += "]";
-  return { data: new JsonText(text, () => rows.map(texts.row)), paging, revision: options.revision ?? rowsRevision(rows) };
+  return { data: new JsonText(text, () => rows().map(texts.row)), paging, revision: options.revision ?? rowsRevision(rows()) };
+}
+
+/** The documents of a page's runs, in order. */
+function docsOfRuns(runs: readonly Run[]): StoredDoc[] {
+  const docs: StoredDoc[] = [];
+  for (const run of runs) {
+    for (let i = run.from; i <= run.to; i++) {
+      const entry = run.block[i];
+      if (entry !== undefined) docs.push(entry.doc);
+    }
+  }
+  return docs;
 }
 
 /** A page's revision from its content: the md5 of its rows' revisions (crossbar's md5 of the answer, in effect). */
@@ -551,23 +566,28 @@ function queryKey(query: Record<string, string>): string {
 }
 
 /** Entries `from` to `to` (inclusive) of a list's block: rows of a page side by side. */
-interface Run {
-  block: readonly OrderedEntry<StoredDoc>[];
-  from: number;
-  to: number;
-}
+type Run = PlacedRun<StoredDoc>;
 
 /**
  * The documents of one page of a list and its paging keys; with `placed`, also the page's rows
  * as runs of their list's blocks when every row has a place in one (an ascending walk of one list
- * with no filter left to test: the rows are then side by side in the list).
+ * with no filter left to test: the rows are then side by side in the list). A paged one of those
+ * is found without reading its rows' entries (Collection.placedPage), and then has no `rows`:
+ * they are its runs' documents.
  */
 function pageOf(
   collection: Collection,
   query: Record<string, string>,
   options: Omit<ListOptions, "row">,
+  placed: true,
+): { rows?: StoredDoc[]; paging: Outcome["paging"]; runs?: Run[] };
+function pageOf(collection: Collection, query: Record<string, string>, options: Omit<ListOptions, "row">): { rows: StoredDoc[]; paging: Outcome["paging"] };
+function pageOf(
+  collection: Collection,
+  query: Record<string, string>,
+  options: Omit<ListOptions, "row">,
   placed = false,
-): { rows: StoredDoc[]; paging: Outcome["paging"]; runs?: Run[] } {
+): { rows?: StoredDoc[]; paging: Outcome["paging"]; runs?: Run[] } {
   const sortKey = options.sortKey ?? byId;
   const { equal } = cheapestIndex(collection, sortKey, [...equalityFilters(query), ...(options.equal ? [equalityFilter(options.equal.field, options.equal.value)] : [])]);
   // The filter the index answers is not tested again: its documents are exactly the walk's.
@@ -581,6 +601,16 @@ function pageOf(
     ...(plan.size === undefined || plan.startKey === undefined ? {} : { from: plan.startKey }),
     ...(equal === undefined ? {} : { equal }),
   };
+  if (test === undefined && where === undefined && placed && !plan.descending && plan.size !== undefined) {
+    const found = collection.placedPage(sortKey, walk, plan.size);
+    if (found !== undefined) {
+      // PageBuilder's paging, in its key order: the rows' count, the first row's key, the next one's.
+      const paging: Paging = { page_size: found.count };
+      if (found.firstKey !== undefined) paging.start_key = found.firstKey;
+      if (found.nextKey !== undefined) paging.next_start_key = found.nextKey;
+      return { paging, runs: found.runs };
+    }
+  }
   if (test === undefined && where === undefined && placed && !plan.descending) {
     let runs: Run[] | undefined = [];
     let last: Run | undefined;

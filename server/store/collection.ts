@@ -15,7 +15,7 @@ import { newId, newModbId, nextRevision } from "./ids.js";
 import { StoreConflictError, StoreNotFoundError, StoreUniqueError } from "./errors.js";
 import { UniqueIndex, type UniqueIndexSpec } from "./unique-index.js";
 import { ListOrder, type EqualityIndexSpec, type SortKey, type WalkOptions } from "./list-order.js";
-import type { EntryVisit } from "./ordered-list.js";
+import type { EntryVisit, PlacedPage } from "./ordered-list.js";
 import { Journal } from "./journal.js";
 import { CollectionFile, readCopy, type FileShape } from "./collection-file.js";
 import { FILE_MODE, makeDir } from "./permissions.js";
@@ -346,6 +346,16 @@ export class Collection<T extends DocData = DocData> {
     const unsynced = this.#unsynced;
     if (unsynced.size === 0) this.#order(key).visitPlaced(options, visit);
     else this.#order(key).visit(options, (entry) => (unsynced.size > 0 && unsynced.has(entry.doc.id)) || visit(entry.doc, entry.key, undefined, 0));
+  }
+
+  /**
+   * An ascending page of `size` in the order of `key` as runs of its list's blocks, without
+   * reading the rows' entries (ListOrder.placedPage); undefined when the walk must visit each
+   * entry: a descending or merged walk, or a durable create pending (its document is skipped).
+   */
+  placedPage(key: SortKey<T>, options: WalkOptions, size: number): PlacedPage<StoredDoc<T>> | undefined {
+    if (this.#unsynced.size > 0) return undefined;
+    return this.#order(key).placedPage(options, size);
   }
 
   #order(key: SortKey<T>): ListOrder<T> {

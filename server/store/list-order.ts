@@ -3,7 +3,7 @@
 // a list page seeks to its start key and walks, and a filter on an indexed field walks only the
 // documents holding the value asked for.
 import type { DocData, StoredDoc } from "./collection.js";
-import { OrderedList, type EntryVisit, type OrderedEntry } from "./ordered-list.js";
+import { OrderedList, type EntryVisit, type OrderedEntry, type PlacedPage } from "./ordered-list.js";
 
 /** A list's sort key of a document: a pure function of the document (it is recomputed to remove it). */
 export type SortKey<T extends DocData = DocData> = (doc: StoredDoc<T>) => string;
@@ -140,6 +140,17 @@ export class ListOrder<T extends DocData> {
       return;
     }
     list?.visitPlaced(options.from, visit);
+  }
+
+  /**
+   * OrderedList.placedPage of the one list an ascending walk reads in place (an empty page when no
+   * document has the key); undefined for a descending walk or one that merges several keys' lists.
+   */
+  placedPage(options: WalkOptions, size: number): PlacedPage<StoredDoc<T>> | undefined {
+    if (options.descending) return undefined;
+    const list = this.#listOf(options);
+    if (list === MERGED) return undefined;
+    return list?.placedPage(options.from, size) ?? { runs: [], count: 0, firstKey: undefined, nextKey: undefined };
   }
 
   /**
