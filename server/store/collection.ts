@@ -453,13 +453,7 @@ export class Collection<T extends DocData = DocData> {
     const final = join(dir, name);
     const temp = join(dir, `.${name}.${newId(this.#deps.random)}.tmp`);
     try {
-      if (Buffer.isBuffer(content)) {
-        await pipeline(async function* () {
-          yield content;
-        }, createWriteStream(temp, { mode: FILE_MODE }));
-      } else {
-        await pipeline(content, createWriteStream(temp, { mode: FILE_MODE }));
-      }
+      await streamToFile(content, temp);
       const { size } = await stat(temp);
       // The document may have changed while the bytes streamed in; re-check before recording.
       const current = this.#current(id, options);
@@ -489,7 +483,7 @@ export class Collection<T extends DocData = DocData> {
     await makeDir(dir);
     const temp = join(dir, `.${name}.${newId(this.#deps.random)}.tmp`);
     try {
-      await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, createWriteStream(temp, { mode: FILE_MODE }));
+      await streamToFile(content, temp);
       const { size } = await stat(temp);
       await rename(temp, join(dir, name));
       return { [name]: { content_type: contentType, length: size } };
@@ -703,4 +697,18 @@ export function salvageDocs(text: string): StoredDoc[] {
     }
   }
   return docs;
+}
+
+/**
+ * Streams `content` into a new file at `path`, settling only once the file is closed: a write that
+ * failed early (an upload refused by its first bytes) may still be opening the file, and an `rm`
+ * of the temp name before the open completes would leave the file behind once it does.
+ */
+async function streamToFile(content: Readable | Buffer, path: string): Promise<void> {
+  const out = createWriteStream(path, { mode: FILE_MODE });
+  try {
+    await pipeline(Buffer.isBuffer(content) ? Readable.from([content]) : content, out);
+  } finally {
+    if (!out.closed) await new Promise<void>((resolve) => out.once("close", () => resolve()));
+  }
 }

@@ -1,4 +1,5 @@
 import { fork } from "node:child_process";
+import { pbkdf2 } from "node:crypto";
 import { appendFile, mkdtemp, readFile, readdir, readlink, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -140,6 +141,30 @@ describe("collection", () => {
     await media.delete(doc.id);
     expect(await readdir(join(dir, "accounts", ACCOUNT, "media.attachments"))).toEqual([]);
     expect(() => media.readAttachment(doc.id, "tone.wav")).toThrow(StoreNotFoundError);
+  });
+
+  it("leaves no temp file behind when an attachment's bytes are refused before its file is open", async () => {
+    const store = await openStore({ dir });
+    const media = await store.account(ACCOUNT, "media");
+    const doc = await media.create({ name: "impostor" });
+    let refused = 0;
+    for (let i = 0; i < 400; i++) {
+      // The file system's thread pool kept busy, so the temp file's open is still pending when the
+      // upload fails (an upload refused by its first bytes: test/api/media's wrong magic).
+      for (let k = 0; k < 3; k++) pbkdf2("p", "s", 2_000, 32, "sha256", () => undefined);
+      const wrong = new Readable({
+        read() {
+          this.destroy(new Error("not audio"));
+        },
+      });
+      await media.putAttachment(doc.id, "audio.wav", wrong, "audio/wav").catch(() => refused++);
+    }
+    expect(refused).toBe(400);
+    // Every job the pool was given before this one has run (its queue is first in, first out):
+    // an open still pending at a refusal has created its file by now.
+    await new Promise((resolve) => pbkdf2("p", "s", 1, 32, "sha256", resolve));
+    expect(await readdir(join(dir, "accounts", ACCOUNT, "media.attachments", doc.id))).toEqual([]);
+    expect(media.get(doc.id)?.attachments).toBeUndefined();
   });
 
   it("folds the journal into the collection file on flush, and keeps both consistent", async () => {
