@@ -203,7 +203,9 @@ export default defineConfig({
           sequence: { groupOrder: 3 },
           // One Chromium for the tier's browser files (each connects with contexts of its own,
           // closed with the file), instead of a launch a file: test/helpers/shared-chromium.ts.
-          globalSetup: ["test/helpers/shared-chromium.ts"],
+          // The lab pages (phone-lab, jssip-lab) bundled once a run, not once a file:
+          // test/helpers/lab-pages.ts.
+          globalSetup: ["test/helpers/shared-chromium.ts", "test/helpers/lab-pages.ts"],
         },
       },
       {
@@ -219,7 +221,7 @@ export default defineConfig({
           maxWorkers: 1,
           isolate: false,
           sequence: { groupOrder: 4 },
-          globalSetup: ["test/helpers/shared-chromium.ts"],
+          globalSetup: ["test/helpers/shared-chromium.ts", "test/helpers/lab-pages.ts"],
           // Its one process launches a Chromium of its own at its first browser file and keeps it
           // for the others (test/helpers/browser.ts, CHROMIUM_IN_PROCESS_ENV): no relay of every
           // protocol message through the vitest main process that holds the shared one. `0` from
@@ -236,7 +238,7 @@ export default defineConfig({
           // two streams it runs in serial-browser's vitest process, beside the serial tier.
           maxWorkers: 1,
           sequence: { groupOrder: 5 },
-          globalSetup: ["test/helpers/shared-chromium.ts"],
+          globalSetup: ["test/helpers/shared-chromium.ts", "test/helpers/lab-pages.ts"],
         },
       },
     ],
