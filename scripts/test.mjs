@@ -3,10 +3,8 @@
 // file, then the serial tier, then serial-browser, then serial-late. Its JSON report is
 // test-results/vitest.json.
 // By default (since session 17; `SWITCHBOARD_SERIAL_STREAMS=one` for that single run) the last two
-// run as two streams at once instead: one vitest run of the unit and parallel projects beside the
-// lint and type checks (since session 21; test-results/vitest-parallel.json), one of the
-// parallel-media project and the real-time file once the checks are done
-// (test-results/vitest-parallel-media.json), then two vitest runs side by side, the serial tier (media, call
+// run as two streams at once instead: one vitest run of the tiers up to the real-time file, then
+// two vitest runs side by side, the serial tier (media, call
 // and browser files with the server in the test process) and serial-browser (browser files against
 // a serve-mode server) followed by serial-late (serial files moved to this stream so that the two
 // end together), each one file at a time, each with its own report
@@ -87,13 +85,13 @@ function vitestArgs(projects, report) {
   ];
 }
 
-/** One vitest run in this terminal, its output as it comes (the event loop free meanwhile, for steps beside it). */
+/** One vitest run in this terminal, its output as it comes. */
 function runInline(label, projects) {
   const report = label === "all" ? "test-results/vitest.json" : `test-results/vitest-${label}.json`;
   rmSync(report, { force: true });
   console.log(`\n=== tests (${label}): npx ${vitestArgs(projects, report).join(" ")}`);
-  const child = spawn("npx", vitestArgs(projects, report), { stdio: "inherit" });
-  return new Promise((resolve) => child.on("close", () => resolve(report)));
+  spawnSync("npx", vitestArgs(projects, report), { stdio: "inherit" });
+  return Promise.resolve(report);
 }
 
 /** One vitest run beside another: each line of its output prefixed with its label. */
@@ -137,35 +135,25 @@ function count(label, report) {
 }
 
 const built = await timed("build", () => step("build", "npx", ["electron-vite", "build"]));
-const streams = process.env.SWITCHBOARD_SERIAL_STREAMS !== "one";
 // The three checks at once (each is one thread): their output is printed whole, one after the other.
-// With two streams they run beside the unit and parallel projects (no media, no real-time figure),
-// which leave part of the two cores idle; the files with werift legs and the real-time file wait
-// for them (session 21). Their output is printed once they are awaited, not amid vitest's.
-const checking = timed("lint and type checks", () =>
+await timed("lint and type checks", () =>
   Promise.all([
     stepQuiet("lint", "npx", ["eslint", "."]),
     stepQuiet("typecheck (node)", "npx", ["tsc", "-p", "tsconfig.node.json", "--noEmit"]),
     stepQuiet("typecheck (renderer)", "npx", ["tsc", "-p", "tsconfig.web.json", "--noEmit"]),
-  ]),
+  ]).then((results) => {
+    for (const r of results) {
+      console.log(`\n=== ${r.name}: ${r.command} ${r.args.join(" ")}`);
+      process.stdout.write(r.output);
+      tally(r.name, r.status, r.signal);
+    }
+  }),
 );
 
-/** Prints each check's output and counts its verdict. */
-async function checksDone() {
-  for (const r of await checking) {
-    console.log(`\n=== ${r.name}: ${r.command} ${r.args.join(" ")}`);
-    process.stdout.write(r.output);
-    tally(r.name, r.status, r.signal);
-  }
-}
-
-if (!streams || !built) await checksDone();
 if (built) {
   mkdirSync("test-results", { recursive: true });
-  if (streams) {
-    count("parallel", await timed("unit and parallel tests, beside the checks", () => runInline("parallel", ["unit", "parallel"])));
-    await checksDone();
-    count("parallel-media", await timed("tests with werift legs, and the real-time file", () => runInline("parallel-media", ["parallel-media", "realtime"])));
+  if (process.env.SWITCHBOARD_SERIAL_STREAMS !== "one") {
+    count("parallel", await timed("tests up to the real-time file", () => runInline("parallel", ["unit", "parallel", "parallel-media", "realtime"])));
     const [serial, browser] = await timed("the two serial streams", () =>
       Promise.all([
         timed("stream serial", () => runPrefixed("serial", ["serial"])),
