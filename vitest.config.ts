@@ -120,6 +120,16 @@ const SERIAL_LATE = [
   "test/calls/media-overload.test.ts",
   "test/electron/app.test.ts",
   "test/electron/packaging.test.ts",
+  // Session 21 (fresh25's CI of 39b76eb: the serial stream 740 s, this one 583 s): four serial
+  // files with no browser, no werift phone in the test process and no audio check, ~73 s of the
+  // serial stream's span. events-limits (serve-mode servers and WebSocket clients), sip-fuzz and
+  // sip-flood (a serve-mode server and SIP over WebSocket: their figures are counts, not rates),
+  // worker-warm (serve-mode starts and stops; its simulated call is checked answered, not heard).
+  // Here each still runs alone in its stream beside one file of the other, as in the serial tier.
+  "test/hostile/events-limits.test.ts",
+  "test/hostile/sip-fuzz.test.ts",
+  "test/hostile/sip-flood.test.ts",
+  "test/media/worker-warm.test.ts",
 ];
 
 // One runner for every tier. Browser tests drive Debian Chromium through playwright-core,
@@ -193,7 +203,9 @@ export default defineConfig({
           sequence: { groupOrder: 3 },
           // One Chromium for the tier's browser files (each connects with contexts of its own,
           // closed with the file), instead of a launch a file: test/helpers/shared-chromium.ts.
-          globalSetup: ["test/helpers/shared-chromium.ts"],
+          // The lab pages (phone-lab, jssip-lab) bundled once a run, not once a file:
+          // test/helpers/lab-pages.ts.
+          globalSetup: ["test/helpers/shared-chromium.ts", "test/helpers/lab-pages.ts"],
         },
       },
       {
@@ -209,7 +221,7 @@ export default defineConfig({
           maxWorkers: 1,
           isolate: false,
           sequence: { groupOrder: 4 },
-          globalSetup: ["test/helpers/shared-chromium.ts"],
+          globalSetup: ["test/helpers/shared-chromium.ts", "test/helpers/lab-pages.ts"],
           // Its one process launches a Chromium of its own at its first browser file and keeps it
           // for the others (test/helpers/browser.ts, CHROMIUM_IN_PROCESS_ENV): no relay of every
           // protocol message through the vitest main process that holds the shared one. `0` from
@@ -226,7 +238,7 @@ export default defineConfig({
           // two streams it runs in serial-browser's vitest process, beside the serial tier.
           maxWorkers: 1,
           sequence: { groupOrder: 5 },
-          globalSetup: ["test/helpers/shared-chromium.ts"],
+          globalSetup: ["test/helpers/shared-chromium.ts", "test/helpers/lab-pages.ts"],
         },
       },
     ],

@@ -1,12 +1,14 @@
 // The phone lab (test/e2e/fixtures/phone-lab.ts, bundled once with Vite into a folder with an
 // index.html): tests start the real server with that folder as its renderer directory, so the
 // page, the /sip WebSocket and the API share the server's own loopback origin, as the console does.
-import { mkdtemp, writeFile } from "node:fs/promises";
+import { existsSync } from "node:fs";
+import { mkdtemp, rename, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { Browser, Page } from "playwright-core";
 import { build } from "vite";
 import type { TestApi } from "./api.js";
+import { LAB_PAGES_ENV } from "./lab-pages.js";
 
 const bundled = new Map<string, Promise<string>>();
 
@@ -15,29 +17,55 @@ export function phoneLabDir(): Promise<string> {
   return labPageDir("phone-lab");
 }
 
-/** A folder holding a page around test/e2e/fixtures/<fixture>.ts, bundled once per run. */
+/**
+ * A folder holding a page around test/e2e/fixtures/<fixture>.ts, bundled once per process, and
+ * once per run where the run's globalSetup gives a directory for them (test/helpers/lab-pages.ts):
+ * the first file bundles the page there, the next ones take it.
+ */
 export function labPageDir(fixture: string): Promise<string> {
   let dir = bundled.get(fixture);
   if (dir === undefined) {
-    dir = (async () => {
-      const outDir = await mkdtemp(join(tmpdir(), `sb-${fixture}-`));
-      await build({
-        configFile: false,
-        logLevel: "silent",
-        build: {
-          outDir,
-          emptyOutDir: true,
-          minify: false,
-          lib: { entry: join(import.meta.dirname, `../e2e/fixtures/${fixture}.ts`), formats: ["iife"], name: "Lab", fileName: () => `${fixture}.js` },
-        },
-      });
-      // The SIP libraries' grammars hold non-ASCII characters: the page must be read as UTF-8.
-      await writeFile(join(outDir, "index.html"), `<!doctype html><meta charset="utf-8"><title>${fixture}</title><script src="${fixture}.js"></script>\n`);
-      return outDir;
-    })();
+    const shared = process.env[LAB_PAGES_ENV];
+    dir = shared === undefined ? bundleLabPage(fixture, tmpdir()) : sharedLabPage(fixture, shared);
     bundled.set(fixture, dir);
   }
   return dir;
+}
+
+/**
+ * The run's bundle of `fixture` in `shared`: taken when there, else bundled beside it and renamed
+ * into place whole (a file never sees half a bundle; if another process renamed its own first,
+ * that one is taken and this one removed).
+ */
+async function sharedLabPage(fixture: string, shared: string): Promise<string> {
+  const target = join(shared, fixture);
+  if (existsSync(join(target, "index.html"))) return target;
+  const made = await bundleLabPage(fixture, shared);
+  try {
+    await rename(made, target);
+  } catch (error) {
+    if (!existsSync(join(target, "index.html"))) throw error;
+    await rm(made, { recursive: true, force: true });
+  }
+  return target;
+}
+
+/** Bundles the page around test/e2e/fixtures/<fixture>.ts into a new folder under `parent`. */
+async function bundleLabPage(fixture: string, parent: string): Promise<string> {
+  const outDir = await mkdtemp(join(parent, `sb-${fixture}-`));
+  await build({
+    configFile: false,
+    logLevel: "silent",
+    build: {
+      outDir,
+      emptyOutDir: true,
+      minify: false,
+      lib: { entry: join(import.meta.dirname, `../e2e/fixtures/${fixture}.ts`), formats: ["iife"], name: "Lab", fileName: () => `${fixture}.js` },
+    },
+  });
+  // The SIP libraries' grammars hold non-ASCII characters: the page must be read as UTF-8.
+  await writeFile(join(outDir, "index.html"), `<!doctype html><meta charset="utf-8"><title>${fixture}</title><script src="${fixture}.js"></script>\n`);
+  return outDir;
 }
 
 export async function openPhoneLab(browser: Browser, serverUrl: string): Promise<Page> {
