@@ -3,19 +3,14 @@
 // handler, Fastify's own path errors, the static files, a CORS preflight); request ids that never
 // repeat; and the success envelope's bytes, which the server writes itself instead of Fastify.
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
-import { request } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../helpers/api.js";
+import { rawRequest, type RawAnswer } from "../helpers/raw-request.js";
 
 const ALLOWED_ORIGIN = "http://console.example:9000";
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
 let api: TestApi;
 let rendererDir: string;
@@ -23,18 +18,9 @@ let token: string;
 let accountId: string;
 let deviceId: string;
 
-/** One request as written, over a fresh connection (Host, path and body untouched by a client library). */
-function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: api.server.port, method, path, headers, setHost: !("Host" in headers), agent: false }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+/** One request as written, over a fresh connection (test/helpers/raw-request.ts). */
+const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> =>
+  rawRequest(api.server.port, method, path, headers, body);
 
 beforeAll(async () => {
   rendererDir = await mkdtemp(join(tmpdir(), "sb-request-path-renderer-"));

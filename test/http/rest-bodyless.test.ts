@@ -2,9 +2,9 @@
 // token check in the handler (server/http/endpoint.ts, bodylessHandler), and the app's not-found
 // answers keep their body unread through a hook of the not-found handlers alone (server/http/app.ts,
 // unreadBodyOf404): the same answers as when the route's onRequest and preParsing hooks did it.
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, TestClock, type TestApi } from "../helpers/api.js";
+import { rawRequest, type RawAnswer } from "../helpers/raw-request.js";
 
 const TTL_S = 300;
 const clock = new TestClock();
@@ -14,26 +14,10 @@ let accountId: string;
 let ownerId: string;
 let deviceId: string;
 
-interface RawAnswer {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
-/** One request as written, over a fresh connection (the body's declared length may be a lie: the server must not wait for it). */
-function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: api.server.port, method, path, headers, agent: false }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on("error", reject);
-    if (body !== undefined) req.write(body);
-    // A declared length longer than what is written: the answer comes before the rest would.
-    if (headers["Content-Length"] === undefined || Number(headers["Content-Length"]) === Buffer.byteLength(body ?? "")) req.end();
-  });
-}
+/** One request as written, over a fresh connection (test/helpers/raw-request.ts). */
+const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> =>
+  rawRequest(api.server.port, method, path, headers, body);
 
 /** The headers that differ between any two answers (or between a GET's and a HEAD's, for the body's framing). */
 const PER_ANSWER = new Set(["date", "x-request-id", "connection", "keep-alive"]);

@@ -4,9 +4,9 @@
 // 405, a POST may tunnel one of its verbs, a static path wins over a parameter as in the router,
 // an over-long segment is 404 bad_identifier, and a path of no endpoint stays 404 with its body
 // unread. Walked over the whole catalogue as /v2/openapi.json documents it.
-import { request } from "node:http";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startApi, type TestApi } from "../helpers/api.js";
+import { rawRequest, type RawAnswer } from "../helpers/raw-request.js";
 
 const VERBS = ["get", "put", "post", "patch", "delete"];
 
@@ -15,30 +15,17 @@ let token: string;
 let accountId: string;
 let paths: Record<string, Record<string, unknown>>;
 
-interface Raw {
-  status: number;
-  headers: Record<string, string | string[] | undefined>;
-  body: string;
-}
 
-function send(method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<Raw> {
-  return new Promise((resolve, reject) => {
-    const req = request({ host: "127.0.0.1", port: api.server.port, method, path, headers, agent: false }, (res) => {
-      let text = "";
-      res.on("data", (c: Buffer) => (text += c.toString()));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }));
-    });
-    req.on("error", reject);
-    req.end(body);
-  });
-}
+/** One request as written, over a fresh connection (test/helpers/raw-request.ts). */
+const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> =>
+  rawRequest(api.server.port, method, path, headers, body);
 
 /** A documented path with its parameters filled: the account's own id, any other a well-formed unknown id. */
 function fill(path: string): string {
   return path.replace("{account_id}", accountId).replace(/\{[a-z_]+\}/g, "0123456789abcdef0123456789abcdef");
 }
 
-function allowOf(raw: Raw): string[] {
+function allowOf(raw: RawAnswer): string[] {
   return String(raw.headers.allow ?? "")
     .split(",")
     .map((m) => m.trim().toLowerCase())
