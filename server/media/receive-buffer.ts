@@ -191,18 +191,19 @@ export class ReceiveBuffer implements ReceivedAudioSink {
    */
   #adapt(timestamp: number, samples: number): void {
     const underruns = this.#fifo.stats.underruns;
-    if (underruns !== this.#underrunsSeen && this.#lastAudioEnd !== undefined) {
+    const lastEnd = this.#lastAudioEnd;
+    if (underruns !== this.#underrunsSeen && lastEnd !== undefined) {
       // The far end's pause before this packet, in whole frames (wrapping timestamps read as signed):
       // none when it continues the last one, unknown when it went back or seconds on (a new timeline).
-      const gap = Math.round(((timestamp - this.#lastAudioEnd) | 0) / FRAME_SAMPLES);
+      const gap = Math.round(((timestamp - lastEnd) | 0) / FRAME_SAMPLES);
       this.#resumeGap = gap >= 0 && gap <= MAX_PAUSE_FRAMES ? gap : -1;
-    }
-    if (underruns !== this.#underrunsSeen && this.#lastAudioEnd === timestamp) {
-      this.#late++;
-      this.#spareTarget = Math.min(this.#maxSpare, this.#spareTarget + 1);
-      this.#calmTicks = 0;
-      this.#lowest = Infinity;
-      this.#watched = 0;
+      if (timestamp === lastEnd) {
+        this.#late++;
+        this.#spareTarget = Math.min(this.#maxSpare, this.#spareTarget + 1);
+        this.#calmTicks = 0;
+        this.#lowest = Infinity;
+        this.#watched = 0;
+      }
     }
     this.#underrunsSeen = underruns;
     this.#lastAudioEnd = (timestamp + samples) >>> 0;
