@@ -4,37 +4,29 @@
 // instead of running Vite again (2-3 s of a serial stream's wall per file, session 21). The bundle
 // is the same for every file of a run: the fixtures and what they import do not change during it.
 // Several projects name this file: the first setup makes the directory, the last teardown removes
-// it (counted on the main process's globalThis, as test/helpers/shared-chromium.ts does).
+// it (test/helpers/run-shared.ts).
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { runShared } from "./run-shared.js";
 
 /** The run's directory of bundled lab pages, one folder per fixture (set by setup() below). */
 export const LAB_PAGES_ENV = "SWITCHBOARD_LAB_PAGES";
 
-interface Shared {
-  dir: Promise<string>;
-  users: number;
-}
-
-const KEY = Symbol.for("switchboard.labPages");
-const holder = globalThis as { [KEY]?: Shared };
+const shared = runShared(
+  "switchboard.labPages",
+  LAB_PAGES_ENV,
+  {
+    make: () => mkdtemp(join(tmpdir(), "sb-lab-pages-")),
+    describe: (dir: string) => dir,
+    release: (dir: string) => rm(dir, { recursive: true, force: true }),
+  },
+);
 
 export async function setup(): Promise<void> {
   // Set from outside (e.g. to keep one directory across runs while working on a file): left alone.
-  if (process.env[LAB_PAGES_ENV] !== undefined && holder[KEY] === undefined) return;
-  const shared = (holder[KEY] ??= { dir: mkdtemp(join(tmpdir(), "sb-lab-pages-")), users: 0 });
-  shared.users += 1;
-  // The workers are forked after globalSetup and inherit this process's environment.
-  process.env[LAB_PAGES_ENV] = await shared.dir;
+  if (process.env[LAB_PAGES_ENV] !== undefined && !shared.active) return;
+  await shared.setup();
 }
 
-export async function teardown(): Promise<void> {
-  const shared = holder[KEY];
-  if (shared === undefined) return;
-  shared.users -= 1;
-  if (shared.users > 0) return;
-  delete holder[KEY];
-  delete process.env[LAB_PAGES_ENV];
-  await rm(await shared.dir, { recursive: true, force: true });
-}
+export const teardown = (): Promise<void> => shared.teardown();

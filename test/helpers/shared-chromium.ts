@@ -5,39 +5,27 @@
 // storage, caches and permissions stay the file's own). Launching Chromium cost a file 5-16 s of
 // wall time on the shared machine (bench/suite-overhead.ts).
 // Several projects name this file: the first setup launches, the others share it, the last
-// teardown closes it (counted on the main process's globalThis, whichever module copy runs).
+// teardown closes it (test/helpers/run-shared.ts).
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { chromium, type BrowserServer } from "playwright-core";
 import { CHROMIUM_ARGS, CHROMIUM_PATH, SHARED_CHROMIUM_ENV } from "./browser.js";
+import { runShared } from "./run-shared.js";
 
-interface Shared {
-  server: Promise<BrowserServer>;
-  users: number;
-}
-
-const KEY = Symbol.for("switchboard.sharedChromium");
-const holder = globalThis as { [KEY]?: Shared };
+const shared = runShared("switchboard.sharedChromium", SHARED_CHROMIUM_ENV, {
+  make: launchSettled,
+  describe: (server: BrowserServer) => server.wsEndpoint(),
+  release: (server: BrowserServer) => server.close(),
+});
 
 export async function setup(): Promise<void> {
   // No Chromium installed: each file's launchBrowser() says so itself.
   if (!existsSync(CHROMIUM_PATH)) return;
   // `off`: each file launches its own, as before (to compare the two).
   if (process.env[SHARED_CHROMIUM_ENV] === "off") return;
-  const shared = (holder[KEY] ??= { server: launchSettled(), users: 0 });
-  shared.users += 1;
-  // The workers are forked after globalSetup and inherit this process's environment.
-  process.env[SHARED_CHROMIUM_ENV] = (await shared.server).wsEndpoint();
+  await shared.setup();
 }
 
-export async function teardown(): Promise<void> {
-  const shared = holder[KEY];
-  if (shared === undefined) return;
-  shared.users -= 1;
-  if (shared.users > 0) return;
-  delete holder[KEY];
-  delete process.env[SHARED_CHROMIUM_ENV];
-  await (await shared.server).close();
-}
+export const teardown = (): Promise<void> => shared.teardown();
 
 /** CPU ticks (1/100 s) used so far by `root` and every live process under it. */
 function treeTicks(root: number): number {
