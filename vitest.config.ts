@@ -92,8 +92,9 @@ const SERIAL_BROWSER = [
   "test/hostile/csp.test.ts",
 ];
 
-// Files of the serial tier (isolated, one at a time) that the second stream runs after
-// serial-browser (project `serial-late`, scripts/test.mjs) so that both streams end together: the
+// Files of the serial tier (isolated, one at a time) in a stream of their own (project
+// `serial-late`, scripts/test.mjs; until session 22 the second stream ran them after
+// serial-browser) so that the streams end together: the
 // serial stream was ~960 s of wall time against serial-browser's ~580 s (session 17's CI). None
 // plays a fake microphone or asserts a real-time figure: browser files on an in-process server that
 // check pages and records, serve-mode start and stop files, the store-crash file (its recording
@@ -130,6 +131,16 @@ const SERIAL_LATE = [
   "test/hostile/sip-fuzz.test.ts",
   "test/hostile/sip-flood.test.ts",
   "test/media/worker-warm.test.ts",
+  // Session 22: serial-late runs as a third stream of its own (scripts/test.mjs), beside the
+  // serial tier and serial-browser, and takes these serial files with it so that the three end
+  // together (fresh31's spans: serial 850 s, serial-browser ~500 s, serial-late ~370 s before).
+  // They are serial files like the others: each alone in its stream, in a process of its own.
+  "test/e2e/console-recordings.test.ts",
+  "test/e2e/training-shift.test.ts",
+  "test/e2e/console-call-truth.test.ts",
+  "test/calls/transfer-targets.test.ts",
+  "test/calls/forward-bridge.test.ts",
+  "test/calls/commands.test.ts",
 ];
 
 // One runner for every tier. Browser tests drive Debian Chromium through playwright-core,
@@ -215,8 +226,8 @@ export default defineConfig({
           include: SERIAL_BROWSER,
           // One file at a time after the serial tier (a group of its own: two groups with the same
           // order would run side by side, as one pool of workers for both projects' files), all in
-          // one process (SERIAL_BROWSER above). `npm test` runs it (then serial-late) in a vitest
-          // process of its own beside the serial tier's (scripts/test.mjs; one vitest run with
+          // one process (SERIAL_BROWSER above). `npm test` runs it in a vitest process of its own
+          // beside the serial tier's and serial-late's (scripts/test.mjs; one vitest run with
           // SWITCHBOARD_SERIAL_STREAMS=one).
           maxWorkers: 1,
           isolate: false,
@@ -234,8 +245,8 @@ export default defineConfig({
         test: {
           name: "serial-late",
           include: SERIAL_LATE,
-          // As the serial tier (isolated, one file at a time), after serial-browser: in the default
-          // two streams it runs in serial-browser's vitest process, beside the serial tier.
+          // As the serial tier (isolated, one file at a time), after serial-browser: `npm test` runs
+          // it as a third stream, a vitest process of its own beside the other two.
           maxWorkers: 1,
           sequence: { groupOrder: 5 },
           globalSetup: ["test/helpers/shared-chromium.ts", "test/helpers/lab-pages.ts"],

@@ -2,12 +2,12 @@
 // whose projects run group after group: unit, then parallel and parallel-media, then the real-time
 // file, then the serial tier, then serial-browser, then serial-late. Its JSON report is
 // test-results/vitest.json.
-// By default (since session 17; `SWITCHBOARD_SERIAL_STREAMS=one` for that single run) the last two
-// run as two streams at once instead: one vitest run of the tiers up to the real-time file, then
-// two vitest runs side by side, the serial tier (media, call
-// and browser files with the server in the test process) and serial-browser (browser files against
-// a serve-mode server) followed by serial-late (serial files moved to this stream so that the two
-// end together), each one file at a time, each with its own report
+// By default (`SWITCHBOARD_SERIAL_STREAMS=one` for that single run) the last three run as streams
+// at once instead: one vitest run of the tiers up to the real-time file, then three vitest runs
+// side by side (since session 22; two before it, `SWITCHBOARD_SERIAL_STREAMS=two`): the serial
+// tier (media, call and browser files with the server in the test process), serial-browser
+// (browser files against a serve-mode server) and serial-late (serial files given their own
+// stream so that the three end together), each one file at a time, each with its own report
 // (test-results/vitest-<label>.json) and its output's lines prefixed with its label. vitest alone
 // cannot do that: two projects of one group order share one pool of workers, which could run two
 // serial files together.
@@ -154,14 +154,23 @@ if (built) {
   mkdirSync("test-results", { recursive: true });
   if (process.env.SWITCHBOARD_SERIAL_STREAMS !== "one") {
     count("parallel", await timed("tests up to the real-time file", () => runInline("parallel", ["unit", "parallel", "parallel-media", "realtime"])));
-    const [serial, browser] = await timed("the two serial streams", () =>
-      Promise.all([
-        timed("stream serial", () => runPrefixed("serial", ["serial"])),
-        timed("stream serial-browser + serial-late", () => runPrefixed("serial-browser", ["serial-browser", "serial-late"])),
-      ]),
+    // Three streams (session 22), or `SWITCHBOARD_SERIAL_STREAMS=two` for session 21's two
+    // (serial-late after serial-browser in one stream), to compare.
+    const streams =
+      process.env.SWITCHBOARD_SERIAL_STREAMS === "two"
+        ? [
+            ["serial", ["serial"]],
+            ["serial-browser", ["serial-browser", "serial-late"]],
+          ]
+        : [
+            ["serial", ["serial"]],
+            ["serial-browser", ["serial-browser"]],
+            ["serial-late", ["serial-late"]],
+          ];
+    const reports = await timed(`the ${streams.length} serial streams`, () =>
+      Promise.all(streams.map(([label, projects]) => timed(`stream ${projects.join(" + ")}`, () => runPrefixed(label, projects)))),
     );
-    count("serial", serial);
-    count("serial-browser", browser);
+    streams.forEach(([label], i) => count(label, reports[i]));
   } else {
     count("all", await timed("tests", () => runInline("all", [])));
   }
