@@ -311,7 +311,7 @@ export function clientErrorAnswer(err: Error, now: Date, id: string): string {
 
 /** The headers on every answer of the app: the request's id and the browser-side hardening. */
 function setAnswerHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  reply.header("X-Request-ID", request.id);
+  reply.header("x-request-id", request.id); // lower case as Fastify keeps it (setSecurityHeaders)
   setSecurityHeaders(reply, request.url);
 }
 

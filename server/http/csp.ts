@@ -92,9 +92,11 @@ export function cspFor(url: string): string | null {
  * after that, an error's included, carries them without a hook of its own.
  */
 export function setSecurityHeaders(reply: FastifyReply, url: string): void {
+  // Names in lower case, as Fastify keeps and sends them: its header() lowercases each name it is
+  // given, which for a name with capitals makes a new string to look up on every request.
   const policy = cspFor(url);
-  if (policy !== null) reply.header("Content-Security-Policy", policy);
-  reply.header("X-Frame-Options", "DENY");
-  reply.header("X-Content-Type-Options", "nosniff");
-  reply.header("Referrer-Policy", "no-referrer");
+  if (policy !== null) reply.header("content-security-policy", policy);
+  reply.header("x-frame-options", "DENY");
+  reply.header("x-content-type-options", "nosniff");
+  reply.header("referrer-policy", "no-referrer");
 }

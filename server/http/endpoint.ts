@@ -527,8 +527,9 @@ function answer(request: FastifyRequest, reply: FastifyReply, req: ParsedRequest
     // The validator does not name the caller (a page's is shared by every caller of the account):
     // a browser's cache must not hand one caller's stored answer (its envelope carries the token)
     // to another's request, after a 304 or otherwise.
-    const vary = reply.getHeader("Vary");
-    reply.header("ETag", etag).header("Vary", vary === undefined ? TOKEN_HEADERS : `${String(vary)}, ${TOKEN_HEADERS}`);
+    // (Names in lower case, as Fastify keeps and sends them: see setSecurityHeaders.)
+    const vary = reply.getHeader("vary");
+    reply.header("etag", etag).header("vary", vary === undefined ? TOKEN_HEADERS : `${String(vary)}, ${TOKEN_HEADERS}`);
     // A read whose answer the client holds already: 304 and no body (cowboy_rest does the same
     // for crossbar's generate_etag). Only a plain GET or HEAD: a tunnelled one is a POST.
     const held = request.headers["if-none-match"];

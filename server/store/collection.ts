@@ -254,7 +254,10 @@ export class Collection<T extends DocData = DocData> {
   }
 
   get(id: string): StoredDoc<T> | undefined {
-    return this.#unsynced.has(id) ? undefined : this.#docs.get(id);
+    // No durable create pending (nearly always): one lookup, not two (a GET by id makes four gets:
+    // its document, and the token's, account's and user's).
+    const unsynced = this.#unsynced;
+    return unsynced.size !== 0 && unsynced.has(id) ? undefined : this.#docs.get(id);
   }
 
   /** Every document, in insertion order. Callers must not mutate what they get. */

@@ -15,6 +15,13 @@ export interface OrderedEntry<D> {
 const DEFAULT_BLOCK = 256;
 
 /**
+ * The most start keys a list keeps a hint for (OrderedList's #hints); at the limit they are all
+ * dropped and the next pages' keys start a new set. A walk through pages in order needs only the
+ * last page's; several walks at once need one each.
+ */
+const HINT_LIMIT = 512;
+
+/**
  * Values made from a block's entries (a list page's row texts joined once per block), kept per
  * block and per owner until the block changes: every insert into or removal from a block drops
  * its values, and a block split off another starts with none. Blocks are never changed otherwise
@@ -63,9 +70,20 @@ function before(aKey: string, aSeq: number, bKey: string, bSeq: number): boolean
 export class OrderedList<D> {
   readonly #blocks: OrderedEntry<D>[][] = [];
   #size = 0;
+  /**
+   * Where an ascending walk from a page's next key started when the page was found (placedPage):
+   * block * #stride + index, so the next page in order starts there without the seek's scattered
+   * key reads. Checked at each use against the entries there (#startsAt), so a hint that inserts
+   * or removals made stale is never followed: the walk seeks as before.
+   */
+  #hints: Map<string, number> | undefined;
+  readonly #stride: number;
 
   /** `block`: half the most entries a block holds before it splits (tests use tiny ones). */
-  constructor(readonly block = DEFAULT_BLOCK) {}
+  constructor(readonly block = DEFAULT_BLOCK) {
+    // An index within a block is at most 2 * block (a block splits past that).
+    this.#stride = 2 * block + 1;
+  }
 
   /** A list of entries already in order (key, then seq), cut into blocks without a search each. */
   static fromSorted<D>(entries: OrderedEntry<D>[], block = DEFAULT_BLOCK): OrderedList<D> {
@@ -198,7 +216,36 @@ export class OrderedList<D> {
     // The entry after the page: where the walk stopped, or the first of a later block.
     for (; b < blocks.length && i >= (blocks[b]?.length ?? 0); b++) i = 0;
     const [first] = runs;
-    return { runs, count, firstKey: first?.block[first.from]?.key, nextKey: blocks[b]?.[i]?.key };
+    const nextKey = blocks[b]?.[i]?.key;
+    if (nextKey !== undefined) this.#hint(nextKey, b, i);
+    return { runs, count, firstKey: first?.block[first.from]?.key, nextKey };
+  }
+
+  /** Keeps (b, i) as where an ascending walk from `key` may start (checked when used). */
+  #hint(key: string, b: number, i: number): void {
+    let hints = this.#hints;
+    if (hints === undefined) hints = this.#hints = new Map();
+    else if (hints.size >= HINT_LIMIT && !hints.has(key)) hints.clear();
+    hints.set(key, b * this.#stride + i);
+  }
+
+  /**
+   * Whether entry `i` of block `b` is the first not before (from, -1): it is not, and the entry
+   * before it in the list (if any) is. The list being in order, that is the seek's own answer.
+   */
+  #startsAt(b: number, i: number, from: string): boolean {
+    const blocks = this.#blocks;
+    const block = blocks[b];
+    const at = block?.[i];
+    if (block === undefined || at === undefined || before(at.key, at.seq, from, -1)) return false;
+    if (i > 0) {
+      const prev = block[i - 1];
+      return prev !== undefined && before(prev.key, prev.seq, from, -1);
+    }
+    if (b === 0) return true;
+    const prevBlock = blocks[b - 1];
+    const prev = prevBlock?.[prevBlock.length - 1];
+    return prev !== undefined && before(prev.key, prev.seq, from, -1);
   }
 
   /** The entries `visit` would see, as a generator (merged walks pull from several at once). */
@@ -228,7 +275,16 @@ export class OrderedList<D> {
       const b = descending ? this.#blocks.length - 1 : 0;
       return { b, i: descending ? (this.#blocks[b]?.length ?? 0) - 1 : 0 };
     }
-    // Ascending: the first entry with key >= from, i.e. not before (from, -1), below every seq.
+    // Ascending: the first entry with key >= from, i.e. not before (from, -1), below every seq;
+    // where a page in order left a hint for its next key, that place if it still is the first.
+    if (!descending && this.#hints !== undefined) {
+      const at = this.#hints.get(from);
+      if (at !== undefined) {
+        const b = Math.floor(at / this.#stride);
+        const i = at - b * this.#stride;
+        if (this.#startsAt(b, i, from)) return { b, i };
+      }
+    }
     // Descending: the last with key <= from, the one just before (from, +infinity).
     const seq = descending ? Number.POSITIVE_INFINITY : -1;
     const b = this.#blockFor(from, seq);

@@ -38,6 +38,8 @@ export class Store {
   readonly random: RandomSource;
   /** Collections opened, by `name` (global) or `accountId/name`: found without building a path. */
   readonly #open = new Map<string, { name: string; opening: Promise<Collection> }>();
+  /** An account's collections in #open, by account id and name (account()'s lookup); the same promises, set and dropped with them. */
+  readonly #byAccount = new Map<string, Map<string, Promise<Collection>>>();
   /** Unique indexes by collection name, given to every collection of that name as it opens. */
   readonly #unique = new Map<string, UniqueIndexSpec[]>();
   /** Equality indexes of list filters by collection name, the same way. */
@@ -89,7 +91,10 @@ export class Store {
 
   /** One of an account's collections, such as `devices`. */
   account<T extends DocData = DocData>(accountId: string, name: string): Promise<Collection<T>> {
-    // Asked on most requests: an open collection is found by its key alone (checked when opened).
+    // Asked on most requests: an open collection is found by the account and the name as given
+    // (checked when opened), without joining them into a key to hash.
+    const known = this.#byAccount.get(accountId)?.get(name);
+    if (known !== undefined) return known as Promise<Collection<T>>;
     const key = `${accountId}/${name}`;
     const opened = this.#open.get(key);
     if (opened) return opened.opening as Promise<Collection<T>>;
@@ -147,10 +152,21 @@ export class Store {
         return c;
       });
       this.#open.set(key, { name: collection, opening });
+      if (accountId !== null) {
+        let names = this.#byAccount.get(accountId);
+        if (names === undefined) this.#byAccount.set(accountId, (names = new Map()));
+        names.set(collection, opening);
+      }
       const opened = opening;
       opened.then(
         (c) => openCollections.set(opened, c),
-        () => this.#open.delete(key),
+        () => {
+          this.#open.delete(key);
+          if (accountId === null) return;
+          const names = this.#byAccount.get(accountId);
+          if (names?.get(collection) === opened) names.delete(collection);
+          if (names?.size === 0) this.#byAccount.delete(accountId);
+        },
       );
     }
     return opening as Promise<Collection<T>>;

@@ -1,6 +1,6 @@
 // The store finds an open collection by its key alone (asked on most requests); what it refuses
 // when opening it still refuses, and a global collection and an account's of the same name stay apart.
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, expect, it } from "vitest";
@@ -44,4 +44,18 @@ it("refuses a bad account id or collection name, before and after others are ope
   await store.account(ACCOUNT, "devices");
   await store.global("accounts");
   for (const bad of ask()) expect(bad).toThrow(/store: bad/);
+});
+
+it("opens a collection again after its open failed, rather than answering the failure kept", async () => {
+  // A directory where the collection's file belongs: its open fails.
+  const file = join(dir, "accounts", ACCOUNT, "devices.json");
+  await mkdir(file, { recursive: true });
+  await expect(store.account(ACCOUNT, "devices")).rejects.toThrow();
+  // Let the failed open's promise drop its entry (its rejection handler runs a turn later).
+  await new Promise((resolve) => setImmediate(resolve));
+  await rm(file, { recursive: true });
+  const devices = await store.account(ACCOUNT, "devices");
+  await devices.create({ name: "mine" });
+  expect(await store.account(ACCOUNT, "devices")).toBe(devices);
+  expect(devices.size).toBe(1);
 });
