@@ -20,6 +20,8 @@ export interface RemoteLegOptions {
   connectTimeoutMs?: number;
   maxSendLatenessMs?: number;
   maxForwardLatenessMs?: number;
+  /** The direction forwarded to the leg takes its path from its lateness (PeerLeg's choosePath). */
+  choosePath?: boolean;
   /** Six random bytes for the initial RTP sequence number and timestamp (the main thread's random source). */
   seed: Uint8Array;
 }

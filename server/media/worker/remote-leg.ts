@@ -29,6 +29,8 @@ export interface RemoteLegOptions {
   connectTimeoutMs?: number;
   maxSendLatenessMs?: number;
   maxForwardLatenessMs?: number;
+  /** The direction forwarded to the leg takes its path from its lateness (PeerLeg's choosePath, in the worker). */
+  choosePath?: boolean;
 }
 
 export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, WorkerLegHandle {
@@ -67,6 +69,7 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
       connectTimeoutMs: options.connectTimeoutMs,
       maxSendLatenessMs: options.maxSendLatenessMs,
       maxForwardLatenessMs: options.maxForwardLatenessMs,
+      choosePath: options.choosePath,
       seed: new Uint8Array(seed),
     });
     const machine = this.#state;
