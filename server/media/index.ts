@@ -32,6 +32,7 @@ export type { MediaWorker };
 export type { WorkerStats } from "./worker/protocol.js";
 export { LegMutes, type MuteDirection } from "./leg-mutes.js";
 export { forwardBridgeDefault, forwardPathChoiceDefault, type ForwardSide, type Forwarding } from "./forward.js";
+export type { PathChoiceOptions } from "./path-choice.js";
 export { MemoryMedia, memoryMediaPair } from "./memory-media.js";
 export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
 export { MediaUriError, type PlayerOptions } from "./player.js";
@@ -82,7 +83,7 @@ export interface MediaEngineOptions {
   forwardPathChoice?: boolean;
 }
 
-export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received" | "time" | "choosePath"> & {
+export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received" | "time"> & {
   /**
    * A leg this one will be bridged to: with media workers, the new leg goes on the same worker (a
    * two-party bridge forwarding on arrival then stays within one thread; forward.ts).
@@ -158,16 +159,15 @@ export class MediaEngine {
   createLeg(options: LegOptions = {}): WebRtcLeg {
     const { host, wallClock, random, maxSendLatenessMs, frameClock } = this.#options;
     const maxForwardLatenessMs = this.maxForwardLatenessMs;
-    const choosePath = this.forwardPathChoice;
     const { beside, ...legOptions } = options;
     const worker = beside instanceof RemoteLeg && beside.worker.alive ? beside.worker : this.#pool?.assign();
     // A leg in this thread reads packets' arrival on the frame clock's time (moved by hand in tests).
     const leg: WebRtcLeg = worker
-      ? new RemoteLeg({ maxSendLatenessMs, maxForwardLatenessMs, choosePath, ...legOptions, clock: this.clock, worker, wallClock, random })
+      ? new RemoteLeg({ maxSendLatenessMs, maxForwardLatenessMs, choosePath: this.forwardPathChoice, ...legOptions, clock: this.clock, worker, wallClock, random })
       : new PeerLeg({
           maxSendLatenessMs,
           maxForwardLatenessMs,
-          choosePath,
+          choosePath: this.forwardPathChoice,
           time: frameClock?.time,
           ...legOptions,
           clock: this.clock,

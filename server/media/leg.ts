@@ -188,13 +188,11 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #forwardShift = 0;
   /**
    * The path choice of the direction forwarded to this leg (options.choosePath), and while its
-   * ticks carry that direction, the receive buffer they play (decoded forwarded packets), and
-   * whether it has played since (until then a tick sends nothing: no silent frame at the switch).
+   * ticks carry that direction, the receive buffer they play (decoded forwarded packets).
    */
   readonly #choice: PathChoice | undefined;
   #relay: ReceiveBuffer | undefined;
   #relaying = false;
-  #relayStarted = false;
   #relayDecoded = new Int16Array(FRAME_SAMPLES);
   // Receiving.
   readonly #tracks = new WeakSet<MediaStreamTrack>();
@@ -491,10 +489,14 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const relayed = forwarding && this.#relaying;
     if (forwarding) this.#choice?.tick(this.#clock.lateMs);
     else if (this.#relaying) this.#stopRelay();
+    // Until it has played since the switch, and whenever it runs dry, the tick sends nothing: a
+    // pause of a frame's time to the far end (as for a late tick's frame), not a silent frame
+    // that would stay in the outgoing timeline as a frame of delay once arrival has it back.
+    let relayPlays = false;
     if (relayed) {
       const relay = this.#relay as ReceiveBuffer;
       frame = relay.frameFor(tick);
-      if (relay.playing) this.#relayStarted = true;
+      relayPlays = relay.playing;
     }
     const transceiver = this.#transceiver;
     if (!transceiver || !this.#canSend()) {
@@ -503,8 +505,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     }
     const dtmf = this.#dtmfOut.next();
     // Forwarded packets carry this leg's audio: the tick sends only DTMF (which takes their place),
-    // or the relayed frame once its buffer has played (before that, nothing: no silent frame).
-    if (forwarding && (dtmf === undefined || dtmf === "gap") && !(relayed && this.#relayStarted)) return;
+    // or the relayed frame its buffer played.
+    if (forwarding && (dtmf === undefined || dtmf === "gap") && !relayPlays) return;
     const timestamp = this.#tickTimestamp(tick);
     if (dtmf !== undefined && dtmf !== "gap") {
       const payloadType = this.#remoteTelephoneEvent;
@@ -706,9 +708,9 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #relayPacket(from: G711Codec, payload: Buffer, timestamp: number): void {
     if (!this.#relaying) {
       this.#relaying = true;
-      this.#relayStarted = false;
+      // Read only while it carries the direction: ticks between are no skipped ticks to it.
       this.#relay ??= new ReceiveBuffer();
-      this.#relay.clear();
+      this.#relay.restart();
       this.#stats.forwardToTicks++;
     }
     if (this.#relayDecoded.length !== payload.length) this.#relayDecoded = new Int16Array(payload.length);
@@ -723,7 +725,6 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #endRelay(transceiver: RTCRtpTransceiver, codec: G711Codec): void {
     const relay = this.#relay as ReceiveBuffer;
     this.#relaying = false;
-    this.#relayStarted = false;
     this.#stats.ticksToForward++;
     relay.drain((frame) => {
       const timestamp = ((this.#lastTimestamp ?? this.#timestampBase - FRAME_SAMPLES) + FRAME_SAMPLES) >>> 0;
@@ -747,7 +748,6 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   /** The ticks stop carrying the forwarded direction (what the relay buffer holds is dropped unless drained first). */
   #stopRelay(): void {
     this.#relaying = false;
-    this.#relayStarted = false;
     if (this.#relay && this.#relay.depth > 0) this.#relay.clear();
   }
 

@@ -139,6 +139,12 @@ export class ReceiveBuffer implements ReceivedAudioSink {
     }
   }
 
+  /** clear(), and the ticks read before forgotten: the next read skips no frame for ticks it did not see. */
+  restart(): void {
+    this.clear();
+    this.#tick = -1;
+  }
+
   clear(): void {
     this.#fifo.clear();
     this.#lowest = Infinity;
