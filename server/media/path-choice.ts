@@ -9,7 +9,8 @@
 // of the last WINDOW packets (jitter, not a steady delay). A tick's lateness is the frame clock's.
 // Hysteresis: the ticks take over after ENTER late events (a packet or a tick more than 20 ms late)
 // within the last WINDOW packets; arrival takes over again only after CALM packets in a row with no
-// packet and no tick more than 10 ms late (a lower bar, held 5 s).
+// packet and no tick more than 10 ms late (a lower bar, held 3 s). The stream's first SETUP packets
+// (1 s: a call's set-up comes in bursts) count no late event.
 
 import { FRAME_MS, FRAME_SAMPLES } from "./audio-frame.js";
 
@@ -23,10 +24,15 @@ export interface PathChoiceOptions {
   enter?: number;
   /** A packet or tick later than this is a late event (default 20 ms). */
   lateMs?: number;
-  /** On-time packets in a row that hand the direction back to arrival (default 250, 5 s). */
+  /** On-time packets in a row that hand the direction back to arrival (default 150, 3 s). */
   calm?: number;
   /** A packet or tick later than this breaks the calm (default 10 ms). */
   calmMs?: number;
+  /**
+   * The stream's first packets, which count no late event (default 50, 1 s): a call's set-up
+   * (ICE, DTLS, the far end's first frames) comes in bursts that are not this thread's lateness.
+   */
+  setup?: number;
 }
 
 /** An offset jump beyond this (2 s) is a new timeline (the far end restarted), not lateness. */
@@ -38,6 +44,9 @@ export class PathChoice {
   readonly #late: number;
   readonly #calm: number;
   readonly #calmLate: number;
+  readonly #setup: number;
+  /** Packets of the stream so far (since its timeline last changed). */
+  #seen = 0;
   /** The last `window` packets' offsets (arrival in samples less the RTP timestamp, 32-bit). */
   readonly #offsets: Int32Array;
   /** Per packet of the window, whether it (or a tick before it) was a late event. */
@@ -55,7 +64,8 @@ export class PathChoice {
     this.#window = Math.max(1, options.window ?? 50);
     this.#enter = Math.max(1, options.enter ?? 3);
     this.#late = (options.lateMs ?? 20) * SAMPLES_PER_MS;
-    this.#calm = Math.max(1, options.calm ?? 250);
+    this.#calm = Math.max(1, options.calm ?? 150);
+    this.#setup = Math.max(0, options.setup ?? 50);
     this.#calmLate = (options.calmMs ?? 10) * SAMPLES_PER_MS;
     this.#offsets = new Int32Array(this.#window);
     this.#events = new Uint8Array(this.#window);
@@ -96,9 +106,10 @@ export class PathChoice {
       this.#next = 0;
       this.#events.fill(0);
       this.#eventsInWindow = 0;
+      this.#seen = 0;
       late = 0;
     }
-    const event = late > this.#late || this.#tickLate;
+    const event = this.#seen++ >= this.#setup && (late > this.#late || this.#tickLate);
     const calmBroken = late > this.#calmLate || this.#tickCalmBroken;
     this.#tickLate = false;
     this.#tickCalmBroken = false;

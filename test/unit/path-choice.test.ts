@@ -21,7 +21,7 @@ function stream(choice: PathChoice, start = 1000) {
 
 describe("PathChoice", () => {
   it("keeps arrival while packets come on time; a steady delay is no lateness once a window has passed", () => {
-    const choice = new PathChoice();
+    const choice = new PathChoice({ setup: 0 });
     const s = stream(choice);
     s.run(100);
     expect(choice.ticks).toBe(false);
@@ -34,7 +34,7 @@ describe("PathChoice", () => {
   });
 
   it("two late packets within the window are not enough; a third moves the direction to the ticks", () => {
-    const choice = new PathChoice();
+    const choice = new PathChoice({ setup: 0 });
     const s = stream(choice);
     s.run(20);
     s.packet(35);
@@ -48,7 +48,7 @@ describe("PathChoice", () => {
   });
 
   it("late packets further apart than the window do not add up", () => {
-    const choice = new PathChoice();
+    const choice = new PathChoice({ setup: 0 });
     const s = stream(choice);
     for (let i = 0; i < 10; i++) {
       s.packet(40);
@@ -59,7 +59,7 @@ describe("PathChoice", () => {
   });
 
   it("late ticks of the frame clock count as late events too", () => {
-    const choice = new PathChoice();
+    const choice = new PathChoice({ setup: 0 });
     const s = stream(choice);
     s.run(10);
     for (let i = 0; i < 3; i++) {
@@ -69,22 +69,22 @@ describe("PathChoice", () => {
     expect(choice.ticks).toBe(true);
   });
 
-  it("back to arrival only after 250 packets in a row with no packet or tick more than 10 ms late", () => {
-    const choice = new PathChoice();
+  it("back to arrival only after 150 packets in a row with no packet or tick more than 10 ms late", () => {
+    const choice = new PathChoice({ setup: 0 });
     const s = stream(choice);
     s.run(10);
     s.run(3, 30);
     expect(choice.ticks).toBe(true);
-    s.run(249);
+    s.run(149);
     expect(choice.ticks).toBe(true);
     // A packet 15 ms late (not a late event, but not calm) starts the count again.
     s.packet(15);
-    s.run(249);
+    s.run(149);
     expect(choice.ticks).toBe(true);
     // So does a tick 12 ms late.
     choice.tick(12);
     s.packet();
-    s.run(249);
+    s.run(149);
     expect(choice.ticks).toBe(true);
     s.packet();
     expect(choice.ticks).toBe(false);
@@ -94,8 +94,19 @@ describe("PathChoice", () => {
     expect(choice.lateEvents).toBe(1);
   });
 
-  it("a jump of seconds in the timestamps (the far end's new timeline) is not lateness", () => {
+  it("counts no late event in the stream's first 50 packets (a call's set-up)", () => {
     const choice = new PathChoice();
+    const s = stream(choice);
+    s.run(40);
+    s.run(10, 60);
+    expect(choice.lateEvents).toBe(0);
+    expect(choice.ticks).toBe(false);
+    s.run(3, 90);
+    expect(choice.ticks).toBe(true);
+  });
+
+  it("a jump of seconds in the timestamps (the far end's new timeline) is not lateness", () => {
+    const choice = new PathChoice({ setup: 0 });
     const s = stream(choice);
     s.run(20);
     // 100 s ahead, then 10 s behind that: each a new timeline, the window emptied.
@@ -107,7 +118,7 @@ describe("PathChoice", () => {
   });
 
   it("reads timestamps that wrap at 2^32 as the stream going on", () => {
-    const choice = new PathChoice();
+    const choice = new PathChoice({ setup: 0 });
     const base = 2 ** 32 - 160 * 5;
     let late = 0;
     for (let n = 0; n < 10; n++) late = Math.max(late, choice.arrival(n * 20, (base + n * 160) >>> 0));
