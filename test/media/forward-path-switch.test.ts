@@ -11,8 +11,8 @@ import { frameWiseShare, heardTone, measureUntilHeard } from "../helpers/tone-wi
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Every packet a late event (lateness >= 0 > -1 ms), every packet calm (never > 1e6 ms): a switch at each packet. */
-const SWITCH_EVERY_PACKET: PathChoiceOptions = { enter: 1, lateMs: -1, calm: 1, calmMs: 1e6 };
+/** Every packet a late event (lateness >= 0 > -1 ms, from the first), every packet calm (never > 1e6 ms): a switch at each packet. */
+const SWITCH_EVERY_PACKET: PathChoiceOptions = { enter: 1, lateMs: -1, calm: 1, calmMs: 1e6, setup: 0 };
 
 describe.each([0, 1, 2])("a forwarded direction switching path at every packet, %i media workers", (workers) => {
   const server = new MediaEngine({ maxSendLatenessMs: Infinity, forwardBridge: true, workers });
