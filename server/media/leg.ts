@@ -490,8 +490,9 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     if (forwarding) this.#choice?.tick(this.#clock.lateMs);
     else if (this.#relaying) this.#stopRelay();
     // Until it has played since the switch, and whenever it runs dry, the tick sends nothing: a
-    // pause of a frame's time to the far end (as for a late tick's frame), not a silent frame
-    // that would stay in the outgoing timeline as a frame of delay once arrival has it back.
+    // timestamp gap with no sequence gap, a pause of a frame to the far end (as for a late tick's
+    // frame). To a receiver that plays by timestamps that is what a silent frame would be; one
+    // that plays packets in order gets no frame of silence to keep as delay.
     let relayPlays = false;
     if (relayed) {
       const relay = this.#relay as ReceiveBuffer;
