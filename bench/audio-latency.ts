@@ -23,7 +23,9 @@
 // turned before each of its calls; "forward20" is the forward path with a tighter late rule (a
 // packet more than 20 ms late against the stream's earliest not forwarded, rather than the default
 // 60 ms), the engine's maxForwardLatenessMs set before each of its calls. (Session 20's runs 1-6
-// had the 20 ms default as "forward" and 60 ms as "forward20".)
+// had the 20 ms default as "forward" and 60 ms as "forward20".) "choose" is the forward path with each
+// direction's path chosen from its lateness (path-choice.ts: the ticks through a receive buffer of
+// the sending leg while late, arrival while on time), the engine's forwardPathChoice set per call.
 // Per path: page B's jitter buffer (mean delay and mean target per emitted sample over each call),
 // and the server legs' forwarded packets' lateness (forwardLateOver*Ms) and packets not sent.
 import { spawn, type ChildProcess } from "node:child_process";
@@ -247,8 +249,8 @@ interface Sample {
   /** The server legs' figures at each call's end. */
   legs: LegStats[];
 }
-type BridgePath = "mixer" | "forward" | "forward20";
-const PATH_NAMES: readonly BridgePath[] = ["mixer", "forward", "forward20"];
+type BridgePath = "mixer" | "forward" | "forward20" | "choose";
+const PATH_NAMES: readonly BridgePath[] = ["mixer", "forward", "forward20", "choose"];
 const BRIDGE_PATHS = (process.env.BENCH_BRIDGE_PATHS ?? "mixer,forward,forward20").split(",").filter(Boolean) as BridgePath[];
 for (const p of BRIDGE_PATHS) if (!PATH_NAMES.includes(p)) throw new Error(`BENCH_BRIDGE_PATHS: no path ${p}`);
 interface Figures {
@@ -258,7 +260,7 @@ interface Figures {
   legs: LegStats[];
 }
 const sample = (): Sample => ({ setup: [], steady: [], missed: 0, jitterMs: [], targetMs: [], legs: [] });
-const empty = (): Figures => ({ server: { mixer: sample(), forward: sample(), forward20: sample() }, direct: sample(), legs: [] });
+const empty = (): Figures => ({ server: { mixer: sample(), forward: sample(), forward20: sample(), choose: sample() }, direct: sample(), legs: [] });
 
 const WORKERS = Number(process.env.BENCH_MEDIA_WORKERS ?? defaultMediaWorkers());
 const bench = await startBenchServer("audio-latency", { rendererDir: await phoneLabDir(), mediaWorkers: WORKERS });
@@ -309,6 +311,7 @@ try {
   const throughServer = async (f: Figures, path: BridgePath): Promise<void> => {
     server.media.forwardBridge = path !== "mixer";
     server.media.maxForwardLatenessMs = path === "forward20" ? 20 : undefined;
+    server.media.forwardPathChoice = path === "choose";
     legs.length = 0;
     const id = await a.evaluate(() => (globalThis as unknown as LabWindow).lab.phone().call("1003"));
     await until("the call to be up", async () => (await a.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).some((c) => c.id === id && c.state === "active"));
@@ -327,8 +330,8 @@ try {
     if (PER_CALL) {
       const s = f.server[path];
       const own = s.legs.slice(-legs.length);
-      const late = ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "staleFramesSkipped", "forwardSteps"].map((k) => sum(own, k as keyof LegStats)).join(" / ");
-      console.log(`  call (${path}): steady median ${percentile(s.steady.slice(steadyBefore), 50).toFixed(0)} ms; page B's jitter buffer ${s.jitterMs.at(-1)?.toFixed(0)} / target ${s.targetMs.at(-1)?.toFixed(0)} ms; legs' late > 10 / 20 / 40 ms / not sent / timeline steps: ${late}`);
+      const late = ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "staleFramesSkipped", "forwardSteps", "forwardToTicks", "ticksToForward"].map((k) => sum(own, k as keyof LegStats)).join(" / ");
+      console.log(`  call (${path}): steady median ${percentile(s.steady.slice(steadyBefore), 50).toFixed(0)} ms; page B's jitter buffer ${s.jitterMs.at(-1)?.toFixed(0)} / target ${s.targetMs.at(-1)?.toFixed(0)} ms; legs' late > 10 / 20 / 40 ms / not sent / timeline steps / to ticks / back: ${late}`);
     }
     await a.evaluate((callId) => (globalThis as unknown as LabWindow).lab.phone().hangup(callId), id);
     await until("the call to end", async () => (await b.evaluate(() => (globalThis as unknown as LabWindow).lab.calls())).length === 0 && server.calls.channels.size === 0);
@@ -349,7 +352,7 @@ try {
   const phase = async (name: string): Promise<void> => {
     const loadBefore = loadavg()[0];
     const f = empty();
-    const cpu: Record<BridgePath | "direct", number> = { mixer: 0, forward: 0, forward20: 0, direct: 0 };
+    const cpu: Record<BridgePath | "direct", number> = { mixer: 0, forward: 0, forward20: 0, choose: 0, direct: 0 };
     const paths: (BridgePath | "direct")[] = ["direct", ...BRIDGE_PATHS];
     for (let r = 0; r < ROUNDS; r++) {
       // Turn which goes first, so none always follows another.
@@ -380,6 +383,7 @@ try {
         [`page B's jitter buffer, mean delay / target per call (${p})`, `${ms(percentile(s.jitterMs, 50))} / ${ms(percentile(s.targetMs, 50))} median, max ${ms(Math.max(...s.jitterMs))} / ${ms(Math.max(...s.targetMs))}`],
         [`server legs' packets sent / not sent, late / forward timeline steps (${p})`, `${sum(s.legs, "packetsSent")} / ${sum(s.legs, "staleFramesSkipped")} / ${sum(s.legs, "forwardSteps")}`],
         [`forwarded packets later than 10 / 20 / 40 / 60 ms (${p})`, ["forwardLateOver10Ms", "forwardLateOver20Ms", "forwardLateOver40Ms", "forwardLateOver60Ms"].map((k) => sum(s.legs, k as keyof LegStats)).join(" / ")],
+        ...(p === "choose" ? [[`directions moved to the ticks / back to arrival (${p})`, `${sum(s.legs, "forwardToTicks")} / ${sum(s.legs, "ticksToForward")}`] as [string, string]] : []),
         [`bench process CPU, server rounds (${p})`, `${cpu[p].toFixed(0)} ms`],
       ];
     });
@@ -391,6 +395,7 @@ try {
       ...serverRows,
       ...(both ? [["forward / mixer, ratio of steady medians", ratio(f.server.forward.steady, f.server.mixer.steady)] as [string, string]] : []),
       ...(vs20 ? [["forward20 / forward, ratio of steady medians", ratio(f.server.forward20.steady, f.server.forward.steady)] as [string, string]] : []),
+      ...(BRIDGE_PATHS.includes("choose") && BRIDGE_PATHS.includes("mixer") ? [["choose / mixer, ratio of steady medians", ratio(f.server.choose.steady, f.server.mixer.steady)] as [string, string]] : []),
       ["onsets not heard (direct)", `${f.direct.missed}`],
       ["page B's jitter buffer, mean delay / target per call (direct)", `${ms(percentile(f.direct.jitterMs, 50))} / ${ms(percentile(f.direct.targetMs, 50))} median`],
       ["server legs' receive target at hang-up (all server calls)", `${Math.min(...depth)}-${Math.max(...depth)} ms`],

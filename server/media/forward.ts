@@ -14,9 +14,20 @@ import type { CallMedia } from "./leg-api.js";
 import { PeerLeg } from "./leg.js";
 import { RemoteLeg } from "./worker/remote-leg.js";
 
-/** Whether two-party bridges forward on arrival by default: SWITCHBOARD_FORWARD_BRIDGE=1 turns it on. */
+/**
+ * Whether two-party bridges forward on arrival by default: SWITCHBOARD_FORWARD_BRIDGE=1 turns it on,
+ * =choose too, with each direction's path chosen from its lateness (forwardPathChoiceDefault).
+ */
 export function forwardBridgeDefault(env: NodeJS.ProcessEnv = process.env): boolean {
-  return env.SWITCHBOARD_FORWARD_BRIDGE === "1";
+  return env.SWITCHBOARD_FORWARD_BRIDGE === "1" || env.SWITCHBOARD_FORWARD_BRIDGE === "choose";
+}
+
+/**
+ * Whether legs choose a forwarded direction's path from its lateness by default (path-choice.ts):
+ * on arrival while on time, on the ticks through a receive buffer while late. SWITCHBOARD_FORWARD_BRIDGE=choose.
+ */
+export function forwardPathChoiceDefault(env: NodeJS.ProcessEnv = process.env): boolean {
+  return env.SWITCHBOARD_FORWARD_BRIDGE === "choose";
 }
 
 /** One side of a pairing: a leg and the mix it plays while the pairing stands (what it hears). */

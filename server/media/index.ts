@@ -16,7 +16,7 @@ import type { AudioSource } from "./audio-frame.js";
 import { MediaWorkerPool, type MediaWorker } from "./worker/pool.js";
 import { RemoteLeg } from "./worker/remote-leg.js";
 import type { WorkerStats } from "./worker/protocol.js";
-import { forwardBridgeDefault, forwardPair, type ForwardSide, type Forwarding } from "./forward.js";
+import { forwardBridgeDefault, forwardPair, forwardPathChoiceDefault, type ForwardSide, type Forwarding } from "./forward.js";
 
 export { FRAME_MS, FRAME_SAMPLES, SAMPLE_RATE, silence, type AudioSource } from "./audio-frame.js";
 export { FrameClock, performanceTime, type FrameClockOptions, type FrameClockStats, type TimeSource } from "./frame-clock.js";
@@ -31,7 +31,8 @@ export { MediaWorkerError } from "./worker/pool.js";
 export type { MediaWorker };
 export type { WorkerStats } from "./worker/protocol.js";
 export { LegMutes, type MuteDirection } from "./leg-mutes.js";
-export { forwardBridgeDefault, type ForwardSide, type Forwarding } from "./forward.js";
+export { forwardBridgeDefault, forwardPathChoiceDefault, type ForwardSide, type Forwarding } from "./forward.js";
+export type { PathChoiceOptions } from "./path-choice.js";
 export { MemoryMedia, memoryMediaPair } from "./memory-media.js";
 export { Mixer, type Member, type MemberRole, type MonitorMode, type MixerTap } from "./mixer.js";
 export { MediaUriError, type PlayerOptions } from "./player.js";
@@ -74,6 +75,12 @@ export interface MediaEngineOptions {
    * more than maxSendLatenessMs): a packet to forward on arrival that late is dropped.
    */
   maxForwardLatenessMs?: number;
+  /**
+   * Legs forwarded to (a forwarding bridge) choose each direction's path from its lateness: on
+   * arrival while packets come on time, through a receive buffer on the frame clock's ticks while
+   * the server's lateness runs high (path-choice.ts; default: SWITCHBOARD_FORWARD_BRIDGE=choose).
+   */
+  forwardPathChoice?: boolean;
 }
 
 export type LegOptions = Omit<WebRtcLegOptions, "clock" | "wallClock" | "random" | "host" | "received" | "time"> & {
@@ -98,11 +105,14 @@ export class MediaEngine {
   forwardBridge: boolean;
   /** Legs made from now on take this maxForwardLatenessMs (engine option); a bench turns it per round. */
   maxForwardLatenessMs: number | undefined;
+  /** Whether legs made from now on choose a forwarded direction's path from its lateness; a bench turns it per round. */
+  forwardPathChoice: boolean;
 
   constructor(options: MediaEngineOptions = {}) {
     this.#options = options;
     this.forwardBridge = options.forwardBridge ?? forwardBridgeDefault();
     this.maxForwardLatenessMs = options.maxForwardLatenessMs;
+    this.forwardPathChoice = options.forwardPathChoice ?? forwardPathChoiceDefault();
     this.clock = new FrameClock(options.frameClock);
     const workers = options.workers ?? 0;
     if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number >= 0, not ${workers}`);
@@ -153,8 +163,18 @@ export class MediaEngine {
     const worker = beside instanceof RemoteLeg && beside.worker.alive ? beside.worker : this.#pool?.assign();
     // A leg in this thread reads packets' arrival on the frame clock's time (moved by hand in tests).
     const leg: WebRtcLeg = worker
-      ? new RemoteLeg({ maxSendLatenessMs, maxForwardLatenessMs, ...legOptions, clock: this.clock, worker, wallClock, random })
-      : new PeerLeg({ maxSendLatenessMs, maxForwardLatenessMs, time: frameClock?.time, ...legOptions, clock: this.clock, host, wallClock, random });
+      ? new RemoteLeg({ maxSendLatenessMs, maxForwardLatenessMs, choosePath: this.forwardPathChoice, ...legOptions, clock: this.clock, worker, wallClock, random })
+      : new PeerLeg({
+          maxSendLatenessMs,
+          maxForwardLatenessMs,
+          choosePath: this.forwardPathChoice,
+          time: frameClock?.time,
+          ...legOptions,
+          clock: this.clock,
+          host,
+          wallClock,
+          random,
+        });
     this.#legs.add(leg);
     leg.on("state", (change) => {
       if (change.to === "closed") this.#legs.delete(leg);

@@ -37,6 +37,12 @@ export interface LegCounters {
   forwardLateOver60Ms: number;
   /** Times the forward path's outgoing timeline stepped on (the path's delay grew: a run of late packets, a far end's clock running slow). */
   forwardSteps: number;
+  /**
+   * Times the direction forwarded to this leg went from arrival to this leg's ticks (a receive
+   * buffer of its own: its lateness ran high, path-choice.ts), and back (on time again).
+   */
+  forwardToTicks: number;
+  ticksToForward: number;
 }
 
 export interface LegStats extends LegCounters {

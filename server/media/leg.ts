@@ -15,6 +15,7 @@ import { decodeG711, encodeG711, G711_PAYLOAD_TYPE, type G711Codec } from "./g71
 import { LegStateError, type LegCounters, type LegDirection, type LegEvents, type LegStats, type WebRtcLeg } from "./leg-api.js";
 import { LegStateMachine, type LegState } from "./leg-state.js";
 import { werift } from "./werift.js";
+import { PathChoice, type PathChoiceOptions } from "./path-choice.js";
 import { ReceiveBuffer, type ReceivedAudioSink } from "./receive-buffer.js";
 import { filterCandidates, isLoopbackAddress, restrictToG711, telephoneEventPayloadType } from "./sdp.js";
 
@@ -56,6 +57,13 @@ export interface WebRtcLegOptions {
   maxForwardLatenessMs?: number;
   /** What the forward path reads a packet's arrival on (default performance.now(); tests move it by hand). */
   time?: { now(): number };
+  /**
+   * Forwarded to this leg (forward.ts), the direction's path is chosen from its lateness
+   * (path-choice.ts): packets sent on arrival while they come on time, put through a receive buffer
+   * of this leg's own and sent on its ticks (the mixer path's timing) while this thread's lateness
+   * runs high. True takes the default thresholds. Off (default): always on arrival.
+   */
+  choosePath?: boolean | PathChoiceOptions;
   /**
    * Where decoded audio goes instead of this leg's own jitter FIFO (a media worker's ring to the
    * main thread); `incoming` is then silent here.
@@ -125,6 +133,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     forwardLateOver40Ms: 0,
     forwardLateOver60Ms: 0,
     forwardSteps: 0,
+    forwardToTicks: 0,
+    ticksToForward: 0,
   };
   #transceiver: RTCRtpTransceiver | undefined;
   #codecSeen: RTCRtpTransceiver["sender"]["codec"];
@@ -176,6 +186,14 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #lastTimestamp: number | undefined;
   #tickShift = 0;
   #forwardShift = 0;
+  /**
+   * The path choice of the direction forwarded to this leg (options.choosePath), and while its
+   * ticks carry that direction, the receive buffer they play (decoded forwarded packets).
+   */
+  readonly #choice: PathChoice | undefined;
+  #relay: ReceiveBuffer | undefined;
+  #relaying = false;
+  #relayDecoded = new Int16Array(FRAME_SAMPLES);
   // Receiving.
   readonly #tracks = new WeakSet<MediaStreamTrack>();
   #receiveTypes = new Set<number>();
@@ -194,6 +212,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const forwardDefault = this.#maxSendLatenessMs === Infinity ? Infinity : DEFAULT_MAX_FORWARD_LATENESS_MS;
     this.#maxForwardLatenessMs = Math.min(this.#maxSendLatenessMs, options.maxForwardLatenessMs ?? forwardDefault);
     this.#time = options.time ?? performanceTime;
+    const choosePath = options.choosePath ?? false;
+    this.#choice = choosePath === false ? undefined : new PathChoice(choosePath === true ? {} : choosePath);
     this.#buffer = options.received ? undefined : new ReceiveBuffer(options.fifo);
     this.#received = options.received ?? (this.#buffer as ReceiveBuffer);
     this.#wallClock = options.wallClock ?? systemClock;
@@ -464,15 +484,30 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     // joining later does not start with a backlog of stale audio.
     if (!idle) this.#buffer?.frameFor(tick);
     // The source advances even while nothing is sent, so hold music does not restart.
-    const frame = idle ? silentFrame() : this.#source.read(tick);
+    let frame = idle ? silentFrame() : this.#source.read(tick);
+    // The direction forwarded to this leg on the ticks (path-choice.ts): its receive buffer's frame.
+    const relayed = forwarding && this.#relaying;
+    if (forwarding) this.#choice?.tick(this.#clock.lateMs);
+    else if (this.#relaying) this.#stopRelay();
+    // Until it has played since the switch, and whenever it runs dry, the tick sends nothing: a
+    // timestamp gap with no sequence gap, a pause of a frame to the far end (as for a late tick's
+    // frame). To a receiver that plays by timestamps that is what a silent frame would be; one
+    // that plays packets in order gets no frame of silence to keep as delay.
+    let relayPlays = false;
+    if (relayed) {
+      const relay = this.#relay as ReceiveBuffer;
+      frame = relay.frameFor(tick);
+      relayPlays = relay.playing;
+    }
     const transceiver = this.#transceiver;
     if (!transceiver || !this.#canSend()) {
       this.#marker = true;
       return;
     }
     const dtmf = this.#dtmfOut.next();
-    // Forwarded packets carry this leg's audio: the tick sends only DTMF (which takes their place).
-    if (forwarding && (dtmf === undefined || dtmf === "gap")) return;
+    // Forwarded packets carry this leg's audio: the tick sends only DTMF (which takes their place),
+    // or the relayed frame its buffer played.
+    if (forwarding && (dtmf === undefined || dtmf === "gap") && !relayPlays) return;
     const timestamp = this.#tickTimestamp(tick);
     if (dtmf !== undefined && dtmf !== "gap") {
       const payloadType = this.#remoteTelephoneEvent;
@@ -571,6 +606,16 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     const codec = this.codec;
     const from: G711Codec | undefined = payloadType === 0 ? "PCMU" : payloadType === 8 ? "PCMA" : undefined;
     if (!codec || !from || payload.length > FRAME_SAMPLES * 4) return;
+    // The direction's path (options.choosePath): on the ticks while its lateness runs high.
+    const choice = this.#choice;
+    if (choice) {
+      choice.arrival(this.#time.now(), timestamp);
+      if (choice.ticks) {
+        this.#relayPacket(from, payload, timestamp);
+        return;
+      }
+      if (this.#relaying) this.#endRelay(transceiver, codec);
+    }
     let out = payload;
     if (from !== codec) {
       // Transcoded per packet, through linear samples (the G.711 tables).
@@ -655,6 +700,56 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#step(Math.round(late / FRAME_SAMPLES));
     this.#stepBase = offset;
     return false;
+  }
+
+  /**
+   * A forwarded packet for the ticks to send (the direction's path chose them): decoded into the
+   * relay buffer. The first since arrival had the direction starts the relay.
+   */
+  #relayPacket(from: G711Codec, payload: Buffer, timestamp: number): void {
+    if (!this.#relaying) {
+      this.#relaying = true;
+      // Read only while it carries the direction: ticks between are no skipped ticks to it.
+      this.#relay ??= new ReceiveBuffer();
+      this.#relay.restart();
+      this.#stats.forwardToTicks++;
+    }
+    if (this.#relayDecoded.length !== payload.length) this.#relayDecoded = new Int16Array(payload.length);
+    (this.#relay as ReceiveBuffer).accept(decodeG711(from, payload, this.#relayDecoded), timestamp);
+  }
+
+  /**
+   * Arrival takes the direction back: the frames the relay buffer still holds (received, not yet
+   * sent) go now, on the tick path's timeline, so none is lost and the packet forwarded next
+   * follows the last of them.
+   */
+  #endRelay(transceiver: RTCRtpTransceiver, codec: G711Codec): void {
+    const relay = this.#relay as ReceiveBuffer;
+    this.#relaying = false;
+    this.#stats.ticksToForward++;
+    relay.drain((frame) => {
+      const timestamp = ((this.#lastTimestamp ?? this.#timestampBase - FRAME_SAMPLES) + FRAME_SAMPLES) >>> 0;
+      this.#lastTimestamp = timestamp;
+      this.#lastPath = TICK_PATH;
+      const payload = this.#payload;
+      encodeG711(codec, frame, payload);
+      const header = this.#header;
+      header.payloadType = G711_PAYLOAD_TYPE[codec];
+      header.sequenceNumber = this.#nextSequence();
+      header.timestamp = timestamp;
+      header.ssrc = transceiver.sender.ssrc;
+      header.marker = this.#marker;
+      this.#marker = false;
+      this.#stats.packetsSent++;
+      this.#send(transceiver, payload, header);
+    });
+    relay.clear();
+  }
+
+  /** The ticks stop carrying the forwarded direction (what the relay buffer holds is dropped unless drained first). */
+  #stopRelay(): void {
+    this.#relaying = false;
+    if (this.#relay && this.#relay.depth > 0) this.#relay.clear();
   }
 
   /** Steps the forward path's outgoing timeline `frames` frames on, as many sequence numbers used up. */

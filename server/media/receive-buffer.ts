@@ -127,6 +127,24 @@ export class ReceiveBuffer implements ReceivedAudioSink {
     return this.#frame;
   }
 
+  /**
+   * Hands every whole frame buffered now to `each`, oldest first, as reads at once would (a part
+   * frame staged from odd-sized packets stays); the frames are valid only during the call.
+   */
+  drain(each: (frame: Int16Array) => void): void {
+    for (let left = this.#fifo.capacity; left > 0 && this.#fifo.depth > 0; left--) {
+      const frame = this.#fifo.pop();
+      if (frame === silentFrame()) break;
+      each(frame);
+    }
+  }
+
+  /** clear(), and the ticks read before forgotten: the next read skips no frame for ticks it did not see. */
+  restart(): void {
+    this.clear();
+    this.#tick = -1;
+  }
+
   clear(): void {
     this.#fifo.clear();
     this.#lowest = Infinity;

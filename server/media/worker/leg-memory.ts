@@ -34,6 +34,8 @@ const COUNTER_NAMES = [
   "forwardLateOver40Ms",
   "forwardLateOver60Ms",
   "forwardSteps",
+  "forwardToTicks",
+  "ticksToForward",
 ] as const satisfies readonly (keyof LegCounters)[];
 
 // Control words: the in ring's write and read counts, then the counters, then packets the worker
@@ -42,7 +44,7 @@ const IN_WRITE = 0;
 const IN_READ = 1;
 const COUNTERS_AT = 2;
 const RING_DROPPED = COUNTERS_AT + COUNTER_NAMES.length;
-const CONTROL_WORDS = 16;
+const CONTROL_WORDS = 20;
 // Per in-slot words: kind (audio or conceal), RTP timestamp, samples (or frames to conceal).
 const IN_META_WORDS = 3;
 const KIND_AUDIO = 0;

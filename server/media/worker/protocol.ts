@@ -7,6 +7,7 @@ import type { DtmfDigit, DtmfSendOptions } from "../dtmf.js";
 import type { G711Codec } from "../g711.js";
 import type { LegDirection } from "../leg-api.js";
 import type { LegState } from "../leg-state.js";
+import type { PathChoiceOptions } from "../path-choice.js";
 
 /** Fixed for a worker's life, given as workerData. */
 export interface WorkerConfig {
@@ -20,6 +21,8 @@ export interface RemoteLegOptions {
   connectTimeoutMs?: number;
   maxSendLatenessMs?: number;
   maxForwardLatenessMs?: number;
+  /** The direction forwarded to the leg takes its path from its lateness (PeerLeg's choosePath). */
+  choosePath?: boolean | PathChoiceOptions;
   /** Six random bytes for the initial RTP sequence number and timestamp (the main thread's random source). */
   seed: Uint8Array;
 }

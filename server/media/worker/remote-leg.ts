@@ -8,6 +8,7 @@ import { silence, type AudioSource } from "../audio-frame.js";
 import type { DtmfSendOptions } from "../dtmf.js";
 import type { FrameClock } from "../frame-clock.js";
 import type { FrameFifoOptions } from "../frame-fifo.js";
+import type { PathChoiceOptions } from "../path-choice.js";
 import type { G711Codec } from "../g711.js";
 import { LegStateError, type LegDirection, type LegEvents, type LegStats, type WebRtcLeg } from "../leg-api.js";
 import { LegStateMachine, type LegState } from "../leg-state.js";
@@ -29,6 +30,8 @@ export interface RemoteLegOptions {
   connectTimeoutMs?: number;
   maxSendLatenessMs?: number;
   maxForwardLatenessMs?: number;
+  /** The direction forwarded to the leg takes its path from its lateness (PeerLeg's choosePath, in the worker). */
+  choosePath?: boolean | PathChoiceOptions;
 }
 
 export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, WorkerLegHandle {
@@ -67,6 +70,7 @@ export class RemoteLeg extends EventEmitter<LegEvents> implements WebRtcLeg, Wor
       connectTimeoutMs: options.connectTimeoutMs,
       maxSendLatenessMs: options.maxSendLatenessMs,
       maxForwardLatenessMs: options.maxForwardLatenessMs,
+      choosePath: options.choosePath,
       seed: new Uint8Array(seed),
     });
     const machine = this.#state;

@@ -101,6 +101,7 @@ function create(id: string, memory: LegMemory, options: Extract<ToWorker, { type
     connectTimeoutMs: options.connectTimeoutMs,
     maxSendLatenessMs: options.maxSendLatenessMs,
     maxForwardLatenessMs: options.maxForwardLatenessMs,
+    choosePath: options.choosePath,
     received: memory.sink(),
   });
   leg.play(memory.source());
