@@ -287,10 +287,16 @@ export class CallerConduct {
     });
   }
 
-  /** Resolves once the caller has heard a prompt end (sound, then half a second of quiet) or the call ended. */
+  /**
+   * Resolves once the caller has heard a prompt end (sound, then half a second of quiet) or the
+   * call ended. Sound is a run of at least PROMPT_MIN_FRAMES loud frames: a shorter one (a click,
+   * a phone's blip, the 20 ms beep Chromium's fake microphone makes every 500 ms) is no prompt and
+   * counts as quiet, so it neither starts a prompt nor keeps one from ending.
+   */
   #promptHeard(): Promise<void> {
     return new Promise((resolve) => {
-      let loud = 0;
+      let heard = false;
+      let run = 0;
       let quiet = 0;
       const stop = this.#call.ticks.subscribe((tick) => {
         if (this.#over()) {
@@ -299,9 +305,17 @@ export class CallerConduct {
           return;
         }
         if (levelDbfs(this.#call.incoming.read(tick)) > PROMPT_DBFS) {
-          loud += 1;
-          quiet = 0;
-        } else if (loud >= PROMPT_MIN_FRAMES && ++quiet >= PROMPT_END_FRAMES) {
+          run += 1;
+          if (run >= PROMPT_MIN_FRAMES) {
+            heard = true;
+            quiet = 0;
+          }
+          return;
+        }
+        // A loud run too short to be sound: its frames were quiet time after all.
+        if (run > 0 && run < PROMPT_MIN_FRAMES) quiet += run;
+        run = 0;
+        if (heard && ++quiet >= PROMPT_END_FRAMES) {
           stop();
           resolve();
         }
