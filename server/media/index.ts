@@ -67,7 +67,7 @@ export interface MediaEngineOptions {
   load?: MediaLoadOptions;
   /**
    * Two-party bridges of WebRTC legs forward each packet on arrival (forward.ts) instead of
-   * through receive buffers and the mix on the frame clock (default: SWITCHBOARD_FORWARD_BRIDGE=1).
+   * through receive buffers and the mix on the frame clock (default: on unless SWITCHBOARD_FORWARD_BRIDGE=0).
    */
   forwardBridge?: boolean;
   /**
