@@ -534,6 +534,11 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       this.#stats.staleFramesSkipped++;
       return;
     }
+    this.#sendFrame(transceiver, codec, frame, timestamp);
+  }
+
+  /** One frame of audio encoded and sent as the next packet of this leg's stream, at `timestamp`. */
+  #sendFrame(transceiver: RTCRtpTransceiver, codec: G711Codec, frame: Int16Array, timestamp: number): void {
     const payload = this.#payload;
     encodeG711(codec, frame, payload);
     const header = this.#header;
@@ -731,17 +736,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       const timestamp = ((this.#lastTimestamp ?? this.#timestampBase - FRAME_SAMPLES) + FRAME_SAMPLES) >>> 0;
       this.#lastTimestamp = timestamp;
       this.#lastPath = TICK_PATH;
-      const payload = this.#payload;
-      encodeG711(codec, frame, payload);
-      const header = this.#header;
-      header.payloadType = G711_PAYLOAD_TYPE[codec];
-      header.sequenceNumber = this.#nextSequence();
-      header.timestamp = timestamp;
-      header.ssrc = transceiver.sender.ssrc;
-      header.marker = this.#marker;
-      this.#marker = false;
-      this.#stats.packetsSent++;
-      this.#send(transceiver, payload, header);
+      this.#sendFrame(transceiver, codec, frame, timestamp);
     });
     relay.clear();
   }
