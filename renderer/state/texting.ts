@@ -134,6 +134,14 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
   /** Bumped by sign-out, so answers that arrive later change nothing. */
   let generation = 0;
   let cancelRefresh: (() => void) | null = null;
+  /** The sign-in's read of the texting settings while it runs: a contact saved before they arrive waits for it. */
+  let loading: Promise<void> | null = null;
+  /**
+   * Reads of the conversation list are numbered as they start; an answer older than the one
+   * already shown is dropped, so a slow first load cannot hide a contact created meanwhile.
+   */
+  let listReads = 0;
+  let listShown = 0;
 
   return (set, get) => {
     const patch = (change: Partial<TextingState>): void => set((state) => ({ texting: { ...state.texting, ...change } }));
@@ -152,11 +160,23 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
       return session === null ? null : { options: { baseUrl: get().endpoints.api, token: session.token }, session };
     }
 
-    async function refreshConversations(): Promise<void> {
+    /** Reads the conversation list; false when a newer read already answered (or sign-out came). */
+    async function readConversations(extra: Partial<TextingState> = {}): Promise<boolean> {
       const mine = generation;
+      const ticket = ++listReads;
       const rows = await client()?.conversations();
-      if (rows === undefined || mine !== generation) return;
-      patch({ conversations: sorted(rows) });
+      if (rows === undefined || mine !== generation) return false;
+      if (ticket < listShown) {
+        patch(extra);
+        return true;
+      }
+      listShown = ticket;
+      patch({ ...extra, conversations: sorted(rows) });
+      return true;
+    }
+
+    async function refreshConversations(): Promise<void> {
+      await readConversations();
     }
 
     /** Texts from new contacts come in bursts (a campaign's replies): one read of the list for them all. */
@@ -206,26 +226,35 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
     return {
       texting: EMPTY_TEXTING,
 
-      async loadTexting() {
+      loadTexting() {
         const platform = platformClient();
-        if (platform === null) return;
+        if (platform === null) return Promise.resolve();
         watching ??= get().onPlatformEvent((event) => {
           if (event.routingKey.startsWith("texting.message.")) hear(event.data);
         });
         const mine = generation;
         patch({ status: "loading", error: null });
-        try {
-          const settings = await readTextingSettings(platform.options, platform.session.accountId, platform.session.ownerId);
-          if (mine !== generation) return;
-          patch({ settings });
-          const rows = (await client()?.conversations()) ?? [];
-          if (mine !== generation) return;
-          patch({ status: "ready", conversations: sorted(rows) });
-          const open = get().texting.openId;
-          if (open !== null) await get().openConversation(open);
-        } catch (error) {
-          if (mine === generation) patch({ status: "error", error: `Texting is not available: ${errorMessage(error)}` });
-        }
+        const settingsRead = readTextingSettings(platform.options, platform.session.accountId, platform.session.ownerId);
+        const tracked = settingsRead.then(
+          () => undefined,
+          () => undefined,
+        );
+        loading = tracked;
+        return (async () => {
+          try {
+            const settings = await settingsRead;
+            if (mine !== generation) return;
+            patch({ settings });
+            if (loading === tracked) loading = null;
+            if (!(await readConversations({ status: "ready" }))) return;
+            const open = get().texting.openId;
+            if (open !== null) await get().openConversation(open);
+          } catch (error) {
+            if (mine === generation) patch({ status: "error", error: `Texting is not available: ${errorMessage(error)}` });
+          } finally {
+            if (loading === tracked) loading = null;
+          }
+        })();
       },
 
       async openConversation(contactId) {
@@ -293,9 +322,14 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
       },
 
       async saveTextingContact(input, id) {
-        const api = client();
-        if (api === null) return null;
         patch({ contactError: null });
+        // Saved before the sign-in's load has the settings (a slow link): wait for them, once.
+        if (client() === null && loading !== null) await loading;
+        const api = client();
+        if (api === null) {
+          patch({ contactError: get().texting.error ?? "Texting is not available yet. Try again in a moment." });
+          return null;
+        }
         // Texting a number already in the list opens its conversation.
         const existing = id === undefined ? get().texting.conversations.find((c) => c.phoneNumber === input.phoneNumber.trim()) : undefined;
         if (existing !== undefined) return existing.id;
@@ -342,6 +376,7 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
       clearTexting() {
         generation++;
         api = null;
+        loading = null;
         cancelRefresh?.();
         cancelRefresh = null;
         watching?.();

@@ -4,7 +4,9 @@
 // shows an unread count and raises a desktop notification until it is opened, a picture is
 // attached and sent, and an opt-out is shown clearly with the compose box closed. Unread
 // conversations are counted on the Texting navigation entry and in the window title, from any
-// view, after a reload too, until read.
+// view, after a reload too, until read. On a slow link, a conversation started before the pane's
+// first load has answered opens all the same, and stays listed once that load lands; a change of
+// view neither closes it nor reads the settings and the list again.
 import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
@@ -21,6 +23,7 @@ const PAT = "+14155556000";
 const LEE = "+14155556001";
 const SAM = "+14155556002";
 const KIM = "+14155556003";
+const ROBIN = "+14155556004";
 
 let server: Served;
 let launched: LaunchedBrowser;
@@ -223,6 +226,70 @@ describe("texting pane", () => {
     await other.getByRole("button", { name: "Sign in" }).waitFor();
     expect(await other.title()).toBe("Switchboard");
     await other.close();
+    expect(pageErrors).toEqual([]);
+  });
+
+  it("starts a conversation on a slow link before the pane's first load has answered, keeps it listed when that load lands, and open across a change of view", async () => {
+    const slow = await context.newPage();
+    slow.on("pageerror", (error) => pageErrors.push(error.message));
+    // The settings take 1.5 s and the first read of the contact list 4 s more: the agent fills
+    // the form and starts the conversation while both are on their way.
+    const SETTINGS = /\/v2\/accounts\/[0-9a-f]+\/users\/[0-9a-f]+\/texting$/;
+    let listReads = 0;
+    let settingsReads = 0;
+    await slow.route(SETTINGS, async (route) => {
+      settingsReads++;
+      await new Promise((resolve) => setTimeout(resolve, 1_500));
+      await route.continue();
+    });
+    let firstReadAnswered: () => void = () => undefined;
+    const firstRead = new Promise<void>((resolve) => (firstReadAnswered = resolve));
+    await slow.route(/\/contacts$/, async (route) => {
+      // The contact is created only after the server has answered the first read...
+      if (route.request().method() === "POST") await firstRead;
+      if (route.request().method() !== "GET" || ++listReads > 1) return route.continue();
+      // ...whose answer (without the contact) reaches the page late.
+      const response = await route.fetch();
+      firstReadAnswered();
+      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      await route.fulfill({ response });
+    });
+    await slow.goto(server.url);
+    await signInAgent(slow);
+    await slow.getByRole("navigation", { name: "Console views" }).getByRole("link", { name: /^Texting/ }).click();
+    await slow.getByRole("heading", { name: "Texting", level: 1 }).waitFor();
+    await slow.getByRole("button", { name: "New conversation" }).click();
+    await slow.getByLabel("Phone number").fill(ROBIN);
+    await slow.getByLabel("Name").fill("Robin Slowlink");
+    await slow.getByRole("button", { name: "Start conversation" }).click();
+    const heading = slow.getByRole("heading", { name: "Robin Slowlink", level: 2 });
+    await heading.waitFor();
+    const robin = slow.locator(".conversation-item", { hasText: "Robin Slowlink" });
+    await robin.waitFor();
+    // The slow first read (started before the contact existed) lands after: it must not hide it.
+    // The list is busy until that first read is shown.
+    expect(listReads).toBeGreaterThanOrEqual(2);
+    const list = slow.locator("section.conversation-list");
+    expect(await list.getAttribute("aria-busy")).toBe("true");
+    await slow.locator('section.conversation-list[aria-busy="false"]').waitFor();
+    expect(await robin.count()).toBe(1);
+    expect(await heading.isVisible()).toBe(true);
+    expect(await slow.getByRole("alert").count()).toBe(0);
+    const draft = slow.getByLabel("Message", { exact: true });
+    await draft.fill("Hello Robin");
+    await draft.press("Enter");
+    await slow.locator(".bubble-out", { hasText: "Hello Robin" }).locator(".delivery-status", { hasText: "Delivered" }).waitFor({ timeout: 10_000 });
+
+    // Away to the agent view and back: the same conversation is open, nothing was read again.
+    const nav = slow.getByRole("navigation", { name: "Console views" });
+    await nav.getByRole("link", { name: "Agent" }).click();
+    await slow.getByRole("heading", { name: "Agent", level: 1 }).waitFor();
+    await nav.getByRole("link", { name: /^Texting/ }).click();
+    await heading.waitFor();
+    expect(await slow.locator(".bubble-out", { hasText: "Hello Robin" }).count()).toBe(1);
+    expect(settingsReads).toBe(1);
+    expect(listReads).toBe(2);
+    await slow.close();
     expect(pageErrors).toEqual([]);
   });
 });

@@ -5,8 +5,8 @@ import { useAppStore } from "../../state/context.js";
 import { timeOf } from "./time.js";
 
 export function ConversationList({ onNew }: { onNew(): void }) {
-  const { conversations, openId, search } = useAppStore(
-    useShallow((state) => ({ conversations: state.texting.conversations, openId: state.texting.openId, search: state.texting.search })),
+  const { conversations, openId, search, loading } = useAppStore(
+    useShallow((state) => ({ conversations: state.texting.conversations, openId: state.texting.openId, search: state.texting.search, loading: state.texting.status === "loading" })),
   );
   const setSearch = useAppStore((state) => state.setTextingSearch);
   const open = useAppStore((state) => state.openConversation);
@@ -14,7 +14,7 @@ export function ConversationList({ onNew }: { onNew(): void }) {
   const shown = wanted === "" ? conversations : conversations.filter((c) => [c.fullName, c.phoneNumber, c.email].some((s) => s.toLowerCase().includes(wanted)));
 
   return (
-    <section className="card conversation-list" aria-labelledby="conversations-heading">
+    <section className="card conversation-list" aria-labelledby="conversations-heading" aria-busy={loading}>
       <h2 id="conversations-heading" className="card-heading">
         Conversations
       </h2>
