@@ -96,7 +96,7 @@ describe("recording a call", () => {
 
     const wav = readStereoWav(await audioOf(doc as StoredDoc));
     expect(wav).toMatchObject({ channels: 2, sampleRate: 8000, bitsPerSample: 16 });
-    expect(wav.left.length).toBe((durationMs / 1000) * 8000);
+    expect(wav.left.length).toBe((durationMs * 8000) / 1000);
     expect(middleShare(wav.left, CALLER_TONE), "left: the caller's voice").toBeGreaterThan(0.8);
     expect(middleShare(wav.left, CALLEE_TONE)).toBeLessThan(0.05);
     expect(middleShare(wav.right, CALLEE_TONE), "right: what the caller hears").toBeGreaterThan(0.8);
@@ -321,7 +321,7 @@ describe("recordings over HTTP", () => {
     expect(whole.headers.get("content-disposition")).toBe(`attachment; filename="call_recording_${callId}.wav"`);
     const bytes = Buffer.from(await whole.arrayBuffer());
     const wav = readStereoWav(bytes);
-    expect(wav.left.length).toBe((Number(row.duration_ms) / 1000) * 8000);
+    expect(wav.left.length).toBe((Number(row.duration_ms) * 8000) / 1000);
     expect(middleShare(wav.left, CALLER_TONE), "left: the customer").toBeGreaterThan(0.8);
     expect(middleShare(wav.right, CALLEE_TONE), "right: the agent the customer hears").toBeGreaterThan(0.8);
 

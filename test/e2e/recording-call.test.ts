@@ -110,7 +110,7 @@ describe("the recording of a call between two softphones", () => {
     expect(audio.headers.get("content-type")).toBe("audio/wav");
     const wav = readStereoWav(Buffer.from(await audio.arrayBuffer()));
     expect(wav).toMatchObject({ channels: 2, sampleRate: 8000, bitsPerSample: 16 });
-    expect(wav.left.length).toBe((durationMs / 1000) * 8000);
+    expect(wav.left.length).toBe((durationMs * 8000) / 1000);
 
     const shares = {
       leftA: middleShare(wav.left, TONE_A),

@@ -194,7 +194,7 @@ describe("SIGKILL during a recorded call", () => {
     expect(header).toMatchObject({ formatCode: 1, channels: 2, sampleRate: 8000, bitsPerSample: 16, dataOffset: 44, riffSize: bytes.length - 8 });
     expect(bytes.readUInt32LE(40)).toBe(bytes.length - 44);
     const wav = readStereoWav(bytes);
-    expect(wav.left.length).toBe((Number(row.duration_ms) / 1000) * 8000);
+    expect(wav.left.length).toBe((Number(row.duration_ms) * 8000) / 1000);
     expect(middleShare(wav.left, CALLER_TONE), "left: the customer's tone").toBeGreaterThan(0.5);
     // Seen as any recording: the agent who took the call reads it, another agent does not.
     const agent1 = await demoGrant(served.url, "agent1");
