@@ -5,64 +5,18 @@
 // time held still every packet comes earlier than the last against the stream, so none is late
 // whatever the machine's load; moving it 55 ms at once stands for a server that got to the next
 // packet 35 ms late (55 ms less the packet's own 20 ms): dropped under a 20 ms bound, sent under 60.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MediaEngine, type AudioSource, type LegStats, type WebRtcLeg } from "../../server/media/index.js";
+import { describe, expect, it } from "vitest";
 import { frameWiseShare } from "../helpers/tone-windows.js";
 import { HandTime } from "../helpers/hand-time.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Waits, with no bound on the time it takes, until `done`. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await sleep(10);
-}
+import { mediaForwardRig, received, until } from "../helpers/media-forward-rig.js";
 
 describe.each([
   { name: "a bound of one frame (20 ms)", maxForwardLatenessMs: 20, dropped: 1 },
   { name: "the default bound (60 ms)", maxForwardLatenessMs: undefined, dropped: 0 },
 ])("a forwarding leg's late rule, $name", ({ maxForwardLatenessMs, dropped }) => {
   const time = new HandTime();
-  let pump: ReturnType<typeof setInterval> | undefined;
-  const runClock = (on: boolean): void => {
-    if (pump) clearInterval(pump);
-    pump = on ? setInterval(() => time.advanceTo(time.t + 20), 20) : undefined;
-  };
   // The server's legs have the tick path's default bound; the phones, in this process, have none.
-  const server = new MediaEngine({ frameClock: { time }, forwardBridge: true, maxForwardLatenessMs });
-  const phones = new MediaEngine({ maxSendLatenessMs: Infinity });
-  let a: { phone: WebRtcLeg; leg: WebRtcLeg; hears: AudioSource };
-  let b: { phone: WebRtcLeg; leg: WebRtcLeg; hears: AudioSource };
-
-  async function pair(name: string): Promise<{ phone: WebRtcLeg; leg: WebRtcLeg }> {
-    const phone = phones.createLeg({ id: `${name}-phone` });
-    const leg = server.createLeg({ id: name });
-    await phone.acceptAnswer(await leg.acceptOffer(await phone.createOffer()));
-    while (phone.state !== "connected" || leg.state !== "connected") await sleep(10);
-    return { phone, leg };
-  }
-
-  /** Waits (no bound on the time it takes) until `leg` has received `more` packets after `from`. */
-  async function received(leg: WebRtcLeg, from: LegStats, more: number): Promise<void> {
-    while (leg.stats().packetsReceived < from.packetsReceived + more) await sleep(10);
-  }
-
-  beforeAll(async () => {
-    runClock(true);
-    const [x, y] = await Promise.all([pair("a"), pair("b")]);
-    const mixer = server.mixer();
-    a = { ...x, hears: mixer.join("a", x.leg.incoming) };
-    b = { ...y, hears: mixer.join("b", y.leg.incoming) };
-    a.leg.play(a.hears);
-    b.leg.play(b.hears);
-    a.phone.play(await phones.player("tone_stream://440"));
-    b.phone.play(await phones.player("tone_stream://1000"));
-    expect(server.forward({ media: a.leg, hears: a.hears }, { media: b.leg, hears: b.hears })).toBeDefined();
-    runClock(false);
-  });
-
-  afterAll(async () => {
-    runClock(false);
-    await Promise.all([server.close(), phones.close()]);
-  });
+  const { a, b, listen } = mediaForwardRig({ server: { forwardBridge: true, maxForwardLatenessMs }, handTime: time });
 
   it("forwards every packet while the server's time stands still against the stream", async () => {
     const [sa, sb] = [a.leg.stats(), b.leg.stats()];
@@ -87,11 +41,7 @@ describe.each([
       expect(after.staleFramesSkipped - before.staleFramesSkipped, "late packets not forwarded").toBe(dropped);
     }
     // The phones hear each other on: what the legs forward after the late packet.
-    const samples: number[] = [];
-    const stop = phones.clock.subscribe((tick) => samples.push(...a.phone.incoming.read(tick)));
-    await sleep(300);
-    stop();
-    expect(frameWiseShare(samples, 1000)).toBeGreaterThan(0.5);
+    expect(frameWiseShare(await listen(a.phone, 300), 1000)).toBeGreaterThan(0.5);
   });
 
   it("a run of ten late packets is a new delay of the path: the outgoing timeline steps forward, the phone sees lost packets", async () => {

@@ -3,69 +3,37 @@
 // server's frame clock is moved by hand and held still while the phones hear each other. A leg
 // told to play anything else (hold music) takes that direction back to its ticks at once, and
 // back again when it plays its mix; RFC 4733 digits are still detected on a forwarding leg.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MediaEngine, type AudioSource, type DtmfDigit, type Forwarding, type WebRtcLeg } from "../../server/media/index.js";
+import { beforeAll, describe, expect, it } from "vitest";
+import type { DtmfDigit, WebRtcLeg } from "../../server/media/index.js";
 import { frameWiseShare } from "../helpers/tone-windows.js";
 import { HandTime } from "../helpers/hand-time.js";
+import { mediaForwardRig, sleep } from "../helpers/media-forward-rig.js";
 
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const TONES = [440, 1000, 2000] as const;
 
 describe.each([0, 2])("two legs forwarding on arrival, %i media workers", (workers) => {
   const time = new HandTime();
-  let pump: ReturnType<typeof setInterval> | undefined;
-  const runClock = (on: boolean): void => {
-    if (pump) clearInterval(pump);
-    pump = on ? setInterval(() => time.advanceTo(time.t + 20), 20) : undefined;
-  };
-  const server = new MediaEngine({ maxSendLatenessMs: Infinity, frameClock: { time }, forwardBridge: true, workers });
-  const phones = new MediaEngine({ maxSendLatenessMs: Infinity });
-  let a: { phone: WebRtcLeg; leg: WebRtcLeg; hears: AudioSource };
-  let b: { phone: WebRtcLeg; leg: WebRtcLeg; hears: AudioSource };
-  let forwarding: Forwarding | undefined;
+  const rig = mediaForwardRig({
+    server: { maxSendLatenessMs: Infinity, forwardBridge: true, workers },
+    handTime: time,
+    codecs: { a: "PCMU", b: "PCMA" },
+  });
+  const { server, a, b, runClock } = rig;
   const digits: DtmfDigit[] = [];
-
-  async function pair(name: string, codec: "PCMU" | "PCMA"): Promise<{ phone: WebRtcLeg; leg: WebRtcLeg }> {
-    const phone = phones.createLeg({ id: `${name}-phone`, codecs: [codec] });
-    const leg = server.createLeg({ id: name });
-    await phone.acceptAnswer(await leg.acceptOffer(await phone.createOffer()));
-    while (phone.state !== "connected" || leg.state !== "connected") await sleep(10);
-    return { phone, leg };
-  }
 
   /** Share of each tone in what `phone` hears over `ms`, after 120 ms for audio in flight. */
   async function hears(phone: WebRtcLeg, ms = 500): Promise<Record<number, number>> {
     await sleep(120);
-    const samples: number[] = [];
-    const stop = phones.clock.subscribe((tick) => samples.push(...phone.incoming.read(tick)));
-    await sleep(ms);
-    stop();
+    const samples = await rig.listen(phone, ms);
     return Object.fromEntries(TONES.map((f) => [f, frameWiseShare(samples, f)]));
   }
 
-  beforeAll(async () => {
-    runClock(true);
-    const [x, y] = await Promise.all([pair("a", "PCMU"), pair("b", "PCMA")]);
-    const mixer = server.mixer();
-    a = { ...x, hears: mixer.join("a", x.leg.incoming) };
-    b = { ...y, hears: mixer.join("b", y.leg.incoming) };
-    a.leg.play(a.hears);
-    b.leg.play(b.hears);
-    a.phone.play(await phones.player("tone_stream://440"));
-    b.phone.play(await phones.player("tone_stream://1000"));
+  beforeAll(() => {
     a.leg.on("dtmf", (d) => digits.push(d));
-    forwarding = server.forward({ media: a.leg, hears: a.hears }, { media: b.leg, hears: b.hears });
-    runClock(false);
-  });
-
-  afterAll(async () => {
-    runClock(false);
-    forwarding?.end();
-    await Promise.all([server.close(), phones.close()]);
   });
 
   it("pairs the legs, and each phone hears the other through PCMU<->PCMA with the server's clock still", async () => {
-    expect(forwarding).toBeDefined();
+    expect(rig.forwarding).toBeDefined();
     expect([a.leg.codec, b.leg.codec]).toEqual(["PCMU", "PCMA"]);
     const still = time.t;
     const [atA, atB] = await Promise.all([hears(a.phone), hears(b.phone)]);

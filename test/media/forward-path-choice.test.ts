@@ -6,16 +6,11 @@
 // every packet comes earlier than the last against the stream (none late, whatever the machine's
 // load); moved 55 ms at once, the next packet reads 35 ms late. The frame clock's time follows the
 // real time in steps (its ticks fire at their due time on it: never late).
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MediaEngine, PeerLeg, type AudioSource, type LegStats, type WebRtcLeg } from "../../server/media/index.js";
+import { afterAll, describe, expect, it } from "vitest";
+import { PeerLeg, type WebRtcLeg } from "../../server/media/index.js";
 import { frameWiseShare, heardTone, measureUntilHeard } from "../helpers/tone-windows.js";
 import { HandTime } from "../helpers/hand-time.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-/** Waits, with no bound on the time it takes, until `done`. */
-async function until(done: () => boolean): Promise<void> {
-  while (!done()) await sleep(10);
-}
+import { mediaForwardRig, received, sleep, until } from "../helpers/media-forward-rig.js";
 
 describe("a forwarding pair whose legs choose each direction's path from its lateness", () => {
   const clockTime = new HandTime();
@@ -26,39 +21,16 @@ describe("a forwarding pair whose legs choose each direction's path from its lat
   // tick fires at its due time on it, never late, however late the step came.
   const start = performance.now();
   const pump = setInterval(() => clockTime.advanceTo(Math.floor(performance.now() - start)), 5);
-  const server = new MediaEngine({ frameClock: { time: clockTime }, forwardBridge: true });
-  const phones = new MediaEngine({ maxSendLatenessMs: Infinity });
-  const serverLegs: PeerLeg[] = [];
-  let a: { phone: WebRtcLeg; leg: PeerLeg; hears: AudioSource };
-  let b: { phone: WebRtcLeg; leg: PeerLeg; hears: AudioSource };
-
-  async function pair(name: string, time: HandTime): Promise<{ phone: WebRtcLeg; leg: PeerLeg }> {
-    const phone = phones.createLeg({ id: `${name}-phone` });
-    const leg = new PeerLeg({ id: name, clock: server.clock, time, choosePath: true });
-    serverLegs.push(leg);
-    await phone.acceptAnswer(await leg.acceptOffer(await phone.createOffer()));
-    while (phone.state !== "connected" || leg.state !== "connected") await sleep(10);
-    return { phone, leg };
-  }
-
-  /** Waits (no bound on the time it takes) until `leg` has received `more` packets after `from`. */
-  async function received(leg: WebRtcLeg, from: LegStats, more: number): Promise<void> {
-    while (leg.stats().packetsReceived < from.packetsReceived + more) await sleep(10);
-  }
-
-  /** What `phone` hears over 400 ms, frame by frame. */
-  async function listen(phone: WebRtcLeg): Promise<number[]> {
-    const samples: number[] = [];
-    const stop = phones.clock.subscribe((tick) => samples.push(...phone.incoming.read(tick)));
-    await sleep(400);
-    stop();
-    return samples;
-  }
+  // The server legs are made outside the engine (each on its arrival time); the rig closes them.
+  const { a, b, phones, listen } = mediaForwardRig({
+    server: { frameClock: { time: clockTime }, forwardBridge: true },
+    leg: (server, name) => new PeerLeg({ id: name, clock: server.clock, time: name === "a" ? arrivalA : arrivalB, choosePath: true }),
+  });
 
   /** Whether `phone` hears `tone` whole: phase-coherent over the frames played (a lost or repeated frame breaks it). */
   async function hearsWhole(phone: WebRtcLeg, tone: number): Promise<string[]> {
     const { short } = await measureUntilHeard(
-      () => listen(phone),
+      () => listen(phone, 400),
       (samples) => {
         const heard = heardTone(samples, tone);
         return heard.share > 0.8 && frameWiseShare(samples, tone) > 0.8 ? [] : [`${tone} Hz: share ${heard.share.toFixed(2)}, ${heard.silentFrames} silent of ${heard.frames}`];
@@ -67,22 +39,8 @@ describe("a forwarding pair whose legs choose each direction's path from its lat
     return short;
   }
 
-  beforeAll(async () => {
-    const [x, y] = await Promise.all([pair("a", arrivalA), pair("b", arrivalB)]);
-    const mixer = server.mixer();
-    a = { ...x, hears: mixer.join("a", x.leg.incoming) };
-    b = { ...y, hears: mixer.join("b", y.leg.incoming) };
-    a.leg.play(a.hears);
-    b.leg.play(b.hears);
-    a.phone.play(await phones.player("tone_stream://440"));
-    b.phone.play(await phones.player("tone_stream://1000"));
-    expect(server.forward({ media: a.leg, hears: a.hears }, { media: b.leg, hears: b.hears })).toBeDefined();
-  });
-
-  afterAll(async () => {
+  afterAll(() => {
     clearInterval(pump);
-    await Promise.all(serverLegs.map((leg) => leg.close("test over")));
-    await Promise.all([server.close(), phones.close()]);
   });
 
   it("forwards both directions on arrival while the packets come on time", async () => {

@@ -5,52 +5,20 @@
 // the tone phase-coherent over the frames played (a lost or repeated frame breaks the phase). Legs
 // in this thread, both in one media worker (forwarded within the worker), and in two workers
 // (forwarded across a MessageChannel); the server's clock is real and never drops a late frame.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { MediaEngine, RemoteLeg, type AudioSource, type PathChoiceOptions, type WebRtcLeg } from "../../server/media/index.js";
+import { describe, expect, it } from "vitest";
+import { RemoteLeg, type PathChoiceOptions } from "../../server/media/index.js";
 import { frameWiseShare, heardTone, measureUntilHeard } from "../helpers/tone-windows.js";
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { mediaForwardRig, sleep } from "../helpers/media-forward-rig.js";
 
 /** Every packet a late event (lateness >= 0 > -1 ms, from the first), every packet calm (never > 1e6 ms): a switch at each packet. */
 const SWITCH_EVERY_PACKET: PathChoiceOptions = { enter: 1, lateMs: -1, calm: 1, calmMs: 1e6, setup: 0 };
 
 describe.each([0, 1, 2])("a forwarded direction switching path at every packet, %i media workers", (workers) => {
-  const server = new MediaEngine({ maxSendLatenessMs: Infinity, forwardBridge: true, workers });
-  const phones = new MediaEngine({ maxSendLatenessMs: Infinity });
-  let a: { phone: WebRtcLeg; leg: WebRtcLeg; hears: AudioSource };
-  let b: { phone: WebRtcLeg; leg: WebRtcLeg; hears: AudioSource };
-
-  async function pair(name: string, beside?: WebRtcLeg): Promise<{ phone: WebRtcLeg; leg: WebRtcLeg }> {
-    const phone = phones.createLeg({ id: `${name}-phone` });
-    const leg = server.createLeg({ id: name, choosePath: SWITCH_EVERY_PACKET, beside: workers === 1 ? beside : undefined });
-    await phone.acceptAnswer(await leg.acceptOffer(await phone.createOffer()));
-    while (phone.state !== "connected" || leg.state !== "connected") await sleep(10);
-    return { phone, leg };
-  }
-
-  async function listen(phone: WebRtcLeg): Promise<number[]> {
-    const samples: number[] = [];
-    const stop = phones.clock.subscribe((tick) => samples.push(...phone.incoming.read(tick)));
-    await sleep(500);
-    stop();
-    return samples;
-  }
-
-  beforeAll(async () => {
-    const x = await pair("a");
-    const y = await pair("b", x.leg);
-    const mixer = server.mixer();
-    a = { ...x, hears: mixer.join("a", x.leg.incoming) };
-    b = { ...y, hears: mixer.join("b", y.leg.incoming) };
-    a.leg.play(a.hears);
-    b.leg.play(b.hears);
-    a.phone.play(await phones.player("tone_stream://440"));
-    b.phone.play(await phones.player("tone_stream://1000"));
-    expect(server.forward({ media: a.leg, hears: a.hears }, { media: b.leg, hears: b.hears })).toBeDefined();
-  });
-
-  afterAll(async () => {
-    await Promise.all([server.close(), phones.close()]);
+  // b's leg is made once a's is connected, beside it with one media worker; with two, the pool puts it on the other.
+  const { a, b, listen } = mediaForwardRig({
+    server: { maxSendLatenessMs: Infinity, forwardBridge: true, workers },
+    leg: (server, name, beside) => server.createLeg({ id: name, choosePath: SWITCH_EVERY_PACKET, beside: workers === 1 ? beside : undefined }),
+    inTurn: true,
   });
 
   it("each phone hears the other whole, through hundreds of switches", async () => {
@@ -66,7 +34,7 @@ describe.each([0, 1, 2])("a forwarded direction switching path at every packet, 
       [a.phone, 1000],
     ] as const) {
       const { short } = await measureUntilHeard(
-        () => listen(phone),
+        () => listen(phone, 500),
         (samples) => {
           const heard = heardTone(samples, tone);
           return heard.share > 0.8 && frameWiseShare(samples, tone) > 0.9 ? [] : [`${tone} Hz: share ${heard.share.toFixed(2)}, ${heard.silentFrames} silent of ${heard.frames}; ${JSON.stringify(phone.stats().fifo)}`];

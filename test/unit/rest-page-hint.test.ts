@@ -6,15 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { OrderedList, type OrderedEntry } from "../../server/store/ordered-list.js";
-
-interface Doc {
-  n: number;
-}
-
-/** (key, seq) order, the list's. */
-function compare(a: OrderedEntry<Doc>, b: OrderedEntry<Doc>): number {
-  return a.key < b.key ? -1 : a.key > b.key ? 1 : a.seq - b.seq;
-}
+import { OrderedListModel, type Doc } from "../helpers/ordered-list-model.js";
 
 /** The page of `size` from the first entry whose key is at or past `from`, read off a sorted array. */
 function expected(sorted: readonly OrderedEntry<Doc>[], from: string | undefined, size: number): unknown {
@@ -52,22 +44,18 @@ describe("a page's hint to where the next page starts", () => {
     );
     fc.assert(
       fc.property(fc.integer({ min: 1, max: 4 }), fc.array(op, { maxLength: 120 }), (blockSize, ops) => {
-        const list = new OrderedList<Doc>(blockSize);
-        const live: OrderedEntry<Doc>[] = [];
-        let seq = 0;
+        const model = new OrderedListModel(blockSize);
+        const { list, live } = model;
         for (const o of ops) {
           if ("insert" in o) {
-            const entry = { key: o.insert, seq: seq++, doc: { n: seq } };
-            list.insert(entry);
-            live.push(entry);
+            model.insert(o.insert);
             continue;
           }
           if ("remove" in o) {
-            const [gone] = live.splice(o.remove % Math.max(1, live.length), 1);
-            if (gone !== undefined) expect(list.remove(gone.key, gone.seq)).toBe(true);
+            model.remove(o.remove);
             continue;
           }
-          const sorted = [...live].sort(compare);
+          const sorted = model.sorted();
           if ("from" in o) {
             expect(placed(list, o.from, o.size)).toEqual(expected(sorted, o.from, o.size));
             expect(visited(list, o.from, o.size)).toEqual((expected(sorted, o.from, o.size) as { rows: unknown }).rows);

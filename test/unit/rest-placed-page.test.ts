@@ -7,10 +7,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { PageBuilder } from "../../server/http/paging.js";
 import { OrderedList, type OrderedEntry } from "../../server/store/ordered-list.js";
-
-interface Doc {
-  n: number;
-}
+import { OrderedListModel, type Doc } from "../helpers/ordered-list-model.js";
 
 /** What the entry-by-entry walk gives for a page of `size` from `from`: runs, count and paging keys. */
 function walked(list: OrderedList<Doc>, from: string | undefined, size: number): unknown {
@@ -40,18 +37,11 @@ describe("a page found as runs of its list's blocks", () => {
         fc.array(op, { maxLength: 80 }),
         fc.array(fc.tuple(fc.option(fc.constantFrom("", "a", "b", "c", "cc", "d", "e", "f", "g"), { nil: undefined }), fc.integer({ min: 1, max: 12 })), { minLength: 1, maxLength: 8 }),
         (blockSize, ops, pages) => {
-          const list = new OrderedList<Doc>(blockSize);
-          const live: OrderedEntry<Doc>[] = [];
-          let seq = 0;
+          const model = new OrderedListModel(blockSize);
+          const { list } = model;
           for (const o of ops) {
-            if ("insert" in o) {
-              const entry = { key: o.insert, seq: seq++, doc: { n: seq } };
-              list.insert(entry);
-              live.push(entry);
-            } else if (live.length > 0) {
-              const [gone] = live.splice(o.remove % live.length, 1);
-              if (gone !== undefined) expect(list.remove(gone.key, gone.seq)).toBe(true);
-            }
+            if ("insert" in o) model.insert(o.insert);
+            else model.remove(o.remove);
             for (const [from, size] of pages) expect(list.placedPage(from, size)).toEqual(walked(list, from, size));
           }
         },
