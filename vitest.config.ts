@@ -41,8 +41,9 @@ const PARALLEL = [
   "test/sim/speech.test.ts",
 ];
 
-// Files in the parallel tier that run real werift legs: isolated (a fresh process each), as
-// the serial tier, since werift legs in a process that ran another file's lost audio (above).
+// Files in the parallel tier that run real werift legs: isolated (a fresh process each), as the
+// serial tier was until session 23 because werift legs in a process that had run another file's
+// lost audio in session 13 (the serial tier no longer shows it; these were not tried together).
 const PARALLEL_MEDIA = [
   "test/training/faults.test.ts",
   "test/training/live-run.test.ts",
@@ -62,8 +63,8 @@ const SERIAL_AMONG_PARALLEL = [
 // process itself holds no server, no werift leg and no media clock, only Playwright's client and
 // HTTP/WebSocket clients. They run one at a time as the serial tier does (Chromium's real-time
 // media), but in one process for all of them: each file's import of playwright-core and the
-// helpers and a process of its own were paid per file. (The werift trouble that keeps the serial
-// tier isolated, session 13, is in-process media: none of these has any.)
+// helpers and a process of its own were paid per file. (The serial tiers, with in-process media,
+// are in one process each too since session 23.)
 const SERIAL_BROWSER = [
   "test/e2e/board-alerts.test.ts",
   "test/e2e/board-service-level.test.ts",
@@ -92,7 +93,7 @@ const SERIAL_BROWSER = [
   "test/hostile/csp.test.ts",
 ];
 
-// Files of the serial tier (isolated, one at a time) in a stream of their own (project
+// Files of the serial tier (one at a time) in a stream of their own (project
 // `serial-late`, scripts/test.mjs; until session 22 the second stream ran them after
 // serial-browser) so that the streams end together: the
 // serial stream was ~960 s of wall time against serial-browser's ~580 s (session 17's CI). None
@@ -208,9 +209,14 @@ export default defineConfig({
           // WebRTC media (werift, Chromium) on the shared 20 ms clock, and two of them side by
           // side on a 2-core machine starve each other.
           maxWorkers: 1,
-          // Each file in a fresh process (isolated): with one process for all of them (session
-          // 13), test/callq/queue-calls.test.ts lost the agent's audio in every test in 2 of 3
-          // runs after test/callq/recipient-module.test.ts (cause not found), and never alone.
+          // All its files in one process, one after the other (since session 23): a fresh process
+          // a file paid the import of werift, playwright-core, Fastify and the server's modules
+          // again for each (~2.3 s a file on a quiet machine). bench/suite-cpu.ts, this tier alone
+          // at load 3-6: 320 s of CPU and 486 s of wall isolated, 236 s and 394 s in one process.
+          // Session 13 had isolated it because test/callq/queue-calls.test.ts lost the agent's
+          // audio after test/callq/recipient-module.test.ts in one process; with today's media
+          // code that pair in that order passed 4 of 4 runs, and the whole tier 1 of 1.
+          isolate: false,
           sequence: { groupOrder: 3 },
           // One Chromium for the tier's browser files (each connects with contexts of its own,
           // closed with the file), instead of a launch a file: test/helpers/shared-chromium.ts.
@@ -245,9 +251,12 @@ export default defineConfig({
         test: {
           name: "serial-late",
           include: SERIAL_LATE,
-          // As the serial tier (isolated, one file at a time), after serial-browser: `npm test` runs
-          // it as a third stream, a vitest process of its own beside the other two.
+          // As the serial tier (one file at a time, all in one process), after serial-browser: `npm
+          // test` runs it as a third stream, a vitest process of its own beside the other two.
+          // In one process rather than a process a file (session 23, bench/suite-cpu.ts, this
+          // stream alone at load 5-8): 373 s of CPU and 422 s of wall isolated, 250 s and 324 s.
           maxWorkers: 1,
+          isolate: false,
           sequence: { groupOrder: 5 },
           globalSetup: ["test/helpers/shared-chromium.ts", "test/helpers/lab-pages.ts"],
         },
