@@ -1,0 +1,110 @@
+// A slow link between a console page and its server, for the slow-link-* browser tests, as a
+// console in remote mode meets it: every request to the REST and texting APIs is held on its way
+// and its answer on the way back, 300-1,500 ms in all by default, each delay drawn from a seeded
+// random (mulberry32), so a failure can be replayed with its seed (SWITCHBOARD_SLOW_LINK_SEED).
+// The seed fixes the delays in the order requests are made, not which request meets which: a
+// replay meets the same delays, in an order as close as the page's own timing allows. Requests held
+// for different times reach the server out of order, as on a real link with several connections.
+// The event websocket and SIP are left alone (they are their own sockets). `hold` holds chosen
+// requests until the test lets them go, on top of the delay.
+import type { APIResponse, Page, Request, Route } from "playwright-core";
+
+export const SLOW_LINK_SEED_ENV = "SWITCHBOARD_SLOW_LINK_SEED";
+
+/** The seed from SWITCHBOARD_SLOW_LINK_SEED when set (a positive integer), else `fallback`. */
+export function slowLinkSeed(fallback: number): number {
+  const given = Number(process.env[SLOW_LINK_SEED_ENV]);
+  return Number.isInteger(given) && given > 0 ? given : fallback;
+}
+
+/** mulberry32: a small seeded generator, uniform in [0, 1). */
+function seeded(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/** A request of the console to its server's APIs (not its page, scripts or media). */
+export function isApiRequest(url: URL): boolean {
+  return url.pathname.startsWith("/v2/") || url.pathname.startsWith("/texting/");
+}
+
+export interface HeldRequests {
+  /** Resolves with the first request held, once its answer has come back from the server (held from the page). */
+  answered: Promise<Request>;
+  /** Resolves with the first request held, as soon as it is held (not yet sent). */
+  seen: Promise<Request>;
+  /** Lets the held requests (and their answers) go on. */
+  release(): void;
+}
+
+export interface SlowLink {
+  readonly seed: number;
+  /**
+   * Holds the next request `match` accepts (only that one): `before` holds it before it is sent
+   * (the server has not seen it), `after` holds its answer (the server answered it at once, the
+   * page has not). Released by the answer's release().
+   */
+  hold(match: (request: Request) => boolean, where: "before" | "after"): Promise<HeldRequests>;
+}
+
+export async function slowLink(page: Page, seed: number, range: { min: number; max: number } = { min: 300, max: 1_500 }): Promise<SlowLink> {
+  const random = seeded(seed);
+  await page.route(isApiRequest, async (route) => {
+    const total = range.min + Math.floor(random() * (range.max - range.min + 1));
+    try {
+      await sleep(total / 2);
+      const response = await route.fetch();
+      await sleep(total / 2);
+      await route.fulfill({ response });
+    } catch {
+      // The server could not be reached, or the page went while its request was held.
+      await route.abort().catch(() => undefined);
+    }
+  });
+  return {
+    seed,
+    async hold(match, where) {
+      let armed = true;
+      let release: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      let seen: (request: Request) => void = () => undefined;
+      let answered: (request: Request) => void = () => undefined;
+      const seenOnce = new Promise<Request>((resolve) => (seen = resolve));
+      const answeredOnce = new Promise<Request>((resolve) => (answered = resolve));
+      // Registered after the slow link's route, so it runs first; it hands the request on to it.
+      await page.route(isApiRequest, async (route: Route) => {
+        const request = route.request();
+        if (!armed || !match(request)) return route.fallback();
+        armed = false;
+        seen(request);
+        try {
+          if (where === "before") {
+            await released;
+            await route.fallback();
+            return;
+          }
+          let response: APIResponse | undefined;
+          try {
+            response = await route.fetch();
+          } finally {
+            answered(request);
+          }
+          await released;
+          await route.fulfill({ response });
+        } catch {
+          // The server could not be reached, or the page went while the request was held.
+          await route.abort().catch(() => undefined);
+        }
+      });
+      return { seen: seenOnce, answered: answeredOnce, release };
+    },
+  };
+}
