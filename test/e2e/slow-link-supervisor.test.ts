@@ -72,7 +72,8 @@ describe("a supervisor's shift on a slow link", () => {
     const { page, errors } = await openConsole(setup.browser().browser, `${f.url}/#/supervisor`);
     const link = await slowLink(page, SEED);
     const profileRead = await link.hold((r) => r.method() === "GET" && new URL(r.url()).pathname.endsWith(`/users/${supervisorId}`), "before");
-    const queueList = await link.hold((r) => r.method() === "GET" && new URL(r.url()).pathname.endsWith("/callq_queues"), "before");
+    // Every read of the list (the board asks again when it opens), until the test lets them go.
+    const queueList = await link.hold((r) => r.method() === "GET" && new URL(r.url()).pathname.endsWith("/callq_queues"), "before", { every: true });
     await signIn(page, "supervisor");
     await page.getByRole("heading", { name: "Supervisor", level: 1 }).waitFor({ timeout: 20_000 });
     await profileRead.seen;

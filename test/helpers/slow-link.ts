@@ -48,11 +48,11 @@ export interface HeldRequests {
 export interface SlowLink {
   readonly seed: number;
   /**
-   * Holds the next request `match` accepts (only that one): `before` holds it before it is sent
-   * (the server has not seen it), `after` holds its answer (the server answered it at once, the
-   * page has not). Released by the answer's release().
+   * Holds the next request `match` accepts (only that one; with `every`, each one until the
+   * release): `before` holds it before it is sent (the server has not seen it), `after` holds its
+   * answer (the server answered it at once, the page has not). Released by the answer's release().
    */
-  hold(match: (request: Request) => boolean, where: "before" | "after"): Promise<HeldRequests>;
+  hold(match: (request: Request) => boolean, where: "before" | "after", options?: { every?: boolean }): Promise<HeldRequests>;
 }
 
 export async function slowLink(page: Page, seed: number, range: { min: number; max: number } = { min: 300, max: 1_500 }): Promise<SlowLink> {
@@ -71,10 +71,12 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
   });
   return {
     seed,
-    async hold(match, where) {
+    async hold(match, where, options = {}) {
       let armed = true;
+      let open = false;
       let release: () => void = () => undefined;
       const released = new Promise<void>((resolve) => (release = resolve));
+      void released.then(() => (open = true));
       let seen: (request: Request) => void = () => undefined;
       let answered: (request: Request) => void = () => undefined;
       const seenOnce = new Promise<Request>((resolve) => (seen = resolve));
@@ -82,8 +84,9 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
       // Registered after the slow link's route, so it runs first; it hands the request on to it.
       await page.route(isApiRequest, async (route: Route) => {
         const request = route.request();
-        if (!armed || !match(request)) return route.fallback();
-        armed = false;
+        // Once released, `every` holds no more; a single hold may be released before its request comes.
+        if (!armed || (options.every === true && open) || !match(request)) return route.fallback();
+        if (options.every !== true) armed = false;
         seen(request);
         try {
           if (where === "before") {
