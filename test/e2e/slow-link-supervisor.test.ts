@@ -8,7 +8,8 @@
 // Barge while the first switch is still on its way (the server ends in Barge, as the bar says),
 // change views and come back (the supervision, the agent's row and the queue's tile are as they
 // were), delete a wallboard while the panel's read of the list is on its way (it stays deleted),
-// and stop. At each step what the server says and what the console shows.
+// see a queue's new figures although the board's read of every queue reached the page after a
+// newer read of another queue, and stop. At each step what the server says and what the console shows.
 import type { Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { openConsole, signIn } from "../helpers/console-page.js";
@@ -181,6 +182,44 @@ describe("a supervisor's shift on a slow link", () => {
     await boardsRequest.response();
     await wallboards.locator('table[aria-busy="false"]').waitFor({ timeout: 20_000 });
     expect.soft(await wallboards.locator(`tr[data-wallboard="${boardId}"]`).count(), "the deleted wallboard stays off the list").toBe(0);
+
+    // Away from the board, a caller gives up in Support. Back on it, the board's read of every
+    // queue is answered first and reaches the page last, after the read of Sales alone that a new
+    // caller there asked for: Support's tile shows its new figures all the same.
+    const support = await f.queuePath("Support");
+    const totalOf = async (path: string) => (await f.v2<{ stats: { total_sessions: number } }>("GET", `${path}/status`)).body.data.stats.total_sessions;
+    const supportBefore = await totalOf(support);
+    await openView(page, "Agent");
+    await page.getByRole("heading", { name: "Agent", level: 1 }).waitFor();
+    const gaveUp = await f.simCall("5002", { caller_id_name: "Gus Gone", caller_id_number: "+14155550203" });
+    await poll("the Support caller waiting", async () => ((await f.v2<{ session_list: unknown[] }[]>("GET", `${support}/sessions`)).body.data[0]?.session_list.length ? true : undefined));
+    await f.hangupSim(gaveUp);
+    const supportTotal = supportBefore + 1;
+    expect(await totalOf(support)).toBe(supportTotal);
+    const isStatusRead = (r: Request, one: boolean) => r.method() === "POST" && new URL(r.url()).pathname.endsWith("/callq_queues/status") && (r.postData() ?? "").includes("queue_ids") === one;
+    // Two reads of every queue's status: the board's alerts' and the queues' own, both held.
+    const everyQueueRead = await link.hold((r) => isStatusRead(r, false), "after", { every: true });
+    const salesRead = await link.hold((r) => isStatusRead(r, true), "after");
+    salesRead.release();
+    await openView(page, "Supervisor");
+    await page.getByRole("heading", { name: "Supervisor", level: 1 }).waitFor();
+    await poll("the two reads of every queue answered by the server", () => (everyQueueRead.answeredSoFar() >= 2 ? true : undefined));
+    const waiting = await f.simCall("5001", { caller_id_name: "Walt Waiting", caller_id_number: "+14155550204" });
+    await tile.getByTestId("board-waiting").filter({ hasText: /^1$/ }).waitFor({ timeout: 20_000 });
+    await (await salesRead.seen).response();
+    everyQueueRead.release();
+    const supportTile = queuesBoard.getByRole("region", { name: "Support" });
+    const supportShown = await supportTile
+      .getByTestId("board-total")
+      .filter({ hasText: new RegExp(`^${supportTotal}$`) })
+      .waitFor({ timeout: 10_000 })
+      .then(
+        () => true,
+        () => false,
+      );
+    expect.soft(supportShown, `Support's tile shows today's ${supportTotal} caller(s), as its status does; it shows ${await supportTile.getByTestId("board-total").innerText()}`).toBe(true);
+    await f.hangupSim(waiting);
+    await tile.getByTestId("board-waiting").filter({ hasText: /^0$/ }).waitFor({ timeout: 20_000 });
 
     // Stop: the bar goes, and the server's wiretap with it.
     await bar.getByRole("button", { name: "Stop" }).click();

@@ -41,6 +41,8 @@ export interface HeldRequests {
   answered: Promise<Request>;
   /** Resolves with the first request held, as soon as it is held (not yet sent). */
   seen: Promise<Request>;
+  /** How many of the held requests the server has answered so far (`after`). */
+  answeredSoFar(): number;
   /** Lets the held requests (and their answers) go on. */
   release(): void;
 }
@@ -79,6 +81,7 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
       void released.then(() => (open = true));
       let seen: (request: Request) => void = () => undefined;
       let answered: (request: Request) => void = () => undefined;
+      let answeredCount = 0;
       const seenOnce = new Promise<Request>((resolve) => (seen = resolve));
       const answeredOnce = new Promise<Request>((resolve) => (answered = resolve));
       // Registered after the slow link's route, so it runs first; it hands the request on to it.
@@ -98,6 +101,7 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
           try {
             response = await route.fetch();
           } finally {
+            answeredCount += 1;
             answered(request);
           }
           await released;
@@ -107,7 +111,7 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
           await route.abort().catch(() => undefined);
         }
       });
-      return { seen: seenOnce, answered: answeredOnce, release };
+      return { seen: seenOnce, answered: answeredOnce, answeredSoFar: () => answeredCount, release };
     },
   };
 }
