@@ -60,13 +60,20 @@ export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<Ap
     let asked = 0;
 
     /**
-     * Every queue of the account, for the sum: the queues slice's list, waited for while its first
-     * read is on its way. On a slow link the board opened before that read answered, and the sum
-     * over no queue showed the day as empty (no request made, nothing read again once it came).
+     * Every queue of the account, for the sum: the queues slice's list, waited for while a read of
+     * it is on its way (or read here, once, when none is). On a slow link the board opened before
+     * the first read answered, and the sum over no queue showed the day as empty (no request made,
+     * nothing read again once the list came). Null when the list cannot be read.
      */
     async function everyQueue(): Promise<string[] | null> {
-      if (get().queues.loadedAt === null && get().queues.list.length === 0) {
-        if (get().queues.loading) {
+      let readHere = false;
+      for (;;) {
+        const { queues, session } = get();
+        if (queues.loadedAt !== null || queues.list.length > 0) return queues.list.map((q) => q.id);
+        if (session === null) return null;
+        if (queues.loading) {
+          // A newer read may take over from the one waited for (the event websocket back online):
+          // wait until none is on its way.
           await new Promise<void>((resolve) => {
             const stop = store.subscribe((state) => {
               if (state.queues.loading && state.session !== null) return;
@@ -74,12 +81,13 @@ export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<Ap
               resolve();
             });
           });
+        } else if (readHere) {
+          return null;
         } else {
+          readHere = true;
           await get().loadQueueDirectory();
         }
-        if (get().queues.loadedAt === null && get().queues.list.length === 0) return null;
       }
-      return get().queues.list.map((q) => q.id);
     }
 
     return {

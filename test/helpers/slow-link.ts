@@ -10,6 +10,11 @@
 import type { APIResponse, Page, Request, Route } from "playwright-core";
 
 export const SLOW_LINK_SEED_ENV = "SWITCHBOARD_SLOW_LINK_SEED";
+/**
+ * Set to 1 to slow the event websocket too: each message held half the link's delay (its own draw)
+ * and delivered in the order sent. Off by default: an exploration, not yet a tier's load.
+ */
+export const SLOW_LINK_EVENTS_ENV = "SWITCHBOARD_SLOW_LINK_EVENTS";
 
 /** The seed from SWITCHBOARD_SLOW_LINK_SEED when set (a positive integer), else `fallback`. */
 export function slowLinkSeed(fallback: number): number {
@@ -71,6 +76,34 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
       await route.abort().catch(() => undefined);
     }
   });
+  if (process.env[SLOW_LINK_EVENTS_ENV] === "1") {
+    // A delay of its own per message, but never before the one sent before it (no reordering,
+    // and no piling up behind a long one: each waits for its own time or its predecessor's).
+    const relay = (send: (message: string | Buffer) => void) => {
+      let last = 0;
+      return (message: string | Buffer) => {
+        const at = Math.max(last, Date.now() + (range.min + random() * (range.max - range.min)) / 2);
+        last = at;
+        setTimeout(() => {
+          try {
+            send(message);
+          } catch {
+            // The socket closed meanwhile.
+          }
+        }, at - Date.now());
+      };
+    };
+    await page.routeWebSocket(
+      (url) => url.pathname === "/events",
+      (ws) => {
+        const server = ws.connectToServer();
+        server.onMessage(relay((message) => ws.send(message)));
+        ws.onMessage(relay((message) => server.send(message)));
+        server.onClose((code, reason) => void ws.close({ code, reason }).catch(() => undefined));
+        ws.onClose((code, reason) => void server.close({ code, reason }).catch(() => undefined));
+      },
+    );
+  }
   return {
     seed,
     async hold(match, where, options = {}) {
