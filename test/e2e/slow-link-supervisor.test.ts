@@ -231,4 +231,48 @@ describe("a supervisor's shift on a slow link", () => {
     expect(setup.errors()).toEqual([]);
     await page.close();
   }, 120_000);
+
+  it("shows All queues' day when the board opened before the event websocket was online and only a later read of the queue list landed", async () => {
+    const f = setup.floor();
+    const sales = await f.queuePath("Sales");
+    // A caller who gives up in Sales, so that today is not empty; the day's callers of both queues.
+    const early = await f.simCall("5001", { caller_id_name: "Ida Early", caller_id_number: "+14155550205" });
+    await poll("the caller waiting in Sales", async () => ((await f.v2<{ session_list: unknown[] }[]>("GET", `${sales}/sessions`)).body.data[0]?.session_list.length ? true : undefined));
+    await f.hangupSim(early);
+    const offered = async (path: string) => (await f.v2<{ offered: number }[]>("GET", `${path}/intervals?day=${today()}`)).body.data.reduce((sum, row) => sum + row.offered, 0);
+    const expected = (await offered(sales)) + (await offered(await f.queuePath("Support")));
+    expect(expected).toBeGreaterThan(0);
+    const { page, errors } = await openConsole(setup.browser().browser, `${f.url}/#/supervisor`);
+    // The event websocket's answers are held (in order) until the board is open: not online yet,
+    // so no read of the queue list has started when the History panel asks for one.
+    let online: () => void = () => undefined;
+    const eventsGo = new Promise<void>((resolve) => (online = resolve));
+    await page.routeWebSocket(
+      (url) => url.pathname === "/events",
+      (ws) => {
+        const server = ws.connectToServer();
+        server.onMessage((message) => void eventsGo.then(() => ws.send(message)));
+        ws.onMessage((message) => server.send(message));
+        server.onClose((code, reason) => void ws.close({ code, reason }).catch(() => undefined));
+        ws.onClose((code, reason) => void server.close({ code, reason }).catch(() => undefined));
+      },
+    );
+    const link = await slowLink(page, SEED);
+    const queueList = await link.hold((r) => r.method() === "GET" && new URL(r.url()).pathname.endsWith("/callq_queues"), "before", { every: true });
+    await signIn(page, "supervisor");
+    const history = page.getByRole("region", { name: "History" });
+    await history.waitFor({ timeout: 20_000 });
+    // Three reads of the list, each newer than the one before: the panel's own (nothing was on
+    // its way), the board's as it opens, and the one the websocket's coming online asks for. Only
+    // the newest lands: the panel must wait for it, not give up when its own is dropped.
+    await poll("the panel's and the board's reads of the queue list", () => (queueList.seenSoFar() >= 2 ? true : undefined));
+    online();
+    await poll("the read of the queue list once online", () => (queueList.seenSoFar() >= 3 ? true : undefined));
+    queueList.release();
+    await page.getByRole("region", { name: "Queues" }).getByRole("region", { name: "Sales" }).waitFor({ timeout: 20_000 });
+    await history.getByTestId("history-offered").filter({ hasText: new RegExp(`^${expected}$`) }).waitFor({ timeout: 15_000 });
+    expect(await history.getByRole("alert").count()).toBe(0);
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
 });

@@ -46,6 +46,8 @@ export interface HeldRequests {
   answered: Promise<Request>;
   /** Resolves with the first request held, as soon as it is held (not yet sent). */
   seen: Promise<Request>;
+  /** How many requests have been held so far. */
+  seenSoFar(): number;
   /** How many of the held requests the server has answered so far (`after`). */
   answeredSoFar(): number;
   /** Lets the held requests (and their answers) go on. */
@@ -115,6 +117,7 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
       let seen: (request: Request) => void = () => undefined;
       let answered: (request: Request) => void = () => undefined;
       let answeredCount = 0;
+      let seenCount = 0;
       const seenOnce = new Promise<Request>((resolve) => (seen = resolve));
       const answeredOnce = new Promise<Request>((resolve) => (answered = resolve));
       // Registered after the slow link's route, so it runs first; it hands the request on to it.
@@ -123,6 +126,7 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
         // Once released, `every` holds no more; a single hold may be released before its request comes.
         if (!armed || (options.every === true && open) || !match(request)) return route.fallback();
         if (options.every !== true) armed = false;
+        seenCount += 1;
         seen(request);
         try {
           if (where === "before") {
@@ -144,7 +148,7 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
           await route.abort().catch(() => undefined);
         }
       });
-      return { seen: seenOnce, answered: answeredOnce, answeredSoFar: () => answeredCount, release };
+      return { seen: seenOnce, answered: answeredOnce, seenSoFar: () => seenCount, answeredSoFar: () => answeredCount, release };
     },
   };
 }
