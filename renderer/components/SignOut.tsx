@@ -8,10 +8,19 @@ import { STATE_LABELS } from "./AgentState.js";
 import "./sign-out.css";
 
 export function SignOutButton() {
-  const { state, signOut, leaveQueues } = useAppStore(
-    useShallow((s) => ({ state: s.agent.status?.state ?? null, signOut: s.signOut, leaveQueues: s.leaveQueues })),
+  const { state, known, signOut, leaveQueues, readState } = useAppStore(
+    useShallow((s) => ({
+      state: s.agent.status?.state ?? null,
+      // Whether the agent's queue state is known: read, or no recipient, or unreadable.
+      known: s.agent.status !== null || s.agent.isRecipient === false || s.agent.readError !== null,
+      signOut: s.signOut,
+      leaveQueues: s.leaveQueues,
+      readState: s.loadAgentStatus,
+    })),
   );
   const [asking, setAsking] = useState(false);
+  // Sign out was pressed before the queue state was read (a slow link): the question waits for it.
+  const [waiting, setWaiting] = useState(false);
   const [leaving, setLeaving] = useState<"logout" | "away" | null>(null);
   const headingId = useId();
   const first = useRef<HTMLButtonElement>(null);
@@ -21,6 +30,14 @@ export function SignOutButton() {
   useEffect(() => {
     if (asking) first.current?.focus();
   }, [asking]);
+
+  // Signing out at once then left an agent who was logged in to their queues logged in, unasked.
+  useEffect(() => {
+    if (!waiting || !known) return;
+    setWaiting(false);
+    if (loggedIn) setAsking(true);
+    else signOut();
+  }, [waiting, known, loggedIn, signOut]);
 
   const close = (): void => {
     setAsking(false);
@@ -41,9 +58,17 @@ export function SignOutButton() {
         type="button"
         className="button"
         aria-expanded={loggedIn ? asking : undefined}
-        onClick={() => (loggedIn ? setAsking(!asking) : signOut())}
+        aria-busy={waiting}
+        onClick={() => {
+          if (loggedIn) setAsking(!asking);
+          else if (known) signOut();
+          else if (!waiting) {
+            setWaiting(true);
+            void readState();
+          }
+        }}
       >
-        Sign out
+        {waiting ? "Signing out…" : "Sign out"}
       </button>
       {asking && loggedIn && state !== null ? (
         <div

@@ -56,7 +56,7 @@ export function WallboardsPanel() {
       ) : null}
       {boards.error !== null ? <p role="alert">{boards.error}</p> : null}
       {boards.notice !== null ? <p role="status">{boards.notice}</p> : null}
-      <table>
+      <table aria-busy={boards.loading}>
         <thead>
           <tr>
             <th>Name</th>

@@ -57,6 +57,12 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
   let generation = 0;
   /** Bumped by each change of the preferences: only the newest change's answer lands. */
   let writes = 0;
+  /**
+   * Presence heard since the newest read of the colleagues was asked, by user: newer than that
+   * read's answer, so it stands on it (on a slow link the answer landed after the events and put
+   * the colleagues' older presence back).
+   */
+  let heard: Map<string, Colleague> | null = null;
 
   return (set, get) => {
     const patch = (next: Partial<DirectoryState>) => set((state) => ({ directory: { ...state.directory, ...next } }));
@@ -95,7 +101,9 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
 
     const onEvent = (event: PlatformEvent): void => {
       if (event.routingKey.startsWith("directory.user.")) {
-        presence.push(colleagueOf(event.data));
+        const entry = colleagueOf(event.data);
+        heard?.set(entry.id, entry);
+        presence.push(entry);
       } else if (event.routingKey.startsWith("notification.missed_call.") && event.data["owner_id"] === get().session?.ownerId) {
         // The server keeps it once the notification is out; read the list a moment after.
         void readMissed();
@@ -111,15 +119,20 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
         if (session === null || directory === null) return;
         watching ??= get().onPlatformEvent(onEvent);
         const mine = ++generation;
+        const since = new Map<string, Colleague>();
+        heard = since;
         patch({ loading: true, error: null });
         try {
-          const [colleagues, quickConnects, preferences, missed] = await Promise.all([
+          const [read, quickConnects, preferences, missed] = await Promise.all([
             directory.colleagues(),
             directory.quickConnects(),
             directory.preferences(session.ownerId),
             directory.missedCalls(session.ownerId),
           ]);
-          if (mine === generation) patch({ colleagues, quickConnects, preferences, missed, loading: false });
+          if (mine !== generation) return;
+          const colleagues = read.map((c) => since.get(c.id) ?? c);
+          heard = null;
+          patch({ colleagues, quickConnects, preferences, missed, loading: false });
         } catch (error) {
           if (mine === generation) patch({ loading: false, error: `Cannot read the directory: ${errorMessage(error)}` });
         }
@@ -174,6 +187,7 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
 
       clearColleagues() {
         generation++;
+        heard = null;
         presence.cancel();
         watching?.();
         watching = null;

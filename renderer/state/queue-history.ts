@@ -55,9 +55,41 @@ export function historyErrorText(error: unknown): string {
 
 export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<AppState, [], [], QueueHistorySlice> {
   const makeApi = deps.queueHistoryApi ?? createQueueHistoryApi;
-  return (set, get) => {
+  return (set, get, store) => {
     /** Bumped by every choice: an answer for an older one is dropped. */
     let asked = 0;
+
+    /**
+     * Every queue of the account, for the sum: the queues slice's list, waited for while a read of
+     * it is on its way (or read here, once, when none is). On a slow link the board opened before
+     * the first read answered, and the sum over no queue showed the day as empty (no request made,
+     * nothing read again once the list came). Null when the list cannot be read.
+     */
+    async function everyQueue(): Promise<string[] | null> {
+      let readHere = false;
+      for (;;) {
+        const { queues, session } = get();
+        if (queues.loadedAt !== null || queues.list.length > 0) return queues.list.map((q) => q.id);
+        if (session === null) return null;
+        if (queues.loading) {
+          // A newer read may take over from the one waited for (the event websocket back online):
+          // wait until none is on its way.
+          await new Promise<void>((resolve) => {
+            const stop = store.subscribe((state) => {
+              if (state.queues.loading && state.session !== null) return;
+              stop();
+              resolve();
+            });
+          });
+        } else if (readHere) {
+          return null;
+        } else {
+          readHere = true;
+          await get().loadQueueDirectory();
+        }
+      }
+    }
+
     return {
       queueHistory: { queueId: ALL_QUEUES, day: localDay(deps.clock.now()), loading: false, intervals: null, error: null },
 
@@ -69,7 +101,11 @@ export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<Ap
         set((s) => ({ queueHistory: { ...s.queueHistory, queueId, day: chosen, loading: true, error: null } }));
         const api = makeApi(connection);
         try {
-          const ids = queueId === ALL_QUEUES ? get().queues.list.map((q) => q.id) : [queueId];
+          const ids = queueId === ALL_QUEUES ? await everyQueue() : [queueId];
+          if (ids === null) {
+            if (mine === asked) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, error: "The history cannot be read: the account's queues could not be read." } }));
+            return;
+          }
           const days = await Promise.all(ids.map((id) => api.day(id, chosen)));
           if (mine === asked) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: sumIntervals(days) } }));
         } catch (error) {

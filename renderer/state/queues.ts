@@ -82,6 +82,13 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     const eventCount = new Map<string, number>();
     let directoryReads = 0;
     let statusReads = 0;
+    /**
+     * Per queue, the read whose status it shows: a read lands for a queue unless a newer one of that
+     * queue already did. (One count for all queues dropped a whole board's read when a read of one
+     * queue started after it answered first: the other queues kept their old figures until the
+     * next refresh, half a minute on; on a slow link coming back to the board did that.)
+     */
+    const statusShown = new Map<string, number>();
     /** Bumped by each callq.clock event: a status read before the latest one tells an older queue time. */
     let clockEvents = 0;
 
@@ -138,7 +145,9 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
           const live = { ...s.queues.live };
           for (const [id, status] of Object.entries(statuses)) {
             const current = live[id] ?? { status: null, sessions: [] };
-            live[id] = { ...current, status: mine === statusReads || current.status === null ? status : current.status };
+            const newest = mine >= (statusShown.get(id) ?? 0);
+            if (newest) statusShown.set(id, mine);
+            live[id] = { ...current, status: newest || current.status === null ? status : current.status };
           }
           for (const [id, rows] of lists) {
             // Events that came in while the list was read are newer than it: they stand.

@@ -94,31 +94,32 @@ export function resourceList<S extends ListState>(home: ResourceHome<S>, spec: L
   // The fields every list has, changed without knowing the rest of its state.
   const own: ResourceHome<ListState> = home;
 
+  async function load(): Promise<boolean> {
+    const connection = home.connection();
+    if (connection === null) return false;
+    const mine = ++generation;
+    own.patch({ loading: true, error: null });
+    try {
+      const read = await spec.list(connection, home.get());
+      if (mine !== generation) return false;
+      home.patch(read);
+      own.patch({ loading: false });
+      return true;
+    } catch (error) {
+      if (mine !== generation) return false;
+      const words = `The ${spec.many} could not be read: ${apiErrorText(error)}`;
+      if (spec.listFailed === undefined) own.patch({ loading: false, error: words });
+      else {
+        home.patch(spec.listFailed(error, words));
+        own.patch({ loading: false });
+      }
+      return false;
+    }
+  }
+
   return {
     home,
-
-    async load() {
-      const connection = home.connection();
-      if (connection === null) return false;
-      const mine = ++generation;
-      own.patch({ loading: true, error: null });
-      try {
-        const read = await spec.list(connection, home.get());
-        if (mine !== generation) return false;
-        home.patch(read);
-        own.patch({ loading: false });
-        return true;
-      } catch (error) {
-        if (mine !== generation) return false;
-        const words = `The ${spec.many} could not be read: ${apiErrorText(error)}`;
-        if (spec.listFailed === undefined) own.patch({ loading: false, error: words });
-        else {
-          home.patch(spec.listFailed(error, words));
-          own.patch({ loading: false });
-        }
-        return false;
-      }
-    },
+    load,
 
     async change({ key, failure, show, work, undo }) {
       if (key !== undefined && home.get().pending.includes(key)) return false;
@@ -131,6 +132,10 @@ export function resourceList<S extends ListState>(home: ResourceHome<S>, spec: L
       const settle = (changes: Partial<ListState>) => own.patch({ ...changes, pending: own.get().pending.filter((p) => p !== key) });
       try {
         await work(connection);
+        // A read on its way was asked before this change landed: its rows may not have it (a
+        // deleted row back, a new one gone; on a slow link they were). Read again: only the newer
+        // answer lands.
+        if (own.get().loading) void load();
         settle({});
         return true;
       } catch (error) {

@@ -112,6 +112,9 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
     let staffingDueSoon = false;
     /** Cancels the board's read at the next local midnight, when the agents' day figures start again. */
     let cancelNewDay: (() => void) | null = null;
+    /** Monitor requests asked so far, and the settling of the one on its way: the next waits for it. */
+    let monitorAsks = 0;
+    let monitorSending: Promise<void> = Promise.resolve();
 
     /** No event marks midnight: the rows are read again then (and each midnight after), while the board is watched. */
     function readAtNewDay(): void {
@@ -412,8 +415,24 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
         }));
         // A supervision of another target ends first (the server does the same).
         if (current !== null && current.target !== target && current.callId !== null) await get().hangupCall(current.callId);
-        try {
+        // One request at a time, in the order asked: two sent together may reach the server in
+        // either order (on a slow link they did), and the one it takes last is the mode it keeps,
+        // whatever the bar shows. A request overtaken while it waited is not sent at all.
+        const mine = ++monitorAsks;
+        const before = monitorSending;
+        const sending = (async (): Promise<boolean> => {
+          await before;
+          if (mine !== monitorAsks) return false;
           await api.monitor(me, target, mode);
+          return true;
+        })();
+        monitorSending = sending.then(
+          () => undefined,
+          () => undefined,
+        );
+        try {
+          // Overtaken by a newer ask: that one says what the supervisor wants, and shows it.
+          if (!(await sending)) return true;
           if (!sameCall) {
             set((s) => ({ supervisor: { ...s.supervisor, monitor: s.supervisor.monitor === null ? null : { ...s.supervisor.monitor, phase: "ringing" } } }));
             cancelAnswerWindow?.();

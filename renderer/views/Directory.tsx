@@ -74,7 +74,7 @@ export function Directory() {
           </div>
           {directory.loading && directory.colleagues.length === 0 ? <p className="muted">Reading the directory…</p> : null}
           {!directory.loading && shown.length === 0 ? <p className="muted">Nobody matches.</p> : null}
-          <ul className="colleagues" aria-label="Colleagues">
+          <ul className="colleagues" aria-label="Colleagues" aria-busy={directory.loading}>
             {shown.map((c) => (
               <ColleagueRow key={c.id} colleague={c} />
             ))}

@@ -33,13 +33,20 @@ const MODES: readonly MonitorMode[] = ["eavesdrop", "whisper", "barge"];
 
 export function Supervisor() {
   const allowed = useAppStore(canSupervise);
+  // The profile says who may supervise; until it is read (a slow link, a reload on this view) the
+  // view does not say "not for you" to a supervisor.
+  const checking = useAppStore((state) => state.profile === null && state.connection.profileError === null);
   const watch = useAppStore((state) => state.watchBoard);
   useEffect(() => (allowed ? watch() : undefined), [watch, allowed]);
   if (!allowed) {
     return (
       <div>
         <h1>Supervisor</h1>
-        <p className="muted">The board is for admins and users with the call_monitor permission.</p>
+        {checking ? (
+          <p role="status">Checking your access…</p>
+        ) : (
+          <p className="muted">The board is for admins and users with the call_monitor permission.</p>
+        )}
       </div>
     );
   }
@@ -103,7 +110,7 @@ const MANY_QUEUES = 12;
 const TILE_MARGIN = "400px";
 
 function QueueBoard() {
-  const { list, error } = useAppStore(useShallow((state) => ({ list: state.queues.list, error: state.queues.error })));
+  const { list, error, read } = useAppStore(useShallow((state) => ({ list: state.queues.list, error: state.queues.error, read: state.queues.loadedAt !== null })));
   const now = useFreshNow(1000);
   const { alertSound, setAlertSound } = useAppStore(useShallow((state) => ({ alertSound: state.alertSound, setAlertSound: state.setAlertSound })));
   return (
@@ -113,7 +120,7 @@ function QueueBoard() {
         <input type="checkbox" checked={alertSound} onChange={(e) => setAlertSound(e.target.checked)} data-testid="alert-sound" /> Alert sound
       </label>
       {error !== null ? <p className="form-error">{error}</p> : null}
-      {list.length === 0 ? <p className="muted">No queues.</p> : null}
+      {list.length === 0 && (read || error === null) ? <p className="muted">{read ? "No queues." : "Reading the queues…"}</p> : null}
       <div className="queues-grid">
         {list.map((queue) => (list.length >= MANY_QUEUES ? <QueueTileInView key={queue.id} queue={queue} tick={now} /> : <QueueTile key={queue.id} queue={queue} tick={now} />))}
       </div>
