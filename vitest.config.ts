@@ -147,6 +147,14 @@ const SERIAL_LATE = [
 
 // One runner for every tier. Browser tests drive Debian Chromium through playwright-core,
 // and the serve-mode tests run the built out/main/server.js, so `npm test` builds first.
+// The serial tier's media files (werift legs in the test process and its media workers, audio
+// checked within a second of connecting): still a fresh process each, in a project of their own
+// that `npm test` runs in the serial stream after the serial tier (scripts/test.mjs). In the
+// tier's one process, after a dozen call and browser files, test/media/werift-loop's first audio
+// check fell short twice in four runs (a worker's 440 Hz heard in 17% of its last 500 ms at load
+// ~10; 40 packets in the first second, quiet), and never in its own process.
+const SERIAL_MEDIA = "test/media/**/*.test.ts";
+
 export default defineConfig({
   test: {
     environment: "node",
@@ -205,7 +213,7 @@ export default defineConfig({
         test: {
           name: "serial",
           include: ["test/**/*.test.{ts,tsx}"],
-          exclude: [...PARALLEL, ...SERIAL_BROWSER, ...SERIAL_LATE],
+          exclude: [...PARALLEL, ...SERIAL_BROWSER, ...SERIAL_LATE, SERIAL_MEDIA],
           // One file at a time, after the other groups: the call and browser tests run real
           // WebRTC media (werift, Chromium) on the shared 20 ms clock, and two of them side by
           // side on a 2-core machine starve each other.
@@ -216,7 +224,8 @@ export default defineConfig({
           // at load 3-6: 320 s of CPU and 486 s of wall isolated, 236 s and 394 s in one process.
           // Session 13 had isolated it because test/callq/queue-calls.test.ts lost the agent's
           // audio after test/callq/recipient-module.test.ts in one process; with today's media
-          // code that pair in that order passed 4 of 4 runs, and the whole tier 1 of 1.
+          // code that pair in that order passed 4 of 4 runs, and the whole tier 1 of 1. Its media
+          // files are a project of their own, still isolated (SERIAL_MEDIA).
           isolate: false,
           sequence: { groupOrder: 3 },
           // One Chromium for the tier's browser files (each connects with contexts of its own,
@@ -245,6 +254,18 @@ export default defineConfig({
           // protocol message through the vitest main process that holds the shared one. `0` from
           // outside connects to the shared one again (to compare the two).
           env: { SWITCHBOARD_CHROMIUM_IN_PROCESS: process.env.SWITCHBOARD_CHROMIUM_IN_PROCESS ?? "1" },
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: "serial-media",
+          include: [SERIAL_MEDIA],
+          exclude: SERIAL_LATE,
+          maxWorkers: 1,
+          // After the other tiers in a one-run `npm test` (SWITCHBOARD_SERIAL_STREAMS=one); in the
+          // serial stream's run, after the serial tier's files.
+          sequence: { groupOrder: 6 },
         },
       },
       {

@@ -159,11 +159,11 @@ if (built) {
     const streams =
       process.env.SWITCHBOARD_SERIAL_STREAMS === "two"
         ? [
-            ["serial", ["serial"]],
+            ["serial", ["serial", "serial-media"]],
             ["serial-browser", ["serial-browser", "serial-late"]],
           ]
         : [
-            ["serial", ["serial"]],
+            ["serial", ["serial", "serial-media"]],
             ["serial-browser", ["serial-browser"]],
             ["serial-late", ["serial-late"]],
           ];
