@@ -110,7 +110,9 @@ describe.each([
     expect(toneShare(tailB, 1000)).toBeLessThan(0.01);
     expect(toneShare(tailA, 1000), counted(a, b).told).toBeGreaterThan(floorA);
     expect(toneShare(tailA, 440)).toBeLessThan(0.01);
-    expect(a.stats().packetsReceived).toBeGreaterThan(40);
+    // Over 40 packets came by RTP: waited for, not counted after a fixed second (with three CI
+    // streams keeping the cores ~90% busy, A had received 38 at that point; fresh41).
+    await until(() => a.stats().packetsReceived > 40);
     expect(a.stats().packetsLost).toBe(0);
   });
 
