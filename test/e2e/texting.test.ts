@@ -232,8 +232,8 @@ describe("texting pane", () => {
   it("starts a conversation on a slow link before the pane's first load has answered, keeps it listed when that load lands, and open across a change of view", async () => {
     const slow = await context.newPage();
     slow.on("pageerror", (error) => pageErrors.push(error.message));
-    // The settings take 1.5 s and the first read of the contact list 4 s more: the agent fills
-    // the form and starts the conversation while both are on their way.
+    // The settings take 1.5 s, and the first read of the contact list is answered late, when the
+    // test lets it: the agent fills the form and starts the conversation while both are on their way.
     const SETTINGS = /\/v2\/accounts\/[0-9a-f]+\/users\/[0-9a-f]+\/texting$/;
     let listReads = 0;
     let settingsReads = 0;
@@ -244,6 +244,9 @@ describe("texting pane", () => {
     });
     let firstReadAnswered: () => void = () => undefined;
     const firstRead = new Promise<void>((resolve) => (firstReadAnswered = resolve));
+    // The first read's answer reaches the page only when the test lets it (not after a fixed time).
+    let deliverFirstRead: () => void = () => undefined;
+    const firstReadDelivered = new Promise<void>((resolve) => (deliverFirstRead = resolve));
     await slow.route(/\/contacts$/, async (route) => {
       // The contact is created only after the server has answered the first read...
       if (route.request().method() === "POST") await firstRead;
@@ -251,7 +254,7 @@ describe("texting pane", () => {
       // ...whose answer (without the contact) reaches the page late.
       const response = await route.fetch();
       firstReadAnswered();
-      await new Promise((resolve) => setTimeout(resolve, 4_000));
+      await firstReadDelivered;
       await route.fulfill({ response });
     });
     await slow.goto(server.url);
@@ -271,6 +274,7 @@ describe("texting pane", () => {
     expect(listReads).toBeGreaterThanOrEqual(2);
     const list = slow.locator("section.conversation-list");
     expect(await list.getAttribute("aria-busy")).toBe("true");
+    deliverFirstRead();
     await slow.locator('section.conversation-list[aria-busy="false"]').waitFor();
     expect(await robin.count()).toBe(1);
     expect(await heading.isVisible()).toBe(true);
