@@ -1,5 +1,6 @@
-// `npm test`: build, then lint and both type-checks at once, then every vitest tier (vitest.config.ts) in one vitest run
-// whose projects run group after group: unit, then parallel and parallel-media, then the real-time
+// `npm test`: build, then lint and both type-checks at once, beside the tests at nice 19 (or before
+// them: `SWITCHBOARD_CHECKS=first`), and every vitest tier (vitest.config.ts) in one vitest run
+// whose projects run group after group: unit, then media-parallel and parallel, then the real-time
 // file, then the serial tier, then serial-browser, then serial-late. Its JSON report is
 // test-results/vitest.json.
 // By default (`SWITCHBOARD_SERIAL_STREAMS=one` for that single run) the last three run as streams
@@ -14,7 +15,7 @@
 // Ends with one line `N passed, N failed, N skipped`; the three checks count as one test each.
 import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, readFileSync, existsSync, rmSync } from "node:fs";
-import { cpus } from "node:os";
+import { cpus, setPriority } from "node:os";
 
 const passthrough = process.argv.slice(2);
 let passed = 0;
@@ -59,10 +60,18 @@ function step(name, command, args) {
   return tally(name, r.status, r.signal);
 }
 
-/** One step run beside others: its output (stdout and stderr together) kept for later. */
-function stepQuiet(name, command, args) {
+/** One step run beside others: its output (stdout and stderr together) kept for later; `low`: at nice 19. */
+function stepQuiet(name, command, args, low = false) {
   return new Promise((resolve) => {
     const child = spawn(command, args, { stdio: ["ignore", "pipe", "pipe"] });
+    // npx starts the tool as its child, which inherits the priority set here before it forks.
+    if (low && child.pid !== undefined) {
+      try {
+        setPriority(child.pid, 19);
+      } catch {
+        // Not allowed here: the checks run at the tests' priority.
+      }
+    }
     let output = "";
     child.stdout.setEncoding("utf8").on("data", (chunk) => (output += chunk));
     child.stderr.setEncoding("utf8").on("data", (chunk) => (output += chunk));
@@ -135,25 +144,35 @@ function count(label, report) {
 }
 
 const built = await timed("build", () => step("build", "npx", ["electron-vite", "build"]));
-// The three checks at once (each is one thread): their output is printed whole, one after the other.
-await timed("lint and type checks", () =>
-  Promise.all([
-    stepQuiet("lint", "npx", ["eslint", "."]),
-    stepQuiet("typecheck (node)", "npx", ["tsc", "-p", "tsconfig.node.json", "--noEmit"]),
-    stepQuiet("typecheck (renderer)", "npx", ["tsc", "-p", "tsconfig.web.json", "--noEmit"]),
-  ]).then((results) => {
-    for (const r of results) {
-      console.log(`\n=== ${r.name}: ${r.command} ${r.args.join(" ")}`);
-      process.stdout.write(r.output);
-      tally(r.name, r.status, r.signal);
-    }
-  }),
-);
+// The three checks at once (each is one thread). By default (since session 24) they run beside the
+// tests at the lowest priority (nice 19), filling the cores' idle moments of the test phases
+// (tests up to the real-time file leave about a third of the two cores idle, the serial streams
+// 6-9%), instead of 53 s on their own before the tests; `SWITCHBOARD_CHECKS=first` runs them first,
+// as before, to compare. Their output is printed whole, one after the other, when the tests end.
+const checksFirst = process.env.SWITCHBOARD_CHECKS === "first";
+const checksStarted = Date.now();
+const checks = Promise.all([
+  stepQuiet("lint", "npx", ["eslint", "."], !checksFirst),
+  stepQuiet("typecheck (node)", "npx", ["tsc", "-p", "tsconfig.node.json", "--noEmit"], !checksFirst),
+  stepQuiet("typecheck (renderer)", "npx", ["tsc", "-p", "tsconfig.web.json", "--noEmit"], !checksFirst),
+]).then((results) => {
+  console.log(`\n=== lint and type checks ended ${((Date.now() - checksStarted) / 1000).toFixed(0)} s after they started${checksFirst ? "" : " (beside the tests, nice 19)"}`);
+  return results;
+});
+/** Prints the checks' output and counts them. */
+function reportChecks(results) {
+  for (const r of results) {
+    console.log(`\n=== ${r.name}: ${r.command} ${r.args.join(" ")}`);
+    process.stdout.write(r.output);
+    tally(r.name, r.status, r.signal);
+  }
+}
+if (checksFirst) reportChecks(await timed("lint and type checks", () => checks));
 
 if (built) {
   mkdirSync("test-results", { recursive: true });
   if (process.env.SWITCHBOARD_SERIAL_STREAMS !== "one") {
-    count("parallel", await timed("tests up to the real-time file", () => runInline("parallel", ["unit", "parallel", "parallel-media", "realtime"])));
+    count("parallel", await timed("tests up to the real-time file", () => runInline("parallel", ["unit", "media-parallel", "parallel", "realtime"])));
     // Three streams (session 22), or `SWITCHBOARD_SERIAL_STREAMS=two` for session 21's two
     // (serial-late after serial-browser in one stream), to compare.
     const streams =
@@ -175,6 +194,8 @@ if (built) {
     count("all", await timed("tests", () => runInline("all", [])));
   }
 }
+
+if (!checksFirst) reportChecks(await timed("waiting for the lint and type checks", () => checks));
 
 console.log(`\n${passed} passed, ${failed} failed, ${skipped} skipped`);
 process.exit(failed === 0 ? 0 : 1);
