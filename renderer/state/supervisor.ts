@@ -478,7 +478,8 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
         monitorTaken = null;
         cancelAnswerWindow?.();
         cancelAnswerWindow = null;
-        set((s) => ({ supervisor: { ...s.supervisor, monitor: null } }));
+        // The words of a refused switch went with the supervision they were about.
+        set((s) => ({ supervisor: { ...s.supervisor, monitor: null, monitorError: null } }));
         if (monitor?.callId) await get().hangupCall(monitor.callId);
       },
     };

@@ -224,6 +224,9 @@ describe("supervisor slice", () => {
     expect(await barge).toBe(false);
     expect(store.getState().supervisor.monitor).toMatchObject({ mode: "eavesdrop", callId: "m1" });
     expect(store.getState().supervisor.monitorError).toMatch(/^Barge was refused; still Listen\. /);
+    // Stop: the supervision goes, and the words about it with it.
+    await store.getState().stopMonitor();
+    expect(store.getState().supervisor).toMatchObject({ monitor: null, monitorError: null });
   });
 
   it("moving to another agent: the first supervision's end does not end the one asked for", async () => {
