@@ -11,8 +11,8 @@ function when(ms: number): string {
 }
 
 export function CallbackReminders() {
-  const { reminders, callNow, dismiss } = useAppStore(
-    useShallow((state) => ({ reminders: state.callbacks.reminders, callNow: state.callBackNow, dismiss: state.dismissReminder })),
+  const { reminders, errors, callNow, dismiss } = useAppStore(
+    useShallow((state) => ({ reminders: state.callbacks.reminders, errors: state.callbacks.reminderErrors, callNow: state.callBackNow, dismiss: state.dismissReminder })),
   );
   if (reminders.length === 0) return null;
   return (
@@ -23,6 +23,11 @@ export function CallbackReminders() {
             Time to call back <strong className="mono">{r.number}</strong>
             {r.note !== "" ? <span> · {r.note}</span> : null}
           </p>
+          {errors[r.id] !== undefined ? (
+            <p className="form-error" role="alert">
+              {errors[r.id]}
+            </p>
+          ) : null}
           <div className="button-row">
             <button type="button" className="button button-accept" onClick={() => void callNow(r.id)}>
               Call now

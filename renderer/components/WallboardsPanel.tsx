@@ -36,25 +36,35 @@ export function WallboardsPanel() {
           });
         }}
       >
-        <label htmlFor={nameId}>Name</label>
-        <input id={nameId} value={name} onChange={(e) => setName(e.target.value)} maxLength={128} />
+        <div className="field">
+          <label htmlFor={nameId}>Name</label>
+          <input id={nameId} value={name} onChange={(e) => setName(e.target.value)} maxLength={128} />
+        </div>
         <fieldset>
-          <legend>Queues shown (none ticked: every queue)</legend>
+          {/* Short: a legend of two lines at 400 px sat across the box's top border. */}
+          <legend>Queues shown</legend>
+          <p className="field-hint">None ticked: every queue.</p>
           {queues.map((q) => (
-            <label key={q.id}>
+            <label key={q.id} className="checkbox">
               <input type="checkbox" checked={chosen.includes(q.id)} onChange={(e) => setChosen(e.target.checked ? [...chosen, q.id] : chosen.filter((id) => id !== q.id))} />
               {q.name}
             </label>
           ))}
         </fieldset>
-        <button type="submit">Make wallboard</button>
+        <button type="submit" className="button">
+          Make wallboard
+        </button>
       </form>
       {boards.made !== null ? (
         <p className="wallboard-made" data-testid="wallboard-address">
           Open this address on the screen for “{boards.made.name}” (it is shown only now): <input readOnly aria-label="Wallboard address" value={boards.made.address} onFocus={(e) => e.target.select()} />
         </p>
       ) : null}
-      {boards.error !== null ? <p role="alert">{boards.error}</p> : null}
+      {boards.error !== null ? (
+        <p role="alert" className="form-error">
+          {boards.error}
+        </p>
+      ) : null}
       {boards.notice !== null ? <p role="status">{boards.notice}</p> : null}
       <table aria-busy={boards.loading}>
         <thead>
@@ -72,7 +82,7 @@ export function WallboardsPanel() {
               <td>{b.queue_ids ? b.queue_ids.map(queueName).join(", ") : "Every queue"}</td>
               <td>{new Date(gregorianToMs(b.expires)).toLocaleDateString()}</td>
               <td>
-                <button type="button" disabled={boards.pending.includes(b.id)} onClick={() => void remove(b.id)}>
+                <button type="button" className="button button-small" disabled={boards.pending.includes(b.id)} onClick={() => void remove(b.id)}>
                   Delete
                 </button>
               </td>

@@ -5,12 +5,15 @@ import type { StateCreator } from "zustand/vanilla";
 import { createCallbacksApi, scheduledCallbackOf, type CallbacksApi, type CallbacksApiOptions, type ScheduledCallback } from "../api/callbacks.js";
 import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
+import { readOrder } from "./read-order.js";
 import type { AppState } from "./store.js";
 
 export interface CallbacksState {
   list: ScheduledCallback[];
   /** Reminders the agent has not yet acted on, oldest first. */
   reminders: ScheduledCallback[];
+  /** Per reminder, why its "Call now" placed no call (the reminder stays). */
+  reminderErrors: Record<string, string>;
   error: string | null;
 }
 
@@ -20,8 +23,8 @@ export interface CallbacksSlice {
   /** Schedules a callback; answers the refusal in words, or null once scheduled. */
   scheduleCallback(number: string, remindAt: number, note: string): Promise<string | null>;
   cancelCallback(id: string): Promise<void>;
-  /** Calls the reminder's number and takes its notice down. */
-  callBackNow(id: string): Promise<void>;
+  /** Calls the reminder's number and takes its notice down; a call not placed leaves it up, saying why. Resolves whether it was placed. */
+  callBackNow(id: string): Promise<boolean>;
   dismissReminder(id: string): void;
 }
 
@@ -29,14 +32,19 @@ export interface CallbacksDeps {
   callbacksApi?: (options: CallbacksApiOptions) => CallbacksApi;
 }
 
-const EMPTY: CallbacksState = { list: [], reminders: [], error: null };
+const EMPTY: CallbacksState = { list: [], reminders: [], reminderErrors: {}, error: null };
 
 export function createCallbacksSlice(deps: CallbacksDeps): StateCreator<AppState, [], [], CallbacksSlice> {
   const makeApi = deps.callbacksApi ?? createCallbacksApi;
   let api: { token: string; client: CallbacksApi } | null = null;
   let watching: (() => void) | null = null;
-  /** Bumped by each read, so an older answer never lands on a newer list. */
-  let reads = 0;
+  /**
+   * The list's reads and the rows' changes in order: an older answer never lands on a newer list,
+   * and a row a reminder changed after a read was asked keeps the reminder's state on its answer.
+   */
+  const order = readOrder();
+  /** Reminders whose "Call now" is placing its call. */
+  const calling = new Set<string>();
 
   return (set, get) => {
     const patch = (next: Partial<CallbacksState>) => set((state) => ({ callbacks: { ...state.callbacks, ...next } }));
@@ -46,7 +54,7 @@ export function createCallbacksSlice(deps: CallbacksDeps): StateCreator<AppState
       if (api === null || api.token !== session.token) {
         api = { token: session.token, client: makeApi({ baseUrl: get().endpoints.api, token: session.token, accountId: session.accountId }) };
         // A new session: nothing of the last one's is shown.
-        reads += 1;
+        order.reset();
         set({ callbacks: EMPTY });
       }
       return api.client;
@@ -57,6 +65,7 @@ export function createCallbacksSlice(deps: CallbacksDeps): StateCreator<AppState
       const reminded = scheduledCallbackOf(event.data);
       if (reminded.userId !== get().session?.ownerId) return;
       const { reminders, list } = get().callbacks;
+      order.changed(reminded.id);
       patch({
         reminders: reminders.some((r) => r.id === reminded.id) ? reminders : [...reminders, reminded],
         list: list.map((c) => (c.id === reminded.id ? reminded : c)),
@@ -70,12 +79,12 @@ export function createCallbacksSlice(deps: CallbacksDeps): StateCreator<AppState
         const callbacks = client();
         if (callbacks === null) return;
         watching ??= get().onPlatformEvent(onEvent);
-        const mine = ++reads;
+        const mine = order.ask();
         try {
           const list = await callbacks.list();
-          if (mine === reads) patch({ list, error: null });
+          if (order.land(mine)) patch({ list: order.rows(mine, list, get().callbacks.list, (c) => c.id), error: null });
         } catch (error) {
-          if (mine === reads) patch({ error: `Cannot read the scheduled callbacks: ${errorMessage(error)}` });
+          if (order.current(mine)) patch({ error: `Cannot read the scheduled callbacks: ${errorMessage(error)}` });
         }
       },
 
@@ -105,13 +114,26 @@ export function createCallbacksSlice(deps: CallbacksDeps): StateCreator<AppState
 
       async callBackNow(id) {
         const reminder = get().callbacks.reminders.find((r) => r.id === id) ?? get().callbacks.list.find((c) => c.id === id);
-        if (reminder === undefined) return;
+        // A second press while its call is being placed places no second call.
+        if (reminder === undefined || calling.has(id)) return false;
+        calling.add(id);
+        const { [id]: _, ...others } = get().callbacks.reminderErrors;
+        patch({ reminderErrors: others });
+        const notPlaced = await get()
+          .dial(reminder.number)
+          .finally(() => calling.delete(id));
+        // No call placed (no phone line yet, or the call refused): the reminder stays, saying why.
+        if (notPlaced !== null) {
+          if (get().callbacks.reminders.some((r) => r.id === id)) patch({ reminderErrors: { ...get().callbacks.reminderErrors, [id]: notPlaced } });
+          return false;
+        }
         get().dismissReminder(id);
-        await get().dial(reminder.number);
+        return true;
       },
 
       dismissReminder(id) {
-        patch({ reminders: get().callbacks.reminders.filter((r) => r.id !== id) });
+        const { [id]: _, ...others } = get().callbacks.reminderErrors;
+        patch({ reminders: get().callbacks.reminders.filter((r) => r.id !== id), reminderErrors: others });
       },
     };
   };

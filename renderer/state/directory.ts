@@ -7,6 +7,7 @@ import { createDirectoryApi, colleagueOf, type Colleague, type DirectoryApi, typ
 import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { frameBatcher, frameScheduler, type CallqDeps } from "./callq-access.js";
+import { readOrder } from "./read-order.js";
 import type { AppState } from "./store.js";
 
 export interface DirectoryState {
@@ -35,6 +36,9 @@ export interface DirectoryDeps extends Pick<CallqDeps, "clock" | "frame"> {
   directoryApi?: (options: DirectoryApiOptions) => DirectoryApi;
 }
 
+const MISSED = "missed";
+const PREFERENCES = "preferences";
+
 const EMPTY: DirectoryState = { colleagues: [], query: "", quickConnects: [], preferences: null, missed: [], loading: false, error: null };
 
 /** The missed calls not yet seen: the count on the navigation and in the window title. */
@@ -53,19 +57,25 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
   const makeApi = deps.directoryApi ?? createDirectoryApi;
   let api: { token: string; client: DirectoryApi } | null = null;
   let watching: (() => void) | null = null;
-  /** Bumped by sign-out and each read, so an old answer never lands on a newer state. */
-  let generation = 0;
+  /**
+   * The reads and changes in order (reset by sign-out), per what they show: the directory as a
+   * whole, each colleague (a presence event is a change of them: on a slow link a read's answer
+   * landed after the events and put the colleagues' older presence back), "missed" (a read of the
+   * missed calls, the sign-in read's among them, and marking them seen) and "preferences" (the
+   * sign-in read's, and each change of do not disturb or auto-answer: on a slow link the sign-in
+   * read's older preferences landed after a change).
+   */
+  const order = readOrder();
   /** Bumped by each change of the preferences: only the newest change's answer lands. */
   let writes = 0;
-  /**
-   * Presence heard since the newest read of the colleagues was asked, by user: newer than that
-   * read's answer, so it stands on it (on a slow link the answer landed after the events and put
-   * the colleagues' older presence back).
-   */
-  let heard: Map<string, Colleague> | null = null;
 
   return (set, get) => {
     const patch = (next: Partial<DirectoryState>) => set((state) => ({ directory: { ...state.directory, ...next } }));
+    /** A change of the preferences the server took: its answer is them now; a read asked before it is older. */
+    const tookPreferences = (preferences: Preferences): void => {
+      order.changed(PREFERENCES);
+      patch({ preferences, error: null });
+    };
     const client = (): DirectoryApi | null => {
       const session = get().session;
       if (session === null) return null;
@@ -79,10 +89,10 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
       const session = get().session;
       const directory = client();
       if (session === null || directory === null) return;
-      const mine = generation;
+      const mine = order.ask();
       try {
         const missed = await directory.missedCalls(session.ownerId);
-        if (mine === generation) patch({ missed });
+        if (order.land(mine, MISSED)) patch({ missed });
       } catch {
         // The count only helps; the list says so when it is opened and cannot be read.
       }
@@ -102,7 +112,7 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
     const onEvent = (event: PlatformEvent): void => {
       if (event.routingKey.startsWith("directory.user.")) {
         const entry = colleagueOf(event.data);
-        heard?.set(entry.id, entry);
+        order.changed(entry.id);
         presence.push(entry);
       } else if (event.routingKey.startsWith("notification.missed_call.") && event.data["owner_id"] === get().session?.ownerId) {
         // The server keeps it once the notification is out; read the list a moment after.
@@ -118,9 +128,7 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
         const directory = client();
         if (session === null || directory === null) return;
         watching ??= get().onPlatformEvent(onEvent);
-        const mine = ++generation;
-        const since = new Map<string, Colleague>();
-        heard = since;
+        const mine = order.ask();
         patch({ loading: true, error: null });
         try {
           const [read, quickConnects, preferences, missed] = await Promise.all([
@@ -129,12 +137,20 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
             directory.preferences(session.ownerId),
             directory.missedCalls(session.ownerId),
           ]);
-          if (mine !== generation) return;
-          const colleagues = read.map((c) => since.get(c.id) ?? c);
-          heard = null;
-          patch({ colleagues, quickConnects, preferences, missed, loading: false });
+          if (!order.land(mine)) return;
+          const shown = get().directory;
+          // Presence heard since the read was asked stands on its answer (a batch not yet shown
+          // lands on it in the next frame).
+          const colleagues = order.rows(mine, read, shown.colleagues, (c) => c.id);
+          patch({
+            colleagues,
+            quickConnects,
+            preferences: order.land(mine, PREFERENCES) ? preferences : shown.preferences,
+            missed: order.land(mine, MISSED) ? missed : shown.missed,
+            loading: false,
+          });
         } catch (error) {
-          if (mine === generation) patch({ loading: false, error: `Cannot read the directory: ${errorMessage(error)}` });
+          if (order.current(mine)) patch({ loading: false, error: `Cannot read the directory: ${errorMessage(error)}` });
         }
       },
 
@@ -149,10 +165,11 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
         const before = get().directory.preferences;
         // Shown at once, put back if the server refuses.
         if (before !== null) patch({ preferences: { ...before, doNotDisturb: enabled } });
+        order.changed(PREFERENCES);
         const mine = ++writes;
         try {
           const preferences = await directory.setPreferences(session.ownerId, { doNotDisturb: enabled });
-          if (mine === writes) patch({ preferences, error: null });
+          if (mine === writes) tookPreferences(preferences);
         } catch (error) {
           if (mine === writes) patch({ preferences: before, error: `Do not disturb was not changed: ${errorMessage(error)}` });
         }
@@ -164,10 +181,11 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
         if (session === null || directory === null) return;
         const before = get().directory.preferences;
         if (before !== null) patch({ preferences: { ...before, autoAnswer: { enabled, delayS } } });
+        order.changed(PREFERENCES);
         const mine = ++writes;
         try {
           const preferences = await directory.setPreferences(session.ownerId, { autoAnswer: { enabled, delayS } });
-          if (mine === writes) patch({ preferences, error: null });
+          if (mine === writes) tookPreferences(preferences);
         } catch (error) {
           if (mine === writes) patch({ preferences: before, error: `Auto-answer was not changed: ${errorMessage(error)}` });
         }
@@ -178,16 +196,21 @@ export function createDirectorySlice(deps: DirectoryDeps): StateCreator<AppState
         const directory = client();
         if (session === null || directory === null || unseenMissed(get().directory) === 0) return;
         patch({ missed: get().directory.missed.map((m) => ({ ...m, seen: true })) });
+        // A read asked before this does not put the count back.
+        const marked = order.changed(MISSED);
         try {
           await directory.markMissedSeen(session.ownerId);
+          // A read asked while the mark was on its way may have reached the server before it (a
+          // slow link): its answer is dropped, and the list read again.
+          order.changed(MISSED);
+          if (order.askedSince(marked)) void readMissed();
         } catch (error) {
           patch({ error: `The missed calls were not marked seen: ${errorMessage(error)}` });
         }
       },
 
       clearColleagues() {
-        generation++;
-        heard = null;
+        order.reset();
         presence.cancel();
         watching?.();
         watching = null;

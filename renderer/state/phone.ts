@@ -75,7 +75,8 @@ export interface PhoneSlice {
   chooseDevice(deviceId: string): Promise<void>;
   stopPhone(): Promise<void>;
   retryRegistration(): void;
-  dial(target: string): Promise<void>;
+  /** Places a call; resolves null once it is placed, else why it was not, in words (nothing is placed without a line). */
+  dial(target: string): Promise<string | null>;
   acceptCall(id: string): Promise<void>;
   rejectCall(id: string): Promise<void>;
   hangupCall(id: string): Promise<void>;
@@ -104,6 +105,12 @@ export interface PhoneDeps {
 
 const NO_PHONE: PhoneState = { devices: [], deviceId: null, status: "none", retryAt: null, error: null, calls: [], directory: [] };
 const deviceKey = (accountId: string, ownerId: string) => `switchboard.device.${accountId}.${ownerId}`;
+
+/** Why there is no phone line to call on, in words (after "Cannot call 1003: "). */
+export function noLineWords(phone: Pick<PhoneState, "status" | "error">): string {
+  if (phone.status === "loading") return "your phone is still connecting. Try again in a moment.";
+  return phone.error === null ? "there is no phone line." : `there is no phone line. ${phone.error}`;
+}
 
 /** The call keyboard shortcuts and single-call buttons act on: the one ringing, else the one in progress. */
 export function focusedCall(calls: readonly CallView[], kind: "offer" | "current"): CallView | undefined {
@@ -354,12 +361,18 @@ export function createPhoneSlice(deps: PhoneDeps): StateCreator<AppState, [], []
 
       async dial(target) {
         const number = target.trim();
-        if (line === null || number === "") return;
+        if (number === "") return "There is no number to call.";
+        // No line (yet): say why rather than place nothing without a word (a callback's "Call
+        // now" took its reminder down all the same).
+        if (line === null) return `Cannot call ${number}: ${noLineWords(get().phone)}`;
         try {
           await holdOthers(line, null);
           await line.call(number);
+          return null;
         } catch (error) {
-          patchPhone({ error: `Cannot call ${number}: ${errorMessage(error)}` });
+          const words = `Cannot call ${number}: ${errorMessage(error)}`;
+          patchPhone({ error: words });
+          return words;
         }
       },
 

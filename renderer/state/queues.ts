@@ -11,6 +11,7 @@ import { errorMessage } from "../api/error-text.js";
 import type { PlatformEvent } from "../api/events.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
+import { readOrder } from "./read-order.js";
 import type { AppState } from "./store.js";
 import { readStored, writeStored, type KeyValueStorage } from "./storage.js";
 
@@ -78,17 +79,18 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     let watchers = 0;
     let listening: (() => void) | null = null;
     let cancelRefresh: (() => void) | null = null;
-    /** Per queue, bumped by each event: a session list read before the latest event is stale. */
-    const eventCount = new Map<string, number>();
-    let directoryReads = 0;
-    let statusReads = 0;
+    /** The queue list's reads: only the newest read's answer lands. */
+    const directoryOrder = readOrder();
     /**
-     * Per queue, the read whose status it shows: a read lands for a queue unless a newer one of that
-     * queue already did. (One count for all queues dropped a whole board's read when a read of one
-     * queue started after it answered first: the other queues kept their old figures until the
-     * next refresh, half a minute on; on a slow link coming back to the board did that.)
+     * The live reads in order (state/read-order), per queue: its status (a read lands for a queue
+     * unless a newer one of that queue already did: one count for all queues dropped a whole
+     * board's read when a read of one queue started after it answered first, and the other queues
+     * kept their old figures until the next refresh, half a minute on; on a slow link coming back
+     * to the board did that), and its callers (`sessions:<id>`: each caller's event is a change,
+     * so a list read before it is stale).
      */
-    const statusShown = new Map<string, number>();
+    const liveOrder = readOrder();
+    const sessionsKey = (queueId: string) => `sessions:${queueId}`;
     /** Bumped by each callq.clock event: a status read before the latest one tells an older queue time. */
     let clockEvents = 0;
 
@@ -119,7 +121,7 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
         if (row.queueId === "" || row.sessionId === "") continue;
         touched.add(row.queueId);
         sessionsTouched.add(row.queueId);
-        eventCount.set(row.queueId, (eventCount.get(row.queueId) ?? 0) + 1);
+        liveOrder.changed(sessionsKey(row.queueId));
         const current = live[row.queueId] ?? { status: null, sessions: [] };
         const others = current.sessions.filter((s) => s.sessionId !== row.sessionId);
         const sessions = GONE.has(event.name) ? others : [...others, row].sort((a, b) => a.enteredAt - b.enteredAt);
@@ -132,11 +134,10 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
     async function readLive(ids: readonly string[] | undefined): Promise<void> {
       const api = callqOf(get());
       if (api === null) return;
-      const mine = ++statusReads;
+      const mine = liveOrder.ask();
       const queueIds = ids ?? get().queues.list.map((q) => q.id);
       const listIds = ids === undefined ? queueIds : queueIds.filter((id) => sessionsTouched.has(id));
       for (const id of listIds) sessionsTouched.delete(id);
-      const seen = new Map(queueIds.map((id) => [id, eventCount.get(id) ?? 0]));
       const clockSeen = clockEvents;
       try {
         const [statuses, lists] = await Promise.all([api.queueStatuses(ids), Promise.all(listIds.map((id) => api.queueSessions(id).then((rows) => [id, rows] as const)))]);
@@ -145,13 +146,12 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
           const live = { ...s.queues.live };
           for (const [id, status] of Object.entries(statuses)) {
             const current = live[id] ?? { status: null, sessions: [] };
-            const newest = mine >= (statusShown.get(id) ?? 0);
-            if (newest) statusShown.set(id, mine);
+            const newest = liveOrder.land(mine, id);
             live[id] = { ...current, status: newest || current.status === null ? status : current.status };
           }
           for (const [id, rows] of lists) {
             // Events that came in while the list was read are newer than it: they stand.
-            const fresh = (eventCount.get(id) ?? 0) === seen.get(id);
+            const fresh = liveOrder.land(mine, sessionsKey(id));
             const current = live[id] ?? { status: null, sessions: [] };
             live[id] = { ...current, sessions: fresh ? rows : current.sessions };
           }
@@ -221,14 +221,14 @@ export function createQueuesSlice(deps: CallqDeps): StateCreator<AppState, [], [
         const api = callqOf(state);
         if (api === null) return;
         listen();
-        const mine = ++directoryReads;
+        const mine = directoryOrder.ask();
         set((s) => ({ queues: { ...s.queues, loading: true, day: { ...loadDay(deps.storage, state), ...s.queues.day } } }));
         try {
           const [list, members] = await Promise.all([api.queues(), api.membership()]);
-          if (mine !== directoryReads) return;
+          if (!directoryOrder.latest(mine)) return;
           set((s) => ({ queues: { ...s.queues, list, members, loading: false, error: null, loadedAt: deps.clock.now() } }));
         } catch (error) {
-          if (mine !== directoryReads) return;
+          if (!directoryOrder.latest(mine)) return;
           set((s) => ({ queues: { ...s.queues, loading: false, error: `Cannot read the queues: ${errorMessage(error)}` } }));
         }
       },

@@ -9,6 +9,7 @@ import { connectionOf } from "./account-connection.js";
 import type { Clock } from "../clock.js";
 import type { AppState } from "./store.js";
 import { toGregorianSeconds } from "../api/gregorian.js";
+import { readOrder } from "./read-order.js";
 
 export interface RecordingFilters {
   /** Local calendar dates, YYYY-MM-DD, inclusive; "" for no bound. */
@@ -135,9 +136,10 @@ export function recordingQuery(filters: RecordingFilters): { params: Record<stri
 export function createRecordingsSlice(deps: RecordingsDeps): StateCreator<AppState, [], [], RecordingsSlice> {
   const api = deps.recordingsApi ?? httpRecordingsApi;
   const pageSize = deps.recordingsPageSize ?? 25;
-  // Bumped by every read, so only the newest answer lands (a slow first page must not
-  // overwrite the page the agent moved on to).
-  let generation = 0;
+  // Only the newest read's answer lands (a slow first page must not overwrite the page the agent
+  // moved on to), and a recording deleted after a read was asked stays gone on its answer (on a
+  // slow link the row came back).
+  const order = readOrder();
 
   let watching: (() => void) | null = null;
 
@@ -170,16 +172,16 @@ export function createRecordingsSlice(deps: RecordingsDeps): StateCreator<AppSta
         patch({ error: query.error });
         return false;
       }
-      const mine = ++generation;
+      const mine = order.ask();
       patch({ loading: true, error: null, filters, notice: null });
       try {
         const startKey = pageKeys.at(-1);
         const page = await api.list(connection, { pageSize, filters: query.params, ...(startKey === undefined ? {} : { startKey }) });
-        if (mine !== generation) return false;
-        patch({ rows: page.rows, nextStartKey: page.nextStartKey, pageKeys, loading: false });
+        if (!order.latest(mine) || !order.land(mine)) return false;
+        patch({ rows: order.rows(mine, page.rows, get().recordings.rows, (row) => row.id), nextStartKey: page.nextStartKey, pageKeys, loading: false });
         return true;
       } catch (error) {
-        if (mine === generation) patch({ loading: false, error: `The recordings could not be read: ${apiErrorText(error)}` });
+        if (order.latest(mine)) patch({ loading: false, error: `The recordings could not be read: ${apiErrorText(error)}` });
         return false;
       }
     }
@@ -244,6 +246,7 @@ export function createRecordingsSlice(deps: RecordingsDeps): StateCreator<AppSta
         patch({ deleting: id, error: null, notice: null });
         try {
           await api.remove(connection, id);
+          order.removed(id);
           set((state) => ({
             recordings: {
               ...state.recordings,

@@ -4,6 +4,7 @@
 // or replace, delete. A slice builds each of its lists from these and keeps only what is its own.
 import type { AccountConnection } from "../api/account.js";
 import { apiErrorText } from "../api/error-text.js";
+import { readOrder } from "./read-order.js";
 
 /** What every list of the admin pages shows besides its rows. */
 export interface ListState {
@@ -88,25 +89,25 @@ export interface ResourceList<S extends ListState> {
 }
 
 export function resourceList<S extends ListState>(home: ResourceHome<S>, spec: ListSpec<S>): ResourceList<S> {
-  // Bumped by every read, so only the newest answer lands: a slow earlier read (another hook's
+  // Only the newest read's answer lands (state/read-order): a slow earlier read (another hook's
   // attempts, the list before a save) must not overwrite a newer one.
-  let generation = 0;
+  const order = readOrder();
   // The fields every list has, changed without knowing the rest of its state.
   const own: ResourceHome<ListState> = home;
 
   async function load(): Promise<boolean> {
     const connection = home.connection();
     if (connection === null) return false;
-    const mine = ++generation;
+    const mine = order.ask();
     own.patch({ loading: true, error: null });
     try {
       const read = await spec.list(connection, home.get());
-      if (mine !== generation) return false;
+      if (!order.latest(mine)) return false;
       home.patch(read);
       own.patch({ loading: false });
       return true;
     } catch (error) {
-      if (mine !== generation) return false;
+      if (!order.latest(mine)) return false;
       const words = `The ${spec.many} could not be read: ${apiErrorText(error)}`;
       if (spec.listFailed === undefined) own.patch({ loading: false, error: words });
       else {

@@ -96,6 +96,15 @@ export interface SupervisorSlice {
   estimateStaffing(queueId: string, whatIf: StaffingWhatIf): Promise<Staffing | null>;
 }
 
+/** The supervision modes' names, as the bar's buttons say them. */
+export const MONITOR_MODE_LABELS: Record<MonitorMode, string> = { eavesdrop: "Listen", whisper: "Whisper", barge: "Barge" };
+
+/** Why a switch of mode was refused, in words (the server's reason; "Could not start listening" would mislead). */
+function switchRefusalText(error: unknown): string {
+  const words = monitorErrorText(error);
+  return words.startsWith("Could not start listening: ") ? `The server said: ${words.slice("Could not start listening: ".length)}` : words;
+}
+
 const EMPTY: SupervisorState = { ids: [], rows: {}, loading: false, error: null, monitor: null, monitorError: null, staffing: {}, alerts: {} };
 
 export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAlerts, "tone"> }): StateCreator<AppState, [], [], SupervisorSlice> {
@@ -115,6 +124,8 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
     /** Monitor requests asked so far, and the settling of the one on its way: the next waits for it. */
     let monitorAsks = 0;
     let monitorSending: Promise<void> = Promise.resolve();
+    /** The mode the server last took, and for whom: what a refused switch leaves in force. */
+    let monitorTaken: { target: string; mode: MonitorMode } | null = null;
 
     /** No event marks midnight: the rows are read again then (and each midnight after), while the board is watched. */
     function readAtNewDay(): void {
@@ -424,6 +435,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
           await before;
           if (mine !== monitorAsks) return false;
           await api.monitor(me, target, mode);
+          monitorTaken = { target, mode };
           return true;
         })();
         monitorSending = sending.then(
@@ -443,16 +455,31 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
           }
           return true;
         } catch (error) {
-          set((s) => ({ supervisor: { ...s.supervisor, monitor: sameCall ? s.supervisor.monitor : null, monitorError: monitorErrorText(error) } }));
+          // A newer ask is waiting: it says what the supervisor wants, and shows it; this one's refusal only in words.
+          const newest = mine === monitorAsks;
+          if (!sameCall) {
+            set((s) => ({ supervisor: { ...s.supervisor, monitor: newest ? null : s.supervisor.monitor, monitorError: monitorErrorText(error) } }));
+            return false;
+          }
+          // A switch on the call in progress refused: the supervision goes on in the mode the server
+          // last took, and the bar shows that one, not the refused one.
+          const inForce = monitorTaken !== null && monitorTaken.target === target ? monitorTaken.mode : (current?.mode ?? mode);
+          set((s) => {
+            const monitor = s.supervisor.monitor;
+            const shown = newest && monitor !== null && monitor.target === target ? { ...monitor, mode: inForce } : monitor;
+            return { supervisor: { ...s.supervisor, monitor: shown, monitorError: `${MONITOR_MODE_LABELS[mode]} was refused; still ${MONITOR_MODE_LABELS[inForce]}. ${switchRefusalText(error)}` } };
+          });
           return false;
         }
       },
 
       async stopMonitor() {
         const monitor = get().supervisor.monitor;
+        monitorTaken = null;
         cancelAnswerWindow?.();
         cancelAnswerWindow = null;
-        set((s) => ({ supervisor: { ...s.supervisor, monitor: null } }));
+        // The words of a refused switch went with the supervision they were about.
+        set((s) => ({ supervisor: { ...s.supervisor, monitor: null, monitorError: null } }));
         if (monitor?.callId) await get().hangupCall(monitor.callId);
       },
     };

@@ -18,6 +18,7 @@ import {
 } from "../api/texting.js";
 import { errorMessage, relayUrlErrorText } from "../api/error-text.js";
 import type { Clock } from "../clock.js";
+import { readOrder } from "./read-order.js";
 import type { AppState } from "./store.js";
 
 export interface TextingAttachment {
@@ -137,11 +138,10 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
   /** The sign-in's read of the texting settings while it runs: a contact saved before they arrive waits for it. */
   let loading: Promise<void> | null = null;
   /**
-   * Reads of the conversation list are numbered as they start; an answer older than the one
+   * Reads of the conversation list in order (state/read-order): an answer older than the one
    * already shown is dropped, so a slow first load cannot hide a contact created meanwhile.
    */
-  let listReads = 0;
-  let listShown = 0;
+  const listOrder = readOrder();
 
   return (set, get) => {
     const patch = (change: Partial<TextingState>): void => set((state) => ({ texting: { ...state.texting, ...change } }));
@@ -163,14 +163,13 @@ export function createTextingSlice(deps: TextingDeps): StateCreator<AppState, []
     /** Reads the conversation list; false when a newer read already answered (or sign-out came). */
     async function readConversations(extra: Partial<TextingState> = {}): Promise<boolean> {
       const mine = generation;
-      const ticket = ++listReads;
+      const ticket = listOrder.ask();
       const rows = await client()?.conversations();
       if (rows === undefined || mine !== generation) return false;
-      if (ticket < listShown) {
+      if (!listOrder.land(ticket)) {
         patch(extra);
         return true;
       }
-      listShown = ticket;
       patch({ ...extra, conversations: sorted(rows) });
       return true;
     }

@@ -7,6 +7,7 @@ import { apiErrorText } from "../api/error-text.js";
 import { httpTrainingApi, type FaultKind, type PreviewSummary, type RunAction, type RunDoc, type RunFault, type RunRow, type ScenarioDoc, type ScenarioRow, type Scorecard, type TrainingApi } from "../api/training.js";
 import { systemClock, type Clock } from "../clock.js";
 import { connectionOf } from "./account-connection.js";
+import { readOrder } from "./read-order.js";
 import { emptyResource, homeIn, resourceList, type ResourceState } from "./resource.js";
 import type { AppState } from "./store.js";
 
@@ -138,16 +139,32 @@ export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: C
     const patchRuns = (changes: Partial<RunsState>) => home.patch({ runs: { ...home.get().runs, ...changes } });
     // Bumped by every opening, so a slow read of a run left behind never lands over the new one.
     let runGeneration = 0;
+    /**
+     * The open run's reads and changes in order, per run: a read asked before a pause, resume or
+     * fault was taken does not land after it (on a slow link a pause's read of the run landed
+     * after the resume and showed it paused); of two changes, the older answer does not land last.
+     */
+    const runOrder = readOrder();
+    /**
+     * A change of run `id` sent as `sent`, answered `after`: reads asked before the server took it
+     * are older now; `after` is shown unless something newer of the run already is.
+     */
+    const tookRun = (id: string, sent: number, after: RunDoc): void => {
+      const newest = runOrder.land(sent, id);
+      runOrder.changed(id);
+      if (newest) patchRuns({ current: after });
+    };
 
     /** The run and its scorecard read again; only the newest opening's answers land. */
     const readRun = async (id: string, mine: number): Promise<void> => {
       const connection = home.connection();
       if (connection === null) return;
+      const asked = runOrder.ask();
       try {
         const [current, scorecard] = await Promise.all([api.readRun(connection, id), api.scorecard(connection, id)]);
-        if (mine === runGeneration) patchRuns({ current, scorecard, error: null });
+        if (mine === runGeneration && runOrder.land(asked, id)) patchRuns({ current, scorecard, error: null });
       } catch (error) {
-        if (mine === runGeneration) patchRuns({ error: `The run could not be read: ${apiErrorText(error)}` });
+        if (mine === runGeneration && runOrder.current(asked, id)) patchRuns({ error: `The run could not be read: ${apiErrorText(error)}` });
       }
     };
 
@@ -192,10 +209,12 @@ export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: C
         const current = home.get().runs.current;
         if (connection === null || current === null) return;
         patchRuns({ busy: true, error: null });
+        const sent = runOrder.ask();
         try {
           const after = await api.driveRun(connection, current.id, action);
           const mine = runGeneration;
-          patchRuns({ busy: false, current: after });
+          patchRuns({ busy: false });
+          if (home.get().runs.current?.id === current.id) tookRun(current.id, sent, after);
           home.patch({ notice: `Run ${ACTION_WORDS[action]}.` });
           await Promise.all([readRun(current.id, mine), loadRuns()]);
         } catch (error) {
@@ -208,10 +227,12 @@ export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: C
         const current = home.get().runs.current;
         if (connection === null || current === null) return;
         patchRuns({ busy: true, error: null });
+        const sent = runOrder.ask();
         try {
           const after = await api.injectFault(connection, current.id, fault);
           const mine = runGeneration;
-          patchRuns({ busy: false, current: after });
+          patchRuns({ busy: false });
+          if (home.get().runs.current?.id === current.id) tookRun(current.id, sent, after);
           home.patch({ notice: `Fault injected: ${FAULT_WORDS[fault.kind]}.` });
           await readRun(current.id, mine);
         } catch (error) {

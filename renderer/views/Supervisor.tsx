@@ -20,6 +20,7 @@ import { systemClock } from "../clock.js";
 import { useAppStore } from "../state/context.js";
 import { liveDay } from "../state/agent-day.js";
 import { answeredOf, longestWaitSince, missedOffersOf, waitingCallbacks, waitingSessions } from "../state/queues.js";
+import { MONITOR_MODE_LABELS } from "../state/supervisor.js";
 import { queueTimeAt } from "../state/queue-time.js";
 import type { AppState } from "../state/store.js";
 
@@ -28,7 +29,7 @@ export function canSupervise(state: AppState): boolean {
   return state.profile?.canMonitor ?? false;
 }
 
-export const MODE_LABELS: Record<MonitorMode, string> = { eavesdrop: "Listen", whisper: "Whisper", barge: "Barge" };
+export const MODE_LABELS: Record<MonitorMode, string> = MONITOR_MODE_LABELS;
 const MODES: readonly MonitorMode[] = ["eavesdrop", "whisper", "barge"];
 
 export function Supervisor() {

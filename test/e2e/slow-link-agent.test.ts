@@ -12,7 +12,8 @@ import { describe, expect, it } from "vitest";
 import { openConsole, signIn, waitRegistered } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 import { accept, card, connectedLeg, expectState, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
-import { slowLink, slowLinkSeed } from "../helpers/slow-link.js";
+import { toGregorianSeconds } from "../../renderer/api/gregorian.js";
+import { shotsAtWidths, shownWithin, slowLink, slowLinkSeed } from "../helpers/slow-link.js";
 
 const SEED = slowLinkSeed(23);
 /** Sales' settings here: a wrap-up long enough to be seen on a loaded machine, ended by moving the server's clock. */
@@ -128,6 +129,9 @@ describe("an agent's shift on a slow link", () => {
     await signIn(page, "agent1");
     await stateRead.seen;
     await page.getByRole("button", { name: "Sign out" }).click();
+    // Until the state has come, the button says so.
+    await shownWithin(page.getByRole("button", { name: "Signing out…" }), "the Sign out button says it is signing out while the queue state is on its way");
+    await shotsAtWidths(page, "signing-out");
     stateRead.release();
     // Once the state has come (Ready), the question that a logged-in agent gets.
     const dialog = page.getByRole("dialog", { name: "Sign out" });
@@ -136,6 +140,42 @@ describe("an agent's shift on a slow link", () => {
     await dialog.getByRole("button", { name: "Sign out and log out of queues" }).click();
     await page.getByRole("button", { name: "Sign in" }).waitFor({ timeout: 20_000 });
     expect((await f.status("agent1")).availability_state).toBe("Not-Logged-In");
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 60_000);
+
+  it("keeps a callback's reminder when Call now is pressed before the phone line has started, saying why", async () => {
+    const f = setup.floor();
+    const me = f.userId("agent1");
+    const { page, errors } = await openConsole(setup.browser().browser, f.url);
+    const link = await slowLink(page, SEED);
+    // The phone line starts from the user's devices: that read is held until the test lets it go.
+    const devicesRead = await link.hold((r) => r.method() === "GET" && new URL(r.url()).pathname.endsWith("/devices"), "before");
+    // Once the event websocket has answered its subscription, a callback comes due for agent1.
+    const subscribed = new Promise<void>((resolve) => {
+      page.on("websocket", (ws) => {
+        if (new URL(ws.url()).pathname === "/events") ws.on("framereceived", () => resolve());
+      });
+    });
+    await signIn(page, "agent1");
+    await devicesRead.seen;
+    await subscribed;
+    const due = await f.v2("PUT", "/callq_callbacks", { number: "+14155550321", remind_at: toGregorianSeconds(await f.clock.now()), note: "Renewal", user_id: me });
+    expect(due.status).toBeLessThan(300);
+    const reminders = page.getByRole("region", { name: "Callback reminders" });
+    await reminders.getByText("Renewal").waitFor({ timeout: 20_000 });
+    await reminders.getByRole("button", { name: "Call now" }).click();
+    // No call placed: the reminder stays, and says why.
+    await shownWithin(
+      reminders.getByRole("alert").filter({ hasText: "Cannot call +14155550321: your phone is still connecting." }),
+      "the reminder says why no call was placed",
+    );
+    expect.soft(await reminders.getByText("Renewal").count(), "the reminder stays up").toBe(1);
+    await shotsAtWidths(page, "callback-not-placed");
+    devicesRead.release();
+    await waitRegistered(page, 30_000);
+    await reminders.getByRole("button", { name: "Dismiss" }).click();
+    await reminders.waitFor({ state: "detached" });
     expect(errors).toEqual([]);
     await page.close();
   }, 60_000);

@@ -16,7 +16,7 @@ import { openConsole, signIn } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 import { demoGrant } from "../helpers/serve.js";
 import { accept, expectState, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
-import { slowLink, slowLinkSeed } from "../helpers/slow-link.js";
+import { shotsAtWidths, shownWithin, slowLink, slowLinkSeed } from "../helpers/slow-link.js";
 
 const SEED = slowLinkSeed(23);
 const setup = useFloor();
@@ -79,11 +79,8 @@ describe("a supervisor's shift on a slow link", () => {
     await page.getByRole("heading", { name: "Supervisor", level: 1 }).waitFor({ timeout: 20_000 });
     await profileRead.seen;
     // Not "the board is for admins...": the profile that says so has not come yet.
-    const checking = await page.getByRole("status").filter({ hasText: "Checking your access…" }).waitFor({ timeout: 10_000 }).then(
-      () => true,
-      () => false,
-    );
-    expect.soft(checking, "the view says it is checking the supervisor's access while the profile is on its way").toBe(true);
+    await shownWithin(page.getByRole("status").filter({ hasText: "Checking your access…" }), "the view says it is checking the supervisor's access while the profile is on its way");
+    await shotsAtWidths(page, "checking-access");
     expect.soft(await page.getByText("The board is for admins").count(), "no refusal before the profile came").toBe(0);
     profileRead.release();
 
@@ -92,25 +89,18 @@ describe("a supervisor's shift on a slow link", () => {
     await history.waitFor({ timeout: 20_000 });
     await queueList.seen;
     // The queue list is still on its way: the board says it is reading, not that there is none.
-    const reading = await queuesBoard.getByText("Reading the queues…").waitFor({ timeout: 10_000 }).then(
-      () => true,
-      () => false,
-    );
-    expect.soft(reading, "the queue board says it is reading the queues while the list is on its way").toBe(true);
+    await shownWithin(queuesBoard.getByText("Reading the queues…"), "the queue board says it is reading the queues while the list is on its way");
+    await shotsAtWidths(page, "reading-queues");
     expect.soft(await queuesBoard.getByText("No queues.").count(), "no 'No queues.' before the list came").toBe(0);
     queueList.release();
     const tile = queuesBoard.getByRole("region", { name: "Sales" });
     await tile.waitFor({ timeout: 20_000 });
     // "All queues" for today, read once the list came: the early caller is there.
-    const historyShown = await history
-      .getByTestId("history-offered")
-      .filter({ hasText: new RegExp(`^${offeredToday}$`) })
-      .waitFor({ timeout: 15_000 })
-      .then(
-        () => true,
-        () => false,
-      );
-    expect.soft(historyShown, `the History panel's All queues shows today's ${offeredToday} offered caller(s), as the intervals API does`).toBe(true);
+    await shownWithin(
+      history.getByTestId("history-offered").filter({ hasText: new RegExp(`^${offeredToday}$`) }),
+      `the History panel's All queues shows today's ${offeredToday} offered caller(s), as the intervals API does`,
+      15_000,
+    );
 
     // agent1's row: Ready, as the server says.
     const agents = page.getByRole("region", { name: "Agents" });
@@ -209,17 +199,26 @@ describe("a supervisor's shift on a slow link", () => {
     await (await salesRead.seen).response();
     everyQueueRead.release();
     const supportTile = queuesBoard.getByRole("region", { name: "Support" });
-    const supportShown = await supportTile
-      .getByTestId("board-total")
-      .filter({ hasText: new RegExp(`^${supportTotal}$`) })
-      .waitFor({ timeout: 10_000 })
-      .then(
-        () => true,
-        () => false,
-      );
-    expect.soft(supportShown, `Support's tile shows today's ${supportTotal} caller(s), as its status does; it shows ${await supportTile.getByTestId("board-total").innerText()}`).toBe(true);
+    await shownWithin(
+      supportTile.getByTestId("board-total").filter({ hasText: new RegExp(`^${supportTotal}$`) }),
+      async () => `Support's tile shows today's ${supportTotal} caller(s), as its status does; it shows ${await supportTile.getByTestId("board-total").innerText()}`,
+    );
     await f.hangupSim(waiting);
     await tile.getByTestId("board-waiting").filter({ hasText: /^0$/ }).waitFor({ timeout: 20_000 });
+
+    // A switch the server refuses (the supervisor's call_monitor permission taken away meanwhile):
+    // the bar keeps showing the mode in force (Barge), says Whisper was refused, and the server
+    // still barges. It kept the refused mode pressed, under a bar saying Whisper.
+    const userPath = `/users/${supervisorId}`;
+    const callqOfUser = (await f.v2<{ callq: Record<string, unknown> }>("GET", userPath)).body.data.callq;
+    expect((await f.v2("PATCH", userPath, { callq: { ...callqOfUser, permissions: [] } })).status).toBe(200);
+    await bar.getByRole("button", { name: "Whisper" }).click();
+    await shownWithin(bar.getByRole("alert").filter({ hasText: "Whisper was refused; still Barge." }), "the bar says Whisper was refused and Barge is in force", 15_000);
+    expect.soft(await bar.getByRole("button", { name: "Barge" }).getAttribute("aria-pressed"), "the bar shows the mode in force (Barge) pressed").toBe("true");
+    expect.soft(await bar.getByText("Barge: agent1").count(), "the bar says Barge").toBe(1);
+    expect(await serverMode()).toBe("barge");
+    await shotsAtWidths(page, "monitor-refused");
+    expect((await f.v2("PATCH", userPath, { callq: callqOfUser })).status).toBe(200);
 
     // Stop: the bar goes, and the server's wiretap with it.
     await bar.getByRole("button", { name: "Stop" }).click();

@@ -7,7 +7,12 @@
 // for different times reach the server out of order, as on a real link with several connections.
 // The event websocket and SIP are left alone (they are their own sockets). `hold` holds chosen
 // requests until the test lets them go, on top of the delay.
-import type { APIResponse, Page, Request, Route } from "playwright-core";
+import type { APIResponse, Locator, Page, Request, Route } from "playwright-core";
+import { mkdir } from "node:fs/promises";
+import { join } from "node:path";
+import { expect } from "vitest";
+import { SCREENSHOTS } from "./console-page.js";
+import { overflowOf } from "./narrow.js";
 
 export const SLOW_LINK_SEED_ENV = "SWITCHBOARD_SLOW_LINK_SEED";
 /**
@@ -151,4 +156,37 @@ export async function slowLink(page: Page, seed: number, range: { min: number; m
       return { seen: seenOnce, answered: answeredOnce, seenSoFar: () => seenCount, answeredSoFar: () => answeredCount, release };
     },
   };
+}
+
+/**
+ * Waits up to `timeoutMs` for `locator` to be shown, then soft-checks that it was: a check that only
+ * the fixed console passes fails as one soft failure (with `what`, the words of what was expected,
+ * computed after the wait when a function), so one run without the fixes shows every check that fails.
+ */
+export async function shownWithin(locator: Locator, what: string | (() => Promise<string>), timeoutMs = 10_000): Promise<boolean> {
+  const shown = await locator.waitFor({ timeout: timeoutMs }).then(
+    () => true,
+    () => false,
+  );
+  expect.soft(shown, typeof what === "string" ? what : await what()).toBe(true);
+  return shown;
+}
+
+/** The widths a slow-link text is looked at: the desktop window and a narrow one. */
+export const SHOT_WIDTHS = [1280, 400] as const;
+
+/**
+ * Screenshots of the page as it is now, 1280 and 400 px wide (test-results/screenshots/
+ * slow-link-<name>-<width>.png), and a soft check that nothing sticks out at 400 px
+ * (test/helpers/narrow.ts). The window is put back to its width after.
+ */
+export async function shotsAtWidths(page: Page, name: string): Promise<void> {
+  await mkdir(SCREENSHOTS, { recursive: true });
+  const before = page.viewportSize() ?? { width: 1280, height: 860 };
+  for (const width of SHOT_WIDTHS) {
+    await page.setViewportSize({ width, height: before.height });
+    await page.screenshot({ path: join(SCREENSHOTS, `slow-link-${name}-${width}.png`) });
+    if (width < 700) expect.soft(await overflowOf(page), `what sticks out of "${name}" at ${width} px`).toEqual([]);
+  }
+  await page.setViewportSize(before);
 }

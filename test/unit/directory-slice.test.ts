@@ -2,14 +2,14 @@
 // and directory APIs, a fake event stream and a fake phone line: colleagues kept by presence
 // events, the search, the missed calls read again on a notification and marked seen, a refused
 // preference put back, and auto-answer (after the delay, not for direct calls, not once rejected).
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import type { DirectoryApi, MissedCall, Preferences } from "../../renderer/api/directory.js";
 import type { PlatformEvent } from "../../renderer/api/events.js";
 import type { EventStreamOptions } from "../../renderer/api/events.js";
 import type { PlatformApi } from "../../renderer/api/platform.js";
 import type { CallAlerts, CallInfo, PhoneLine, RegistrationState } from "../../renderer/phone/phone-line.js";
 import { searchColleagues, unseenMissed } from "../../renderer/state/directory.js";
-import { consoleStore, OWNER_ID } from "../helpers/console-store.js";
+import { consoleStore, deferred, OWNER_ID } from "../helpers/console-store.js";
 
 class Line implements PhoneLine {
   registration: RegistrationState = "registered";
@@ -63,6 +63,8 @@ const platform: PlatformApi = {
 const BLAIR = { id: "u2", name: "Blair Agent", username: "agent2", extensions: ["1003"], presence: "available" as const, awayReason: "" };
 const CASEY = { id: "u3", name: "Casey Agent", username: "agent3", extensions: ["1004"], presence: "offline" as const, awayReason: "" };
 
+type Read = "missed" | "preferences";
+
 function fixture(preferences: Preferences = { doNotDisturb: false, autoAnswer: { enabled: true, delayS: 2 } }) {
   const line = new Line();
   const alerts: string[] = [];
@@ -70,17 +72,30 @@ function fixture(preferences: Preferences = { doNotDisturb: false, autoAnswer: {
   let missed: MissedCall[] = [{ id: "m1", callerName: "Pat", callerNumber: "1005", at: 0, seen: false }];
   const seenMarks: string[] = [];
   let refuse = false;
+  /** Reads held until the test lets them go: each answers what the server had when it was asked. */
+  const gates = new Map<Read, Promise<void>>();
+  const asked = new Map<Read, number>();
+  async function answer<T>(read: Read, value: T): Promise<T> {
+    asked.set(read, (asked.get(read) ?? 0) + 1);
+    const gate = gates.get(read);
+    gates.delete(read);
+    if (gate !== undefined) await gate;
+    return value;
+  }
   const directory: DirectoryApi = {
     colleagues: async () => [BLAIR, CASEY],
     quickConnects: async () => [{ id: "q1", name: "Sales desk", type: "queue", targetId: "s", number: "5001" }],
-    preferences: async () => preferences,
+    preferences: async () => answer("preferences", preferences),
     setPreferences: async (_id, patch) => {
       if (refuse) throw new Error("403 forbidden");
       preferences = { ...preferences, ...patch };
       return preferences;
     },
-    missedCalls: async () => missed,
-    markMissedSeen: async (id) => void seenMarks.push(id),
+    missedCalls: async () => answer("missed", missed),
+    markMissedSeen: async (id) => {
+      seenMarks.push(id);
+      missed = missed.map((m) => ({ ...m, seen: true }));
+    },
   };
   const callAlerts: CallAlerts = {
     ring: () => void alerts.push("ring"),
@@ -104,10 +119,18 @@ function fixture(preferences: Preferences = { doNotDisturb: false, autoAnswer: {
     store,
     clock,
     line,
+    signIn: () => signIn("agent1"),
     alerts,
     seenMarks,
     event,
     setMissed: (m: MissedCall[]) => (missed = m),
+    /** Holds the next read of `read` (answered with what the server has as it is asked) until the returned release. */
+    hold(read: Read): () => void {
+      const gate = deferred<void>();
+      gates.set(read, gate.promise);
+      return () => gate.resolve();
+    },
+    asked: (read: Read) => asked.get(read) ?? 0,
     refuse: () => (refuse = true),
     async connect() {
       await signIn("agent1");
@@ -164,6 +187,69 @@ describe("the directory slice", () => {
     await change;
     expect(f.store.getState().directory.preferences?.doNotDisturb).toBe(false);
     expect(f.store.getState().directory.error).toContain("Do not disturb was not changed");
+  });
+});
+
+describe("the directory slice on a slow link: answers out of order", () => {
+  const lee: MissedCall = { id: "m2", callerName: "Lee", callerNumber: "1004", at: 1, seen: false };
+  const pat: MissedCall = { id: "m1", callerName: "Pat", callerNumber: "1005", at: 0, seen: false };
+
+  it("keeps the newest read of the missed calls when an older one answers last", async () => {
+    const f = fixture();
+    await f.connect();
+    // A first notification's read (one missed call) is held; a second call is missed, read and shown.
+    const release = f.hold("missed");
+    f.event({ name: "missed_call", routingKey: "notification.missed_call.y", accountId: "a", seq: 3, data: { owner_id: OWNER_ID } });
+    await vi.waitFor(() => expect(f.asked("missed")).toBe(2));
+    f.setMissed([lee, pat]);
+    f.event({ name: "missed_call", routingKey: "notification.missed_call.z", accountId: "a", seq: 4, data: { owner_id: OWNER_ID } });
+    await vi.waitFor(() => expect(unseenMissed(f.store.getState().directory)).toBe(2));
+    release();
+    await settle();
+    expect(unseenMissed(f.store.getState().directory)).toBe(2);
+  });
+
+  it("keeps a notification's newer missed calls when the sign-in read's answer comes last", async () => {
+    const f = fixture();
+    const release = f.hold("missed");
+    await f.signIn();
+    void f.store.getState().connect();
+    await vi.waitFor(() => expect(f.asked("missed")).toBe(1));
+    f.setMissed([lee, pat]);
+    f.event({ name: "missed_call", routingKey: "notification.missed_call.z", accountId: "a", seq: 4, data: { owner_id: OWNER_ID } });
+    await vi.waitFor(() => expect(unseenMissed(f.store.getState().directory)).toBe(2));
+    release();
+    await vi.waitFor(() => expect(f.store.getState().directory.colleagues).toHaveLength(2));
+    expect(unseenMissed(f.store.getState().directory)).toBe(2);
+  });
+
+  it("marking the missed calls seen is not undone by a read asked before it", async () => {
+    const f = fixture();
+    await f.connect();
+    const release = f.hold("missed");
+    f.event({ name: "missed_call", routingKey: "notification.missed_call.y", accountId: "a", seq: 3, data: { owner_id: OWNER_ID } });
+    await vi.waitFor(() => expect(f.asked("missed")).toBe(2));
+    await f.store.getState().markMissedSeen();
+    expect(unseenMissed(f.store.getState().directory)).toBe(0);
+    release();
+    await settle();
+    await settle();
+    expect(unseenMissed(f.store.getState().directory)).toBe(0);
+  });
+
+  it("a preference changed before the sign-in read answered is not put back by that read's older answer", async () => {
+    const f = fixture();
+    const release = f.hold("preferences");
+    await f.signIn();
+    const connected = f.store.getState().connect();
+    await vi.waitFor(() => expect(f.asked("preferences")).toBe(1));
+    await f.store.getState().setDoNotDisturb(true);
+    await f.store.getState().setAutoAnswer(false, 5);
+    expect(f.store.getState().directory.preferences).toEqual({ doNotDisturb: true, autoAnswer: { enabled: false, delayS: 5 } });
+    release();
+    await connected;
+    await vi.waitFor(() => expect(f.store.getState().directory.colleagues).toHaveLength(2));
+    expect(f.store.getState().directory.preferences).toEqual({ doNotDisturb: true, autoAnswer: { enabled: false, delayS: 5 } });
   });
 });
 

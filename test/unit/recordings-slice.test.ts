@@ -182,6 +182,26 @@ describe("recordings slice", () => {
     expect(store.getState().recordings.error).toBe("The recording was not deleted: only an admin may do this.");
   });
 
+  it("a recording deleted while a read of the page is on its way stays gone when that read answers", async () => {
+    const { store, asked, removed } = await setup();
+    const first = store.getState().loadRecordings();
+    asked[0]?.answer.resolve({ rows: [rec("r1"), rec("r2")], nextStartKey: null });
+    await first;
+    // The page is read again (the agent came back to the view); the server answers with r1 and r2,
+    // but the answer reaches the page only after r1 was deleted.
+    const again = store.getState().loadRecordings();
+    expect(await store.getState().deleteRecording("r1")).toBe(true);
+    expect(removed).toEqual(["r1"]);
+    asked[1]?.answer.resolve({ rows: [rec("r1"), rec("r2")], nextStartKey: null });
+    await again;
+    expect(store.getState().recordings.rows.map((r) => r.id)).toEqual(["r2"]);
+    // A read asked after the delete shows what the server has.
+    const later = store.getState().loadRecordings();
+    asked[2]?.answer.resolve({ rows: [rec("r2"), rec("r3")], nextStartKey: null });
+    await later;
+    expect(store.getState().recordings.rows.map((r) => r.id)).toEqual(["r2", "r3"]);
+  });
+
   it("offers the account's queues by name for the queue filter", async () => {
     const { store } = await setup();
     expect(store.getState().recordingQueues).toBeNull();

@@ -2,7 +2,7 @@
 // phone line and a manual clock: the board's recipients and their states, 200 events in a frame
 // applied as one change and reconciled with one multi-status read, and Listen / Whisper / Barge
 // (the monitor call answered by the console, the mode switched on the same call, stop).
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApiRequestError } from "../../renderer/api/client.js";
 import { untilNextDay } from "../../renderer/state/agent-day.js";
 import { MONITOR_ANSWER_WINDOW_MS, RECIPIENT_RECONCILE_MS } from "../../renderer/state/supervisor.js";
@@ -195,6 +195,38 @@ describe("supervisor slice", () => {
     expect(await store.getState().monitorRecipient(A, "eavesdrop")).toBe(false);
     expect(store.getState().supervisor.monitorError).toBe("That agent is on no call to listen to.");
     expect(store.getState().supervisor.monitor).toBeNull();
+  });
+
+  it("a refused switch of mode leaves the mode in force on the bar, and says it was refused", async () => {
+    const { store, callq, events, phone, clock, me } = await board();
+    await store.getState().monitorRecipient(B, "eavesdrop");
+    phone.ring("m1", "Monitor: Zoe Agent");
+    await clock.advance(0);
+    events.emit(`callq.recipient.${me}`, "monitor", { recipient_id: me, active: true });
+    await clock.advance(16);
+    expect(await store.getState().monitorRecipient(B, "whisper")).toBe(true);
+    // Barge refused: the supervision goes on whispering, and the bar says so.
+    callq.answers.monitor = new ApiRequestError("http", 403, "forbidden", null, null, "403");
+    expect(await store.getState().monitorRecipient(B, "barge")).toBe(false);
+    expect(store.getState().supervisor.monitor).toMatchObject({ target: B, mode: "whisper", phase: "listening", callId: "m1" });
+    expect(store.getState().supervisor.monitorError).toBe("Barge was refused; still Whisper. Only an admin or a user with the call_monitor permission may listen in.");
+    // Two switches in a row, the first taken, the second refused: the first is in force.
+    callq.hold("monitor");
+    const sent = callq.calls("monitor").length;
+    const listen = store.getState().monitorRecipient(B, "eavesdrop");
+    // Listen is on its way when Barge is asked (one waiting is overtaken and never sent).
+    await vi.waitFor(() => expect(callq.calls("monitor")).toHaveLength(sent + 1));
+    const barge = store.getState().monitorRecipient(B, "barge");
+    expect(store.getState().supervisor.monitor?.mode).toBe("barge");
+    await callq.release("monitor", undefined);
+    await listen;
+    await callq.release("monitor", new ApiRequestError("http", 500, "", null, null, "500 boom"));
+    expect(await barge).toBe(false);
+    expect(store.getState().supervisor.monitor).toMatchObject({ mode: "eavesdrop", callId: "m1" });
+    expect(store.getState().supervisor.monitorError).toMatch(/^Barge was refused; still Listen\. /);
+    // Stop: the supervision goes, and the words about it with it.
+    await store.getState().stopMonitor();
+    expect(store.getState().supervisor).toMatchObject({ monitor: null, monitorError: null });
   });
 
   it("moving to another agent: the first supervision's end does not end the one asked for", async () => {

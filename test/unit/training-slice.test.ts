@@ -2,7 +2,7 @@
 // (from the profile), the list, saving with the server's refusal kept per field, deleting,
 // importing a file (and refusing what is not one before any request), previews (only the
 // newest lands), and live runs (start, drive, faults, the live view's refresh until the run ends).
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { ApiRequestError } from "../../renderer/api/client.js";
 import type { PreviewSummary, RunDoc, RunStatus, ScenarioDoc, ScenarioRow, Scorecard, TrainingApi } from "../../renderer/api/training.js";
 import { isTrainingView, RUN_REFRESH_MS, trainerAccess } from "../../renderer/state/training.js";
@@ -71,6 +71,8 @@ function fakeTrainingApi() {
   let nextId = 0;
   const previews: { id: string; answer: ReturnType<typeof deferred<PreviewSummary>> }[] = [];
   let refuseSave: unknown = null;
+  /** When set, the next read of the run answers (what the run was when asked) only once it settles. */
+  let readGate: Promise<void> | null = null;
   const api: TrainingApi = {
     async list() {
       calls.push("list");
@@ -118,7 +120,11 @@ function fakeTrainingApi() {
     },
     async readRun(_c, id) {
       calls.push("readRun");
-      return runDoc(id, live.status, live.waitS);
+      const read = runDoc(id, live.status, live.waitS);
+      const gate = readGate;
+      readGate = null;
+      if (gate !== null) await gate;
+      return read;
     },
     async driveRun(_c, id, action) {
       calls.push(`driveRun ${action}`);
@@ -136,7 +142,20 @@ function fakeTrainingApi() {
       return card(id, live.status, live.answered);
     },
   };
-  return { api, calls, docs, previews, live, refuse: (error: unknown) => (refuseSave = error) };
+  return {
+    api,
+    calls,
+    docs,
+    previews,
+    live,
+    refuse: (error: unknown) => (refuseSave = error),
+    /** Holds the next read of the run until the returned release. */
+    holdNextRead(): () => void {
+      const gate = deferred<void>();
+      readGate = gate.promise;
+      return () => gate.resolve();
+    },
+  };
 }
 
 async function setup() {
@@ -256,6 +275,38 @@ describe("training slice: live runs", () => {
     await store.getState().driveRun("resume");
     expect(store.getState().training.runs.error).toBe("The run was not resumed: the server refused it: action: the run is running.");
     expect(store.getState().training.runs.current?.status).toBe("ended");
+  });
+
+  it("a pause then a resume: the pause's read of the run, answered last, does not show the run paused", async () => {
+    const { store, holdNextRead } = await setup();
+    await store.getState().startRun("s1");
+    // Pause: the server pauses, and the read of the run that follows is answered (paused) but held.
+    const release = holdNextRead();
+    const paused = store.getState().driveRun("pause");
+    await vi.waitFor(() => expect(store.getState().training.runs.current?.status).toBe("paused"));
+    // Resume, read back running, before the pause's read reaches the page.
+    await store.getState().driveRun("resume");
+    expect(store.getState().training.runs.current?.status).toBe("running");
+    release();
+    await paused;
+    expect(store.getState().training.runs.current?.status).toBe("running");
+  });
+
+  it("a fault injected while a read of the run is on its way: that older read does not land over the fault's answer", async () => {
+    const { store, clock, holdNextRead, live } = await setup();
+    await store.getState().startRun("s1");
+    const stop = store.getState().followRun();
+    // The live view's read (the caller waited 0 s) is held; meanwhile a fault, answered with 9 s.
+    const release = holdNextRead();
+    void clock.advance(RUN_REFRESH_MS);
+    live.waitS = 9;
+    await store.getState().injectFault({ kind: "burst", count: 3 });
+    expect(store.getState().training.runs.current?.callers[0]?.wait_s).toBe(9);
+    release();
+    await vi.waitFor(() => expect(store.getState().training.runs.busy).toBe(false));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(store.getState().training.runs.current?.callers[0]?.wait_s).toBe(9);
+    stop();
   });
 
   it("injects the trainer's fault into the open run and says so; a refusal is in words", async () => {
