@@ -8,6 +8,7 @@ import type { PhoneStatus as Status } from "../state/phone.js";
 const LABELS: Record<Status, string> = {
   none: "No phone",
   loading: "Connecting…",
+  starting: "Connecting…",
   unregistered: "Not registered",
   registering: "Registering…",
   registered: "Registered",

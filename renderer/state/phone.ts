@@ -54,7 +54,12 @@ export interface CallView extends CallInfo {
   startedAtQueueTime: number;
 }
 
-export type PhoneStatus = RegistrationState | "none" | "loading";
+/**
+ * `starting`: signed in, the line not started yet (it starts once the sign-in's profile read has
+ * answered; on a slow link that is seconds); `none`: there is no line to start (no device, no phone
+ * in this console); `loading`: reading the devices and credentials.
+ */
+export type PhoneStatus = RegistrationState | "none" | "loading" | "starting";
 
 export interface PhoneState {
   devices: DeviceSummary[];
@@ -103,12 +108,12 @@ export interface PhoneDeps {
   alerts?: CallAlerts;
 }
 
-const NO_PHONE: PhoneState = { devices: [], deviceId: null, status: "none", retryAt: null, error: null, calls: [], directory: [] };
+const NO_PHONE: PhoneState = { devices: [], deviceId: null, status: "starting", retryAt: null, error: null, calls: [], directory: [] };
 const deviceKey = (accountId: string, ownerId: string) => `switchboard.device.${accountId}.${ownerId}`;
 
 /** Why there is no phone line to call on, in words (after "Cannot call 1003: "). */
 export function noLineWords(phone: Pick<PhoneState, "status" | "error">): string {
-  if (phone.status === "loading") return "your phone is still connecting. Try again in a moment.";
+  if (phone.status === "loading" || phone.status === "starting") return "your phone is still connecting. Try again in a moment.";
   return phone.error === null ? "there is no phone line." : `there is no phone line. ${phone.error}`;
 }
 

@@ -157,7 +157,15 @@ describe("an agent's shift on a slow link", () => {
         if (new URL(ws.url()).pathname === "/events") ws.on("framereceived", () => resolve());
       });
     });
+    // The line starts once the sign-in's read of the user's profile has answered: held too, so the
+    // moment before the line starts is certain. The phone is connecting then, not missing.
+    const profileRead = await link.hold((r) => r.method() === "GET" && new URL(r.url()).pathname.endsWith(`/users/${me}`), "before");
     await signIn(page, "agent1");
+    await profileRead.seen;
+    const registration = page.getByTestId("registration-state");
+    await registration.waitFor();
+    expect.soft(await registration.textContent(), "the phone says it is connecting before its line has started").toBe("Registration: Connecting…");
+    profileRead.release();
     await devicesRead.seen;
     await subscribed;
     const due = await f.v2("PUT", "/callq_callbacks", { number: "+14155550321", remind_at: toGregorianSeconds(await f.clock.now()), note: "Renewal", user_id: me });
