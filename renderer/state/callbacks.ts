@@ -66,10 +66,15 @@ export function createCallbacksSlice(deps: CallbacksDeps): StateCreator<AppState
       if (reminded.userId !== get().session?.ownerId) return;
       const { reminders, list } = get().callbacks;
       order.changed(reminded.id);
+      const listed = list.some((c) => c.id === reminded.id);
       patch({
         reminders: reminders.some((r) => r.id === reminded.id) ? reminders : [...reminders, reminded],
-        list: list.map((c) => (c.id === reminded.id ? reminded : c)),
+        // A callback made after the list was read (by a supervisor, a script, another console of
+        // theirs) is shown in its place, soonest first as the server lists them; the list is read
+        // again, as after a create, so that a read already on its way does not leave it out.
+        list: listed ? list.map((c) => (c.id === reminded.id ? reminded : c)) : [...list, reminded].sort((a, b) => a.remindAt - b.remindAt),
       });
+      if (!listed) void get().loadCallbacks();
     };
 
     return {

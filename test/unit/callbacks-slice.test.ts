@@ -106,6 +106,8 @@ function fixture(options: { phone?: boolean } = {}) {
     cancelled,
     event,
     refuse: () => (refuse = true),
+    /** A callback made on the server by someone else (the list read so far does not have it). */
+    madeElsewhere: (row: ScheduledCallback) => (list = [...list, row].sort((a, b) => a.remindAt - b.remindAt)),
     dialled,
     refuseCalls: (words: string | null) => (refusal = words),
     /** The next list read is answered (with the list as it is now) only once the returned release is called. */
@@ -208,6 +210,22 @@ describe("scheduled callbacks slice", () => {
     // A read asked after the reminder lands as it is.
     await f.store.getState().loadCallbacks();
     expect(f.store.getState().callbacks.list.map((c) => [c.id, c.state])).toEqual([["cb1", "scheduled"]]);
+  });
+
+  it("a reminder for a callback made after the list was read puts it in the list, in its place, even with an older read on its way", async () => {
+    const f = fixture();
+    await f.connect();
+    // A supervisor scheduled cb0 for this agent, due before cb1, after the list was read.
+    const early: ScheduledCallback = { id: "cb0", number: "+14155550100", remindAt: AT - 60_000, note: "Early", userId: OWNER_ID, state: "reminded" };
+    const release = f.holdNextList();
+    const older = f.store.getState().loadCallbacks();
+    f.madeElsewhere(early);
+    f.event({ ...reminder("cb0", OWNER_ID), data: { callback_id: "cb0", id: "cb0", number: early.number, remind_at: toGregorianSeconds(early.remindAt), note: "Early", user_id: OWNER_ID, state: "reminded" } });
+    expect(f.store.getState().callbacks.list.map((c) => c.id)).toEqual(["cb0", "cb1"]);
+    release();
+    await older;
+    await vi.waitFor(() => expect(f.store.getState().callbacks.list.map((c) => [c.id, c.state])).toEqual([["cb0", "reminded"], ["cb1", "scheduled"]]));
+    expect(f.store.getState().callbacks.reminders.map((r) => r.id)).toEqual(["cb0"]);
   });
 
   it("starts empty for a new session", async () => {
