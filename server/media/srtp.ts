@@ -74,7 +74,7 @@ function sha1Block(h: Int32Array, m: Uint8Array, at: number): void {
   let d = h[3] ?? 0;
   let e = h[4] ?? 0;
   // The four kinds of round in loops of their own: one loop choosing among them per round took a
-  // third longer.
+  // fifth longer (an HMAC of a 172-byte packet, 2.84 against 2.34 µs in a micro A/B).
   for (let i = 0; i < 20; i++) {
     const t = (((a << 5) | (a >>> 27)) + ((b & c) | (~b & d)) + e + 0x5a827999 + (W[i] ?? 0)) | 0;
     e = d;
@@ -252,7 +252,9 @@ export class Ghash {
 
   /**
    * Z = (Z XOR X) · H, by X's bytes from the last (Horner's rule in x^8), written out: a loop over
-   * the sixteen bytes, with its choice of word and its first-step test, took about twice as long.
+   * the sixteen bytes, with its choice of word and its first-step test, took 1.4 times as long (a
+   * packet's GHASH, 1.93 against 1.36 µs in a micro A/B). Tables per nibble position (8 KiB, no
+   * shifts) were slower still.
    */
   #mul(x0: number, x1: number, x2: number, x3: number): void {
     x0 ^= this.#z0;
