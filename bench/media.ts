@@ -285,6 +285,22 @@ function flows(calls: Call[], before: Snapshot, after: Snapshot, only?: "at serv
   return total;
 }
 
+/**
+ * RTP packets the server's legs sent and received between two snapshots: what the server's CPU did
+ * work for. A loaded machine's server sends fewer (frames not sent, late) and so uses less CPU per
+ * call; per packet, runs that carried different shares of their audio compare.
+ */
+function serverPackets(calls: Call[], before: Snapshot, after: Snapshot): number {
+  let packets = 0;
+  for (const c of calls) {
+    for (const id of [c.caller.id, c.agent.id]) {
+      const [b, a] = [before.get(id), after.get(id)];
+      if (b && a) packets += a.packetsSent - b.packetsSent + (a.packetsReceived - b.packetsReceived);
+    }
+  }
+  return packets;
+}
+
 /** The whole recording against what its bridge mixed: left the caller's voice, right the agent's. */
 async function recordingCheck(mixed: MixedSilence, result: RecordingResult, endTick: number): Promise<RecordingCheck> {
   return checkRecording(await readFile(result.path), mixed.expectation(endTick, CALLER_TONE, AGENT_TONE));
@@ -344,6 +360,7 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
     const clock = engine.clock.stats();
     const phones1 = await phones.cpu();
     const flow = flows(calls, before, last);
+    const packets = serverPackets(calls, before, last);
     const rssMiB = process.memoryUsage().rss / 2 ** 20;
 
     // A leg stops reading its bridge as close() is called: the recordings end at this tick.
@@ -372,6 +389,8 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
     const phonesShare = share(phones1.micros - phones0.micros);
     const pct = (x: number, digits = 1) => `${(x * 100).toFixed(digits)}%`;
     const p99 = loop.percentile(99) / 1e6;
+    // µs of the server's CPU per RTP packet its legs sent or received (50 each way a second per leg).
+    const perPacketUs = ((cpu.user + cpu.system) / Math.max(1, packets)).toFixed(1);
     // Lost: audio that never played (never received, dropped, not sent). Late: a FIFO that ran
     // dry played 20 ms of silence, and the frame after it.
     const lostAll = flow.lost + flow.dropped + flow.stale;
@@ -382,6 +401,10 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
       [
         "CPU per call: main thread / other threads (media workers, libuv pool, V8 helpers; /proc, 10 ms ticks)",
         `${pct(mainShare / n, 3)} / ${pct(otherShare / n, 3)} of a core`,
+      ],
+      [
+        "server CPU per RTP packet its legs sent or received (packets: expected 200 a second per call)",
+        `${perPacketUs} µs (${packets} packets, ${((100 * packets) / (200 * n * (wallMs / 1000))).toFixed(0)}% of expected)`,
       ],
       [`CPU, phones process (${2 * n} legs, ${PHONE_WORKERS} workers)`, `${pct(phonesShare)} of one core`],
       ["server main thread: event-loop utilisation", pct(elu)],
@@ -415,7 +438,7 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
     summary.push(
       `| ${n} | ${workers} | ${path}${RECORD ? "" : " (unrecorded)"} | ${pct(serverShare / n, 2)} (main ${pct(mainShare / n, 3)}, others ${pct(otherShare / n, 3)}) | ${pct(serverShare, 0)} | ${ms(p99)} ms | ${workerLoops(serverWorkers)} | ` +
         `${flow.sent - flow.received} of ${flow.sent} (${pct((flow.sent - flow.received) / Math.max(1, flow.sent), 2)}) | ` +
-        `${flow.lost} / ${flow.dropped} / ${flow.stale} (${lostAll}) | ${flow.underruns} | ${flow.compressed} | ${pct(phonesShare, 0)} | ${good} of ${checks.length} | ${load0.toFixed(1)}–${load1.toFixed(1)} |`,
+        `${flow.lost} / ${flow.dropped} / ${flow.stale} (${lostAll}) | ${flow.underruns} | ${flow.compressed} | ${pct(phonesShare, 0)} | ${good} of ${checks.length} | ${load0.toFixed(1)}–${load1.toFixed(1)} | ${perPacketUs} µs |`,
     );
   } finally {
     await Promise.all([engine.close(), phones.close()]);
@@ -445,8 +468,8 @@ if (process.env.BENCH_MEDIA_ROLE === "phones") {
     }
   }
   process.stdout.write(
-    "\n| calls | server workers | bridges | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | lost: gaps / drops / not sent | late (FIFO dry) | backlog cut | phones CPU | recordings good | load |\n" +
-      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
+    "\n| calls | server workers | bridges | CPU per call | server CPU | main loop p99 | worker loops p99 | packets not received | lost: gaps / drops / not sent | late (FIFO dry) | backlog cut | phones CPU | recordings good | load | server CPU per packet |\n" +
+      "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|\n" +
       summary.join("\n") +
       `\n\nmedia bench wall time ${((performance.now() - started) / 1000).toFixed(0)} s\n`,
   );

@@ -4,7 +4,16 @@
 import { createHmac, randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
 import { RtpHeader, SrtpSession } from "werift";
-import { HmacSha1, SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80, srtpPair, type SrtpProfileId } from "../../server/media/srtp.js";
+import {
+  HmacSha1,
+  KEYSTREAM_BATCH,
+  sessionKeys,
+  SRTP_AEAD_AES_128_GCM,
+  SRTP_AES128_CM_HMAC_SHA1_80,
+  SrtpContext,
+  srtpPair,
+  type SrtpProfileId,
+} from "../../server/media/srtp.js";
 
 function keys(profile: SrtpProfileId) {
   const salt = profile === SRTP_AEAD_AES_128_GCM ? 12 : 14;
@@ -123,6 +132,103 @@ describe("HMAC-SHA1", () => {
         const expected = createHmac("sha1", key).update(data.subarray(3)).update(Buffer.from([1, 2, 3, 4])).digest();
         expect(out.equals(expected), `key ${keyLength}, ${n} bytes`).toBe(true);
       }
+    }
+  });
+});
+
+describe("SRTP against RFC 3711's test vectors", () => {
+  const hex = (h: string) => Buffer.from(h, "hex");
+
+  it("derives the session keys of appendix B.3", () => {
+    const keys = sessionKeys(SRTP_AES128_CM_HMAC_SHA1_80, hex("E1F97A0D3E018BE0D64FA32C06DE4139"), hex("0EC675AD498AFEEBB6960B3AABE6"));
+    expect(keys.key.toString("hex").toUpperCase()).toBe("C61E7A93744F39EE10734AFE3FF7A087");
+    expect(keys.salt.toString("hex").toUpperCase()).toBe("30CBBC08863D8C85D49DB34A9AE1");
+    expect(keys.auth.toString("hex").toUpperCase()).toBe("CEBE321F6FF7716B6FD4AB49AF256A156D38BAA4");
+  });
+
+  it("encrypts with appendix B.2's AES-CM keystream (SSRC, rollover counter and sequence number 0)", () => {
+    const context = new SrtpContext(SRTP_AES128_CM_HMAC_SHA1_80, { key: hex("2B7E151628AED2A6ABF7158809CF4F3C"), salt: hex("F0F1F2F3F4F5F6F7F8F9FAFBFCFD"), auth: Buffer.alloc(20) });
+    // A payload of zeros encrypts to the keystream itself.
+    const packet = context.protect({ payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0 }, Buffer.alloc(48));
+    expect(packet.subarray(12, 60).toString("hex").toUpperCase()).toBe("E03EAD0935C95E80E166B16DD92B4EB4" + "D23513162B02D0F72A43A2FE4A5F97AB" + "41E95B3BB0A2E8DD477901E4FCA894C0");
+  });
+});
+
+// The keystream comes in batches of KEYSTREAM_BATCH consecutive packet indexes (one AES call for
+// all of them): every way a stream can leave its batch gives werift's bytes.
+describe.each(profiles)("SRTP %s keystream batches", (_name, profile) => {
+  it("protects as werift does through batch edges, a wrap, jumps, another SSRC and long payloads", () => {
+    const k = keys(profile);
+    const ours = srtpPair(profile, k);
+    const same = new SrtpSession({ profile, keys: k });
+    const steps: { seq: number; ssrc: number; length: number }[] = [];
+    let seq = 1_000;
+    const step = (by: number, ssrc = 0x1234, length = 160) => {
+      seq = (seq + by) & 0xffff;
+      steps.push({ seq, ssrc, length });
+    };
+    // Across two batch edges.
+    for (let i = 0; i < 3 * KEYSTREAM_BATCH; i++) step(1);
+    // Another SSRC between packets of the first, then it alone, then the first again (a context
+    // keeps one rollover counter: both streams before the wrap).
+    step(0, 0x9999);
+    step(1);
+    step(0, 0x9999);
+    for (let i = 0; i < 5; i++) step(1, 0x9999);
+    step(1);
+    // Forward steps of a few frames (forward.ts), a jump past the next batches, short and long payloads.
+    step(3);
+    step(5);
+    step(4 * KEYSTREAM_BATCH + 9);
+    step(1, 0x1234, 4);
+    step(1, 0x1234, 161);
+    step(1, 0x1234, 320);
+    step(1);
+    // On to half a batch before the wrap, and across it (the rollover counter steps inside a batch).
+    // (Hops of less than half the sequence space: a longer one reads as a packet from the past.)
+    step(20_000);
+    step(20_000);
+    step(65_536 - KEYSTREAM_BATCH / 2 - seq);
+    for (let i = 0; i < 2 * KEYSTREAM_BATCH; i++) step(1);
+    for (const [i, s] of steps.entries()) {
+      const fields = { payloadType: 0, sequenceNumber: s.seq, timestamp: 160 * i, ssrc: s.ssrc, marker: false };
+      const payload = randomBytes(s.length);
+      const packet = ours.local.protect(fields, payload);
+      expect(packet.equals(same.encrypt(payload, new RtpHeader(fields))), `step ${i}: seq ${s.seq}, ssrc ${s.ssrc}, ${s.length} bytes`).toBe(true);
+    }
+  });
+
+  it("reads werift's packets late, early, far ahead and from two SSRCs at once", () => {
+    const k = keys(profile);
+    const ours = srtpPair(profile, k);
+    const far = farEnd(profile, k);
+    const make = (seq: number, ssrc: number, length = 160) => {
+      const payload = randomBytes(length);
+      return { seq, payload, packet: far.encrypt(payload, new RtpHeader({ payloadType: 0, sequenceNumber: seq & 0xffff, timestamp: seq * 160, ssrc })) };
+    };
+    // A context keeps one rollover counter for all SSRCs: both streams short of a wrap (the wrap's
+    // own tests are above).
+    const a = Array.from({ length: 300 }, (_, i) => make(1_000 + i, 7));
+    const b = Array.from({ length: 10 }, (_, i) => make(1_205 + i, 8, i === 3 ? 320 : 160));
+    const order = [
+      ...a.slice(0, 40),
+      a[45],
+      ...a.slice(40, 45),
+      // Late by more than a batch, then far ahead (one packet alone, then the stream moved on).
+      a[2],
+      a[200],
+      ...a.slice(201, 210),
+      a[150],
+      // Two streams interleaved.
+      ...b.flatMap((p, i) => [p, a[210 + i]]),
+      ...a.slice(220, 300),
+    ];
+    for (const p of order) {
+      if (!p) throw new Error("no packet");
+      const copy = Buffer.from(p.packet);
+      const length = ours.remote.unprotect(copy);
+      expect(length, `packet ${p.seq}`).toBeGreaterThan(0);
+      expect(copy.subarray(12, length).equals(p.payload), `packet ${p.seq}`).toBe(true);
     }
   });
 });
