@@ -8,6 +8,10 @@
 // makes a webhook, disables it and deletes it, and unticks a queue membership box while the
 // membership read is on its way (the box stays unticked, as the server says), then signs out. At each
 // step what the server says and what the console shows.
+// Then the trainer's day (the admin, who may train): the runs' table does not say "No runs yet."
+// while its read is on its way, one scenario opened for editing after another opens the second,
+// and a run is started, paused, resumed and stopped (as the server says each time), listed as
+// ended, replayed, and its report opened.
 import type { Page, Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { openConsole, signIn } from "../helpers/console-page.js";
@@ -28,7 +32,7 @@ const settled = (page: Page) => page.getByRole("tabpanel").locator('table.data-t
 // Page-side code as text: the node project has no DOM types.
 const frames = (page: Page) => page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))");
 
-describe("an admin's day on a slow link", () => {
+describe("the admin's and the trainer's days on a slow link", () => {
   it(`checks devices, edits blocklists and webhooks, changes a queue's members, between tabs while reads are on their way (seed ${SEED})`, async () => {
     console.log(`slow link seed ${SEED} (SWITCHBOARD_SLOW_LINK_SEED=${SEED} replays its delays)`);
     const f = setup.floor();
@@ -210,6 +214,79 @@ describe("an admin's day on a slow link", () => {
     await page.getByRole("button", { name: "Sign in" }).waitFor({ timeout: 20_000 });
     expect(errors).toEqual([]);
     await shotsAtWidths(page, "admin-signed-out");
+    await page.close();
+  }, 120_000);
+
+  it(`a trainer's day: the scenarios and the runs read, one scenario opened after another, a run started, paused, resumed, stopped, its report (seed ${SEED})`, async () => {
+    const f = setup.floor();
+    const salesPath = await f.queuePath("Sales");
+    const salesId = salesPath.slice(salesPath.lastIndexOf("/") + 1);
+    const persona = { name: "Tess Trainee", weight: 1, number: "+1415888####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 3 } };
+    const scenario = async (name: string) => {
+      const created = await f.v2<{ id: string }>("PUT", "/training_scenarios", { name, duration_s: 60, seed: 5, queues: [{ queue_id: salesId, rate_per_hour: 0 }], personas: [persona] });
+      expect(created.status).toBe(201);
+      return created.body.data.id;
+    };
+    const rushId = await scenario("Morning rush");
+    await scenario("Quiet hour");
+
+    const { page, errors } = await openConsole(setup.browser().browser, `${f.url}/#/training`);
+    page.setDefaultTimeout(20_000);
+    const link = await slowLink(page, SEED);
+    // The runs' list, held after the server answered: the table does not say there are none.
+    const runsRead = await link.hold((r) => isGet(r, "/training_runs"), "after");
+    await signIn(page, "admin");
+    await page.getByRole("heading", { name: "Training", level: 1 }).waitFor();
+    const runs = page.getByRole("group", { name: "Training runs" });
+    await runsRead.answered;
+    await runs.waitFor();
+    expect.soft(await runs.getByText("No runs yet.").count(), "no 'No runs yet.' while the runs' list is read").toBe(0);
+    runsRead.release();
+    await runs.getByText("No runs yet.").waitFor();
+
+    // Edit Morning rush, then Quiet hour before Morning rush's document has come: the form is
+    // Quiet hour's when both have come.
+    const scenarios = page.getByRole("group", { name: "Training scenarios" });
+    await scenarios.getByRole("row", { name: /^Quiet hour/ }).waitFor();
+    const rushRead = await link.hold((r) => isGet(r, `/training_scenarios/${rushId}`), "after");
+    await scenarios.getByRole("button", { name: "Edit Morning rush" }).click();
+    await rushRead.answered;
+    await scenarios.getByRole("button", { name: "Edit Quiet hour" }).click();
+    const form = page.getByRole("form", { name: /^Edit / });
+    await form.getByRole("heading", { name: "Edit Quiet hour" }).waitFor();
+    rushRead.release();
+    await (await rushRead.seen).response();
+    await frames(page);
+    expect.soft(await form.getByRole("heading").first().innerText(), "the scenario opened last (Quiet hour) stays open").toBe("Edit Quiet hour");
+    await form.getByRole("button", { name: "Cancel" }).click();
+    await form.waitFor({ state: "detached" });
+
+    // A run of Quiet hour: started, paused, resumed, stopped; the server says the same each time.
+    const runState = async () => {
+      const list = (await f.v2<{ id: string; status: string; scenario_name: string }[]>("GET", "/training_runs")).body.data;
+      return list.find((run) => run.scenario_name === "Quiet hour");
+    };
+    await scenarios.getByRole("button", { name: "Start run of Quiet hour" }).click();
+    const status = (state: string) => page.locator(`p[role="status"][data-run-status="${state}"]`);
+    await status("running").waitFor();
+    const runId = (await runState())?.id ?? "";
+    expect(runId).not.toBe("");
+    await runs.locator(`tr[data-run-id="${runId}"]`).waitFor();
+    for (const [button, state] of [
+      ["Pause run", "paused"],
+      ["Resume run", "running"],
+      ["Stop run", "ended"],
+    ] as const) {
+      await page.getByRole("button", { name: button }).click();
+      await status(state).waitFor();
+      await poll(`the run ${state} on the server`, async () => ((await runState())?.status === state ? true : undefined));
+    }
+    // The list says it ended too, and the ended run's replay and report are there.
+    await runs.locator(`tr[data-run-id="${runId}"]`).getByText("Ended").waitFor();
+    await page.getByRole("button", { name: "Replay the run" }).click();
+    await page.getByRole("link", { name: "Printable report" }).click();
+    await page.getByRole("heading", { name: "Run report: Quiet hour", level: 1 }).waitFor();
+    expect(errors).toEqual([]);
     await page.close();
   }, 120_000);
 });
