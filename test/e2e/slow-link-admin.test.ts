@@ -241,6 +241,7 @@ describe("the admin's and the trainer's days on a slow link", () => {
     await runsRead.answered;
     await runs.waitFor();
     expect.soft(await runs.getByText("No runs yet.").count(), "no 'No runs yet.' while the runs' list is read").toBe(0);
+    await shotsAtWidths(page, "training-runs-reading");
     runsRead.release();
     await runs.getByText("No runs yet.").waitFor();
 
