@@ -85,6 +85,7 @@ const SERIAL_BROWSER = [
   "test/e2e/shift-agent-work.test.ts",
   "test/e2e/shift-agent.test.ts",
   "test/e2e/shift-supervisor.test.ts",
+  "test/e2e/slow-link-admin.test.ts",
   "test/e2e/slow-link-supervisor.test.ts",
   "test/e2e/texting.test.ts",
   "test/e2e/training-faults.test.ts",

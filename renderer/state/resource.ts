@@ -102,12 +102,14 @@ export function resourceList<S extends ListState>(home: ResourceHome<S>, spec: L
     own.patch({ loading: true, error: null });
     try {
       const read = await spec.list(connection, home.get());
-      if (!order.latest(mine)) return false;
+      // Not when a change was shown since it was asked: its rows are older than the change (a
+      // box ticked would be unticked again); the change reads the list again when it is done.
+      if (!order.latest(mine) || !order.land(mine)) return false;
       home.patch(read);
       own.patch({ loading: false });
       return true;
     } catch (error) {
-      if (!order.latest(mine)) return false;
+      if (!order.latest(mine) || !order.land(mine)) return false;
       const words = `The ${spec.many} could not be read: ${apiErrorText(error)}`;
       if (spec.listFailed === undefined) own.patch({ loading: false, error: words });
       else {
@@ -129,18 +131,24 @@ export function resourceList<S extends ListState>(home: ResourceHome<S>, spec: L
       // A new change's outcome replaces the last one's words.
       const pending = own.get().pending;
       own.patch({ error: null, notice: null, pending: key === undefined ? pending : [...pending, key] });
+      // The change lands now (state/read-order): a read asked before it does not land after it.
+      const at = order.changed();
       show?.();
       const settle = (changes: Partial<ListState>) => own.patch({ ...changes, pending: own.get().pending.filter((p) => p !== key) });
+      // A read on its way was asked before this change landed, or one asked since may have reached
+      // the server before it: its rows may not have it (a deleted row back, a new one gone, a box
+      // unticked again; on a slow link they were). Read again: only the newer answer lands.
+      const readAgain = () => {
+        if (own.get().loading || order.askedSince(at)) void load();
+      };
       try {
         await work(connection);
-        // A read on its way was asked before this change landed: its rows may not have it (a
-        // deleted row back, a new one gone; on a slow link they were). Read again: only the newer
-        // answer lands.
-        if (own.get().loading) void load();
+        readAgain();
         settle({});
         return true;
       } catch (error) {
         undo?.();
+        readAgain();
         settle({ error: `${failure}: ${apiErrorText(error)}` });
         return false;
       }

@@ -27,6 +27,8 @@ export interface RunsState {
   /** A start, pause, resume or stop under way. */
   busy: boolean;
   error: string | null;
+  /** A read of the runs' list is on its way (the table says nothing of "no runs" meanwhile). */
+  reading: boolean;
 }
 
 export interface TrainingState extends ResourceState<ScenarioRow> {
@@ -111,7 +113,7 @@ function nameOf(doc: ScenarioDoc): string {
 
 const SIGNED_OUT = "You are signed out.";
 const NO_PREVIEW: PreviewState = { scenarioId: null, running: false, summary: null, error: null };
-const NO_RUNS: RunsState = { rows: [], current: null, scorecard: null, busy: false, error: null };
+const NO_RUNS: RunsState = { rows: [], current: null, scorecard: null, busy: false, error: null, reading: false };
 
 const ACTION_WORDS: Record<RunAction, string> = { pause: "paused", resume: "resumed", stop: "stopped" };
 
@@ -168,13 +170,19 @@ export function createTrainingSlice(deps: { trainingApi?: TrainingApi; clock?: C
       }
     };
 
+    // The runs' list is read as the view opens and again after a start or an end: only the newest
+    // read's answer lands (a slow read asked before a start left the new run out of the list).
+    const listOrder = readOrder();
     const loadRuns = async (): Promise<void> => {
       const connection = home.connection();
       if (connection === null) return;
+      const mine = listOrder.ask();
+      patchRuns({ reading: true });
       try {
-        patchRuns({ rows: await api.listRuns(connection) });
+        const rows = await api.listRuns(connection);
+        if (listOrder.latest(mine)) patchRuns({ rows, reading: false });
       } catch (error) {
-        patchRuns({ error: `The runs could not be listed: ${apiErrorText(error)}` });
+        if (listOrder.latest(mine)) patchRuns({ error: `The runs could not be listed: ${apiErrorText(error)}`, reading: false });
       }
     };
 

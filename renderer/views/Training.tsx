@@ -7,6 +7,7 @@ import { useShallow } from "zustand/react/shallow";
 import { scenarioFileUrl, type PreviewSummary, type ScenarioDoc, type ScenarioRow } from "../api/training.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
+import { readOrder } from "../state/read-order.js";
 import { trainerAccess, type FieldProblem } from "../state/training.js";
 import { ConfirmDialog } from "./admin/ConfirmDialog.js";
 import { TrainingRuns } from "./TrainingRuns.js";
@@ -78,13 +79,25 @@ function TrainingPage() {
   const [deleting, setDeleting] = useState(false);
   const importId = useId();
   const openings = useRef(0);
-  const open = (title: string, draft: ScenarioDoc) => setEditing({ title, draft, serial: ++openings.current });
+  // The scenarios opened for editing come back in any order on a slow link: only the one opened
+  // last opens, and none once another form was opened or the form closed meanwhile (read-order).
+  const opens = useRef(readOrder()).current;
+  const open = (title: string, draft: ScenarioDoc) => {
+    opens.changed();
+    setEditing({ title, draft, serial: ++openings.current });
+  };
+  const close = () => {
+    opens.changed();
+    setEditing(null);
+  };
 
   useEffect(() => void loadScenarios(), [loadScenarios]);
 
   async function edit(row: ScenarioRow): Promise<void> {
     setOpenError(null);
+    const mine = opens.ask();
     const doc = await s.readScenario(row.id);
+    if (!opens.latest(mine) || !opens.land(mine)) return;
     if (typeof doc === "string") setOpenError(doc);
     else open(`Edit ${row.name}`, doc);
   }
@@ -104,7 +117,7 @@ function TrainingPage() {
     setDeleting(true);
     await s.deleteScenario(confirming.id);
     setDeleting(false);
-    if (editing?.draft.id === confirming.id) setEditing(null);
+    if (editing?.draft.id === confirming.id) close();
     setConfirming(null);
   }
 
@@ -138,7 +151,7 @@ function TrainingPage() {
           title={editing.title}
           initial={editing.draft}
           save={s.saveScenario}
-          close={() => setEditing(null)}
+          close={close}
         />
       ) : null}
 

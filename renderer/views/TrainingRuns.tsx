@@ -80,7 +80,7 @@ export function TrainingRuns() {
         <h2 id="runs-heading" className="section-heading">
           Runs
         </h2>
-        <DataTable caption="Training runs" columns={["Scenario", "Started", "Status", "Actions"]} loading={false} rowCount={runs.rows.length} emptyText="No runs yet.">
+        <DataTable caption="Training runs" columns={["Scenario", "Started", "Status", "Actions"]} loading={runs.reading} rowCount={runs.rows.length} emptyText="No runs yet.">
           {runs.rows.map((row) => (
             <tr key={row.id} data-run-id={row.id}>
               <th scope="row">{row.scenario_name}</th>

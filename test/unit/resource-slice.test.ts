@@ -8,6 +8,7 @@ import type { AccountConnection } from "../../renderer/api/account.js";
 import { ApiRequestError } from "../../renderer/api/client.js";
 import { emptyResource, homeIn, resourceDocuments, resourceList, type ResourceState } from "../../renderer/state/resource.js";
 import { deferred } from "../helpers/console-store.js";
+import { poll } from "../helpers/poll.js";
 
 interface Thing {
   id: string;
@@ -242,5 +243,33 @@ describe("resource list: a change", () => {
     });
     expect(await list.change({ key: "t1", failure: "x", work: async () => rename("Kept") })).toBe(true);
     expect(state()).toMatchObject({ rows: [{ name: "Kept" }], pending: [], error: null });
+  });
+
+  it("is not undone by a read asked before it that answers after it was shown; the list is read again", async () => {
+    const { list, server, state } = setup();
+    await list.load();
+    // A read on its way, answered by the server before the change (the row as it was).
+    server.hold();
+    const before = list.load();
+    const answer = deferred<void>();
+    const rename = (name: string) => list.home.patch({ rows: [{ id: "t1", name }] });
+    const changing = list.change({
+      key: "t1",
+      failure: "The name was not changed",
+      show: () => rename("Shown"),
+      work: async () => {
+        await answer.promise;
+        server.things.set("t1", { id: "t1", name: "Shown" });
+      },
+      undo: () => rename("One"),
+    });
+    server.held[0]?.resolve([{ id: "t1", name: "One" }]);
+    expect(await before).toBe(false);
+    expect(state().rows).toEqual([{ id: "t1", name: "Shown" }]);
+    answer.resolve();
+    expect(await changing).toBe(true);
+    await poll("the list read again", () => (state().loading ? undefined : true));
+    expect(state().rows).toEqual([{ id: "t1", name: "Shown" }]);
+    expect(server.asked.filter((what) => what === "list")).toHaveLength(3);
   });
 });

@@ -4,7 +4,7 @@
 // newest lands), and live runs (start, drive, faults, the live view's refresh until the run ends).
 import { describe, expect, it, vi } from "vitest";
 import { ApiRequestError } from "../../renderer/api/client.js";
-import type { PreviewSummary, RunDoc, RunStatus, ScenarioDoc, ScenarioRow, Scorecard, TrainingApi } from "../../renderer/api/training.js";
+import type { PreviewSummary, RunDoc, RunRow, RunStatus, ScenarioDoc, ScenarioRow, Scorecard, TrainingApi } from "../../renderer/api/training.js";
 import { isTrainingView, RUN_REFRESH_MS, trainerAccess } from "../../renderer/state/training.js";
 import { consoleStore, deferred, OWNER_ID } from "../helpers/console-store.js";
 
@@ -73,6 +73,8 @@ function fakeTrainingApi() {
   let refuseSave: unknown = null;
   /** When set, the next read of the run answers (what the run was when asked) only once it settles. */
   let readGate: Promise<void> | null = null;
+  /** When set, the next read of the runs' list answers these rows (what it was when asked) only once it settles. */
+  let listGate: { rows: RunRow[]; gate: Promise<void> } | null = null;
   const api: TrainingApi = {
     async list() {
       calls.push("list");
@@ -116,6 +118,12 @@ function fakeTrainingApi() {
     },
     async listRuns() {
       calls.push("listRuns");
+      const held = listGate;
+      listGate = null;
+      if (held !== null) {
+        await held.gate;
+        return held.rows;
+      }
       return [{ id: "r1", scenario_id: "s1", scenario_name: "Monday", seed: 1, status: live.status, started: 1, ended: null }];
     },
     async readRun(_c, id) {
@@ -149,6 +157,12 @@ function fakeTrainingApi() {
     previews,
     live,
     refuse: (error: unknown) => (refuseSave = error),
+    /** Holds the next read of the runs' list, answering `rows`, until the returned release. */
+    holdNextList(rows: RunRow[]): () => void {
+      const gate = deferred<void>();
+      listGate = { rows, gate: gate.promise };
+      return () => gate.resolve();
+    },
     /** Holds the next read of the run until the returned release. */
     holdNextRead(): () => void {
       const gate = deferred<void>();
@@ -261,6 +275,20 @@ describe("training slice: preview", () => {
 });
 
 describe("training slice: live runs", () => {
+  it("lists the runs from the newest read: a read asked before a start and answered after it does not leave the new run out; reading meanwhile", async () => {
+    const { store, holdNextList } = await setup();
+    // The view's read of the list, asked before the run started, answers (no runs) last.
+    const release = holdNextList([]);
+    const viewRead = store.getState().loadRuns();
+    expect(store.getState().training.runs.reading).toBe(true);
+    await store.getState().startRun("s1");
+    expect(store.getState().training.runs.rows.map((row) => row.id)).toEqual(["r1"]);
+    release();
+    await viewRead;
+    expect(store.getState().training.runs.rows.map((row) => row.id)).toEqual(["r1"]);
+    expect(store.getState().training.runs.reading).toBe(false);
+  });
+
   it("starts a run and opens it with its scorecard; pause and stop say so; a refusal is in words", async () => {
     const { store, calls } = await setup();
     await store.getState().startRun("s1");

@@ -1,6 +1,7 @@
 // What the admin lists that edit documents share: the open form's draft and heading, saving with
 // the server's refusal shown, and deleting after a confirmation.
-import { useState, type FormEvent } from "react";
+import { useRef, useState, type FormEvent } from "react";
+import { readOrder } from "../../state/read-order.js";
 
 export interface DocEditorOptions<Row extends { id: string }, Draft extends { id?: string }> {
   /** The document behind a row as a draft and the form's heading, or why it cannot be read. */
@@ -20,16 +21,27 @@ export function useDocEditor<Row extends { id: string }, Draft extends { id?: st
   const [saving, setSaving] = useState(false);
   const [confirming, setConfirming] = useState<Row | null>(null);
   const [deleting, setDeleting] = useState(false);
+  // The documents opened for editing come back in any order on a slow link: only the one opened
+  // last opens, and none once the form was started anew or closed meanwhile (state/read-order).
+  const opens = useRef(readOrder()).current;
+
+  /** Opens `next` (or closes the form): an Edit's read on its way no longer opens its document. */
+  function show(next: Draft | null): void {
+    opens.changed();
+    setDraft(next);
+  }
 
   function startNew(title: string, empty: Draft): void {
     setFormError(null);
     setFormTitle(title);
-    setDraft(empty);
+    show(empty);
   }
 
   async function edit(row: Row): Promise<void> {
     setFormError(null);
+    const mine = opens.ask();
     const opened = await options.open(row);
+    if (!opens.latest(mine) || !opens.land(mine)) return;
     if (typeof opened === "string") setFormError(opened);
     else {
       setFormTitle(opened.title);
@@ -45,7 +57,7 @@ export function useDocEditor<Row extends { id: string }, Draft extends { id?: st
     setSaving(false);
     setFormError(problem);
     if (problem === null) {
-      setDraft(null);
+      show(null);
       options.saved?.();
     }
   }
@@ -55,9 +67,9 @@ export function useDocEditor<Row extends { id: string }, Draft extends { id?: st
     setDeleting(true);
     await options.remove(confirming);
     setDeleting(false);
-    if (draft?.id === confirming.id) setDraft(null);
+    if (draft?.id === confirming.id) show(null);
     setConfirming(null);
   }
 
-  return { draft, setDraft, formTitle, formError, saving, confirming, setConfirming, deleting, startNew, edit, save, confirmDelete };
+  return { draft, setDraft: (next: Draft | null) => (next === null ? show(null) : setDraft(next)), formTitle, formError, saving, confirming, setConfirming, deleting, startNew, edit, save, confirmDelete };
 }
