@@ -134,6 +134,9 @@ function cjsBundles(): Plugin {
             strict: true,
             charset: "ascii",
             comments: { legal: true, jsdoc: false, annotation: false },
+            // A map beside the bundle only when asked (SWITCHBOARD_BUNDLE_SOURCEMAP=1): for reading a
+            // CPU profile of a start by source module (scripts/start-profile.ts). Never shipped.
+            sourcemap: process.env.SWITCHBOARD_BUNDLE_SOURCEMAP === "1",
           });
         } finally {
           await bundle.close();

@@ -9,6 +9,7 @@ import { REVISION_PATTERN } from "../store/index.js";
 import { ApiError } from "./errors.js";
 import { JsonText, plainData, successEnvelope, successEnvelopeText, type EnvelopeOptions, type Paging } from "./envelope.js";
 import { isJsonType, parseBodyless, parseRequest, wantsCsv, type ParsedRequest, type Verb } from "./request.js";
+import { parseHeadOnSendHandlers } from "fastify/lib/head-route.js";
 import { isUpgrade, refuseUpgrade } from "./upgrade.js";
 import { toCsv } from "./csv.js";
 import { contentDisposition } from "./binary.js";
@@ -181,10 +182,14 @@ export function registerEndpoint(app: FastifyInstance, deps: EndpointDeps, spec:
     const withBody = methods.filter((m) => !bodyless.includes(m));
     let also = listed ? METHODS.filter((m) => !own.includes(m)) : [];
     if (bodyless.length > 0) {
+      // No HEAD route beside it (Fastify's would be one more route to build at every start, a
+      // fifth of them): registerOtherMethods' route answers a HEAD with this handler, its body
+      // dropped as Fastify's HEAD route dropped it. Listed with the GET, as that route was.
       app.route({
         method: bodyless,
         url: spec.path,
-        config: { ...config(true), ...(also.length > 0 ? { alsoAnswers: also } : {}) },
+        exposeHeadRoute: false,
+        config: { ...config(true), ...(listed ? { alsoAnswers: [...also, "HEAD"] } : {}) },
         handler: (request, reply) => bodylessHandler(deps, spec, allow, request, reply),
       });
       also = [];
@@ -373,6 +378,9 @@ const MAX_PARAM_LENGTH = 100;
 
 const otherMethodsRouted = new WeakSet<EndpointDeps>();
 
+/** Fastify's own onSend hook of a HEAD route beside a GET: the payload dropped, its length kept. */
+const headRouteOnSendHandler = parseHeadOnSendHandlers(undefined);
+
 /**
  * One wildcard route under /v2/ for every method: what no endpoint route took. It finds the
  * endpoint of the path itself (built at its first use from the catalogue, the same precedence as
@@ -386,20 +394,31 @@ function registerOtherMethods(app: FastifyInstance, deps: EndpointDeps): void {
   otherMethodsRouted.add(deps);
   let matcher: EndpointMatcher | null = null;
   const matched = new WeakMap<FastifyRequest, EndpointSpec>();
+  // A HEAD of an endpoint with GET: its GET's route had Fastify's HEAD route beside it (no hooks
+  // of its own, the GET's handler, the body dropped by headRouteOnSendHandler); it is answered
+  // here the same way (registerEndpoint adds no HEAD route).
+  const headOfGet = new WeakSet<FastifyRequest>();
   app.route({
     method: OTHER_METHODS,
     url: `${API_PATHS}*`,
     exposeHeadRoute: false,
-    config: { unlisted: true },
+    // Upgrades are refused in the handler, as the app's wrapper did (after the hooks), except for
+    // a HEAD of a GET, whose handler refuses them itself after its token check (bodylessHandler).
+    config: { unlisted: true, refusesUpgrades: true },
     onRequest: (request, _reply, done) => {
       matcher ??= new EndpointMatcher(deps.catalogue);
       const found = matcher.match(request.url);
       if (found === undefined) return done();
       request.params = found.params;
       matched.set(request, found.spec);
+      if (request.method === "HEAD" && found.spec.verbs.GET !== undefined) {
+        headOfGet.add(request);
+        return done();
+      }
       endpointOnRequest(deps, found.spec, request, done);
     },
     preParsing: (request, _reply, payload, done) => {
+      if (headOfGet.has(request)) return done(null, payload);
       if (matched.has(request)) return endpointPreParsing(request, payload, done);
       // As for any path of no route (server/http/app.ts): the body is left unread.
       const declared = Number(request.headers["content-length"]);
@@ -407,11 +426,20 @@ function registerOtherMethods(app: FastifyInstance, deps: EndpointDeps): void {
     },
     handler: (request, reply) => {
       const spec = matched.get(request);
+      if (spec !== undefined && headOfGet.has(request)) return bodylessHandler(deps, spec, allowOf(spec), request, reply);
+      if (isUpgrade(request.raw)) {
+        refuseUpgrade(request, reply);
+        return undefined;
+      }
       if (spec === undefined) {
         reply.callNotFound();
         return undefined;
       }
       return endpointHandler(deps, spec, allowOf(spec), request, reply);
+    },
+    onSend: (request, reply, payload, done) => {
+      if (headOfGet.has(request)) return headRouteOnSendHandler(request, reply, payload, done);
+      done(null, payload);
     },
   });
 }

@@ -6,3 +6,14 @@ declare module "fastify/lib/logger-pino.js" {
 
   export const serializers: NonNullable<ChildLoggerOptions["serializers"]>;
 }
+
+// The onSend hooks of the HEAD route Fastify adds beside a GET (lib/head-route.js): given none of
+// the route's own, its one hook (the payload dropped, its length kept) as it is, not in a list.
+// server/http/endpoint.ts answers an endpoint's HEAD with that hook.
+declare module "fastify/lib/head-route.js" {
+  import type { FastifyReply, FastifyRequest } from "fastify";
+
+  export function parseHeadOnSendHandlers(
+    onSend: null | undefined,
+  ): (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: (err: Error | null, value?: unknown) => void) => void;
+}
