@@ -317,8 +317,12 @@ export function registerDocResource(app: FastifyInstance, deps: ResourceDeps, sp
           return listPages.of(collection, ctx.req.query, (query, revision) => listPageText(collection, query, { ...list, revision }));
         }
         return (async () => {
-          const visible = visibleTo ? await visibleTo(ctx, authOf(ctx)) : undefined;
-          return listPageText(await collection, ctx.req.query, { ...list, ...(visible ? { where: (doc: StoredDoc) => visible(doc.data) } : {}) });
+          const opened = await collection;
+          // A collection opened by this read (never written since the start): its page and
+          // revision from the kept pages too, so that the first answer's ETag is the next ones'.
+          if (visibleTo === undefined) return listPages.of(opened, ctx.req.query, (query, revision) => listPageText(opened, query, { ...list, revision }));
+          const visible = await visibleTo(ctx, authOf(ctx));
+          return listPageText(opened, ctx.req.query, { ...list, where: (doc: StoredDoc) => visible(doc.data) });
         })();
       },
     };

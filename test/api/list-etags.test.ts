@@ -153,4 +153,16 @@ describe("a list page's ETag", () => {
     expect(changed.status).toBe(200);
     expect(changed.etag).not.toBe(read.etag);
   });
+
+  it("is the same for a list's first answer as for its next ones while nothing is written, even for a collection never written", async () => {
+    const { token, devices } = await start();
+    // blacklists: no document in a fresh data directory, so its collection is opened by this read.
+    const blacklists = devices.replace(/devices$/, "blacklists");
+    const first = await page(blacklists, token, "");
+    const second = await page(blacklists, token, "");
+    const third = await page(blacklists, token, "");
+    expect([second.etag, third.etag]).toEqual([first.etag, first.etag]);
+    const revalidated = await call("GET", blacklists, token, { headers: { "If-None-Match": first.etag } });
+    expect(revalidated.status, revalidated.text).toBe(304);
+  });
 });
