@@ -133,4 +133,28 @@ describe("the media bench's recording check", () => {
     bytes.writeUInt32LE(0, 40);
     expect(checkRecording(bytes, expectation).problems).toEqual([expect.stringMatching(/^header sizes \(RIFF 0, data \d+\)/)]);
   });
+
+  it("records which ticks were silent for the member, a skipped tick as silence, past its first storage and from the tick after it attached", () => {
+    const mixer = new Mixer();
+    const tone = new Int16Array(FRAME_SAMPLES).fill(1000);
+    const lastSampleOnly = new Int16Array(FRAME_SAMPLES);
+    lastSampleOnly[FRAME_SAMPLES - 1] = 7;
+    // The caller says nothing at every 7th tick, only its last sample at every 11th; the agent nothing at every 5th.
+    const callerSays = (tick: number) => (tick % 7 === 0 ? new Int16Array(FRAME_SAMPLES) : tick % 11 === 0 ? lastSampleOnly : tone);
+    const ports = [
+      mixer.join("caller", { read: callerSays, ended: false }),
+      mixer.join("agent", { read: (tick) => (tick % 5 === 0 ? new Int16Array(FRAME_SAMPLES) : tone), ended: false }),
+    ];
+    const attached = 3;
+    const mixed = new MixedSilence(mixer, "caller", attached);
+    const last = 3000;
+    // The clock skips every 13th tick: the bridge is never mixed then. Ticks up to the attaching one are mixed too.
+    for (let tick = 1; tick <= last + 5; tick++) if (tick % 13 !== 0) for (const port of ports) port.read(tick);
+    const expectation = mixed.expectation(last, CALLER, AGENT);
+    const ticks = Array.from({ length: last - attached }, (_, i) => attached + 1 + i);
+    expect(expectation.ticks).toBe(last - attached);
+    expect(expectation.left.silent).toEqual(ticks.map((t) => t % 13 === 0 || t % 7 === 0));
+    expect(expectation.right.silent).toEqual(ticks.map((t) => t % 13 === 0 || t % 5 === 0));
+    expect(mixed.lastTick).toBe(last + 5);
+  });
 });
