@@ -72,8 +72,8 @@ afterAll(async () => {
 
 /**
  * GET, GET, HEAD, GET: the HEAD's status and headers are the last GET's (its length too where the
- * GETs agree on it), with no body. (A list's first ask and its later ones may differ: its page is
- * kept from the second ask on, so the HEAD is compared with the asks around it.)
+ * GETs agree on it), with no body. (A list's page is kept from its second ask on, a path apart
+ * from its first, so the HEAD is compared with the asks around it, not with the first.)
  */
 async function compare(path: string, headers: Record<string, string>, body?: string): Promise<string | null> {
   await send("GET", path, headers, body);
