@@ -193,6 +193,76 @@ describe("attended transfer by REFER with Replaces", () => {
   });
 });
 
+describe("a queue call handed on by the agent's phone", () => {
+  it("a caller from the Sales queue, consulted to a colleague and joined by REFER with Replaces: the agent goes to wrap-up", async () => {
+    const [agent1, agent2] = [await phone("agent1"), await phone("agent2")];
+    const users = (await api.server.store.account(accountId, "users")).all();
+    const agent1Id = users.find((u) => u.data.username === "agent1")?.id ?? "";
+    await api.server.callq.recipientAction(accountId, agent1Id, "login_ready");
+    const offered = agent1.invitations.length;
+    const sim = await api.call<{ id: string }>("POST", `/v2/accounts/${accountId}/sim/calls`, {
+      token,
+      data: { to: "5001", caller_id_name: "Casey Customer", caller_id_number: "+14155550100", audio: `tone_stream://${PARTY}` },
+    });
+    expect(sim.status).toBeLessThan(300);
+    const offer = await phones.answer(agent1, offered);
+    await phones.say(offer, TRANSFEROR);
+    const lineId = callIdOf(offer);
+    const callerId = (await channels()).find((c) => c.uuid === lineId)?.other_leg ?? "";
+    expect(callerId).not.toBe("");
+    expect(await phones.hears(offer, PARTY)).toBeGreaterThan(0.9);
+
+    const consult = await call(agent1, "1003", agent2, [TRANSFEROR, TARGET]);
+    const watch = referWatch();
+    await offer.refer(consult.out, { requestDelegate: watch.delegate, onNotify: watch.onNotify });
+    await until(() => watch.outcome.notifies.length === 2, "two NOTIFYs");
+    expect(watch.outcome.notifies.map((n) => n.body)).toEqual(["SIP/2.0 100 Trying", "SIP/2.0 200 OK"]);
+    await until(() => offer.state === SessionState.Terminated && consult.out.state === SessionState.Terminated, "both of agent1's calls ended");
+
+    // The queue's caller now talks with agent2; the queue call is over for agent1.
+    const targetId = callIdOf(consult.in);
+    expect(await pairs([callerId, targetId, lineId, callIdOf(consult.out)])).toEqual(Object.fromEntries([[callerId, targetId], [targetId, callerId]].sort()));
+    expect(await phones.hears(consult.in, PARTY)).toBeGreaterThan(0.9);
+    const deadline = Date.now() + 10_000;
+    let state = "";
+    while (state !== "Wrapup-Time" && Date.now() < deadline) {
+      state = (await api.server.callq.recipientStatus(accountId, agent1Id)).availability_state;
+      if (state !== "Wrapup-Time") await sleep(50);
+    }
+    expect(state).toBe("Wrapup-Time");
+    await api.server.callq.recipientAction(accountId, agent1Id, "logout");
+
+    await consult.in.bye();
+    await until(() => events.some((e) => e.routing_key === `call.CHANNEL_DESTROY.${callerId}`), "the caller's leg ended");
+    expect(destroyed(lineId)).toMatchObject({ hangup_cause: "ATTENDED_TRANSFER" });
+  });
+});
+
+describe("a REFER while the API transfers the call", () => {
+  it("is refused 491 during an attended transfer the console started, which goes on as before", async () => {
+    const [admin, agent1, agent3] = [await phone("admin"), await phone("agent1"), await phone("agent3")];
+    const first = await call(admin, "1002", agent1, [PARTY, TRANSFEROR]);
+    const lineId = callIdOf(first.in);
+    const ringing = agent3.invitations.length;
+    const started = await api.call("POST", `/v2/accounts/${accountId}/channels/${lineId}`, { token, data: { action: "transfer", target: "1004", "transfer-type": "attended" } });
+    expect(started.status).toBe(202);
+    const consult = await phones.answer(agent3, ringing);
+    await phones.say(consult, TARGET);
+
+    const watch = referWatch();
+    await first.in.refer(uri("1003"), { requestDelegate: watch.delegate, onNotify: watch.onNotify });
+    await until(() => watch.outcome.status !== 0, "the REFER's final response");
+    expect([watch.outcome.status, watch.outcome.reason, watch.outcome.notifies]).toEqual([491, "Transfer In Progress", []]);
+
+    // The console's consultation goes on: agent1 talks with agent3, admin waits; agent1 hanging up completes it.
+    await talking(first.in, TRANSFEROR, consult, TARGET);
+    await first.in.bye();
+    await talking(first.out, PARTY, consult, TARGET);
+    await first.out.bye();
+    await until(() => consult.state === SessionState.Terminated, "the calls ended");
+  });
+});
+
 describe("refused REFERs change nothing", () => {
   it("an unknown target (404), no Refer-To (400), a Replaces naming another user's call (403), a REFER outside a call (403)", async () => {
     const [admin, agent1, agent2, agent3] = [await phone("admin"), await phone("agent1"), await phone("agent2"), await phone("agent3")];
