@@ -3,7 +3,9 @@
 // music on hold while the transferor is connected to a loopback call that runs the target's
 // callflow (ringing, queue, announcement: whatever its modules do); the transferor hanging up
 // completes it (the party takes the transferor's place), the consultation ending (the target side
-// hangs up, the consult leg is hung up, or the takeback digits) brings the transferor back.
+// hangs up, the consult leg is hung up, or the takeback digits) brings the transferor back. A
+// device's own transfer key (calls/refer.ts) runs the same: blind through transfer() with hooks for
+// its REFER's 202 and final NOTIFY, attended by Replaces through replaceCalls.
 import type { StoredDoc } from "../store/index.js";
 import type { B2bua } from "./b2bua.js";
 import type { Bridge } from "./bridge.js";

@@ -1,5 +1,6 @@
 // What happens inside an INVITE dialog, whichever side placed the call: the far end's BYE,
-// re-INVITE (and its ACK) and INFO, the ACK this side waits for, and the BYE and re-INVITE it sends.
+// re-INVITE (and its ACK), INFO, UPDATE and REFER, the ACK this side waits for, and the BYE and
+// re-INVITE it sends.
 import type { RandomSource } from "../clock.js";
 import type { InfoDtmf, ReferRequest } from "./call-signalling.js";
 import type { Deadlines } from "./deadlines.js";
