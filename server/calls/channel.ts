@@ -4,7 +4,7 @@ import { EventEmitter } from "node:events";
 import { toGregorianSeconds, type TimeReader } from "../clock.js";
 import type { EventSink } from "./event-sink.js";
 import { SdpError, type CallMedia, type DtmfDigit, type LegStateChange } from "../media/index.js";
-import type { AuthorizingType, InboundCall, InfoDtmf, OutboundCall } from "../sip/call-signalling.js";
+import type { AuthorizingType, InboundCall, InfoDtmf, OutboundCall, ReferRequest } from "../sip/call-signalling.js";
 import { causeOfSipCode, hangupCodeText, reasonPhraseOf, sipCodeOf, type HangupCause } from "./hangup-cause.js";
 
 /**
@@ -105,6 +105,8 @@ interface ChannelEvents {
   dtmf: [ChannelDtmf];
   /** The far end asked to hold (true) or to resume (false) by re-INVITE. */
   hold: [boolean];
+  /** The leg's device asked for a transfer by REFER (calls/refer.ts answers it). */
+  refer: [ReferRequest];
 }
 
 export interface ChannelOptions {
@@ -386,11 +388,15 @@ export class Channel extends EventEmitter<ChannelEvents> {
     };
     const infoDtmf = (dtmf: InfoDtmf) => this.emit("dtmf", { digit: dtmf.digit, via: "info", durationMs: dtmf.durationMs });
     const bye = () => this.#ended("NORMAL_CLEARING", 200);
+    const refer = (request: ReferRequest) => {
+      if (!this.emit("refer", request)) request.reject(603, "Transfer Not Available");
+    };
     if (sip.direction === "inbound") {
       sip.call.on("cancel", () => this.#ended("ORIGINATOR_CANCEL", 487));
       sip.call.on("bye", bye);
       sip.call.on("reinvite", reinvite);
       sip.call.on("dtmf", infoDtmf);
+      sip.call.on("refer", refer);
     } else {
       sip.call.on("ringing", () => {
         if (this.#state === "new") this.#transition("ringing");
@@ -400,6 +406,7 @@ export class Channel extends EventEmitter<ChannelEvents> {
       sip.call.on("bye", bye);
       sip.call.on("reinvite", reinvite);
       sip.call.on("dtmf", infoDtmf);
+      sip.call.on("refer", refer);
     }
     this.media.on("dtmf", (digit: DtmfDigit) => this.emit("dtmf", { digit: digit.digit, via: "rfc4733", durationMs: digit.durationMs }));
     this.media.on("state", (change: LegStateChange) => {

@@ -8,6 +8,7 @@ import { ChannelCommands } from "./commands.js";
 import { CallContext, type CallContextOptions } from "./context.js";
 import { builtinModules } from "./modules/index.js";
 import { CallRecordings } from "./recording.js";
+import { Refers } from "./refer.js";
 
 /** The store, the bus, the media engine, SIP signalling (optional), the clock and the log. */
 export type CallsDeps = CallContextOptions;
@@ -35,6 +36,9 @@ export class CallEngine {
     this.#cdrs = new CdrWriter(deps.store, ctx.channels, ctx.onError);
     this.recordings = new CallRecordings(ctx, (channel) => this.#b2bua.executorOf(channel)?.callflowId);
     deps.signalling?.onInbound((call) => void this.#b2bua.inbound(call));
+    // A device's own transfer key: its REFER in any of its calls.
+    const refers = new Refers(ctx, this.#b2bua);
+    ctx.channels.on("added", (channel) => channel.on("refer", (refer) => refers.take(channel, refer)));
   }
 
   /** Adds `fields` to the CDRs of a queue session's legs, written or still to come (a disposition). */

@@ -3,11 +3,13 @@
 // music on hold while the transferor is connected to a loopback call that runs the target's
 // callflow (ringing, queue, announcement: whatever its modules do); the transferor hanging up
 // completes it (the party takes the transferor's place), the consultation ending (the target side
-// hangs up, the consult leg is hung up, or the takeback digits) brings the transferor back.
+// hangs up, the consult leg is hung up, or the takeback digits) brings the transferor back. A
+// device's own transfer key (calls/refer.ts) runs the same: blind through transfer() with hooks for
+// its REFER's 202 and final NOTIFY, attended by Replaces through replaceCalls.
 import type { StoredDoc } from "../store/index.js";
 import type { B2bua } from "./b2bua.js";
 import type { Bridge } from "./bridge.js";
-import type { Channel, ChannelChange, ChannelDtmf } from "./channel.js";
+import type { Channel, ChannelChange, ChannelDtmf, ChannelParty } from "./channel.js";
 import { ChannelCommandError } from "./command-error.js";
 import type { CallContext } from "./context.js";
 import { openLoopback, type Loopback } from "./loopback.js";
@@ -23,6 +25,21 @@ export interface TransferRequest {
   moh?: string;
   /** Digits the transferor dials during the consultation to take the call back. */
   takebackDtmf?: string;
+}
+
+/**
+ * What a transfer's caller hears of its progress (a phone's REFER: its 202 and its final NOTIFY).
+ * Both are called synchronously, in the order the transfer takes its steps.
+ */
+export interface TransferHooks {
+  /** Every check passed: the call is moved right after this. */
+  started?(): void;
+  /**
+   * The call has moved (blind: the party runs the target's callflow; by Replaces: the party and
+   * the target are joined); called before the transferor's leg is hung up, so what is said to its
+   * device here goes before the BYE.
+   */
+  moved?(): void;
 }
 
 /** Modules that bridge a call and only wait for its end: a loopback can bow out of their bridge. */
@@ -41,7 +58,7 @@ export function isInTransfer(channel: Channel): boolean {
  * one once the transferor is connected to the consult leg (its `other_leg`), so the caller can
  * cancel the consultation by hanging that leg up.
  */
-export async function transfer(ctx: CallContext, b2bua: B2bua, channel: Channel, request: TransferRequest): Promise<void> {
+export async function transfer(ctx: CallContext, b2bua: B2bua, channel: Channel, request: TransferRequest, hooks: TransferHooks = {}): Promise<void> {
   checkMovable(ctx, channel);
   const callflow = await transferCallflow(ctx.store, channel.accountId, request.target);
   if (!callflow) throw new ChannelCommandError("target", `nothing answers ${request.target}: no callflow number or pattern matches it, and it is no user or device id`);
@@ -49,8 +66,9 @@ export async function transfer(ctx: CallContext, b2bua: B2bua, channel: Channel,
   const bridge = checkMovable(ctx, channel);
   const transferor = request.leg === "self" ? channel : bridge.other(channel);
   const party = bridge.other(transferor);
+  hooks.started?.();
   if (request.type === "blind") {
-    blind(ctx, b2bua, bridge, transferor, party, callflow);
+    blind(ctx, b2bua, bridge, transferor, party, callflow, hooks);
     return;
   }
   await new AttendedTransfer(ctx, b2bua, transferor, party, callflow, request).start(bridge);
@@ -66,13 +84,50 @@ function checkMovable(ctx: CallContext, channel: Channel): Bridge {
   return bridge;
 }
 
-function blind(ctx: CallContext, b2bua: B2bua, bridge: Bridge, transferor: Channel, party: Channel, callflow: StoredDoc): void {
+function blind(ctx: CallContext, b2bua: B2bua, bridge: Bridge, transferor: Channel, party: Channel, callflow: StoredDoc, hooks: TransferHooks): void {
   // Both legs change hands first, so the logic that bridged them lets go without hanging up.
   transferor.claim("transfer");
   party.claim("transfer");
   bridge.release();
+  hooks.moved?.();
   transferor.hangup("BLIND_TRANSFER");
   b2bua.run(party, callflow).catch((err: unknown) => ctx.onError(err, "running the transfer target's callflow"));
+}
+
+/**
+ * A device's own attended transfer (a REFER whose Refer-To carries Replaces, RFC 5589 §7): `line`
+ * is its call with the party, `consult` its call with the target, both its own legs, each bridged.
+ * Completed as an API attended transfer is when its loopback bows out: every leg changes hands,
+ * both bridges go, the party and the target are told whom they now talk with and are bridged to
+ * each other, and the device's two legs hang up (ATTENDED_TRANSFER, FreeSWITCH's cause). Refused
+ * (ChannelCommandError) when either call is not bridged or is in an attended transfer already.
+ */
+export function replaceCalls(ctx: CallContext, line: Channel, consult: Channel, hooks: TransferHooks = {}): void {
+  if (line === consult) throw new ChannelCommandError("replaces", "a call cannot replace itself");
+  const partyBridge = checkMovable(ctx, line);
+  const targetBridge = checkMovable(ctx, consult);
+  if (partyBridge === targetBridge) throw new ChannelCommandError("replaces", "the two channels are the two legs of one call");
+  const party = partyBridge.other(line);
+  const target = targetBridge.other(consult);
+  hooks.started?.();
+  // Every leg changes hands before its bridge goes, so the logic that bridged them lets go quietly.
+  for (const leg of [line, consult, party, target]) leg.claim("transfer");
+  partyBridge.release();
+  targetBridge.release();
+  // Before the new bridge: its CHANNEL_BRIDGE already names each to the other.
+  presentTo(party, target.self);
+  presentTo(target, party.self);
+  hooks.moved?.();
+  line.hangup("ATTENDED_TRANSFER");
+  consult.hangup("ATTENDED_TRANSFER");
+  if (party.state === "answered" && target.state === "answered") ctx.bridge(party, target);
+  else for (const leg of [party, target]) if (!leg.bridged) leg.hangup("NORMAL_CLEARING");
+}
+
+/** Who `leg`'s device now talks with: its caller if the server rang it, its callee if it called. */
+function presentTo(leg: Channel, other: ChannelParty): void {
+  if (leg.direction === "outbound") leg.setCaller(other);
+  else leg.setCallee(other);
 }
 
 /**

@@ -1,7 +1,8 @@
 // What happens inside an INVITE dialog, whichever side placed the call: the far end's BYE,
-// re-INVITE (and its ACK) and INFO, the ACK this side waits for, and the BYE and re-INVITE it sends.
+// re-INVITE (and its ACK), INFO, UPDATE and REFER, the ACK this side waits for, and the BYE and
+// re-INVITE it sends.
 import type { RandomSource } from "../clock.js";
-import type { InfoDtmf } from "./call-signalling.js";
+import type { InfoDtmf, ReferRequest } from "./call-signalling.js";
 import type { Deadlines } from "./deadlines.js";
 import type { Dialog } from "./dialog.js";
 import type { DialogState, DialogStateChange } from "./dialog-state.js";
@@ -11,6 +12,7 @@ import { DTMF_INFO_TYPES, parseDtmfInfo } from "./dtmf-info.js";
 import { serverContact, viaOf, type Flow, type FlowTable } from "./flows.js";
 import { ackForFailure } from "./invite-request.js";
 import { mediaType, newBranch, sdpBody, type SipRequest } from "./message.js";
+import { InDialogRefer, readRefer } from "./refer.js";
 import type { ClientTransactions } from "./transactions.js";
 import { sessionTimerHeaders, sessionTimerRefusal } from "./session-timer.js";
 
@@ -29,6 +31,8 @@ export interface DialogOwner {
   /** The far end's re-INVITE for the engine; false when nobody takes it (it is refused 488). */
   reinvite(offer: string, respond: ReinviteResponder): boolean;
   dtmf(dtmf: InfoDtmf): void;
+  /** The far end's REFER for the engine; false when nobody takes it (it is refused 603). */
+  refer(refer: ReferRequest): boolean;
 }
 
 export interface CallDialogDeps {
@@ -180,8 +184,14 @@ export class CallDialog {
     if (this.#ackWait?.cseq === request.message.cseq) this.#ackWait.settle();
   }
 
-  /** A request of the far end inside the dialog: the reply, or null when it was answered here. */
-  receive(request: SipRequest, transaction: ServerTransaction): SipReply | null {
+  /**
+   * A request of the far end inside the dialog, arrived over `flowId`: the reply, or null when it
+   * was (or will be) answered here.
+   */
+  receive(request: SipRequest, transaction: ServerTransaction, flowId: string): SipReply | null {
+    // A REFER moves the call: only the device in it, over the connection the call lives on, may
+    // send one; another's is refused before it can touch the dialog (its CSeq included).
+    if (request.method === "REFER" && flowId !== this.dialog.flowId) return { status: 403, reason: "Not Your Call" };
     if (!this.dialog.acceptRemoteCseq(request.message.cseq)) return { status: 500, reason: "CSeq Out Of Order" };
     switch (request.method) {
       case "BYE":
@@ -192,6 +202,8 @@ export class CallDialog {
         return this.#info(request, transaction);
       case "UPDATE":
         return this.#update(request);
+      case "REFER":
+        return this.#refer(request, transaction);
       default:
         // OPTIONS inside the dialog: it is alive, and this is what it takes.
         return { status: 200, headers: [["Allow", this.#deps.allow()]] };
@@ -393,6 +405,37 @@ export class CallDialog {
     if (refusal) return refusal;
     const flow = this.#flow();
     return { status: 200, headers: [...(flow ? ([["Contact", serverContact(flow)]] as [string, string][]) : []), ["Allow", this.#deps.allow()], ...sessionTimerHeaders(request)] };
+  }
+
+  /**
+   * REFER (RFC 3515), from the device in the call over its own connection (checked in receive),
+   * once the call is answered. A Replaces (RFC 3891) must name another answered dialog of this server:
+   * its to-tag is this server's tag in it, its from-tag the phone's. Refused before the engine
+   * hears of it: 403 for a REFER of someone else or naming no call of this server (never 481,
+   * which would end the REFER's own dialog at the phone, §12.2.1.2); 400 or 416 for a Refer-To it
+   * cannot read. The engine answers the rest (202 and NOTIFYs, or an error).
+   */
+  #refer(request: SipRequest, transaction: ServerTransaction): SipReply | null {
+    if (this.dialog.state !== "confirmed") return { status: 403, reason: "Call Not Answered" };
+    const read = readRefer(request);
+    if ("status" in read) return read;
+    let replaces: string | undefined;
+    if (read.replaces) {
+      const { callId, toTag, fromTag } = read.replaces;
+      const other = this.#deps.table.find(callId, toTag, fromTag);
+      if (!other || other === this || other.state !== "confirmed") return { status: 403, reason: "Replaces Names No Other Call" };
+      replaces = other.dialog.callId;
+    }
+    const refer = new InDialogRefer(read, replaces, request, this.dialog, transaction, this.#deps);
+    let taken: boolean;
+    try {
+      taken = this.#owner.refer(refer);
+    } catch (err) {
+      refer.reject(500);
+      throw err;
+    }
+    if (!taken) refer.reject(603, "Transfer Not Available");
+    return null;
   }
 
   #info(request: SipRequest, transaction: ServerTransaction): SipReply | null {

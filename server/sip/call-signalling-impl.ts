@@ -1,4 +1,4 @@
-// CallSignalling over the SIP layer: INVITE, ACK, CANCEL, BYE, INFO and in-dialog OPTIONS in the
+// CallSignalling over the SIP layer: INVITE, ACK, CANCEL, BYE, INFO, UPDATE, REFER and in-dialog OPTIONS in the
 // method table, the dialogs and pending INVITEs they are matched against, timers, closed flows.
 import type { Clock, RandomSource } from "../clock.js";
 import type { CallDialog, CallDialogDeps } from "./call-dialog.js";
@@ -58,6 +58,9 @@ export class SipCalls implements CallSignalling {
 
   onInbound(handler: (call: InboundCall) => void): void {
     this.#handlers.push(handler);
+    // A call engine listens: it takes its calls' transfers too (their dialogs' `refer`), so REFER
+    // joins the method table, and with it the Allow list, only now.
+    if (this.#handlers.length === 1) this.#deps.dispatcher.handle("REFER", this.#refer);
   }
 
   invite(target: DeviceRef, options: InviteOptions): OutboundCall | null {
@@ -164,13 +167,17 @@ export class SipCalls implements CallSignalling {
     return null;
   };
 
-  readonly #inDialog: RequestHandler = async (request, _flow, transaction) => {
+  /** RFC 3515 inside a call only: an out-of-dialog REFER (a subscription of its own) has no call to transfer. */
+  readonly #refer: RequestHandler = async (request, flow, transaction) =>
+    request.message.toTag ? this.#inDialog(request, flow, transaction) : { status: 403, reason: "REFER Outside A Call" };
+
+  readonly #inDialog: RequestHandler = async (request, flow, transaction) => {
     const { callId, toTag, fromTag } = request.message;
     const dialog = toTag ? this.#dialogs.find(callId, toTag, fromTag) : undefined;
     // §12.2.2: a request naming a dialog this server does not have (or one out of a dialog: a BYE
     // or an INFO needs one) gets 481.
     if (!dialog) return { status: 481 };
-    return dialog.receive(request, transaction);
+    return dialog.receive(request, transaction, flow.id);
   };
 }
 

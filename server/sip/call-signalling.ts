@@ -34,6 +34,38 @@ export interface DialogEvents {
    */
   reinvite: [offer: string, respond: { answer(sdp: string): void; reject(code: number): void }];
   dtmf: [InfoDtmf];
+  /**
+   * The far end sent a REFER in the dialog (RFC 3515: a phone's transfer key), already read and
+   * checked by sip/: the engine accepts it (202, then NOTIFYs of the outcome) or refuses it. With
+   * no listener it is refused 603.
+   */
+  refer: [ReferRequest];
+}
+
+/**
+ * A transfer a device asked for by REFER inside a call's dialog, on that call's own connection.
+ * Exactly one of `accept` and `reject` answers it; after `accept`, `done` reports the outcome.
+ */
+export interface ReferRequest {
+  /** The Refer-To URI as sent. */
+  readonly uri: string;
+  /** Blind transfer: the Refer-To URI's user part, as the device would dial it ("" when none). */
+  readonly target: string;
+  /**
+   * Attended transfer: the Call-ID of the other call of this server the Refer-To's Replaces names
+   * (a live, answered dialog; sip/ refuses a Replaces that names none). Who owns it is the engine's check.
+   */
+  readonly replaces?: string;
+  /** The Referred-By header as sent, for the records. */
+  readonly referredBy?: string;
+  /** True once accepted or refused. */
+  readonly answered: boolean;
+  /** 202 Accepted, then NOTIFY `SIP/2.0 100 Trying` (the subscription active). */
+  accept(): void;
+  /** After accept: the final NOTIFY, `SIP/2.0 <code> <reason>`, the subscription terminated. */
+  done(code: number, reason?: string): void;
+  /** Instead of accept: a final error response to the REFER (nothing changed). */
+  reject(code: number, reason?: string): void;
 }
 
 export interface InboundCallEvents extends DialogEvents {

@@ -3,7 +3,7 @@
 import { EventEmitter } from "node:events";
 import type { Clock } from "../clock.js";
 import { CallDialog, SignallingError, type CallDialogDeps, type ReinviteResponder } from "./call-dialog.js";
-import type { CallParty, DeviceRef, InfoDtmf, InviteOptions, OutboundCall, OutboundCallEvents } from "./call-signalling.js";
+import type { CallParty, DeviceRef, InfoDtmf, InviteOptions, OutboundCall, OutboundCallEvents, ReferRequest } from "./call-signalling.js";
 import type { CancelDeadline } from "./deadlines.js";
 import type { Dialog } from "./dialog.js";
 import type { Flow } from "./flows.js";
@@ -153,6 +153,7 @@ export class OutboundInvite extends EventEmitter<OutboundCallEvents> implements 
         dtmf: (dtmf: InfoDtmf) => {
           this.emit("dtmf", dtmf);
         },
+        refer: (refer: ReferRequest) => this.emit("refer", refer),
       },
       this.#deps,
       true,

@@ -3,7 +3,7 @@
 import { EventEmitter } from "node:events";
 import type { Clock } from "../clock.js";
 import { CallDialog, failureStatus, SignallingError, type CallDialogDeps, type ReinviteResponder } from "./call-dialog.js";
-import type { CallParty, DeviceRef, InboundCall, InboundCallEvents, InfoDtmf } from "./call-signalling.js";
+import type { CallParty, DeviceRef, InboundCall, InboundCallEvents, InfoDtmf, ReferRequest } from "./call-signalling.js";
 import { Dialog } from "./dialog.js";
 import type { ServerTransaction } from "./dispatcher.js";
 import { serverContact, type Flow } from "./flows.js";
@@ -89,6 +89,7 @@ export class InboundInvite extends EventEmitter<InboundCallEvents> implements In
         dtmf: (dtmf: InfoDtmf) => {
           this.emit("dtmf", dtmf);
         },
+        refer: (refer: ReferRequest) => this.emit("refer", refer),
       },
       deps,
       false,

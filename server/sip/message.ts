@@ -83,6 +83,7 @@ export const REASONS: Record<number, string> = {
   407: "Proxy Authentication Required",
   408: "Request Timeout",
   415: "Unsupported Media Type",
+  416: "Unsupported URI Scheme",
   420: "Bad Extension",
   423: "Interval Too Brief",
   433: "Anonymity Disallowed",

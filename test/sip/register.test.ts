@@ -328,7 +328,7 @@ describe("other methods and bad input", () => {
     const options = await s.next();
     expect(options.status).toBe(200);
     expect(options.header("allow")?.split(/,\s*/)).toEqual(expect.arrayContaining(["REGISTER", "OPTIONS"]));
-    for (const method of ["REFER", "MESSAGE", "SUBSCRIBE"]) {
+    for (const method of ["PUBLISH", "MESSAGE", "SUBSCRIBE"]) {
       s.send(request(method));
       const res = await s.next();
       expect(res.status, method).toBe(501);
