@@ -180,7 +180,9 @@ export class CallDialog {
     return handledToo(done);
   }
 
-  receiveAck(request: SipRequest): void {
+  /** An ACK over `flowId`; one from another connection than the call's is ignored (it gets no answer). */
+  receiveAck(request: SipRequest, flowId: string): void {
+    if (flowId !== this.dialog.flowId) return;
     if (this.#ackWait?.cseq === request.message.cseq) this.#ackWait.settle();
   }
 
@@ -189,9 +191,11 @@ export class CallDialog {
    * was (or will be) answered here.
    */
   receive(request: SipRequest, transaction: ServerTransaction, flowId: string): SipReply | null {
-    // A REFER moves the call: only the device in it, over the connection the call lives on, may
-    // send one; another's is refused before it can touch the dialog (its CSeq included).
-    if (request.method === "REFER" && flowId !== this.dialog.flowId) return { status: 403, reason: "Not Your Call" };
+    // Only the device in the call, over the connection the call lives on, may speak in its dialog:
+    // a BYE, re-INVITE, UPDATE, INFO or REFER from any other connection (one that learnt the
+    // Call-ID and tags) is refused before it can touch the dialog, its CSeq included. No live
+    // dialog is ever reached over another connection legitimately: a closed flow ends its dialogs.
+    if (flowId !== this.dialog.flowId) return { status: 403, reason: "Not Your Call" };
     if (!this.dialog.acceptRemoteCseq(request.message.cseq)) return { status: 500, reason: "CSeq Out Of Order" };
     switch (request.method) {
       case "BYE":

@@ -151,10 +151,10 @@ export class SipCalls implements CallSignalling {
     return null;
   };
 
-  readonly #ack: RequestHandler = async (request) => {
+  readonly #ack: RequestHandler = async (request, flow) => {
     const { callId, toTag, fromTag } = request.message;
     // An ACK for a non-2xx final response belongs to the INVITE's transaction and ends it quietly.
-    if (toTag) this.#dialogs.find(callId, toTag, fromTag)?.receiveAck(request);
+    if (toTag) this.#dialogs.find(callId, toTag, fromTag)?.receiveAck(request, flow.id);
     return null;
   };
 

@@ -333,6 +333,26 @@ describe("inside the dialog", () => {
     expect((await dialog.request("INFO", { cseq: 1 })).status).toBe(500);
   });
 
+  it("refuses every request in the dialog from another connection with 403, ignores its ACK, and the call goes on", async () => {
+    const { seen, dialog } = await established();
+    // Another device's connection that has learnt the call's Call-ID and both tags.
+    const other = await phone();
+    const intruder = new PhoneDialog(other.socket, dialog.callId, dialog.localParty, dialog.remoteParty, dialog.remoteTarget, dialog.cseq + 10);
+    for (const method of ["BYE", "INFO", "UPDATE", "OPTIONS"]) {
+      const refused = await intruder.request(method);
+      expect([refused.status, refused.startLine], method).toEqual([403, "SIP/2.0 403 Not Your Call"]);
+    }
+    const reinvite = await intruder.request("INVITE", { body: TEST_SDP });
+    expect([reinvite.status, reinvite.startLine]).toEqual([403, "SIP/2.0 403 Not Your Call"]);
+    intruder.send("ACK", { cseq: intruder.cseq });
+    await other.socket.expectSilence(200);
+    expect(seen).toEqual([]);
+    // The device's own requests still go through with its next CSeq: none of the intruder's was taken.
+    expect((await dialog.request("INFO", { body: "Signal=7\r\nDuration=100\r\n", contentType: "application/dtmf-relay" })).status).toBe(200);
+    expect((await dialog.request("BYE")).status).toBe(200);
+    expect(seen).toEqual(["dtmf:7:100", "bye"]);
+  });
+
   it("answers 481 to BYE, INFO, re-INVITE and OPTIONS naming a dialog that does not exist", async () => {
     const p = await phone();
     const ghost = new PhoneDialog(p.socket, hex(), `<sip:${p.options.username}@${CALLS_REALM}>;tag=${hex(4)}`, `<sip:1002@${CALLS_REALM}>;tag=${hex(4)}`, `sip:1002@${CALLS_REALM}`, 1);
