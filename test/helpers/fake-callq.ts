@@ -58,7 +58,7 @@ export interface Asked {
  */
 export function fakeCallqApi() {
   const asked: Asked[] = [];
-  const held = new Map<string, { args: unknown[]; answer: ReturnType<typeof deferred<unknown>> }[]>();
+  const held = new Map<string, ReturnType<typeof deferred<unknown>>[]>();
   const holding = new Set<string>();
   const answers = {
     queues: [] as QueueEntry[],
@@ -80,7 +80,7 @@ export function fakeCallqApi() {
     asked.push({ method, args });
     if (holding.has(method)) {
       const d = deferred<unknown>();
-      held.set(method, [...(held.get(method) ?? []), { args, answer: d }]);
+      held.set(method, [...(held.get(method) ?? []), d]);
       return d.promise as Promise<T>;
     }
     const v = value();
@@ -113,19 +113,14 @@ export function fakeCallqApi() {
     answers,
     /** Holds this method's answers until `release`. */
     hold: (method: string) => holding.add(method),
-    /**
-     * Settles the oldest held call of `method` (the newest with `newest`; of those whose arguments
-     * `where` accepts, when given) with `value` (an Error rejects).
-     */
-    async release(method: string, value: unknown, options: { newest?: boolean; where?: (args: unknown[]) => boolean } = {}) {
+    /** Settles the oldest held call of `method` (the newest with `newest`) with `value` (an Error rejects). */
+    async release(method: string, value: unknown, options: { newest?: boolean } = {}) {
       const list = held.get(method) ?? [];
-      const candidates = list.filter((h) => options.where?.(h.args) ?? true);
-      const chosen = options.newest === true ? candidates.at(-1) : candidates[0];
+      const chosen = options.newest === true ? list.at(-1) : list[0];
       if (chosen === undefined) throw new Error(`no held ${method} call`);
       list.splice(list.indexOf(chosen), 1);
-      const d = chosen.answer;
-      if (value instanceof Error) d.reject(value);
-      else d.resolve(value);
+      if (value instanceof Error) chosen.reject(value);
+      else chosen.resolve(value);
       await new Promise((r) => setTimeout(r, 0));
     },
     calls: (method: string) => asked.filter((a) => a.method === method),
