@@ -14,12 +14,12 @@
 // ended, replayed, and its report opened.
 // Last, an Edit whose document is on its way (a blocklist's, a scenario's): the form's place says
 // "Loading…" under the form's heading until it comes, and a read that failed says why, with Try again.
-import type { Page, Request } from "playwright-core";
+import type { Locator, Page, Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { openConsole, signIn } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 import { useFloor } from "../helpers/shift.js";
-import { shotsAtWidths, shownWithin, slowLink, slowLinkSeed } from "../helpers/slow-link.js";
+import { shotsAtWidths, shownWithin, slowLink, slowLinkSeed, type SlowLink } from "../helpers/slow-link.js";
 
 const SEED = slowLinkSeed(23);
 const setup = useFloor();
@@ -33,6 +33,25 @@ const settled = (page: Page) => page.getByRole("tabpanel").locator('table.data-t
 /** Two frames of the page: an answer that has reached it has been handled and shown. */
 // Page-side code as text: the node project has no DOM types.
 const frames = (page: Page) => page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))");
+
+/**
+ * Edit `name` (its button in `scope`) with its document's answer held on its way back: the form's
+ * place says "Loading…" under the form's heading (soft-checked, shot at both widths as `shot`);
+ * released, the form takes that place. The form.
+ */
+async function openWhileHeld(page: Page, link: SlowLink, scope: Locator, documentPath: string, name: string, shot: string): Promise<Locator> {
+  const read = await link.hold((r) => isGet(r, documentPath), "after");
+  await scope.getByRole("button", { name: `Edit ${name}` }).click();
+  await read.answered;
+  const opening = page.getByRole("region", { name: `Edit ${name}` });
+  await shownWithin(opening.getByRole("status").filter({ hasText: "Loading…" }), `the form's place says ${name} is being read`);
+  await shotsAtWidths(page, shot);
+  read.release();
+  const form = page.getByRole("form", { name: `Edit ${name}` });
+  await form.waitFor();
+  expect(await opening.count(), "the form took the place of its loading line").toBe(0);
+  return form;
+}
 
 describe("the admin's and the trainer's days on a slow link", () => {
   it(`checks devices, edits blocklists and webhooks, changes a queue's members, between tabs while reads are on their way (seed ${SEED})`, async () => {
@@ -319,17 +338,8 @@ describe("the admin's and the trainer's days on a slow link", () => {
     await panel.getByRole("row", { name: /^Late callers/ }).waitFor();
 
     // The document's answer held on its way back: the form's place says it is being read.
-    const read = await link.hold((r) => isGet(r, `/blacklists/${listId}`), "after");
-    await panel.getByRole("button", { name: "Edit Late callers" }).click();
-    await read.answered;
-    const opening = panel.getByRole("region", { name: "Edit Late callers" });
-    await shownWithin(opening.getByRole("status").filter({ hasText: "Loading…" }), "the form's place says the blocklist is being read");
-    await shotsAtWidths(page, "admin-edit-loading");
-    read.release();
-    const form = panel.getByRole("form", { name: "Edit Late callers" });
-    await form.waitFor();
+    const form = await openWhileHeld(page, link, panel, `/blacklists/${listId}`, "Late callers", "admin-edit-loading");
     expect(await form.getByLabel("Blocked numbers").inputValue()).toBe("+14155550911");
-    expect(await opening.count(), "the form took the place of its loading line").toBe(0);
     await form.getByRole("button", { name: "Cancel" }).click();
     await form.waitFor({ state: "detached" });
 
@@ -344,6 +354,7 @@ describe("the admin's and the trainer's days on a slow link", () => {
       },
     );
     await panel.getByRole("button", { name: "Edit Late callers" }).click();
+    const opening = panel.getByRole("region", { name: "Edit Late callers" });
     await shownWithin(opening.getByRole("alert"), "the form's place says why the blocklist could not be read");
     await shotsAtWidths(page, "admin-edit-failed");
     await opening.getByRole("button", { name: "Try again" }).click();
@@ -355,16 +366,8 @@ describe("the admin's and the trainer's days on a slow link", () => {
     await page.evaluate('window.location.hash = "#/training"');
     const scenarios = page.getByRole("group", { name: "Training scenarios" });
     await scenarios.getByRole("row", { name: /^Late shift/ }).waitFor();
-    const scenarioRead = await link.hold((r) => isGet(r, `/training_scenarios/${scenarioId}`), "after");
-    await scenarios.getByRole("button", { name: "Edit Late shift" }).click();
-    await scenarioRead.answered;
-    const scenarioOpening = page.getByRole("region", { name: "Edit Late shift" });
-    await shownWithin(scenarioOpening.getByRole("status").filter({ hasText: "Loading…" }), "the editor's place says the scenario is being read");
-    await shotsAtWidths(page, "training-edit-loading");
-    scenarioRead.release();
-    const editor = page.getByRole("form", { name: "Edit Late shift" });
-    await editor.waitFor();
-    expect(await scenarioOpening.count(), "the editor took the place of its loading line").toBe(0);
+    const editor = await openWhileHeld(page, link, scenarios, `/training_scenarios/${scenarioId}`, "Late shift", "training-edit-loading");
+    expect(await editor.getByLabel("Name", { exact: true }).inputValue()).toBe("Late shift");
     await editor.getByRole("button", { name: "Cancel" }).click();
     expect(errors).toEqual([]);
     await page.close();
