@@ -8,6 +8,8 @@ import { createQueueHistoryApi, sumIntervals, type HistoryInterval, type QueueHi
 import type { AccountConnection } from "../api/account.js";
 import type { Clock } from "../clock.js";
 import { connectionOf } from "./account-connection.js";
+import { onConnectionChange } from "./connection-watch.js";
+import { readOrder } from "./read-order.js";
 import type { AppState } from "./store.js";
 
 /** The queue choice that sums every queue of the account. */
@@ -56,8 +58,17 @@ export function historyErrorText(error: unknown): string {
 export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<AppState, [], [], QueueHistorySlice> {
   const makeApi = deps.queueHistoryApi ?? createQueueHistoryApi;
   return (set, get, store) => {
-    /** Bumped by every choice: an answer for an older one is dropped. */
-    let asked = 0;
+    const initial = (): QueueHistoryState => ({ queueId: ALL_QUEUES, day: localDay(deps.clock.now()), loading: false, intervals: null, error: null });
+    // Each choice's read in order (state/read-order): only the latest choice's answer lands, and
+    // none asked before a sign-out (the panel starts empty for whoever signs in next).
+    const order = readOrder();
+    onConnectionChange(store, {
+      online: () => undefined,
+      signedOut: () => {
+        order.reset();
+        set({ queueHistory: initial() });
+      },
+    });
 
     /**
      * Every queue of the account, for the sum: the queues slice's list, waited for while a read of
@@ -91,25 +102,25 @@ export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<Ap
     }
 
     return {
-      queueHistory: { queueId: ALL_QUEUES, day: localDay(deps.clock.now()), loading: false, intervals: null, error: null },
+      queueHistory: initial(),
 
       async showQueueHistory(queueId, day) {
         const connection = connectionOf(get());
         if (connection === null) return;
         const chosen = day ?? localDay(deps.clock.now());
-        const mine = ++asked;
+        const mine = order.ask();
         set((s) => ({ queueHistory: { ...s.queueHistory, queueId, day: chosen, loading: true, error: null } }));
         const api = makeApi(connection);
         try {
           const ids = queueId === ALL_QUEUES ? await everyQueue() : [queueId];
           if (ids === null) {
-            if (mine === asked) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, error: "The history cannot be read: the account's queues could not be read." } }));
+            if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, error: "The history cannot be read: the account's queues could not be read." } }));
             return;
           }
           const days = await Promise.all(ids.map((id) => api.day(id, chosen)));
-          if (mine === asked) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: sumIntervals(days) } }));
+          if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: sumIntervals(days) } }));
         } catch (error) {
-          if (mine === asked) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, error: historyErrorText(error) } }));
+          if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, error: historyErrorText(error) } }));
         }
       },
     };

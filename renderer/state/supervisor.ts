@@ -10,6 +10,7 @@ import type { PlatformEvent } from "../api/events.js";
 import { untilNextDay } from "./agent-day.js";
 import { callqAccess, frameBatcher, frameScheduler, touchedReads, type CallqDeps } from "./callq-access.js";
 import { onConnectionChange } from "./connection-watch.js";
+import { readOrder } from "./read-order.js";
 import type { CallAlerts } from "../phone/phone-line.js";
 import type { AppState } from "./store.js";
 
@@ -113,8 +114,15 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
     let watchers = 0;
     let stopQueues: (() => void) | null = null;
     let listening: (() => void) | null = null;
-    /** Per recipient, bumped by each event: a status read before the latest event is stale. */
-    const eventCount = new Map<string, number>();
+    // The recipients' reads and events in one order (state/read-order): a status read lands for a
+    // recipient unless a newer read of them or an event of theirs landed first, and a read of the
+    // list (who the recipients are, their names) only when no newer read of the list has landed.
+    // Reads of the list and of statuses overlap (the board opened, the websocket back online, a
+    // recipient the board does not know, midnight, the touched rows' reconcile) and answer in any
+    // order on a slow link: the one answering last is not the newest.
+    const rowOrder = readOrder();
+    /** The list's own order: `latest` says whether a newer read of the list is still on its way. */
+    const listOrder = readOrder();
     let cancelAnswerWindow: (() => void) | null = null;
     let cancelStaffing: (() => void) | null = null;
     /** The next staffing read is the early one an event asked for. */
@@ -134,21 +142,21 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
         readAtNewDay();
       });
     }
-    /** Per queue, bumped by each alert event: a status read before the latest one is stale for its alerts. */
-    const alertEvents = new Map<string, number>();
+    /** The alerts' reads and events, per queue: a read lands for a queue unless a newer read or an alert event of it landed first. */
+    const alertOrder = readOrder();
 
-    /** The alerts of every queue as their statuses say, where no alert event came in the meantime. */
+    /** The alerts of every queue as their statuses say, where no alert event or newer read came in the meantime. */
     async function readAlerts(): Promise<void> {
       const api = callqOf(get());
       if (api === null) return;
-      const seen = new Map(alertEvents);
+      const ticket = alertOrder.ask();
       try {
         const statuses = await api.queueStatuses();
         if (watchers === 0) return;
         set((s) => {
           const alerts = { ...s.supervisor.alerts };
           for (const [id, status] of Object.entries(statuses)) {
-            if ((alertEvents.get(id) ?? 0) !== (seen.get(id) ?? 0) || status.alerts === undefined) continue;
+            if (status.alerts === undefined || !alertOrder.land(ticket, id)) continue;
             alerts[id] = status.alerts;
           }
           return { supervisor: { ...s.supervisor, alerts } };
@@ -162,7 +170,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
     function alertEvent(event: PlatformEvent, queueId: string): void {
       const alert = queueAlertOf({ ...event.data, queue_id: queueId });
       if (alert === null || (event.name !== "fire" && event.name !== "clear")) return;
-      alertEvents.set(queueId, (alertEvents.get(queueId) ?? 0) + 1);
+      alertOrder.changed(queueId);
       const key = queueAlertKey(alert);
       set((s) => {
         const others = (s.supervisor.alerts[queueId] ?? []).filter((a) => queueAlertKey(a) !== key);
@@ -232,7 +240,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
           reconcile.touch(change.recipientId);
           continue;
         }
-        eventCount.set(row.id, (eventCount.get(row.id) ?? 0) + 1);
+        rowOrder.changed(row.id);
         reconcile.touch(row.id);
         const state = change.state;
         const next: RecipientRow = {
@@ -254,7 +262,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
     async function readStatuses(ids: readonly string[]): Promise<void> {
       const api = callqOf(get());
       if (api === null) return;
-      const seen = new Map(ids.map((id) => [id, eventCount.get(id) ?? 0]));
+      const ticket = rowOrder.ask();
       try {
         const statuses = await api.recipientStatuses(ids);
         const now = deps.clock.now();
@@ -263,8 +271,8 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
           for (const id of ids) {
             const row = rows[id];
             const status = statuses[id];
-            // An event newer than the read stands; its own read follows.
-            if (row === undefined || status === undefined || (eventCount.get(id) ?? 0) !== seen.get(id)) continue;
+            // An event or a read newer than this one stands (an event's own read follows).
+            if (row === undefined || status === undefined || !rowOrder.land(ticket, id)) continue;
             rows[id] = rowOf(row, status, now);
           }
           return { supervisor: { ...s.supervisor, rows, error: null } };
@@ -335,6 +343,9 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
         if (watchers > 0) void get().refreshRecipients();
       },
       signedOut: () => {
+        rowOrder.reset();
+        listOrder.reset();
+        alertOrder.reset();
         reconcile.cancel();
         cancelNewDay?.();
         cancelNewDay = null;
@@ -389,24 +400,32 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
         const api = callqOf(get());
         if (api === null) return;
         listen();
+        const listTicket = listOrder.ask();
         set((s) => ({ supervisor: { ...s.supervisor, loading: true } }));
         try {
           const list = await api.recipients();
-          const seen = new Map(list.map((r) => [r.id, eventCount.get(r.id) ?? 0]));
+          // A newer read of the list has landed: this one's list and statuses are older than the board's.
+          if (!listOrder.current(listTicket)) return;
+          const statusTicket = rowOrder.ask();
           const statuses = await api.recipientStatuses(list.map((r) => r.id));
+          if (!listOrder.land(listTicket)) return;
           const now = deps.clock.now();
+          // Still loading while a newer read of the list is on its way.
+          const loading = !listOrder.latest(listTicket);
           set((s) => {
             const rows: Record<string, RecipientRow> = {};
             for (const entry of list) {
               const current = s.supervisor.rows[entry.id];
               const status = statuses[entry.id] ?? "not_logged_in";
-              const stale = current !== undefined && (eventCount.get(entry.id) ?? 0) !== seen.get(entry.id);
-              rows[entry.id] = stale ? { ...current, name: entry.name } : rowOf(blankRow(entry), status, now);
+              // A recipient's event or a newer read of them landed since this read was asked: theirs stands.
+              const newer = !rowOrder.land(statusTicket, entry.id) && current !== undefined;
+              rows[entry.id] = newer ? { ...current, name: entry.name } : rowOf(blankRow(entry), status, now);
             }
-            return { supervisor: { ...s.supervisor, ids: byName(list), rows, loading: false, error: null } };
+            return { supervisor: { ...s.supervisor, ids: byName(list), rows, loading, error: null } };
           });
         } catch (error) {
-          set((s) => ({ supervisor: { ...s.supervisor, loading: false, error: `Cannot read the agents: ${errorMessage(error)}` } }));
+          // An older read's failure says nothing of the board a newer one shows or is reading.
+          if (listOrder.latest(listTicket)) set((s) => ({ supervisor: { ...s.supervisor, loading: false, error: `Cannot read the agents: ${errorMessage(error)}` } }));
         }
       },
 

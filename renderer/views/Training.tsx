@@ -7,11 +7,11 @@ import { useShallow } from "zustand/react/shallow";
 import { scenarioFileUrl, type PreviewSummary, type ScenarioDoc, type ScenarioRow } from "../api/training.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
-import { readOrder } from "../state/read-order.js";
 import { trainerAccess, type FieldProblem } from "../state/training.js";
 import { ConfirmDialog } from "./admin/ConfirmDialog.js";
 import { TrainingRuns } from "./TrainingRuns.js";
-import { DataTable, ErrorAlert } from "./admin/parts.js";
+import { DataTable, DocOpeningPanel, ErrorAlert } from "./admin/parts.js";
+import { useDocOpener } from "./admin/use-doc-editor.js";
 import "./admin/views.css";
 import "./training.css";
 
@@ -74,32 +74,29 @@ function TrainingPage() {
   const { training, loadScenarios, session, serverUrl } = s;
   const connection = useMemo(() => connectionOf({ session, serverUrl }), [session, serverUrl]);
   const [editing, setEditing] = useState<Editing | null>(null);
-  const [openError, setOpenError] = useState<string | null>(null);
   const [confirming, setConfirming] = useState<ScenarioRow | null>(null);
   const [deleting, setDeleting] = useState(false);
   const importId = useId();
   const openings = useRef(0);
-  // The scenarios opened for editing come back in any order on a slow link: only the one opened
-  // last opens, and none once another form was opened or the form closed meanwhile (read-order).
-  const opens = useRef(readOrder()).current;
+  // A scenario opened for editing: its read shown in the editor's place, a failed one with a
+  // retry; only the one opened last opens, and none once another form was opened or the form
+  // closed meanwhile (useDocOpener).
+  const opener = useDocOpener<ScenarioRow, ScenarioDoc>((row) => s.readScenario(row.id), (row, doc) => setEditing({ title: `Edit ${row.name}`, draft: doc, serial: ++openings.current }));
   const open = (title: string, draft: ScenarioDoc) => {
-    opens.changed();
+    opener.settled();
     setEditing({ title, draft, serial: ++openings.current });
   };
   const close = () => {
-    opens.changed();
+    opener.settled();
     setEditing(null);
   };
 
   useEffect(() => void loadScenarios(), [loadScenarios]);
 
   async function edit(row: ScenarioRow): Promise<void> {
-    setOpenError(null);
-    const mine = opens.ask();
-    const doc = await s.readScenario(row.id);
-    if (!opens.latest(mine) || !opens.land(mine)) return;
-    if (typeof doc === "string") setOpenError(doc);
-    else open(`Edit ${row.name}`, doc);
+    // The editor in the place gives way to the one being opened, which says it is being read.
+    setEditing(null);
+    await opener.open(row, row.name);
   }
 
   async function importFile(event: ChangeEvent<HTMLInputElement>): Promise<void> {
@@ -117,7 +114,7 @@ function TrainingPage() {
     setDeleting(true);
     await s.deleteScenario(confirming.id);
     setDeleting(false);
-    if (editing?.draft.id === confirming.id) close();
+    if (editing?.draft.id === confirming.id || opener.opening?.row.id === confirming.id) close();
     setConfirming(null);
   }
 
@@ -143,8 +140,8 @@ function TrainingPage() {
         {training.loading ? "Loading scenarios…" : (training.notice ?? "")}
       </p>
       <ErrorAlert message={training.error} />
-      <ErrorAlert message={openError} />
 
+      {editing === null && opener.opening !== null ? <DocOpeningPanel opening={opener.opening} retry={opener.retryOpen} cancel={close} /> : null}
       {editing !== null ? (
         <ScenarioEditor
           key={editing.serial}

@@ -12,12 +12,14 @@
 // while its read is on its way, one scenario opened for editing after another opens the second,
 // and a run is started, paused, resumed and stopped (as the server says each time), listed as
 // ended, replayed, and its report opened.
-import type { Page, Request } from "playwright-core";
+// Last, an Edit whose document is on its way (a blocklist's, a scenario's): the form's place says
+// "Loading…" under the form's heading until it comes, and a read that failed says why, with Try again.
+import type { Locator, Page, Request } from "playwright-core";
 import { describe, expect, it } from "vitest";
 import { openConsole, signIn } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";
 import { useFloor } from "../helpers/shift.js";
-import { shotsAtWidths, shownWithin, slowLink, slowLinkSeed } from "../helpers/slow-link.js";
+import { shotsAtWidths, shownWithin, slowLink, slowLinkSeed, type SlowLink } from "../helpers/slow-link.js";
 
 const SEED = slowLinkSeed(23);
 const setup = useFloor();
@@ -31,6 +33,25 @@ const settled = (page: Page) => page.getByRole("tabpanel").locator('table.data-t
 /** Two frames of the page: an answer that has reached it has been handled and shown. */
 // Page-side code as text: the node project has no DOM types.
 const frames = (page: Page) => page.evaluate("new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))");
+
+/**
+ * Edit `name` (its button in `scope`) with its document's answer held on its way back: the form's
+ * place says "Loading…" under the form's heading (soft-checked, shot at both widths as `shot`);
+ * released, the form takes that place. The form.
+ */
+async function openWhileHeld(page: Page, link: SlowLink, scope: Locator, documentPath: string, name: string, shot: string): Promise<Locator> {
+  const read = await link.hold((r) => isGet(r, documentPath), "after");
+  await scope.getByRole("button", { name: `Edit ${name}` }).click();
+  await read.answered;
+  const opening = page.getByRole("region", { name: `Edit ${name}` });
+  await shownWithin(opening.getByRole("status").filter({ hasText: "Loading…" }), `the form's place says ${name} is being read`);
+  await shotsAtWidths(page, shot);
+  read.release();
+  const form = page.getByRole("form", { name: `Edit ${name}` });
+  await form.waitFor();
+  expect(await opening.count(), "the form took the place of its loading line").toBe(0);
+  return form;
+}
 
 describe("the admin's and the trainer's days on a slow link", () => {
   it(`checks devices, edits blocklists and webhooks, changes a queue's members, between tabs while reads are on their way (seed ${SEED})`, async () => {
@@ -287,6 +308,67 @@ describe("the admin's and the trainer's days on a slow link", () => {
     await page.getByRole("button", { name: "Replay the run" }).click();
     await page.getByRole("link", { name: "Printable report" }).click();
     await page.getByRole("heading", { name: "Run report: Quiet hour", level: 1 }).waitFor();
+    expect(errors).toEqual([]);
+    await page.close();
+  }, 120_000);
+
+  it(`an Edit says its document is being read, and why it could not be read with a retry, on the admin pages and the training view (seed ${SEED})`, async () => {
+    const f = setup.floor();
+    const made = await f.v2<{ id: string }>("PUT", "/blacklists", { name: "Late callers", numbers: { "+14155550911": {} } });
+    expect(made.status).toBe(201);
+    const listId = made.body.data.id;
+    const salesPath = await f.queuePath("Sales");
+    const scenario = await f.v2<{ id: string }>("PUT", "/training_scenarios", {
+      name: "Late shift",
+      duration_s: 60,
+      seed: 7,
+      queues: [{ queue_id: salesPath.slice(salesPath.lastIndexOf("/") + 1), rate_per_hour: 0 }],
+      personas: [{ name: "Lee Late", weight: 1, number: "+1415888####", patience: { distribution: "fixed", mean_s: 60 }, talk_time: { distribution: "fixed", mean_s: 3 } }],
+    });
+    expect(scenario.status).toBe(201);
+    const scenarioId = scenario.body.data.id;
+
+    const { page, errors } = await openConsole(setup.browser().browser, `${f.url}/#/admin`);
+    page.setDefaultTimeout(20_000);
+    const link = await slowLink(page, SEED);
+    await signIn(page, "admin");
+    const tabs = page.getByRole("tablist", { name: "Admin pages" });
+    await tabs.getByRole("tab", { name: "Blocklists" }).click();
+    const panel = page.getByRole("tabpanel");
+    await panel.getByRole("row", { name: /^Late callers/ }).waitFor();
+
+    // The document's answer held on its way back: the form's place says it is being read.
+    const form = await openWhileHeld(page, link, panel, `/blacklists/${listId}`, "Late callers", "admin-edit-loading");
+    expect(await form.getByLabel("Blocked numbers").inputValue()).toBe("+14155550911");
+    await form.getByRole("button", { name: "Cancel" }).click();
+    await form.waitFor({ state: "detached" });
+
+    // The read fails once (the server's 500): the place says why; Try again opens the form.
+    let failures = 0;
+    await page.route(
+      (url) => url.pathname.endsWith(`/blacklists/${listId}`),
+      async (route) => {
+        if (failures > 0 || route.request().method() !== "GET") return route.fallback();
+        failures += 1;
+        await route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ status: "error", error: "500", message: "internal_error", data: {} }) });
+      },
+    );
+    await panel.getByRole("button", { name: "Edit Late callers" }).click();
+    const opening = panel.getByRole("region", { name: "Edit Late callers" });
+    await shownWithin(opening.getByRole("alert"), "the form's place says why the blocklist could not be read");
+    await shotsAtWidths(page, "admin-edit-failed");
+    await opening.getByRole("button", { name: "Try again" }).click();
+    await form.waitFor();
+    expect(await form.getByLabel("Blocklist name").inputValue()).toBe("Late callers");
+    await form.getByRole("button", { name: "Cancel" }).click();
+
+    // The training view: a scenario's read held the same way.
+    await page.evaluate('window.location.hash = "#/training"');
+    const scenarios = page.getByRole("group", { name: "Training scenarios" });
+    await scenarios.getByRole("row", { name: /^Late shift/ }).waitFor();
+    const editor = await openWhileHeld(page, link, scenarios, `/training_scenarios/${scenarioId}`, "Late shift", "training-edit-loading");
+    expect(await editor.getByLabel("Name", { exact: true }).inputValue()).toBe("Late shift");
+    await editor.getByRole("button", { name: "Cancel" }).click();
     expect(errors).toEqual([]);
     await page.close();
   }, 120_000);

@@ -113,13 +113,14 @@ export function fakeCallqApi() {
     answers,
     /** Holds this method's answers until `release`. */
     hold: (method: string) => holding.add(method),
-    /** Settles the oldest held call of `method` with `value` (an Error rejects). */
-    async release(method: string, value: unknown) {
+    /** Settles the oldest held call of `method` (the newest with `newest`) with `value` (an Error rejects). */
+    async release(method: string, value: unknown, options: { newest?: boolean } = {}) {
       const list = held.get(method) ?? [];
-      const d = list.shift();
-      if (d === undefined) throw new Error(`no held ${method} call`);
-      if (value instanceof Error) d.reject(value);
-      else d.resolve(value);
+      const chosen = options.newest === true ? list.at(-1) : list[0];
+      if (chosen === undefined) throw new Error(`no held ${method} call`);
+      list.splice(list.indexOf(chosen), 1);
+      if (value instanceof Error) chosen.reject(value);
+      else chosen.resolve(value);
       await new Promise((r) => setTimeout(r, 0));
     },
     calls: (method: string) => asked.filter((a) => a.method === method),

@@ -6,19 +6,15 @@
 // the body as Fastify's HEAD route did. These answers pin what the HEAD routes answered.
 import { connect } from "node:net";
 import Fastify from "fastify";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApi, type TestApi } from "../helpers/api.js";
-import { rawRequest, type RawAnswer } from "../helpers/raw-request.js";
+import { describe, expect, it } from "vitest";
+import { catalogueApi, OTHER_ACCOUNT_ID } from "../helpers/catalogue-api.js";
+import type { RawAnswer } from "../helpers/raw-request.js";
 import { systemClock } from "../../server/clock.js";
 import { registerEndpoint, type EndpointDeps, type EndpointSpec } from "../../server/http/endpoint.js";
 
-let api: TestApi;
-let token: string;
-let accountId: string;
-let paths: Record<string, Record<string, unknown>>;
-
+const served = catalogueApi();
 const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> =>
-  headers.Upgrade === undefined ? rawRequest(api.server.port, method, path, headers, body) : upgrade(method, path, headers);
+  headers.Upgrade === undefined ? served.send(method, path, headers, body) : upgrade(method, path, headers);
 
 /**
  * An upgrade asked for, over a bare socket (the refusal may be a handshake then a close, or an
@@ -26,9 +22,9 @@ const send = (method: string, path: string, headers: Record<string, string> = {}
  */
 function upgrade(method: string, path: string, headers: Record<string, string>): Promise<RawAnswer> {
   return new Promise((resolve, reject) => {
-    const socket = connect(api.server.port, "127.0.0.1");
+    const socket = connect(served.api.server.port, "127.0.0.1");
     let text = "";
-    const lines = [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${api.server.port}`, "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"];
+    const lines = [`${method} ${path} HTTP/1.1`, `Host: 127.0.0.1:${served.api.server.port}`, "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==", "Sec-WebSocket-Version: 13"];
     for (const [k, v] of Object.entries(headers)) lines.push(`${k}: ${v}`);
     socket.on("data", (c: Buffer) => (text += c.toString("latin1")));
     socket.on("error", reject);
@@ -50,25 +46,10 @@ function sameHeaders(a: RawAnswer, withLength: boolean): Record<string, unknown>
   return Object.fromEntries(Object.entries(a.headers).filter(([k]) => !PER_ANSWER.has(k) && (withLength || k !== "content-length")));
 }
 
-/** A documented path with its parameters filled: the account's own id, any other a well-formed unknown id. */
-function fill(path: string): string {
-  return path.replace("{account_id}", accountId).replace(/\{[a-z_]+\}/g, "0123456789abcdef0123456789abcdef");
-}
-
 /** The catalogue's paths that have GET (the API's, not the texting API's, the websockets' or the documents'). */
 function withGet(): string[] {
-  return Object.keys(paths).filter((p) => p.startsWith("/v2/") && !p.endsWith(".json") && "get" in (paths[p] ?? {}));
+  return served.apiPaths().filter((p) => "get" in (served.paths[p] ?? {}));
 }
-
-beforeAll(async () => {
-  api = await startApi();
-  ({ token, accountId } = await api.login());
-  paths = ((await (await fetch(`${api.url}/v2/openapi.json`)).json()) as { paths: typeof paths }).paths;
-});
-
-afterAll(async () => {
-  await api.close();
-});
 
 /**
  * GET, GET, HEAD, GET: the HEAD's status and headers are the last GET's (its length too where the
@@ -94,7 +75,7 @@ describe("a HEAD of an endpoint with GET", () => {
   it("is its GET without the body, on every path, for a caller with a token", async () => {
     const wrong: string[] = [];
     for (const path of withGet()) {
-      const w = await compare(fill(path), { "X-Auth-Token": token });
+      const w = await compare(served.fill(path), { "X-Auth-Token": served.token });
       if (w) wrong.push(w);
     }
     expect(withGet().length).toBeGreaterThan(60);
@@ -105,12 +86,12 @@ describe("a HEAD of an endpoint with GET", () => {
     const wrong: string[] = [];
     const dead = "f".repeat(64);
     for (const path of withGet()) {
-      const filled = fill(path);
-      const other = filled.replace(accountId, "fedcba9876543210fedcba9876543210");
+      const filled = served.fill(path);
+      const other = filled.replace(served.accountId, OTHER_ACCOUNT_ID);
       for (const [what, p, headers] of [
         ["no token", filled, {}],
         ["dead token", filled, { "X-Auth-Token": dead }],
-        ["other account", other, { "X-Auth-Token": token }],
+        ["other account", other, { "X-Auth-Token": served.token }],
         ["text body, no token", filled, { "Content-Type": "text/plain" }],
         ["declared too large, no token", filled, { "Content-Type": "application/json", "Content-Length": "99999999" }],
         ["upgrade with a dead token", filled, { "X-Auth-Token": dead, Connection: "Upgrade", Upgrade: "websocket" }],
@@ -125,33 +106,33 @@ describe("a HEAD of an endpoint with GET", () => {
   it("with a token and an upgrade is refused as the GET's upgrade is, by the handshake's own rule (a HEAD is no handshake: 405)", async () => {
     const wrong: string[] = [];
     for (const path of withGet()) {
-      const headers = { "X-Auth-Token": token, Connection: "Upgrade", Upgrade: "websocket" };
-      const get = await send("GET", fill(path), headers);
-      const head = await send("HEAD", fill(path), headers);
+      const headers = { "X-Auth-Token": served.token, Connection: "Upgrade", Upgrade: "websocket" };
+      const get = await send("GET", served.fill(path), headers);
+      const head = await send("HEAD", served.fill(path), headers);
       if (get.status !== 101 || head.status !== 405 || head.headers.connection !== "close") wrong.push(`${path}: GET ${get.status}, HEAD ${head.status}`);
     }
     expect(wrong).toEqual([]);
   });
 
   it("answers 304 to the GET's held ETag, and the same query and trailing slash as the GET", async () => {
-    const path = `/v2/accounts/${accountId}`;
-    const etag = String((await send("GET", path, { "X-Auth-Token": token })).headers.etag);
+    const path = `/v2/accounts/${served.accountId}`;
+    const etag = String((await send("GET", path, { "X-Auth-Token": served.token })).headers.etag);
     expect(etag).toMatch(/^"/);
-    const held = await send("HEAD", path, { "X-Auth-Token": token, "If-None-Match": etag });
+    const held = await send("HEAD", path, { "X-Auth-Token": served.token, "If-None-Match": etag });
     expect(held.status).toBe(304);
     expect(held.headers.etag).toBe(etag);
-    for (const p of [`${path}/`, `/v2/accounts/${accountId}/users?page_size=1`, `/v2/accounts/${accountId}/users?accept=csv`, `/v2/accounts/${"a".repeat(101)}`]) {
-      expect(await compare(p, { "X-Auth-Token": token })).toBeNull();
+    for (const p of [`${path}/`, `/v2/accounts/${served.accountId}/users?page_size=1`, `/v2/accounts/${served.accountId}/users?accept=csv`, `/v2/accounts/${"a".repeat(101)}`]) {
+      expect(await compare(p, { "X-Auth-Token": served.token })).toBeNull();
     }
   });
 });
 
 describe("an endpoint's routes", () => {
   it("list HEAD beside each GET in the server's routes, as when HEAD was a route of its own", () => {
-    const listed = new Set(api.server.routes.map((r) => `${r.method} ${r.url}`));
+    const listed = new Set(served.api.server.routes.map((r) => `${r.method} ${r.url}`));
     // The endpoints' own GETs (the catalogue lists the 405 of a GET an endpoint lacks too, and no HEAD for it).
     const own = new Set(withGet());
-    const gets = api.server.routes.filter((r) => r.method === "GET" && own.has(r.url.replace(/:([a-z_]+)/g, "{$1}")));
+    const gets = served.api.server.routes.filter((r) => r.method === "GET" && own.has(r.url.replace(/:([a-z_]+)/g, "{$1}")));
     expect(gets.length).toBeGreaterThan(60);
     expect(gets.filter((r) => !listed.has(`HEAD ${r.url}`)).map((r) => r.url)).toEqual([]);
   });

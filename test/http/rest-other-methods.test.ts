@@ -4,26 +4,14 @@
 // 405, a POST may tunnel one of its verbs, a static path wins over a parameter as in the router,
 // an over-long segment is 404 bad_identifier, and a path of no endpoint stays 404 with its body
 // unread. Walked over the whole catalogue as /v2/openapi.json documents it.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startApi, type TestApi } from "../helpers/api.js";
-import { rawRequest, type RawAnswer } from "../helpers/raw-request.js";
+import { describe, expect, it } from "vitest";
+import { catalogueApi, OTHER_ACCOUNT_ID } from "../helpers/catalogue-api.js";
+import type { RawAnswer } from "../helpers/raw-request.js";
 
 const VERBS = ["get", "put", "post", "patch", "delete"];
 
-let api: TestApi;
-let token: string;
-let accountId: string;
-let paths: Record<string, Record<string, unknown>>;
-
-
-/** One request as written, over a fresh connection (test/helpers/raw-request.ts). */
-const send = (method: string, path: string, headers: Record<string, string> = {}, body?: string): Promise<RawAnswer> =>
-  rawRequest(api.server.port, method, path, headers, body);
-
-/** A documented path with its parameters filled: the account's own id, any other a well-formed unknown id. */
-function fill(path: string): string {
-  return path.replace("{account_id}", accountId).replace(/\{[a-z_]+\}/g, "0123456789abcdef0123456789abcdef");
-}
+const served = catalogueApi();
+const send = served.send;
 
 function allowOf(raw: RawAnswer): string[] {
   return String(raw.headers.allow ?? "")
@@ -34,31 +22,21 @@ function allowOf(raw: RawAnswer): string[] {
 }
 
 function documented(path: string): string[] {
-  return Object.keys(paths[path] ?? {})
+  return Object.keys(served.paths[path] ?? {})
     .filter((m) => VERBS.includes(m))
     .sort();
 }
 
 /** The catalogue's paths (the API's, not the texting API's, the websockets' or the documents'). */
 function catalogue(): string[] {
-  return Object.keys(paths).filter((p) => p.startsWith("/v2/") && !p.endsWith(".json") && documented(p).length > 0);
+  return served.apiPaths().filter((p) => documented(p).length > 0);
 }
 
 /** The token, and for the verbs that carry one an empty envelope with its length declared. */
 function withBody(verb: string): [Record<string, string>, string | undefined] {
-  if (verb === "get" || verb === "delete") return [{ "X-Auth-Token": token }, undefined];
-  return [{ "X-Auth-Token": token, "Content-Type": "application/json", "Content-Length": "2" }, "{}"];
+  if (verb === "get" || verb === "delete") return [{ "X-Auth-Token": served.token }, undefined];
+  return [{ "X-Auth-Token": served.token, "Content-Type": "application/json", "Content-Length": "2" }, "{}"];
 }
-
-beforeAll(async () => {
-  api = await startApi();
-  ({ token, accountId } = await api.login());
-  paths = ((await (await fetch(`${api.url}/v2/openapi.json`)).json()) as { paths: typeof paths }).paths;
-});
-
-afterAll(async () => {
-  await api.close();
-});
 
 describe("the methods an endpoint does not have", () => {
   it("are 405 with the endpoint's own verbs in Allow, on every path of the catalogue", async () => {
@@ -67,7 +45,7 @@ describe("the methods an endpoint does not have", () => {
     for (const path of catalogue()) {
       const own = documented(path);
       for (const verb of VERBS.filter((v) => !own.includes(v))) {
-        const res = await send(verb.toUpperCase(), fill(path), ...withBody(verb));
+        const res = await send(verb.toUpperCase(), served.fill(path), ...withBody(verb));
         tried++;
         const errorCode = res.body === "" ? undefined : (JSON.parse(res.body) as { error?: string }).error;
         if (res.status !== 405 || errorCode !== "405" || allowOf(res).join() !== own.join()) wrong.push(`${verb} ${path}: ${res.status} allow=${allowOf(res).join()} ${res.body.slice(0, 120)}`);
@@ -80,7 +58,7 @@ describe("the methods an endpoint does not have", () => {
   it("OPTIONS lists the endpoint's verbs on every path", async () => {
     const wrong: string[] = [];
     for (const path of catalogue()) {
-      const res = await send("OPTIONS", fill(path));
+      const res = await send("OPTIONS", served.fill(path));
       if (res.status !== 200 || allowOf(res).join() !== documented(path).join()) wrong.push(`${path}: ${res.status} ${allowOf(res).join()}`);
     }
     expect(wrong).toEqual([]);
@@ -89,25 +67,25 @@ describe("the methods an endpoint does not have", () => {
   it("check a token outside the body and its account first: 401 for a dead one, 403 for another account, before 405", async () => {
     const getOnly = catalogue().find((p) => p.startsWith("/v2/accounts/{account_id}/") && documented(p).join() === "get");
     expect(getOnly).toBeDefined();
-    const path = fill(getOnly ?? "");
+    const path = served.fill(getOnly ?? "");
     const json = { "Content-Type": "application/json", "Content-Length": "2" };
     expect((await send("PATCH", path, { "X-Auth-Token": "f".repeat(64), ...json }, "{}")).status, "dead token").toBe(401);
     // No token outside the body: it could be in the envelope, which is read only for a verb it has.
     expect((await send("PATCH", path, json, "{}")).status, "no token").toBe(405);
-    const other = path.replace(accountId, "fedcba9876543210fedcba9876543210");
-    expect((await send("DELETE", other, { "X-Auth-Token": token })).status, "other account").toBe(403);
+    const other = path.replace(served.accountId, OTHER_ACCOUNT_ID);
+    expect((await send("DELETE", other, { "X-Auth-Token": served.token })).status, "other account").toBe(403);
     // A body that is not JSON is refused before anything else when no token came outside it.
     expect((await send("PUT", path, { "Content-Type": "text/plain", "Content-Length": "1" }, "x")).status, "text body, no token").toBe(401);
-    expect((await send("PUT", path, { "X-Auth-Token": token, "Content-Type": "application/json", "Content-Length": "1" }, "{")).status, "bad JSON").toBe(400);
+    expect((await send("PUT", path, { "X-Auth-Token": served.token, "Content-Type": "application/json", "Content-Length": "1" }, "{")).status, "bad JSON").toBe(400);
   });
 
   it("HEAD is 405 where the endpoint has no GET, and the GET's headers where it has one", async () => {
     const noGet = catalogue().find((p) => !documented(p).includes("get") && p.startsWith("/v2/accounts/{account_id}/"));
     expect(noGet).toBeDefined();
-    const head = await send("HEAD", fill(noGet ?? ""), { "X-Auth-Token": token });
+    const head = await send("HEAD", served.fill(noGet ?? ""), { "X-Auth-Token": served.token });
     expect(head.status).toBe(405);
     expect(head.body).toBe("");
-    const devices = await send("HEAD", `/v2/accounts/${accountId}/devices`, { "X-Auth-Token": token });
+    const devices = await send("HEAD", `/v2/accounts/${served.accountId}/devices`, { "X-Auth-Token": served.token });
     expect(devices.status).toBe(200);
     expect(devices.body).toBe("");
   });
@@ -115,12 +93,12 @@ describe("the methods an endpoint does not have", () => {
   it("a POST tunnels a verb the endpoint has on a path without POST", async () => {
     const getNoPost = catalogue().find((p) => p.startsWith("/v2/accounts/{account_id}/") && !p.includes("{id}") && documented(p).includes("get") && !documented(p).includes("post"));
     expect(getNoPost).toBeDefined();
-    const path = fill(getNoPost ?? "");
-    const read = await send("GET", path, { "X-Auth-Token": token });
-    const tunnelled = await send("POST", `${path}?verb=GET`, { "X-Auth-Token": token, "Content-Type": "application/json" }, "{}");
+    const path = served.fill(getNoPost ?? "");
+    const read = await send("GET", path, { "X-Auth-Token": served.token });
+    const tunnelled = await send("POST", `${path}?verb=GET`, { "X-Auth-Token": served.token, "Content-Type": "application/json" }, "{}");
     expect(tunnelled.status).toBe(read.status);
     expect(JSON.parse(tunnelled.body).data).toEqual(JSON.parse(read.body).data);
-    const refused = await send("POST", `${path}?verb=PATCH`, { "X-Auth-Token": token, "Content-Type": "application/json" }, "{}");
+    const refused = await send("POST", `${path}?verb=PATCH`, { "X-Auth-Token": served.token, "Content-Type": "application/json" }, "{}");
     expect(documented(getNoPost ?? "").includes("patch") ? refused.status : 405).toBe(refused.status);
   });
 
@@ -142,7 +120,7 @@ describe("the methods an endpoint does not have", () => {
       const own = documented(staticPath);
       const missing = VERBS.find((v) => !own.includes(v));
       if (missing === undefined) continue;
-      const res = await send(missing.toUpperCase(), fill(staticPath), ...withBody(missing));
+      const res = await send(missing.toUpperCase(), served.fill(staticPath), ...withBody(missing));
       expect(allowOf(res), `${missing} ${staticPath}`).toEqual(own);
     }
   });
@@ -150,22 +128,22 @@ describe("the methods an endpoint does not have", () => {
   it("a segment over 100 characters is 404 bad_identifier, a trailing slash is the same path", async () => {
     const getOnly = catalogue().find((p) => p.startsWith("/v2/accounts/{account_id}/") && p.endsWith("}") && !documented(p).includes("patch"));
     expect(getOnly).toBeDefined();
-    const long = fill(getOnly ?? "").replace(/[0-9a-f]{32}$/, "a".repeat(101));
-    const res = await send("PATCH", long, { "X-Auth-Token": token, "Content-Type": "application/json" }, "{}");
+    const long = served.fill(getOnly ?? "").replace(/[0-9a-f]{32}$/, "a".repeat(101));
+    const res = await send("PATCH", long, { "X-Auth-Token": served.token, "Content-Type": "application/json" }, "{}");
     expect(res.status).toBe(404);
     expect(res.body).toContain("bad_identifier");
-    const slash = await send("PATCH", `/v2/accounts/${accountId}/devices/`, { "X-Auth-Token": token, "Content-Type": "application/json" }, "{}");
+    const slash = await send("PATCH", `/v2/accounts/${served.accountId}/devices/`, { "X-Auth-Token": served.token, "Content-Type": "application/json" }, "{}");
     expect(slash.status).toBe(405);
   });
 
   it("a path of no endpoint is 404 for every method, its body unread; 401 first for a dead token", async () => {
     for (const method of ["GET", "PUT", "POST", "PATCH", "DELETE", "OPTIONS"]) {
-      const res = await send(method, `/v2/accounts/${accountId}/no_such_things`, { "X-Auth-Token": token, "Content-Type": "application/json", "Content-Length": "9" }, "{not json");
+      const res = await send(method, `/v2/accounts/${served.accountId}/no_such_things`, { "X-Auth-Token": served.token, "Content-Type": "application/json", "Content-Length": "9" }, "{not json");
       expect(res.status, method).toBe(404);
       expect(res.body, method).toContain("not_found");
       const dead = await send(method, `/v2/no_such_module`, { "X-Auth-Token": "f".repeat(64) });
       expect(dead.status, method).toBe(method === "OPTIONS" ? 404 : 401);
     }
-    expect((await send("HEAD", `/v2/accounts/${accountId}/no_such_things`, { "X-Auth-Token": token })).status).toBe(404);
+    expect((await send("HEAD", `/v2/accounts/${served.accountId}/no_such_things`, { "X-Auth-Token": served.token })).status).toBe(404);
   });
 });

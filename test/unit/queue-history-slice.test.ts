@@ -54,6 +54,18 @@ describe("the queue history slice", () => {
     expect(f.store.getState().queueHistory.intervals?.map((i) => i.offered)).toEqual([1]);
   });
 
+  it("lands no answer asked before a sign-out: the panel starts empty for whoever signs in next", async () => {
+    const slow = deferred<HistoryInterval[]>();
+    const f = fixture(() => slow.promise);
+    await f.signIn("supervisor");
+    const read = f.store.getState().showQueueHistory("sales", "2026-03-02");
+    f.store.getState().signOut();
+    await f.signIn("agent1");
+    slow.resolve([row(0, 9, 9, 0, 9)]);
+    await read;
+    expect(f.store.getState().queueHistory).toMatchObject({ queueId: ALL_QUEUES, intervals: null, loading: false, error: null });
+  });
+
   it("says why the history is refused", async () => {
     const f = fixture(async () => {
       throw new ApiRequestError("http", 403, "forbidden", null, null, "GET answered 403");

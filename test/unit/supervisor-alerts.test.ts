@@ -60,4 +60,29 @@ describe("the board's queue alerts", () => {
     store.getState().setAlertSound(false);
     expect(storage.getItem("switchboard.alertSound")).toBeNull();
   });
+
+  it("keeps the alerts of a newer read of the statuses when an older read answers after it", async () => {
+    const { store, callq, clock, stop } = await board();
+    stop();
+    // The board closed and opened again before the first opening's reads of the statuses came
+    // (the queues slice's and the alerts'; both held, each opening's answered as one).
+    callq.hold("queueStatuses");
+    const asked = () => callq.calls("queueStatuses").length;
+    const before = asked();
+    const stopFirst = store.getState().watchBoard();
+    await clock.advance(0);
+    stopFirst();
+    const first = asked() - before;
+    const stopSecond = store.getState().watchBoard();
+    await clock.advance(0);
+    const second = asked() - before - first;
+    expect(first).toBeGreaterThan(0);
+    expect(second).toBeGreaterThan(0);
+    // Sales' long wait is over by the second opening's read.
+    for (let i = 0; i < second; i++) await callq.release("queueStatuses", { [SALES]: status([]), [SUPPORT]: status([]) }, { newest: true });
+    expect(store.getState().supervisor.alerts[SALES]).toEqual([]);
+    for (let i = 0; i < first; i++) await callq.release("queueStatuses", { [SALES]: status([{ kind: "longest_wait", queueId: SALES, recipientId: null, state: null, value: 61, limit: 60 }]), [SUPPORT]: status([]) });
+    expect(store.getState().supervisor.alerts[SALES]).toEqual([]);
+    stopSecond();
+  });
 });

@@ -95,6 +95,61 @@ describe("supervisor slice", () => {
     expect(store.getState().supervisor.rows[A]?.state).toBe("Ready");
   });
 
+  it("keeps a newer status read's answer when an older read of the same recipient answers after it", async () => {
+    const { store, callq, events, clock } = await board();
+    callq.hold("recipientStatuses");
+    // A's event: shown, and A's status read again half a second later (held).
+    events.emit(`callq.recipient.${A}`, "away", { recipient_id: A, availability_state: "Away" });
+    await clock.advance(16 + RECIPIENT_RECONCILE_MS);
+    // The board read again meanwhile (the event websocket back online): A went Ready while no event came.
+    const refresh = store.getState().refreshRecipients();
+    await new Promise((r) => setTimeout(r, 0));
+    expect(callq.calls("recipientStatuses").slice(-2).map((c) => (c.args[0] as string[]).length)).toEqual([1, 3]);
+    await callq.release("recipientStatuses", { [A]: recipientStatus({ state: "Ready" }), [B]: "not_logged_in", [C]: "not_logged_in" }, { newest: true });
+    await refresh;
+    expect(store.getState().supervisor.rows[A]?.state).toBe("Ready");
+    // The reconcile's read, asked before the board's, answers last: older, it does not land.
+    await callq.release("recipientStatuses", { [A]: recipientStatus({ state: "Away" }) });
+    expect(store.getState().supervisor.rows[A]?.state).toBe("Ready");
+  });
+
+  it("keeps the newer list of recipients when an older read of the list answers after it, and says it reads until the newest has come", async () => {
+    const { store, callq } = await board();
+    callq.hold("recipients");
+    const older = store.getState().refreshRecipients();
+    const newer = store.getState().refreshRecipients();
+    // mia (C) was taken out of the queues between the two reads.
+    await callq.release("recipients", [{ id: B, name: "zoe" }, { id: A, name: "agent1" }], { newest: true });
+    await newer;
+    expect(store.getState().supervisor).toMatchObject({ ids: [A, B], loading: false });
+    await callq.release("recipients", [{ id: B, name: "zoe" }, { id: A, name: "agent1" }, { id: C, name: "mia" }]);
+    await older;
+    expect(store.getState().supervisor.ids).toEqual([A, B]);
+    expect(store.getState().supervisor.rows[C]).toBeUndefined();
+
+    // The older read answering first lands (nothing newer has), but the board still says it reads.
+    const first = store.getState().refreshRecipients();
+    const second = store.getState().refreshRecipients();
+    await callq.release("recipients", [{ id: A, name: "agent1" }]);
+    await first;
+    expect(store.getState().supervisor).toMatchObject({ ids: [A], loading: true });
+    await callq.release("recipients", [{ id: A, name: "agent1" }, { id: B, name: "zoe" }]);
+    await second;
+    expect(store.getState().supervisor).toMatchObject({ ids: [A, B], loading: false });
+  });
+
+  it("a read of the board asked before sign-out does not bring its rows back after it", async () => {
+    const { store, callq } = await board();
+    callq.hold("recipientStatuses");
+    const refresh = store.getState().refreshRecipients();
+    await new Promise((r) => setTimeout(r, 0));
+    store.getState().signOut();
+    expect(store.getState().supervisor.ids).toEqual([]);
+    await callq.release("recipientStatuses", { [A]: recipientStatus({ state: "Ready" }) });
+    await refresh;
+    expect(store.getState().supervisor).toMatchObject({ ids: [], rows: {} });
+  });
+
   it("keeps why the server withholds offers from each recipient: read with the statuses, then live from the events", async () => {
     const c = await callqConsole({ profile: { canMonitor: true } });
     c.callq.answers.recipients = [

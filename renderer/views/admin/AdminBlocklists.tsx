@@ -50,6 +50,7 @@ export function AdminBlocklists() {
   );
   const { blocklists, loadBlocklists } = s;
   const editor = useDocEditor<BlocklistRow, Draft>({
+    name: (row) => row.name ?? row.id,
     open: async (row) => {
       const list = await s.readBlocklist(row.id);
       return typeof list === "string" ? list : { title: `Edit ${list.name}`, draft: toDraft(list) };

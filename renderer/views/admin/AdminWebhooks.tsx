@@ -42,6 +42,7 @@ export function AdminWebhooks() {
   }, [loadWebhooks, loadAttempts]);
 
   const editor = useDocEditor<WebhookRow, Webhook>({
+    name: (row) => row.name ?? row.id,
     open: async (row) => {
       const hook = await s.readWebhook(row.id);
       return typeof hook === "string" ? hook : { title: `Edit ${hook.name}`, draft: hook };

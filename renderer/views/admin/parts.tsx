@@ -1,7 +1,9 @@
 // Small pieces the recordings, admin and audio views repeat: an error announced as an alert, a
 // data table (caption, column headers, the row it shows when it has none), a row's Edit and Delete
-// buttons named after the row, and the form that edits one document.
+// buttons named after the row, the form that edits one document, and the form's place while an
+// Edit's document is read.
 import { useId, type FormEvent, type ReactNode } from "react";
+import type { DocOpening } from "./use-doc-editor.js";
 
 export function ErrorAlert({ message }: { message: string | null }) {
   return message === null ? null : (
@@ -91,9 +93,13 @@ export interface DocFormEditor<Draft> {
   draft: Draft | null;
   /** The form's heading (what is edited, as it was when opened). */
   formTitle: string;
-  /** Why the last save or the last open failed. */
+  /** Why the last save failed. */
   formError: string | null;
   saving: boolean;
+  /** An Edit's document being read, or whose read failed. */
+  opening: DocOpening | null;
+  retryOpen(): void;
+  cancelOpen(): void;
   save(event: FormEvent<HTMLFormElement>): Promise<void>;
   setDraft(draft: NoInfer<Draft> | null): void;
 }
@@ -108,11 +114,15 @@ interface DocFormProps<Draft> {
 
 /**
  * The form that edits one document (heading, fields, the server's refusal, Save and Cancel) while
- * a draft is open; otherwise only why the last edit could not be opened, if it could not.
+ * a draft is open; in its place while an Edit's document is read, that it is (or why it could not
+ * be, with a retry).
  */
 export function DocForm<Draft>({ editor, saveLabel, children }: DocFormProps<Draft>) {
   const headingId = useId();
-  if (editor.draft === null) return <ErrorAlert message={editor.formError} />;
+  if (editor.draft === null) {
+    if (editor.opening !== null) return <DocOpeningPanel opening={editor.opening} retry={editor.retryOpen} cancel={editor.cancelOpen} />;
+    return <ErrorAlert message={editor.formError} />;
+  }
   return (
     <form className="panel" aria-labelledby={headingId} onSubmit={(e) => void editor.save(e)} noValidate>
       <h3 id={headingId}>{editor.formTitle}</h3>
@@ -127,5 +137,42 @@ export function DocForm<Draft>({ editor, saveLabel, children }: DocFormProps<Dra
         </button>
       </div>
     </form>
+  );
+}
+
+interface DocOpeningPanelProps {
+  opening: DocOpening;
+  retry(): void;
+  cancel(): void;
+}
+
+/**
+ * The edit form's place while its document is read: the heading the form will have, "Loading…" as
+ * the console's other lists say it; when the read failed, why, with Try again and Cancel.
+ */
+export function DocOpeningPanel({ opening, retry, cancel }: DocOpeningPanelProps) {
+  const headingId = useId();
+  const reading = opening.error === null;
+  return (
+    <section className="panel" aria-labelledby={headingId} aria-busy={reading}>
+      <h3 id={headingId}>Edit {opening.name}</h3>
+      {reading ? (
+        <p className="status-text" role="status">
+          Loading…
+        </p>
+      ) : (
+        <ErrorAlert message={opening.error} />
+      )}
+      <div className="inline-actions">
+        {reading ? null : (
+          <button type="button" className="button" onClick={retry}>
+            Try again
+          </button>
+        )}
+        <button type="button" className="button" onClick={cancel}>
+          Cancel
+        </button>
+      </div>
+    </section>
   );
 }
