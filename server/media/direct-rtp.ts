@@ -82,7 +82,11 @@ export interface ConsentOptions {
   own?: boolean;
   /** The checks' time and timers (default performance.now() and Node's timers: real, monotonic time). */
   time?: TimeSource;
-  /** Transaction ids and the cadence's jitter (default the system's; a media worker passes it: its `random` is a seed). */
+  /**
+   * Transaction ids and the cadence's jitter (default the system's, crypto-strength as RFC 5389
+   * asks of transaction ids; not the server's injected source, whose sequence these draws, made at
+   * moments the network sets, would make depend on timing).
+   */
   random?: RandomSource;
 }
 

@@ -72,7 +72,8 @@ export interface WebRtcLegOptions {
   /**
    * ICE consent freshness once the direct path is open (direct-rtp.ts): ours by default, on real
    * monotonic time (not `wallClock`: consent is the network's time, as werift's was), its
-   * transaction ids drawn from `random` unless given a source of its own here.
+   * transaction ids and jitter from the system's random source (not `random`: drawn at moments the
+   * network sets, they would make a seeded source's sequence depend on timing).
    */
   consent?: ConsentOptions;
 }
@@ -224,7 +225,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#buffer = options.received ? undefined : new ReceiveBuffer(options.fifo);
     this.#received = options.received ?? (this.#buffer as ReceiveBuffer);
     this.#wallClock = options.wallClock ?? systemClock;
-    this.#consent = { random, ...options.consent };
+    this.#consent = options.consent ?? {};
     this.#state = new LegStateMachine(this.#wallClock, (change) => this.emit("state", change));
     const seed = random.bytes(6);
     this.#sequence = seed.readUInt16BE(0);

@@ -11,7 +11,6 @@ import { LegMemory } from "./leg-memory.js";
 import { TickShare, TickWake, WorkerClock } from "./tick-share.js";
 import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
-import { systemRandom } from "../../clock.js";
 
 const port = parentPort;
 if (!port) throw new Error("the media worker runs only as a worker thread");
@@ -97,8 +96,6 @@ function create(id: string, memory: LegMemory, options: Extract<ToWorker, { type
     clock,
     host: configOf().host,
     random: { bytes: (n) => (n <= seed.length ? seed.subarray(0, n) : Buffer.alloc(n)) },
-    // The seed above is the same bytes at every draw: consent's transaction ids need a source.
-    consent: { random: systemRandom },
     codecs: options.codecs,
     telephoneEventPayloadType: options.telephoneEventPayloadType,
     connectTimeoutMs: options.connectTimeoutMs,
