@@ -5,13 +5,28 @@
 // timers, beside a one-pair run's as the process's own idle cost. Printed per leg and second,
 // and as µs per RTP packet at the 100 packets a second a server leg sends and receives, the unit
 // of bench/media's per-packet figure. Datagrams sent are counted through dgram's send.
+//
+// MODES (default "werift,own"), ROUNDS (default 2): each round runs every mode, the order turned
+// each round. "werift": werift's own consent loop, as the session-24 figure. "own": each connection
+// with a direct path open on it (server/media/direct-rtp.ts), whose own consent checks replace
+// werift's loop (session 25), still no media. "none": werift's loop stopped and nothing in its
+// place (no consent at all: what an idle connection costs without it, the floor of the other two).
+// The pairs come from the server's werift copy (its
+// CommonJS build, server/media/werift.ts) in both modes, so the direct path can open on them.
 import dgram from "node:dgram";
 import { readdirSync, readFileSync } from "node:fs";
-import { RTCPeerConnection, RTCRtpCodecParameters } from "werift";
+import type { RTCPeerConnection } from "werift";
+import { DirectRtpPath } from "../server/media/direct-rtp.js";
+import { werift } from "../server/media/werift.js";
 import { report } from "./report.js";
 
 const PAIRS = Number(process.env.PAIRS ?? 50);
 const SECONDS = Number(process.env.SECONDS ?? 10);
+type Mode = "werift" | "own" | "none";
+const MODES = (process.env.MODES ?? "werift,own").split(",").filter(Boolean) as Mode[];
+for (const m of MODES) if (m !== "werift" && m !== "own" && m !== "none") throw new Error(`MODES: no mode ${m}`);
+const ROUNDS = Number(process.env.ROUNDS ?? 2);
+const { RTCPeerConnection: PeerConnection, RTCRtpCodecParameters } = werift();
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 let sent = 0;
@@ -31,8 +46,8 @@ function threadMs(): { main: number; others: number } {
   return ms;
 }
 
-const peer = () =>
-  new RTCPeerConnection({
+const peer = (): RTCPeerConnection =>
+  new PeerConnection({
     codecs: { audio: [new RTCRtpCodecParameters({ mimeType: "audio/PCMU", clockRate: 8000, channels: 1, payloadType: 0 })], video: [] },
     iceServers: [],
     iceUseIpv4: false,
@@ -41,7 +56,7 @@ const peer = () =>
     iceInterfaceAddresses: { udp4: "127.0.0.1" },
   });
 
-async function idle(pairs: number): Promise<{ legSecondUs: number; datagramsPerLegSecond: number; mainMs: number; othersMs: number }> {
+async function idle(pairs: number, mode: Mode): Promise<{ legSecondUs: number; datagramsPerLegSecond: number; mainMs: number; othersMs: number }> {
   const pcs: RTCPeerConnection[] = [];
   for (let i = 0; i < pairs; i++) {
     const [a, b] = [peer(), peer()];
@@ -57,10 +72,32 @@ async function idle(pairs: number): Promise<{ legSecondUs: number; datagramsPerL
     await a.setRemoteDescription(answer);
   }
   while (pcs.some((pc) => pc.connectionState !== "connected")) await sleep(100);
+  const paths: DirectRtpPath[] = [];
+  if (mode === "own") {
+    const handlers = { packet: () => undefined, bad: () => undefined, sendFailed: () => undefined };
+    for (const pc of pcs) {
+      const dtls = pc.getTransceivers()[0]?.dtlsTransport;
+      while (dtls && !dtls.srtpStarted) await sleep(50);
+      const path = dtls ? DirectRtpPath.open(dtls, handlers, { own: true }) : undefined;
+      if (!path?.consentCounts) throw new Error("no direct path with our consent on a connection");
+      paths.push(path);
+    }
+  }
+  if (mode === "none") {
+    // werift 0.25's private method (server/media/direct-rtp.ts wraps it for the path).
+    for (const pc of pcs) (pc.getTransceivers()[0]?.dtlsTransport.iceTransport.connection as unknown as { stopConsentLifecycle(): void }).stopConsentLifecycle();
+  }
   await sleep(2000);
   const [cpu0, sent0, threads0] = [process.cpuUsage(), sent, threadMs()];
   await sleep(SECONDS * 1000);
   const [cpu, datagrams, threads1] = [process.cpuUsage(cpu0), sent - sent0, threadMs()];
+  if (mode === "own") {
+    // Every request our paths sent answered by the other path, none left to werift.
+    const counts = { requestsSent: 0, answersReceived: 0, requestsAnswered: 0, requestsRefused: 0 };
+    for (const path of paths) for (const key of Object.keys(counts) as (keyof typeof counts)[]) counts[key] += path.consentCounts?.[key] ?? 0;
+    if (pairs > 1) console.log(`own consent, all paths: ${JSON.stringify(counts)}`);
+  }
+  for (const path of paths) path.close(true);
   await Promise.all(pcs.map((pc) => pc.close()));
   const legSeconds = 2 * pairs * SECONDS;
   return {
@@ -71,16 +108,26 @@ async function idle(pairs: number): Promise<{ legSecondUs: number; datagramsPerL
   };
 }
 
-const one = await idle(1);
-const many = await idle(PAIRS);
-// The one-pair run's CPU is mostly the process's own (timers, GC): taken out per second.
-const consentUs = (many.legSecondUs * 2 * PAIRS - one.legSecondUs * 2) / (2 * PAIRS - 2);
-report("werift consent, idle connections", [
-  ["pairs (legs), seconds", `${PAIRS} (${2 * PAIRS}), ${SECONDS}`],
-  ["datagrams sent per leg and second (a request, an answer: 0.4 expected)", many.datagramsPerLegSecond.toFixed(2)],
-  ["CPU per leg and second, one pair / all pairs", `${one.legSecondUs.toFixed(0)} / ${many.legSecondUs.toFixed(0)} µs`],
-  ["CPU per leg and second, the process's own taken out", `${consentUs.toFixed(0)} µs`],
-  ["the same per RTP packet at 100 a leg a second", `${(consentUs / 100).toFixed(2)} µs`],
-  ["all pairs: the main thread / the other threads (V8's compiler and GC, libuv)", `${many.mainMs} / ${many.othersMs} ms`],
-]);
+const rows: [string, string][] = [["pairs (legs), seconds, rounds", `${PAIRS} (${2 * PAIRS}), ${SECONDS}, ${ROUNDS}`]];
+const perMode = new Map<Mode, number[]>();
+for (let round = 0; round < ROUNDS; round++) {
+  const order = round % 2 === 0 ? MODES : [...MODES].reverse();
+  for (const mode of order) {
+    const one = await idle(1, mode);
+    const many = await idle(PAIRS, mode);
+    // The one-pair run's CPU is mostly the process's own (timers, GC): taken out per second.
+    const consentUs = (many.legSecondUs * 2 * PAIRS - one.legSecondUs * 2) / (2 * PAIRS - 2);
+    perMode.set(mode, [...(perMode.get(mode) ?? []), consentUs]);
+    rows.push([
+      `round ${round + 1}, ${mode}: datagrams per leg-second (0.4 expected); CPU per leg-second one pair / all / own taken out; per RTP packet at 100 a second; main / other threads`,
+      `${many.datagramsPerLegSecond.toFixed(2)}; ${one.legSecondUs.toFixed(0)} / ${many.legSecondUs.toFixed(0)} / ${consentUs.toFixed(0)} µs; ${(consentUs / 100).toFixed(2)} µs; ${many.mainMs} / ${many.othersMs} ms`,
+    ]);
+  }
+}
+const median = (xs: number[]) => {
+  const s = [...xs].sort((x, y) => x - y);
+  return s.length % 2 ? (s[(s.length - 1) / 2] ?? 0) : ((s[s.length / 2 - 1] ?? 0) + (s[s.length / 2] ?? 0)) / 2;
+};
+for (const [mode, values] of perMode) rows.push([`${mode}: median CPU per leg-second (per RTP packet)`, `${median(values).toFixed(0)} µs (${(median(values) / 100).toFixed(2)} µs)`]);
+report("ICE consent, idle connections", rows);
 process.exit(0);

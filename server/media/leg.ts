@@ -7,7 +7,7 @@ import type { MediaStreamTrack, RTCPeerConnection, RtpPacket, RTCRtpTransceiver 
 import { randomUuid, systemClock, systemRandom, type Cancel, type Clock, type RandomSource } from "../clock.js";
 import { FRAME_MS, FRAME_SAMPLES, silence, silentFrame, type AudioSource } from "./audio-frame.js";
 import { guardHelloVerify } from "./dtls-guard.js";
-import { DirectRtpPath, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
+import { DirectRtpPath, type ConsentOptions, type RtpFields, type RtpOutFields } from "./direct-rtp.js";
 import { DtmfDetector, DtmfSender, type DtmfSendOptions } from "./dtmf.js";
 import { performanceTime, type TickSource } from "./frame-clock.js";
 import type { FrameFifoOptions } from "./frame-fifo.js";
@@ -69,6 +69,13 @@ export interface WebRtcLegOptions {
    * main thread); `incoming` is then silent here.
    */
   received?: ReceivedAudioSink;
+  /**
+   * ICE consent freshness once the direct path is open (direct-rtp.ts): ours by default, on real
+   * monotonic time (not `wallClock`: consent is the network's time, as werift's was), its
+   * transaction ids and jitter from the system's random source (not `random`: drawn at moments the
+   * network sets, they would make a seeded source's sequence depend on timing).
+   */
+  consent?: ConsentOptions;
 }
 
 /** Largest forward jump in sequence numbers still read as loss; beyond it the sender restarted. */
@@ -145,6 +152,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
   #unsubscribeTick: (() => void) | undefined;
   #cancelConnectTimeout: Cancel | undefined;
   readonly #wallClock: Clock;
+  readonly #consent: ConsentOptions;
   #closing: Promise<void> | undefined;
   #closeReason: string | undefined;
   // Sending.
@@ -217,6 +225,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#buffer = options.received ? undefined : new ReceiveBuffer(options.fifo);
     this.#received = options.received ?? (this.#buffer as ReceiveBuffer);
     this.#wallClock = options.wallClock ?? systemClock;
+    this.#consent = options.consent ?? {};
     this.#state = new LegStateMachine(this.#wallClock, (change) => this.emit("state", change));
     const seed = random.bytes(6);
     this.#sequence = seed.readUInt16BE(0);
@@ -390,7 +399,8 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
     this.#unsubscribeTick = undefined;
     this.#cancelConnectTimeout?.();
     this.#dtmfOut.cancel();
-    this.#direct?.close();
+    // The connection closes next: werift's consent loop need not start again.
+    this.#direct?.close(true);
     this.#direct = undefined;
     this.#buffer?.clear();
     await this.#pc.close();
@@ -447,7 +457,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
           packet: (fields, payload) => this.#receive(fields, payload),
           bad: () => this.#stats.packetsDiscarded++,
           sendFailed: () => this.#stats.sendErrors++,
-        })
+        }, this.#consent)
       : undefined;
   }
 
