@@ -2,7 +2,9 @@
 // 15-minute interval as the server stored them (they survive a restart), charted with uPlot
 // (offered, answered and abandoned as lines on the count axis, service level on a percent axis),
 // the day's totals and a table of the intervals that had callers for screen readers, and the
-// server's CSV of the day.
+// server's CSV of the day. The figures are named with their own queue and day: while a new choice
+// is read, the previous choice's stay dimmed under its name (never under the new choice's), and a
+// choice that could not be read says why, with Try again.
 import { useEffect, useMemo, useRef } from "react";
 import { useShallow } from "zustand/react/shallow";
 import uPlot from "uplot";
@@ -10,7 +12,7 @@ import "uplot/dist/uPlot.min.css";
 import { historyCsvUrl, serviceLevelOf, type HistoryInterval } from "../api/queue-history.js";
 import { connectionOf } from "../state/account-connection.js";
 import { useAppStore } from "../state/context.js";
-import { ALL_QUEUES, shiftDay } from "../state/queue-history.js";
+import { ALL_QUEUES, shiftDay, type HistoryChoice } from "../state/queue-history.js";
 
 const HEIGHT = 180;
 
@@ -30,7 +32,10 @@ export function QueueHistory() {
     useShallow((state) => ({ queues: state.queues.list, history: state.queueHistory, show: state.showQueueHistory, session: state.session, serverUrl: state.serverUrl })),
   );
   const connection = useMemo(() => connectionOf({ session, serverUrl }), [session, serverUrl]);
-  const { queueId, day, intervals, loading, error } = history;
+  const { queueId, day, intervals, shown, loading, error } = history;
+  const nameOf = (choice: HistoryChoice) => `${choice.queueId === ALL_QUEUES ? "All queues" : (queues.find((q) => q.id === choice.queueId)?.name ?? choice.queueId)} on ${choice.day}`;
+  // The figures on screen are another choice's than the one being read: dimmed, under their own name.
+  const previous = loading && shown !== null && (shown.queueId !== queueId || shown.day !== day);
 
   // The panel opens on today's figures of the queue chosen last; later choices read through `show`.
   const openedOn = useRef(queueId);
@@ -69,35 +74,45 @@ export function QueueHistory() {
         </button>
       </div>
       {error !== null ? (
-        <p className="form-error" role="alert">
-          {error}
+        <p className="form-error history-error" role="alert">
+          {error}{" "}
+          <button type="button" className="button button-small" onClick={() => void show(queueId, day)}>
+            Try again
+          </button>
         </p>
       ) : null}
       <p className="muted" aria-live="polite" data-testid="history-state">
-        {loading ? "Reading the history…" : error === null && intervals !== null ? `${day}, per 15 minutes` : ""}
+        {loading ? `Loading ${nameOf({ queueId, day })}…` : error === null && shown !== null ? `${nameOf(shown)}, per 15 minutes` : ""}
       </p>
-      {intervals !== null && totals !== null ? (
-        <div className="history-body">
-          <HistoryChart intervals={intervals} label={`${queueId === ALL_QUEUES ? "All queues" : (queues.find((q) => q.id === queueId)?.name ?? queueId)} on ${day}`} />
-          <dl className="queue-figures history-totals" aria-label="The day's totals">
-            <div>
-              <dt>Offered</dt>
-              <dd data-testid="history-offered">{totals.offered}</dd>
-            </div>
-            <div>
-              <dt>Answered</dt>
-              <dd data-testid="history-answered">{totals.answered}</dd>
-            </div>
-            <div>
-              <dt>Abandoned</dt>
-              <dd data-testid="history-abandoned">{totals.abandoned}</dd>
-            </div>
-            <div>
-              <dt>Service level</dt>
-              <dd data-testid="history-service-level">{level === null ? "–" : `${level}%`}</dd>
-            </div>
-          </dl>
-          <IntervalTable intervals={intervals} />
+      {intervals !== null && shown !== null && totals !== null ? (
+        <div className="history-figures" aria-busy={loading} data-shown={`${shown.queueId} ${shown.day}`}>
+          {previous ? (
+            <p className="history-previous" data-testid="history-previous">
+              Still showing the previous choice: {nameOf(shown)}
+            </p>
+          ) : null}
+          <div className={previous ? "history-body history-dimmed" : "history-body"}>
+            <HistoryChart intervals={intervals} label={nameOf(shown)} />
+            <dl className="queue-figures history-totals" aria-label={`The day's totals: ${nameOf(shown)}`}>
+              <div>
+                <dt>Offered</dt>
+                <dd data-testid="history-offered">{totals.offered}</dd>
+              </div>
+              <div>
+                <dt>Answered</dt>
+                <dd data-testid="history-answered">{totals.answered}</dd>
+              </div>
+              <div>
+                <dt>Abandoned</dt>
+                <dd data-testid="history-abandoned">{totals.abandoned}</dd>
+              </div>
+              <div>
+                <dt>Service level</dt>
+                <dd data-testid="history-service-level">{level === null ? "–" : `${level}%`}</dd>
+              </div>
+            </dl>
+            <IntervalTable intervals={intervals} />
+          </div>
         </div>
       ) : null}
       {connection !== null && csvQueues.length > 0 ? (

@@ -1,6 +1,7 @@
 // The supervisor's History panel: one queue's (or every queue's, summed) figures per 15-minute
 // interval of one local day, as the server stored them while they happened. Read when the panel
-// opens and each time the queue or day changes; the latest choice's answer wins.
+// opens and each time the queue or day changes; the latest choice's answer wins. The figures say
+// whose they are (`shown`): while a new choice is read, the previous one's stay, under its own name.
 import type { StateCreator } from "zustand/vanilla";
 import { ApiRequestError } from "../api/client.js";
 import { apiErrorText } from "../api/error-text.js";
@@ -16,14 +17,27 @@ import type { AppState } from "./store.js";
 export const ALL_QUEUES = "all";
 
 export interface QueueHistoryState {
-  /** A queue id, or ALL_QUEUES. */
+  /** The choice asked last (what the controls show): a queue id, or ALL_QUEUES. */
   queueId: string;
-  /** Local day, YYYY-MM-DD. */
+  /** The choice asked last: a local day, YYYY-MM-DD. */
   day: string;
+  /** The choice asked last is being read. */
   loading: boolean;
-  /** The day's intervals as last read for this queue and day; null before an answer. */
+  /**
+   * The intervals last read, of the choice `shown` (not necessarily the one asked last: while a
+   * newer choice is read they are the previous one's); null before an answer and after a failure.
+   */
   intervals: HistoryInterval[] | null;
+  /** The queue and day `intervals` are of; null with them. */
+  shown: HistoryChoice | null;
+  /** Why the choice asked last could not be read. */
   error: string | null;
+}
+
+/** A queue (or ALL_QUEUES) and a local day. */
+export interface HistoryChoice {
+  queueId: string;
+  day: string;
 }
 
 export interface QueueHistorySlice {
@@ -58,7 +72,7 @@ export function historyErrorText(error: unknown): string {
 export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<AppState, [], [], QueueHistorySlice> {
   const makeApi = deps.queueHistoryApi ?? createQueueHistoryApi;
   return (set, get, store) => {
-    const initial = (): QueueHistoryState => ({ queueId: ALL_QUEUES, day: localDay(deps.clock.now()), loading: false, intervals: null, error: null });
+    const initial = (): QueueHistoryState => ({ queueId: ALL_QUEUES, day: localDay(deps.clock.now()), loading: false, intervals: null, shown: null, error: null });
     // Each choice's read in order (state/read-order): only the latest choice's answer lands, and
     // none asked before a sign-out (the panel starts empty for whoever signs in next).
     const order = readOrder();
@@ -114,13 +128,13 @@ export function createQueueHistorySlice(deps: QueueHistoryDeps): StateCreator<Ap
         try {
           const ids = queueId === ALL_QUEUES ? await everyQueue() : [queueId];
           if (ids === null) {
-            if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, error: "The history cannot be read: the account's queues could not be read." } }));
+            if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, shown: null, error: "The history cannot be read: the account's queues could not be read." } }));
             return;
           }
           const days = await Promise.all(ids.map((id) => api.day(id, chosen)));
-          if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: sumIntervals(days) } }));
+          if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: sumIntervals(days), shown: { queueId, day: chosen } } }));
         } catch (error) {
-          if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, error: historyErrorText(error) } }));
+          if (order.latest(mine)) set((s) => ({ queueHistory: { ...s.queueHistory, loading: false, intervals: null, shown: null, error: historyErrorText(error) } }));
         }
       },
     };

@@ -179,24 +179,41 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
       if (event.name === "fire" && get().alertSound) deps.alerts?.tone();
     }
 
+    /**
+     * The staffing reads' order, per queue: an estimate lands unless a newer read of its queue
+     * landed first, and the set of queues shown is the newest landed read's. A board closed and
+     * opened again while a read is on its way starts a second read beside it; on a slow link the
+     * older one may answer last, and put its older estimates back.
+     */
+    const staffingOrder = readOrder();
+
     /** Reads every queue's staffing estimate, then again after a while, while the board is watched. */
     async function readStaffing(): Promise<void> {
       cancelStaffing = null;
       const api = callqOf(get());
       const ids = get().queues.list.map((q) => q.id);
       if (api !== null && ids.length > 0) {
+        const ticket = staffingOrder.ask();
         // A read that failed (a slow or busy server) keeps the queue's last estimate: dropping it
         // would take the What-if panel off the tile, closing it under the supervisor's hand.
         const read = await Promise.all(ids.map((id) => api.queueStaffing(id).then((s): [string, Staffing | null] => [id, s], (): [string, null] => [id, null])));
-        if (watchers > 0)
-          set((s) => {
-            const staffing: Record<string, Staffing> = {};
-            for (const [id, estimate] of read) {
-              const kept = estimate ?? s.supervisor.staffing[id];
-              if (kept !== undefined) staffing[id] = kept;
-            }
-            return { supervisor: { ...s.supervisor, staffing } };
-          });
+        if (watchers > 0) {
+          const shown = get().supervisor.staffing;
+          // The newest read so far decides which queues are shown (a queue gone is dropped); an
+          // older one only updates the queues still shown whose estimate is older than its own.
+          // None asked before a sign-out lands (the order's reset).
+          const whole = staffingOrder.land(ticket);
+          let landed = whole;
+          const staffing: Record<string, Staffing> = whole ? {} : { ...shown };
+          for (const [id, estimate] of read) {
+            if (!whole && !(id in shown)) continue;
+            const fresh = estimate !== null && staffingOrder.land(ticket, id);
+            landed ||= fresh;
+            const kept = fresh ? estimate : shown[id];
+            if (kept !== undefined) staffing[id] = kept;
+          }
+          if (landed) set((s) => ({ supervisor: { ...s.supervisor, staffing } }));
+        }
       }
       if (watchers > 0 && cancelStaffing === null) cancelStaffing = deps.clock.after(ids.length > 0 ? STAFFING_REFRESH_MS : STAFFING_FIRST_TRY_MS, () => void readStaffing());
     }
@@ -346,6 +363,7 @@ export function createSupervisorSlice(deps: CallqDeps & { alerts?: Pick<CallAler
         rowOrder.reset();
         listOrder.reset();
         alertOrder.reset();
+        staffingOrder.reset();
         reconcile.cancel();
         cancelNewDay?.();
         cancelNewDay = null;

@@ -4,7 +4,9 @@
 // before their profile and the queue list have arrived: the view says it is checking their access
 // (not that the board is not for them), the queue board that it is reading the queues (not that
 // there are none), and the History panel's "All queues" waits for the list and shows the day's
-// callers (not an empty day). They watch agent1 take a call, listen, switch to Whisper and then to
+// callers (not an empty day); a queue chosen while its read is held says it is loading, the
+// previous choice's figures dimmed under their own name, and a day that cannot be read says why
+// with Try again. They watch agent1 take a call, listen, switch to Whisper and then to
 // Barge while the first switch is still on its way (the server ends in Barge, as the bar says),
 // change views and come back (the supervision, the agent's row and the queue's tile are as they
 // were), delete a wallboard while the panel's read of the list is on its way (it stays deleted),
@@ -101,6 +103,38 @@ describe("a supervisor's shift on a slow link", () => {
       `the History panel's All queues shows today's ${offeredToday} offered caller(s), as the intervals API does`,
       15_000,
     );
+
+    // Sales chosen while its read is held (answered by the server, not yet by the link): the panel
+    // says it is loading Sales, and the figures still shown are All queues', dimmed and named so.
+    // It labelled the chart "Sales on <today>" over All queues' figures until the answer came.
+    const salesOffered = (await f.v2<{ offered: number }[]>("GET", `${sales}/intervals?day=${today()}`)).body.data.reduce((sum, row) => sum + row.offered, 0);
+    const isIntervalsRead = (r: Request) => r.method() === "GET" && new URL(r.url()).pathname.endsWith("/intervals");
+    const salesHistory = await link.hold(isIntervalsRead, "after");
+    await history.getByRole("combobox", { name: "Queue" }).selectOption({ label: "Sales" });
+    await salesHistory.answered;
+    await shownWithin(history.getByTestId("history-state").filter({ hasText: `Loading Sales on ${today()}…` }), "the History panel says it is loading Sales' day while its read is on its way");
+    await shownWithin(history.getByTestId("history-previous").filter({ hasText: `All queues on ${today()}` }), "the figures still shown are named with the previous choice (All queues)");
+    expect.soft(await history.getByRole("img", { name: new RegExp(`^Sales on ${today()}`) }).count(), "no chart named Sales before Sales' figures came").toBe(0);
+    expect.soft(await history.getByLabel(`The day's totals: All queues on ${today()}`).count(), "the totals still shown are named All queues'").toBe(1);
+    expect.soft(await history.locator(`[data-shown="all ${today()}"][aria-busy="true"]`).count(), "the previous figures are marked busy").toBe(1);
+    await shotsAtWidths(page, "history-loading", history);
+    salesHistory.release();
+    await shownWithin(history.getByTestId("history-state").filter({ hasText: `Sales on ${today()}, per 15 minutes` }), "Sales' day once its read came");
+    expect(await history.getByTestId("history-offered").innerText()).toBe(String(salesOffered));
+    expect(await history.getByTestId("history-previous").count()).toBe(0);
+    expect(await history.getByRole("img", { name: new RegExp(`^Sales on ${today()}`) }).count()).toBe(1);
+
+    // The previous day's read fails (the server answers 500): the panel says why, with Try again,
+    // and shows no figures of another day under it; Try again reads it.
+    await page.route((url) => url.pathname.endsWith("/intervals"), (route) => route.fulfill({ status: 500, contentType: "application/json", body: JSON.stringify({ error: "500", message: "internal_error", status: "error", data: {} }) }), { times: 1 });
+    await history.getByRole("button", { name: "Previous day" }).click();
+    const failed = history.getByRole("alert");
+    await shownWithin(failed.getByRole("button", { name: "Try again" }), "the History panel's failure offers Try again");
+    expect(await history.getByTestId("history-offered").count(), "no figures under a choice that could not be read").toBe(0);
+    await shotsAtWidths(page, "history-failed", history);
+    await failed.getByRole("button", { name: "Try again" }).click();
+    await history.getByTestId("history-state").filter({ hasText: "per 15 minutes" }).waitFor({ timeout: 15_000 });
+    expect(await history.getByRole("alert").count()).toBe(0);
 
     // agent1's row: Ready, as the server says.
     const agents = page.getByRole("region", { name: "Agents" });

@@ -178,13 +178,15 @@ export const SHOT_WIDTHS = [1280, 400] as const;
 /**
  * Screenshots of the page as it is now, 1280 and 400 px wide (test-results/screenshots/
  * slow-link-<name>-<width>.png), and a soft check that nothing sticks out at 400 px
- * (test/helpers/narrow.ts). The window is put back to its width after.
+ * (test/helpers/narrow.ts). The window is put back to its width after. With `at`, that part of the
+ * page is scrolled into view at each width (a panel below the fold).
  */
-export async function shotsAtWidths(page: Page, name: string): Promise<void> {
+export async function shotsAtWidths(page: Page, name: string, at?: Locator): Promise<void> {
   await mkdir(SCREENSHOTS, { recursive: true });
   const before = page.viewportSize() ?? { width: 1280, height: 860 };
   for (const width of SHOT_WIDTHS) {
     await page.setViewportSize({ width, height: before.height });
+    await at?.scrollIntoViewIfNeeded();
     await page.screenshot({ path: join(SCREENSHOTS, `slow-link-${name}-${width}.png`) });
     if (width < 700) expect.soft(await overflowOf(page), `what sticks out of "${name}" at ${width} px`).toEqual([]);
   }

@@ -54,6 +54,32 @@ describe("the queue history slice", () => {
     expect(f.store.getState().queueHistory.intervals?.map((i) => i.offered)).toEqual([1]);
   });
 
+  it("names the figures with their own choice: while a new choice is read the previous one's stay under its name, and a failure leaves none", async () => {
+    const slow = deferred<HistoryInterval[]>();
+    const f = fixture(async (queueId) => {
+      if (queueId === "support") return slow.promise;
+      if (queueId === "sales") return [row(0, 4, 3, 1, 2)];
+      throw new ApiRequestError("http", 500, "internal_error", null, null, "GET answered 500");
+    });
+    await f.signIn("supervisor");
+    await f.store.getState().showQueueHistory("sales", "2026-03-02");
+    expect(f.store.getState().queueHistory).toMatchObject({ queueId: "sales", day: "2026-03-02", loading: false, shown: { queueId: "sales", day: "2026-03-02" } });
+
+    const next = f.store.getState().showQueueHistory("support", "2026-03-01");
+    // The controls show the new choice; the figures are still Sales' of 2 March, and say so.
+    expect(f.store.getState().queueHistory).toMatchObject({ queueId: "support", day: "2026-03-01", loading: true, shown: { queueId: "sales", day: "2026-03-02" } });
+    expect(f.store.getState().queueHistory.intervals?.map((i) => i.offered)).toEqual([4]);
+    slow.resolve([row(0, 1, 1, 0, 1)]);
+    await next;
+    expect(f.store.getState().queueHistory).toMatchObject({ loading: false, shown: { queueId: "support", day: "2026-03-01" } });
+    expect(f.store.getState().queueHistory.intervals?.map((i) => i.offered)).toEqual([1]);
+
+    // A choice that cannot be read: no figures, none of another choice's under its name.
+    await f.store.getState().showQueueHistory("broken", "2026-03-01");
+    expect(f.store.getState().queueHistory).toMatchObject({ queueId: "broken", loading: false, intervals: null, shown: null });
+    expect(f.store.getState().queueHistory.error).toBe("The history cannot be read: the server answered 500 (internal_error).");
+  });
+
   it("lands no answer asked before a sign-out: the panel starts empty for whoever signs in next", async () => {
     const slow = deferred<HistoryInterval[]>();
     const f = fixture(() => slow.promise);
@@ -63,7 +89,7 @@ describe("the queue history slice", () => {
     await f.signIn("agent1");
     slow.resolve([row(0, 9, 9, 0, 9)]);
     await read;
-    expect(f.store.getState().queueHistory).toMatchObject({ queueId: ALL_QUEUES, intervals: null, loading: false, error: null });
+    expect(f.store.getState().queueHistory).toMatchObject({ queueId: ALL_QUEUES, intervals: null, shown: null, loading: false, error: null });
   });
 
   it("says why the history is refused", async () => {

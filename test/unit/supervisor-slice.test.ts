@@ -385,4 +385,42 @@ describe("the board's staffing estimates", () => {
     await c.clock.advance(60_000);
     expect(reads()).toBe(first + 4);
   });
+
+  it("keeps the newer read's estimates when the board is closed and opened again while a read is on its way and the older read answers last", async () => {
+    const c = await callqConsole({ profile: { canMonitor: true } });
+    c.callq.answers.queues = [{ id: SALES, name: "Sales" }];
+    await c.store.getState().loadQueueDirectory();
+    const estimate = (agentsNeeded: number) => ({ agentsNeeded, agentsNeededWithAbandonment: null, callsPerHour: 12 * agentsNeeded, handleTime: 95, windowMinutes: 60, targetPercent: 80, answeredWithinS: 20, loggedIn: 1, ready: 1 });
+    c.callq.hold("queueStaffing");
+    // The board opens (the first read held), closes and opens again (a second read, also held).
+    c.store.getState().watchBoard()();
+    const stop = c.store.getState().watchBoard();
+    await c.clock.advance(0);
+    expect(c.callq.calls("queueStaffing")).toHaveLength(2);
+    // The newer read answers first, the older one last.
+    await c.callq.release("queueStaffing", estimate(3), { newest: true });
+    expect(c.store.getState().supervisor.staffing[SALES]?.agentsNeeded).toBe(3);
+    await c.callq.release("queueStaffing", estimate(2));
+    expect(c.store.getState().supervisor.staffing[SALES]?.agentsNeeded, "the older read's estimate does not come back").toBe(3);
+    // One chain of reads from there on, not two: the next read comes at the refresh, once.
+    await c.clock.advance(15_000);
+    expect(c.callq.calls("queueStaffing")).toHaveLength(3);
+    await c.callq.release("queueStaffing", estimate(4));
+    expect(c.store.getState().supervisor.staffing[SALES]?.agentsNeeded).toBe(4);
+    stop();
+  });
+
+  it("lands no staffing read asked before a sign-out", async () => {
+    const c = await callqConsole({ profile: { canMonitor: true } });
+    c.callq.answers.queues = [{ id: SALES, name: "Sales" }];
+    await c.store.getState().loadQueueDirectory();
+    c.callq.hold("queueStaffing");
+    const stop = c.store.getState().watchBoard();
+    await c.clock.advance(0);
+    c.store.getState().signOut();
+    await c.signIn("agent1");
+    await c.callq.release("queueStaffing", { agentsNeeded: 7, agentsNeededWithAbandonment: null, callsPerHour: 60, handleTime: 95, windowMinutes: 60, targetPercent: 80, answeredWithinS: 20, loggedIn: 1, ready: 1 });
+    expect(c.store.getState().supervisor.staffing).toEqual({});
+    stop();
+  });
 });
