@@ -11,7 +11,8 @@
 //
 //   npx tsx bench/suite-cpu.ts [--json out.json] -- --project serial test/x.test.ts ...
 // Without vitest arguments: the serial tier's test/calls/transfer-targets.test.ts (one file, for
-// `npm run bench`). BENCH_SUITE_SAMPLE_MS (default 200).
+// `npm run bench`). BENCH_SUITE_SAMPLE_MS (default 200). Each file's tests get a line of their own (the CPU
+// between the test's start and end); BENCH_SUITE_SERIES=1 adds the CPU per second by kind to --json.
 import { spawn } from "node:child_process";
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -157,7 +158,7 @@ const loadAfter = loadavg();
 const marks = readFileSync(marksPath, "utf8")
   .split("\n")
   .filter((l) => l !== "")
-  .map((l) => JSON.parse(l) as { t: number; event: "start" | "end"; file: string; state?: string });
+  .map((l) => JSON.parse(l) as { t: number; event: "start" | "end" | "test"; file: string; state?: string; name?: string; start?: number });
 rmSync(dir, { recursive: true, force: true });
 
 /** Cumulative ticks per kind at time t (the last sample at or before it). */
@@ -193,6 +194,41 @@ for (const m of marks.filter((m) => m.event === "end")) {
   from = m.t;
   fromTicks = to;
 }
+/** Each test's CPU per kind between its own start and end (its file's hooks and set-up are not in it). */
+function between(fromT: number, toT: number): { cpu: Record<string, number>; total: number } {
+  const a = at(fromT);
+  const b = at(toT);
+  const cpu: Record<string, number> = {};
+  let total = 0;
+  for (const k of kinds) {
+    const d = ((b.get(k) ?? 0) - (a.get(k) ?? 0)) * TICK_MS;
+    if (d > 0) cpu[k] = d / 1000;
+    total += Math.max(0, d) / 1000;
+  }
+  return { cpu, total };
+}
+const tests = marks
+  .filter((m) => m.event === "test" && m.start !== undefined)
+  .map((m) => ({ file: m.file, name: m.name ?? "", state: m.state, wall: (m.t - (m.start ?? m.t)) / 1000, ...between(m.start ?? m.t, m.t) }));
+/**
+ * With BENCH_SUITE_SERIES=1, the CPU per second of the run by kind (Chromium's processes, the
+ * serve-mode servers, the vitest processes): where in a file its CPU goes.
+ */
+const seriesOut: { t: number; cpu: Record<string, number> }[] = [];
+if (process.env.BENCH_SUITE_SERIES === "1") {
+  const group = (k: string): string => (k.startsWith("chromium ") ? k.replace(/^chromium (utility )?/, "chr ") : k.replace(/ \((main|threads)\)$/, ""));
+  let prev = series[0];
+  for (const s of series) {
+    if (s.t - prev.t < 1000 && s !== series[series.length - 1]) continue;
+    const cpu: Record<string, number> = {};
+    for (const k of kinds) {
+      const d = ((s.byKind.get(k) ?? 0) - (prev.byKind.get(k) ?? 0)) * TICK_MS;
+      if (d > 0) cpu[group(k)] = (cpu[group(k)] ?? 0) + d / (s.t - prev.t);
+    }
+    seriesOut.push({ t: s.t, cpu });
+    prev = s;
+  }
+}
 const tailCpu: Record<string, number> = {};
 for (const k of kinds) {
   const d = ((final.get(k) ?? 0) - (fromTicks.get(k) ?? 0)) * TICK_MS;
@@ -214,7 +250,9 @@ const result = {
     .slice(0, 40)
     .map(([pid, p]) => ({ pid, kind: p.kind, cpu: (p.ticks * TICK_MS) / 1000, args: p.args })),
   files: rows,
+  tests,
   afterLastFile: tailCpu,
+  ...(seriesOut.length > 0 ? { series: seriesOut, marks } : {}),
 };
 if (jsonOut !== undefined) writeFileSync(jsonOut, `${JSON.stringify(result, null, 2)}\n`);
 
@@ -229,5 +267,13 @@ for (const r of rows) {
     .map(([k, v]) => `${k} ${fmt(v)}`)
     .join(", ");
   console.log(`${r.file} (${r.state ?? "?"}): wall ${fmt(r.wall)} s, CPU ${fmt(r.total)} s: ${top}`);
+  for (const t of tests.filter((x) => x.file === r.file)) {
+    const kindsOf = Object.entries(t.cpu)
+      .sort((a, b) => b[1] - a[1])
+      .filter(([, v]) => v >= 0.3)
+      .map(([k, v]) => `${k} ${fmt(v)}`)
+      .join(", ");
+    console.log(`  - ${t.name} (${t.state ?? "?"}): wall ${fmt(t.wall)} s, CPU ${fmt(t.total)} s: ${kindsOf}`);
+  }
 }
 process.exit(status ?? 1);

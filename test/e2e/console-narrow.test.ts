@@ -12,7 +12,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { Page } from "playwright-core";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
+import { credentials, DEMO_PASSWORD } from "../helpers/credentials.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { SCREENSHOTS, seriousAxeViolations, signIn, waitRegistered } from "../helpers/console-page.js";
 import { overflowOf } from "../helpers/narrow.js";

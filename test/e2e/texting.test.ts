@@ -11,7 +11,7 @@ import { mkdir } from "node:fs/promises";
 import { join } from "node:path";
 import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
+import { credentials, DEMO_PASSWORD } from "../helpers/credentials.js";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
 import { RECORD_NOTIFICATIONS, recordedNotifications } from "../helpers/console-page.js";
 import { poll } from "../helpers/poll.js";

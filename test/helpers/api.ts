@@ -8,9 +8,10 @@ import type { Clock } from "../../server/clock.js";
 import { ControllableClock } from "../../server/clock-control.js";
 import { startServer, type RunningServer } from "../../server/index.js";
 import type { ServerConfig } from "../../server/config.js";
+import { credentials, DEMO_PASSWORD } from "./credentials.js";
 
 export const ASSETS_DIR = join(import.meta.dirname, "../../assets");
-export const DEMO_PASSWORD = "switchboard";
+export { credentials, DEMO_PASSWORD };
 
 export interface ApiResponse<T = unknown> {
   status: number;
@@ -50,10 +51,6 @@ export interface TestApi {
   call<T = unknown>(method: string, path: string, options?: CallOptions): Promise<ApiResponse<Envelope<T>>>;
   login(username?: string, password?: string): Promise<{ token: string; accountId: string; ownerId: string }>;
   close(): Promise<void>;
-}
-
-export function credentials(username: string, password: string): string {
-  return createHash("md5").update(`${username.toLowerCase()}:${password}`).digest("hex");
 }
 
 /**
