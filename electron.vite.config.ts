@@ -1,6 +1,9 @@
+import { execFile } from "node:child_process";
 import { readFile, stat, writeFile } from "node:fs/promises";
 import { builtinModules } from "node:module";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { promisify } from "node:util";
 import { brotliCompressSync, constants as zlib, gzipSync } from "node:zlib";
 import { defineConfig } from "electron-vite";
 import react from "@vitejs/plugin-react";
@@ -101,6 +104,40 @@ function serverPatches(): { name: string; transform(code: string, id: string): s
 }
 
 /**
+ * The first requests' validators compiled ahead (issue 17, "Start"): ajv's standalone code for the
+ * schemas server/api/precompiled-schemas.ts lists (server/http/precompile.ts), made in a child
+ * process (tsx: the schemas are constants of the server's TypeScript modules), written beside the
+ * bundle as `precompiled-validators.js` (PRECOMPILED_VALIDATORS_FILE; the staleness test reads it)
+ * and put in the bundle in place of server/http/precompiled-validators.ts, whose source holds none.
+ */
+export const PRECOMPILED_VALIDATORS_FILE = "precompiled-validators.js";
+const PRECOMPILED_VALIDATORS_SOURCE = "/server/http/precompiled-validators.ts";
+
+async function precompiledValidatorsCode(): Promise<string> {
+  const url = (path: string) => JSON.stringify(pathToFileURL(resolve(import.meta.dirname, path)).href);
+  const script = `const { PRECOMPILED_SCHEMAS } = await import(${url("server/api/precompiled-schemas.ts")});
+const { precompiledValidatorsModule } = await import(${url("server/http/precompile.ts")});
+process.stdout.write(precompiledValidatorsModule(PRECOMPILED_SCHEMAS));`;
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    cwd: import.meta.dirname,
+    // The server's modules read these at import: the build's output must not depend on the shell's.
+    env: { ...process.env, VITEST: undefined, SWITCHBOARD_CHECK_SCHEMAS: undefined },
+    maxBuffer: 16 * 1024 * 1024,
+  });
+  return stdout;
+}
+
+/** Serves the generated validators in place of their source placeholder while the server's bundle is made. */
+function precompiledValidators(code: string): { name: string; load(id: string): { code: string; moduleType: "js" } | null } {
+  return {
+    name: "switchboard-precompiled-validators",
+    load(id) {
+      return id.replaceAll("\\", "/").endsWith(PRECOMPILED_VALIDATORS_SOURCE) ? { code, moduleType: "js" } : null;
+    },
+  };
+}
+
+/**
  * The server (server/cli.ts and all it imports, its dependencies included) as one CommonJS file,
  * out/main/server.cjs, which out/main/server.js (server/boot.ts) compiles with a V8 code cache:
  * no module resolution at start, one file read, and on later starts little compiling. CommonJS
@@ -118,9 +155,17 @@ function cjsBundles(): Plugin {
     name: "switchboard-cjs-bundles",
     apply: "build",
     async writeBundle(options) {
+      const validators = await precompiledValidatorsCode();
+      await writeFile(join(options.dir ?? "", PRECOMPILED_VALIDATORS_FILE), validators);
       for (const { input, file, external } of bundles) {
         const path = join(options.dir ?? "", file);
-        const bundle = await rolldown({ input: resolve(import.meta.dirname, input), platform: "node", external, logLevel: "warn", plugins: [serverPatches()] });
+        const bundle = await rolldown({
+          input: resolve(import.meta.dirname, input),
+          platform: "node",
+          external,
+          logLevel: "warn",
+          plugins: [serverPatches(), precompiledValidators(validators)],
+        });
         try {
           // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as
           // the ES modules it is made from are.

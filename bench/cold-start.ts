@@ -21,7 +21,8 @@
 // before the rounds (the figures are a start with a warm cache, as every start after the first
 // one of an install is); `<server.js>#nocache` runs the same build with the cache off, and
 // `<server.js>#NAME=value` (several joined by `#`) runs it with those environment variables set
-// (the same build with a switch on and off, e.g. `#SWITCHBOARD_CHECK_SCHEMAS=1`).
+// (the same build with a switch on and off, e.g. `#SWITCHBOARD_CHECK_SCHEMAS=1`); a switch that starts
+// with `--` is a flag for node itself, given before the script (e.g. `#--min-semi-space-size=16`).
 import { spawn, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -102,10 +103,12 @@ const envOf = (serverJs: string): NodeJS.ProcessEnv =>
     serverJs
       .split("#")
       .slice(1)
-      .filter((s) => s.includes("="))
+      .filter((s) => s.includes("=") && !s.startsWith("--"))
       .map((s) => [s.slice(0, s.indexOf("=")), s.slice(s.indexOf("=") + 1)]),
   );
-const serveArgs = (serverJs: string, dir: string) => [fileOf(serverJs), "--port", "0", "--events-port", "0", "--data-dir", dir, "--log-level", "warn"];
+/** `#--flag` switches: Node's (or V8's) own flags for that entry's process, before the script. */
+const nodeFlags = (serverJs: string): string[] => serverJs.split("#").slice(1).filter((s) => s.startsWith("--"));
+const serveArgs = (serverJs: string, dir: string) => [...nodeFlags(serverJs), fileOf(serverJs), "--port", "0", "--events-port", "0", "--data-dir", dir, "--log-level", "warn"];
 
 /** Each entry's own code cache folder (or "off" for `#nocache`): an entry never reads another's cache. */
 const cacheDirs = new Map<string, string>();

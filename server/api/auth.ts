@@ -10,7 +10,7 @@ import type { LoginResult } from "../auth/index.js";
 import { identityKey, type LoginAttempt } from "../auth/throttle.js";
 import type { ApiDeps } from "./deps.js";
 
-const userAuthSchema: JsonSchema = {
+export const USER_AUTH_SCHEMA: JsonSchema = {
   type: "object",
   required: ["credentials"],
   properties: {
@@ -23,7 +23,7 @@ const userAuthSchema: JsonSchema = {
   anyOf: [{ required: ["account_name"] }, { required: ["account_realm"] }, { required: ["phone_number"] }],
 };
 
-const apiAuthSchema: JsonSchema = {
+export const API_AUTH_SCHEMA: JsonSchema = {
   type: "object",
   required: ["api_key"],
   properties: { api_key: { type: "string", minLength: 1, maxLength: 256 } },
@@ -71,10 +71,10 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
     verbs: {
       PUT: {
         summary: "Log in with md5 (or sha1) of lowercase(username):password and an account name, realm or number",
-        body: userAuthSchema,
+        body: USER_AUTH_SCHEMA,
         handler: async (ctx) => {
           const data = dataObject(ctx);
-          validate(userAuthSchema, data);
+          validate(USER_AUTH_SCHEMA, data);
           const names = {
             account_name: typeof data.account_name === "string" ? data.account_name : undefined,
             account_realm: typeof data.account_realm === "string" ? data.account_realm : undefined,
@@ -100,10 +100,10 @@ export function registerAuth(app: FastifyInstance, deps: ApiDeps): void {
     verbs: {
       PUT: {
         summary: "Log in with the account's API key",
-        body: apiAuthSchema,
+        body: API_AUTH_SCHEMA,
         handler: async (ctx) => {
           const data = dataObject(ctx);
-          validate(apiAuthSchema, data);
+          validate(API_AUTH_SCHEMA, data);
           // A key names no account before it is checked: all API-key attempts are one identity.
           return login(ctx, { identity: "api_key", source: ctx.request.ip }, () => deps.auth.apiLogin(String(data.api_key)));
         },

@@ -71,7 +71,8 @@ const scriptSchema: JsonSchema = {
   },
 };
 
-const startSchema: JsonSchema = {
+/** A simulated caller's start (POST .../sim/calls); precompiled by the build (precompiled-schemas.ts). */
+export const SIM_CALL_START_SCHEMA: JsonSchema = {
   type: "object",
   required: ["to", "caller_id_number"],
   properties: {
@@ -175,7 +176,7 @@ function phoneOf(value: unknown): Pick<SimCallRequest, "phone"> {
 
 async function start(sim: SimCallers | undefined, ctx: Ctx): Promise<Outcome> {
   const data = dataObject(ctx);
-  validate(startSchema, data);
+  validate(SIM_CALL_START_SCHEMA, data);
   if (!sim) throw new ApiError("invalid_data", { sim: { unavailable: { message: "the call engine is not running" } } });
   const hasScript = typeof data.script === "object" && data.script !== null;
   if (typeof data.audio === "string" && hasScript) throw fieldError("script", "conflict", "give audio or script, not both");
@@ -254,8 +255,8 @@ export function registerSim(app: FastifyInstance, deps: ApiDeps): void {
           return { data: page.rows, paging: page.paging };
         },
       },
-      POST: { summary: "Start a simulated caller: it dials `to` with the caller id given and plays `audio` or follows `script` once answered", admin: true, body: startSchema, answers: [201], handler: create },
-      PUT: { summary: "Start a simulated caller (as POST)", admin: true, body: startSchema, handler: create },
+      POST: { summary: "Start a simulated caller: it dials `to` with the caller id given and plays `audio` or follows `script` once answered", admin: true, body: SIM_CALL_START_SCHEMA, answers: [201], handler: create },
+      PUT: { summary: "Start a simulated caller (as POST)", admin: true, body: SIM_CALL_START_SCHEMA, handler: create },
     },
   });
   registerEndpoint(app, deps, {

@@ -17,6 +17,7 @@ import { ALSO_JSON_MEDIA_TYPE, JSON_MEDIA_TYPE } from "./request.js";
 import { setSecurityHeaders } from "./csp.js";
 import { appLogger } from "./request-logger.js";
 import { isUpgrade, refuseUpgrade } from "./upgrade.js";
+import { coalesceRouteAfters } from "./route-afters.js";
 
 export interface AppOptions {
   logger: FastifyBaseLogger;
@@ -134,6 +135,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   app.log = log;
+  // One Avvio `after` for each run of routes declared together, not one a route (route-afters.ts).
+  coalesceRouteAfters(app);
 
   app.setErrorHandler((error, request, reply) => {
     const apiError = toApiError(error);

@@ -1,9 +1,10 @@
 // JSON-schema validation with the hosted API's error shape: `data.{field}.{rule}.message`,
 // dotted paths for nested fields, rule names as Kazoo writes them (required, minLength,
 // maxLength, minimum, maximum, enum, type, pattern, unique ...).
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { Ajv, type ErrorObject } from "ajv";
 import addFormatsPlugin from "ajv-formats";
 import { ApiError } from "./errors.js";
+import { PRECOMPILED_VALIDATORS } from "./precompiled-validators.js";
 
 export type JsonSchema = Record<string, unknown>;
 
@@ -13,17 +14,41 @@ export type FieldErrors = Record<string, Record<string, { message: string; value
 // the test runner (which compiles every route's), not every start: the check compiles the
 // meta-schema on the first use of any schema, a first request's largest cost (issue 17, "Start").
 export const CHECK_SCHEMAS = process.env.VITEST !== undefined || process.env.SWITCHBOARD_CHECK_SCHEMAS === "1";
-const ajv = new Ajv({ allErrors: true, strict: false, useDefaults: false, coerceTypes: false, verbose: true, validateSchema: CHECK_SCHEMAS });
+/** ajv's options here and in the build's precompiled validators (server/http/precompile.ts): the same code and errors. */
+export const AJV_OPTIONS = { allErrors: true, strict: false, useDefaults: false, coerceTypes: false, verbose: true } as const;
+/** The formats our schemas may name (ajv-formats' full ones). */
+export const AJV_FORMATS = ["uri", "email", "date-time", "uuid"] as const;
+
+/** A schema's check: true when `data` passes, else false with `errors` set (ajv's validate function). */
+export interface Validator {
+  (data: unknown): boolean;
+  errors?: ErrorObject[] | null;
+}
+
 // ajv-formats is CommonJS with a default export; under ESM interop it may arrive wrapped.
 const addFormats = (addFormatsPlugin as unknown as { default?: typeof addFormatsPlugin }).default ?? addFormatsPlugin;
-addFormats(ajv, ["uri", "email", "date-time", "uuid"]);
 
-const compiled = new WeakMap<JsonSchema, ValidateFunction>();
+/** Made at the first schema compiled here, not at a start: the first requests' schemas come precompiled. */
+let ajv: Ajv | undefined;
+function compiler(): Ajv {
+  if (ajv === undefined) {
+    ajv = new Ajv({ ...AJV_OPTIONS, validateSchema: CHECK_SCHEMAS });
+    addFormats(ajv, [...AJV_FORMATS]);
+  }
+  return ajv;
+}
 
-export function validator(schema: JsonSchema): ValidateFunction {
+const compiled = new WeakMap<JsonSchema, Validator>();
+
+/**
+ * The schema's check, made at its first use: the build's precompiled one when the build compiled
+ * this schema (PRECOMPILED_VALIDATORS, found by the schema's JSON text, so a schema changed since
+ * the build is compiled here instead), else compiled by ajv now.
+ */
+export function validator(schema: JsonSchema): Validator {
   let v = compiled.get(schema);
   if (!v) {
-    v = ajv.compile(schema);
+    v = (PRECOMPILED_VALIDATORS.size === 0 ? undefined : PRECOMPILED_VALIDATORS.get(JSON.stringify(schema))) ?? compiler().compile(schema);
     compiled.set(schema, v);
   }
   return v;

@@ -10,10 +10,13 @@ export function demoTextingNumber(extension: string): string {
 export async function seedTextingNumbers(store: Store, accountId: string, users: readonly { userId: string; extension: string }[]): Promise<void> {
   const settings = await store.account(accountId, SETTINGS_COLLECTION);
   const taken = new Set(settings.all().flatMap((doc) => numbersOf(doc)));
+  // Made together: one journal append for the lines queued at once (each still acknowledged).
+  const made: Promise<unknown>[] = [];
   for (const { userId, extension } of users) {
     const number = demoTextingNumber(extension);
     if (userId === "" || settings.has(userId) || taken.has(number)) continue;
-    await settings.create({ numbers: [number], relay_url: null, pvt_access_token: newAccessToken(store.random) }, { id: userId });
+    made.push(settings.create({ numbers: [number], relay_url: null, pvt_access_token: newAccessToken(store.random) }, { id: userId }));
     taken.add(number);
   }
+  await Promise.all(made);
 }

@@ -25,6 +25,8 @@ export interface ServeOptions {
    * true, or the virtual time to start at (a restart carries the time on).
    */
   clock?: boolean | { startMs: number };
+  /** Node's own flags for the server's process, before the entry (e.g. another `--import`). */
+  nodeArgs?: string[];
 }
 
 /** The served server's clock, when serve() was given `clock`; each call answers its time after. */
@@ -68,7 +70,7 @@ export async function serve(options: ServeOptions = {}): Promise<Served> {
   const timeoutMs = options.timeoutMs ?? 45_000;
   const dataDir = await mkdtemp(join(tmpdir(), "switchboard-test-"));
   const clockArgs = options.clock === undefined || options.clock === false ? [] : ["--clock", options.clock === true ? "controllable" : `controllable@${Math.round(options.clock.startMs)}`];
-  const args = ["--import", END_WITH_PARENT, SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir, ...clockArgs, ...(options.args ?? [])];
+  const args = ["--import", END_WITH_PARENT, ...(options.nodeArgs ?? []), SERVER_ENTRY, "--port", "0", "--events-port", "0", "--data-dir", dataDir, ...clockArgs, ...(options.args ?? [])];
   // The IPC channel only for a movable clock: the server refuses --clock controllable without one.
   const child = spawn(process.execPath, args, { cwd: REPO_ROOT, stdio: clockArgs.length ? ["pipe", "pipe", "pipe", "ipc"] : ["pipe", "pipe", "pipe"] });
 

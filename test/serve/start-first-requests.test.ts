@@ -5,8 +5,10 @@
 // all of them at once on a fresh server (concurrent first uses share one loading). And a route's
 // schema at its first use, where the built server does not check schemas against the meta-schema
 // (server/http/validation.ts): bad and good bodies at once get the validation envelope and answers.
+// The first requests' schemas (sign-ins, a simulated call) come precompiled in the bundle
+// (server/http/precompiled-validators.ts): their first uses compile nothing.
 import { request as httpRequest } from "node:http";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { demoGrant, serve, type Served } from "../helpers/serve.js";
 
 let served: Served | undefined;
@@ -142,5 +144,45 @@ describe("serve mode: the first request of each kind after start", () => {
     expect(good.token).toBeTruthy();
     // The same schema, compiled once, keeps answering both ways.
     expect((await signIn({ credentials: 5, account_name: "demo" })).status).toBe(400);
+  });
+
+  it("checks the first requests' bodies with the build's precompiled validators, compiling none; other schemas at their first use", async () => {
+    // ajv compiles each validator with `new Function("self", "scope", code)`: the preload counts them
+    // on stderr. The sign-ins' and a simulated call's schemas come compiled in the bundle
+    // (server/api/precompiled-schemas.ts), so neither their first good nor their first bad bodies
+    // compile anything; a schema the build did not compile (a simulated text's) still is, at its
+    // first use, and answers the same envelope.
+    const counter = `data:text/javascript,${encodeURIComponent(
+      'const F = globalThis.Function; globalThis.Function = new Proxy(F, { construct(t, a, n) { if (a[0] === "self" && a[1] === "scope") process.stderr.write("[ajv-compiled]\\n"); return Reflect.construct(t, a, n); } });',
+    )}`;
+    served = await serve({ timeoutMs: 120_000, nodeArgs: ["--import", counter] });
+    const url = served.url;
+    const compiles = () => (served?.output().match(/\[ajv-compiled\]/g) ?? []).length;
+    const put = (path: string, data: unknown, token?: string) =>
+      fetch(`${url}${path}`, { method: "PUT", headers: { "Content-Type": "application/json", ...(token ? { "X-Auth-Token": token } : {}) }, body: JSON.stringify({ data }) });
+    const post = (path: string, data: unknown, token: string) =>
+      fetch(`${url}${path}`, { method: "POST", headers: { "Content-Type": "application/json", "X-Auth-Token": token }, body: JSON.stringify({ data }) });
+    const fieldErrors = async (res: Response) => {
+      expect(res.status).toBe(400);
+      const body = (await res.json()) as { status: string; error: string; data: Record<string, Record<string, { message: string }>> };
+      expect(body).toMatchObject({ status: "error", error: "400" });
+      return body.data;
+    };
+    const before = compiles();
+    const badSignIn = await fieldErrors(await put("/v2/user_auth", { credentials: "zz", account_name: "" }));
+    expect(badSignIn.credentials?.pattern?.message).toBe("Value does not match pattern ^([0-9a-fA-F]{32}|[0-9a-fA-F]{40})$");
+    expect(badSignIn.account_name?.minLength).toMatchObject({ message: "Value is below the minLength of 1", target: 1, value: "" });
+    const grant = await demoGrant(url);
+    expect((await fetch(`${url}/v2/accounts/${grant.accountId}`, { headers: { "X-Auth-Token": grant.token } })).status).toBe(200);
+    const badKey = await fieldErrors(await put("/v2/api_auth", { api_key: "" }));
+    expect(badKey.api_key?.minLength).toBeDefined();
+    const badCall = await fieldErrors(await post(`/v2/accounts/${grant.accountId}/sim/calls`, { to: "50 01", phone: { answer: "maybe" } }, grant.token));
+    expect(Object.keys(badCall).sort()).toEqual(["caller_id_number", "phone.answer", "to"]);
+    expect(compiles()).toBe(before);
+    // A schema the build left out: compiled here at its first use, the same envelope.
+    const badText = await fieldErrors(await post(`/v2/accounts/${grant.accountId}/sim/messages`, { from: 5 }, grant.token));
+    expect(badText.from?.type).toBeDefined();
+    // Its line went to stderr before the answer left; wait for the pipe, not a time.
+    await vi.waitFor(() => expect(compiles()).toBeGreaterThan(before), { timeout: 30_000, interval: 50 });
   });
 });

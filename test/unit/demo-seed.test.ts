@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdtemp, rm } from "node:fs/promises";
+import { mkdtemp, open, readFile, readdir, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pino } from "pino";
@@ -74,5 +74,35 @@ describe("demo data", () => {
     const hold = media[0];
     expect(hold?.attachments?.[HOLD_MUSIC_FILE]?.length).toBeGreaterThan(100_000);
     for (const q of queues) expect(q.data.hold_treatment).toBe(hold?.id);
+  });
+
+  it("makes each collection's documents together: fewer journal appends than lines, every line on disk when the seed resolves", async () => {
+    // Watches the journal's appends (Node's FileHandle, which only the store's journal appends
+    // with): one append a document was the seed's cost on a first start (issue 17, "Start").
+    const probe = await open(join(dir, "probe"), "w");
+    const handle = Object.getPrototypeOf(probe) as { appendFile: (data: string | Uint8Array, ...rest: unknown[]) => Promise<void> };
+    await probe.close();
+    const original = handle.appendFile;
+    const appends: string[] = [];
+    handle.appendFile = function (this: unknown, data: string | Uint8Array, ...rest: unknown[]) {
+      appends.push(String(data));
+      return original.call(this, data, ...rest);
+    };
+    let accountId: string;
+    try {
+      const store = await openStore({ dir });
+      accountId = await seedDemo(store, { assetsDir, logger });
+    } finally {
+      handle.appendFile = original;
+    }
+    const lines = appends.flatMap((a) => a.split("\n").filter((l) => l !== ""));
+    // The account, the hold music and its attachment, 5 users, their 5 texting numbers, 5 devices, 2 queues, 11 callflows.
+    expect(lines.length).toBe(31);
+    expect(appends.length).toBeLessThanOrEqual(14);
+    // Every line was written before seedDemo resolved: the journals on disk hold them all.
+    const journals = async (sub: string) =>
+      Promise.all((await readdir(join(dir, sub))).filter((f) => f.endsWith(".journal")).map((f) => readFile(join(dir, sub, f), "utf8")));
+    const onDisk = [...(await journals(".")), ...(await journals(join("accounts", accountId)))].flatMap((t) => t.split("\n").filter((l) => l !== ""));
+    expect(onDisk.sort()).toEqual([...lines].sort());
   });
 });

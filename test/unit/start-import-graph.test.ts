@@ -77,6 +77,12 @@ describe("serve mode's import graph", () => {
     expect(pathTo(join(root, "server/cli.ts"), "@fastify/swagger-ui")).toBeUndefined();
   });
 
+  it("has no static path from server/cli.ts to ajv's standalone code generator (the build's, server/http/precompile.ts)", () => {
+    expect(pathTo(join(root, "server/cli.ts"), "ajv/dist/standalone")).toBeUndefined();
+    // The build's generator does reach it: the check would see the path.
+    expect(pathTo(join(root, "server/http/precompile.ts"), "ajv/dist/standalone")).toBeDefined();
+  });
+
   it("finds a package the entry does load statically, and none the worker's entry does not", () => {
     expect(pathTo(join(root, "server/media/worker/thread.ts"), "fastify")).toBeUndefined();
     expect(pathTo(join(root, "server/cli.ts"), "fastify")).toEqual(expect.arrayContaining(["server/cli.ts", "fastify"]));
