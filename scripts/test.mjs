@@ -103,13 +103,16 @@ function runInline(label, projects) {
   return Promise.resolve(report);
 }
 
-/** One vitest run beside another: each line of its output prefixed with its label. */
-function runPrefixed(label, projects) {
+/**
+ * One vitest run beside another: each line of its output prefixed with its label. `env`: more
+ * environment for its process.
+ */
+function runPrefixed(label, projects, env = {}) {
   const report = `test-results/vitest-${label}.json`;
   rmSync(report, { force: true });
   console.log(`\n=== tests (${label}): npx ${vitestArgs(projects, report).join(" ")}`);
   // No colour codes or a redrawn summary in interleaved output (vitest's TTY mode).
-  const child = spawn("npx", vitestArgs(projects, report), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "1", NO_COLOR: "1" } });
+  const child = spawn("npx", vitestArgs(projects, report), { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, CI: "1", NO_COLOR: "1", ...env } });
   for (const [from, to] of [
     [child.stdout, process.stdout],
     [child.stderr, process.stderr],
@@ -186,8 +189,14 @@ if (built) {
             ["serial-browser", ["serial-browser"]],
             ["serial-late", ["serial-late"]],
           ];
+    // serial-browser alone in its process: its files drive a Chromium of that process's own
+    // (vitest.config.ts, SWITCHBOARD_CHROMIUM_IN_PROCESS), so the shared Chromium its globalSetup
+    // would launch is never used there (helper slim, session 25: ~2.5 s of CPU a run to launch,
+    // settle and idle). Not when that switch is set to 0 from outside: the files then connect to it.
+    const alone = (projects) =>
+      projects.length === 1 && projects[0] === "serial-browser" && process.env.SWITCHBOARD_CHROMIUM_IN_PROCESS !== "0" ? { SWITCHBOARD_SHARED_CHROMIUM: "off" } : {};
     const reports = await timed(`the ${streams.length} serial streams`, () =>
-      Promise.all(streams.map(([label, projects]) => timed(`stream ${projects.join(" + ")}`, () => runPrefixed(label, projects)))),
+      Promise.all(streams.map(([label, projects]) => timed(`stream ${projects.join(" + ")}`, () => runPrefixed(label, projects, alone(projects))))),
     );
     streams.forEach(([label], i) => count(label, reports[i]));
   } else {

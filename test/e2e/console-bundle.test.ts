@@ -58,7 +58,9 @@ describe("the console's download", () => {
     await page.getByLabel("Account name", { exact: true }).fill("demo");
     await page.getByRole("button", { name: "Sign in" }).click();
     await page.getByTestId("agent-state").waitFor();
-    await expect.poll(() => scripts.map((s) => s.url).join(" ")).toMatch(/ConsoleRoutes-.*softphone-|softphone-.*ConsoleRoutes-/);
+    // The phone's code comes once the profile is read and the line starts: a state to wait for,
+    // not a time (expect.poll's default second ran out at load 13).
+    await expect.poll(() => scripts.map((s) => s.url).join(" "), { timeout: 20_000 }).toMatch(/ConsoleRoutes-.*softphone-|softphone-.*ConsoleRoutes-/);
     await page.close();
   });
 });
