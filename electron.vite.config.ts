@@ -138,6 +138,24 @@ function precompiledValidators(code: string): { name: string; load(id: string): 
 }
 
 /**
+ * @fastify/static's `require("glob")` answered by server/http/static-files.ts in the server's bundle
+ * (issue 17, "Start"): the glob package and its dependencies were evaluated at every start for the
+ * one listing of the renderer folder @fastify/static makes at registration (wildcard: false); a
+ * walk with node:fs gives the same list (test/unit/static-files), so the same routes.
+ */
+export const STATIC_GLOB_SOURCE = "server/http/static-files.ts";
+
+function staticGlob(): { name: string; resolveId(source: string, importer: string | undefined): string | null } {
+  return {
+    name: "switchboard-static-glob",
+    resolveId(source, importer) {
+      if (source !== "glob" || importer === undefined) return null;
+      return importer.replaceAll("\\", "/").endsWith("/node_modules/@fastify/static/index.js") ? resolve(import.meta.dirname, STATIC_GLOB_SOURCE) : null;
+    },
+  };
+}
+
+/**
  * The server (server/cli.ts and all it imports, its dependencies included) as one CommonJS file,
  * out/main/server.cjs, which out/main/server.js (server/boot.ts) compiles with a V8 code cache:
  * no module resolution at start, one file read, and on later starts little compiling. CommonJS
@@ -164,7 +182,7 @@ function cjsBundles(): Plugin {
           platform: "node",
           external,
           logLevel: "warn",
-          plugins: [serverPatches(), precompiledValidators(validators)],
+          plugins: [serverPatches(), precompiledValidators(validators), staticGlob()],
         });
         try {
           // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as

@@ -224,6 +224,8 @@ export function buildApp(options: AppOptions): FastifyInstance {
   });
 
   if (options.rendererDir && existsSync(options.rendererDir)) {
+    // A GET and a HEAD route per file, listed once here; in the server's bundle the listing is
+    // server/http/static-files.ts's walk, not the glob package's (not evaluated at a start).
     app.register(fastifyStatic, {
       root: options.rendererDir,
       prefix: "/",

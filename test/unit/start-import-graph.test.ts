@@ -83,6 +83,20 @@ describe("serve mode's import graph", () => {
     expect(pathTo(join(root, "server/http/precompile.ts"), "ajv/dist/standalone")).toBeDefined();
   });
 
+  it("has no glob package in the server's bundle: @fastify/static's one listing is server/http/static-files.ts's (the build resolves it there)", () => {
+    // @fastify/static requires glob at the top of its module, so the source graph cannot show it:
+    // the built bundle is read instead (out/main/server.cjs, npx electron-vite build).
+    const bundle = join(root, "out/main/server.cjs");
+    expect(existsSync(bundle), "out/main/server.cjs is missing: run npx electron-vite build").toBe(true);
+    const code = readFileSync(bundle, "utf8");
+    // glob's walker (path-scurry) and glob's own exports are not there; the walk that replaces them is.
+    expect(/\bPathScurry\b/.test(code), "path-scurry (glob's walker) is in the bundle").toBe(false);
+    expect(/\bglobIterateSync\b/.test(code), "glob's exports are in the bundle").toBe(false);
+    expect(/\bfunction staticFileList\(/.test(code), "server/http/static-files.ts is not in the bundle").toBe(true);
+    // @fastify/static itself still is (it serves the renderer).
+    expect(code.includes("FST_STATIC_INVALID_OPTION"), "@fastify/static is not in the bundle").toBe(true);
+  });
+
   it("finds a package the entry does load statically, and none the worker's entry does not", () => {
     expect(pathTo(join(root, "server/media/worker/thread.ts"), "fastify")).toBeUndefined();
     expect(pathTo(join(root, "server/cli.ts"), "fastify")).toEqual(expect.arrayContaining(["server/cli.ts", "fastify"]));
