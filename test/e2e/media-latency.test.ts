@@ -84,6 +84,7 @@ describe("a server leg's audio in Chromium", () => {
 
   it("has no backlog after the server's event loop stalls: late frames are dropped, not burst", async () => {
     const skippedBefore = leg.stats().staleFramesSkipped;
+    const clockSkippedBefore = engine.clock.stats().skipped;
     // A stall the clock catches up from (under its 10-tick skip-ahead limit).
     const end = performance.now() + 150;
     while (performance.now() < end);
@@ -94,8 +95,12 @@ describe("a server leg's audio in Chromium", () => {
     console.log(`after a 150 ms stall: switch heard after ${lags.map((l) => l.toFixed(0)).join(", ")} ms (median ${median(lags).toFixed(0)}); jitter buffer ${buffer.meanMs.toFixed(0)} ms mean, target ${buffer.targetMs.toFixed(0)} ms`);
     // The frames the stall made late were not sent (a burst of them would have taught Chromium's
     // jitter buffer to wait ~150 ms for every frame after; dropped, its target stays at 40-60 ms
-    // on a quiet machine, printed above), and no backlog followed.
-    expect(leg.stats().staleFramesSkipped - skippedBefore, "frames the leg did not send late").toBeGreaterThanOrEqual(3);
+    // on a quiet machine, printed above), and no backlog followed. On a quiet machine the leg
+    // drops them (stale frames); on a loaded one the process can stay off the CPU past the clock's
+    // 200 ms skip-ahead limit, and the clock skips those ticks itself (fresh51: 0 stale frames):
+    // either way they are not sent.
+    const notSent = leg.stats().staleFramesSkipped - skippedBefore + (engine.clock.stats().skipped - clockSkippedBefore);
+    expect(notSent, "frames the leg did not send late, or ticks the clock skipped").toBeGreaterThanOrEqual(3);
     expect(Math.max(...lags), "a switch heard a second late after the stall: audio piles up").toBeLessThan(BACKLOG_MS);
   });
 });
