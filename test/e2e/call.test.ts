@@ -4,7 +4,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { Page } from "playwright-core";
 import { launchBrowser, type LaunchedBrowser } from "../helpers/browser.js";
-import { MEASURING_AUDIO, openPhoneLab, phoneLabDir, startLabPhone, toneWav, type LabWindow, type LevelSample } from "../helpers/phone-page.js";
+import { bufferWindow, MEASURING_AUDIO, openPhoneLab, phoneLabDir, startLabPhone, toneWav, type BufferWindow, type LabWindow, type ReceiveStats } from "../helpers/phone-page.js";
 import { poll } from "../helpers/poll.js";
 import { startApi, type TestApi } from "../helpers/api.js";
 
@@ -13,23 +13,21 @@ import { startApi, type TestApi } from "../helpers/api.js";
 const TONE_A = 1500;
 const TONE_B = 2200;
 const FLOOR = 2900;
-// The held party must stop hearing the holder within this long of the server switching its
-// audio: the jitter buffer (20-60 ms target here), the WebAudio path (~10 ms) and the 21 ms
-// analysis window read every 20 ms come to 60-120 ms (measured); the rest is room for a loaded
-// machine. Audio left to pile up in Chromium's jitter buffer, the lag this test used to poll
-// for, showed as 2-5 s.
-const HOLD_HEARD_MS = 300;
-// On unhold the tone comes back over the whole mouth-to-ear path: the holder's Chromium starts
-// sending again and the server's receive FIFO primes (40 ms) before the same way as above:
-// 90-150 ms measured, 250 ms on a loaded machine.
-const UNHOLD_HEARD_MS = 400;
-// Both from the holder pressing the button, which adds the re-INVITE's round trip (20-60 ms,
-// 350 ms seen on a loaded machine).
-const BUTTON_TO_EAR_MS = 1000;
-// Mean time a sample waited in the held party's jitter buffer over the call: about 30 ms when
-// the stream is played from the start and the server sends no bursts; over a second with the
-// backlog above.
-const JITTER_BUFFER_MEAN_MS = 150;
+// What this test holds about the held party's audio is states, not times (issue 16: a test that
+// fails when the machine is busy is a broken test; the times are bench/hold-switch.ts's, beside a
+// direct peer connection's in the same run: hold heard 60-120 ms after the server's switch, unhold
+// 90-150 ms, measured when this test still asserted them). The bug they were written for: audio
+// left unplayed piled up in Chromium's jitter buffer (up to 4 s) and was heard that late, the
+// hold 2-5 s after the button (fixed in 11e96be: the softphone plays each call's audio from answer
+// to hang-up). Such a backlog is the buffer holding far more than it aims to: its samples' mean
+// wait is seconds while its own target stays at 40-60 ms. Chromium's target follows the arrival
+// jitter a busy machine makes, so the wait is held against that target, not against a time: over
+// each window below, the samples' mean wait is at most BACKLOG_RATIO times the buffer's own
+// target. Session 26: bench/hold-switch.ts at load 6-15, 0-2 busy processes: 0.78-1.77 for our
+// calls, 0.70-1.80 for direct ones; this test beside two busy processes, 84 ms against a 193 ms
+// target; the old bug (the lab's audio played only while it measured) 476 ms against 26 ms from
+// answer to hold, 2,281 ms against 20 ms over the hold.
+const BACKLOG_RATIO = 3;
 
 let api: TestApi;
 let token: string;
@@ -44,15 +42,24 @@ const level = (page: Page, id: string, f: number) => page.evaluate(([i, q]) => (
 /** The level of `f` in what the page hears, read every 20 ms for `ms`. */
 const trace = (page: Page, id: string, f: number, ms: number) =>
   page.evaluate(([i, q, t]) => (globalThis as unknown as LabWindow).lab.trace(i, q, t), [id, f, ms] as [string, number, number]);
-/**
- * When the level first went `direction` of `db` at or after `from` (a dropout before the switch
- * is no switch); Infinity if it never did.
- */
-function changedAt(samples: LevelSample[], from: number, direction: "above" | "below", db: number): number {
-  return samples.find((s) => s.at >= from && (direction === "above" ? s.level > db : s.level < db))?.at ?? Infinity;
-}
 const median = (v: number[]) => [...v].sort((a, b) => a - b)[Math.floor(v.length / 2)] ?? -200;
-const receiveStats = (page: Page, id: string) => page.evaluate((i) => (globalThis as unknown as LabWindow).lab.receiveStats(i), id);
+const receiveStats = async (page: Page, id: string): Promise<ReceiveStats> => {
+  const stats = await page.evaluate((i) => (globalThis as unknown as LabWindow).lab.receiveStats(i), id);
+  if (!stats) throw new Error(`no receive stats for ${id}`);
+  return stats;
+};
+/** Waits until every reading of `f`'s level over 200 ms is on the given side of `db`. */
+const steadily = (page: Page, id: string, f: number, side: "above" | "below", db: number) =>
+  poll(`${f} Hz steadily ${side} ${db.toFixed(0)} dB`, async () => {
+    const samples = await trace(page, id, f, 200);
+    return samples.length > 0 && samples.every((s) => (side === "above" ? s.level > db : s.level < db)) ? true : undefined;
+  });
+/** The buffer played out in the window and held no backlog: its samples waited about what it aimed for. */
+function expectNoBacklog(window: BufferWindow, when: string): void {
+  console.log(`agent2's jitter buffer ${when}: ${window.meanMs.toFixed(0)} ms mean wait, target ${window.targetMs.toFixed(0)} ms, ${window.emitted} samples`);
+  expect(window.emitted, `agent2's audio is played out ${when}`).toBeGreaterThan(0);
+  expect(window.meanMs, `agent2's jitter buffer holds no backlog ${when} (${JSON.stringify(window)})`).toBeLessThanOrEqual(BACKLOG_RATIO * window.targetMs);
+}
 
 beforeAll(async () => {
   api = await startApi({ config: { rendererDir: await phoneLabDir() } });
@@ -91,48 +98,30 @@ describe("a call between two softphones", () => {
     expect(heardAtB - otherAtB, `agent2 hears agent1's ${TONE_A} Hz`).toBeGreaterThan(20);
     expect(heardAtA - otherAtA, `agent1 hears agent2's ${TONE_B} Hz`).toBeGreaterThan(20);
 
-    // Hold: agent2 stops hearing agent1's tone and hears the music instead, within
-    // HOLD_HEARD_MS of the server switching; unhold brings the tone back. The page's trace and
-    // the server's switch are both stamped with Date.now(): one clock on one machine.
+    // Hold: agent2 stops hearing agent1's tone and hears the music instead; unhold brings the
+    // tone back. Through both, agent2's jitter buffer holds no backlog (BACKLOG_RATIO above).
     const musicBefore = await level(pageB, incoming.id, 523.25);
     const toneAtB = median((await trace(pageB, incoming.id, TONE_A, 400)).map((s) => s.level));
     expect(toneAtB, `agent2 hears agent1's ${TONE_A} Hz before the hold`).toBeGreaterThan(-40);
-    // When the server switches agent2's audio: the bridge does it as agent1's channel reports
-    // the hold, synchronously, before this listener (added later) runs.
-    const switchedAt: number[] = [];
-    for (const c of api.server.calls.channels.all()) c.on("hold", () => switchedAt.push(Date.now()));
-    const holdTrace = trace(pageB, incoming.id, TONE_A, 2000);
-    const heldAt = Date.now();
+    // From here (not from the answer: a loaded machine can leave the call's first packets
+    // waiting for its playout to start, which the buffer then trims, as it should).
+    const beforeHold = await receiveStats(pageB, incoming.id);
     await pageA.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().hold(id, true), outgoing);
-    const goneAt = changedAt(await holdTrace, switchedAt[0] ?? Infinity, "below", toneAtB - 30);
-    const holdLag = goneAt - (switchedAt[0] ?? Infinity);
-    const holdTotal = goneAt - heldAt;
-    const statsHeld = await receiveStats(pageB, incoming.id);
-    console.log(
-      `far-end switch lag on hold: ${holdLag} ms from the server's switch, ${holdTotal} ms from the button ` +
-        `(agent2's jitter buffer ${statsHeld?.jitterBufferMeanMs.toFixed(0)} ms mean, target ${statsHeld?.jitterBufferTargetMeanMs.toFixed(0)} ms)`,
-    );
-    expect(holdLag, `agent2 stops hearing agent1 soon after the server switched (${JSON.stringify(statsHeld)})`).toBeLessThan(HOLD_HEARD_MS);
-    expect(holdTotal, "agent2 stops hearing agent1 soon after the button").toBeLessThan(BUTTON_TO_EAR_MS);
-    expect(statsHeld?.jitterBufferMeanMs, "agent2's audio waits no backlog in its jitter buffer").toBeLessThan(JITTER_BUFFER_MEAN_MS);
+    await steadily(pageB, incoming.id, TONE_A, "below", toneAtB - 30);
     const musicHeld = await level(pageB, incoming.id, 523.25);
     expect(musicHeld - musicBefore, "the held party hears the hold music").toBeGreaterThan(15);
+    expectNoBacklog(bufferWindow(beforeHold, await receiveStats(pageB, incoming.id)), "over the hold");
     const legs = await Promise.all(
       channels.body.data.map(async (c) => (await api.call<{ is_onhold: boolean; username: string }>("GET", `/v2/accounts/${accountId}/channels/${c.uuid}`, { token })).body.data),
     );
     // The holder's leg (agent1's) is the one on hold, as the hosted service reports it.
     expect(legs.find((l) => l.username === "agent1")?.is_onhold).toBe(true);
 
-    const unholdTrace = trace(pageB, incoming.id, TONE_A, 2000);
-    const resumedAt = Date.now();
+    const beforeResume = await receiveStats(pageB, incoming.id);
     await pageA.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().hold(id, false), outgoing);
-    const backAt = changedAt(await unholdTrace, switchedAt[1] ?? Infinity, "above", toneAtB - 10);
-    const unholdLag = backAt - (switchedAt[1] ?? Infinity);
-    const unholdTotal = backAt - resumedAt;
-    console.log(`far-end switch lag on unhold: ${unholdLag} ms from the server's switch, ${unholdTotal} ms from the button`);
-    expect(unholdLag, "agent2 hears agent1 again soon after the server switched").toBeLessThan(UNHOLD_HEARD_MS);
-    expect(unholdTotal, "agent2 hears agent1 again soon after the button").toBeLessThan(BUTTON_TO_EAR_MS);
+    await steadily(pageB, incoming.id, TONE_A, "above", toneAtB - 10);
     expect((await level(pageA, outgoing, TONE_B)) - otherAtA, "agent1 still hears agent2 after unhold").toBeGreaterThan(20);
+    expectNoBacklog(bufferWindow(beforeResume, await receiveStats(pageB, incoming.id)), "after the resume");
 
     await pageA.evaluate((id) => (globalThis as unknown as LabWindow).lab.phone().hangup(id), outgoing);
     await poll("agent2's call ended", async () => ((await calls(pageB)).length === 0 ? true : undefined));

@@ -116,8 +116,34 @@ export interface ReceiveStats {
   packetsReceived: number;
   jitterBufferMeanMs: number;
   jitterBufferTargetMeanMs: number;
+  /** Chromium's running sums (seconds of delay, seconds of target, samples emitted): differences give a window's means. */
+  jitterBufferDelay: number;
+  jitterBufferTargetDelay: number;
+  jitterBufferEmittedCount: number;
   concealedSamples: number;
+  insertedSamplesForDeceleration: number;
   removedSamplesForAcceleration: number;
+}
+
+/** The jitter buffer over the samples emitted between two readings of its sums. */
+export interface BufferWindow {
+  /** Samples emitted in the window: none means nothing plays the stream out. */
+  emitted: number;
+  /** Mean time those samples waited in the buffer, ms. */
+  meanMs: number;
+  /** Mean target delay the buffer aimed at for them, ms. */
+  targetMs: number;
+}
+
+export type BufferSums = Pick<ReceiveStats, "jitterBufferDelay" | "jitterBufferTargetDelay" | "jitterBufferEmittedCount">;
+
+export function bufferWindow(from: BufferSums, to: BufferSums): BufferWindow {
+  const emitted = to.jitterBufferEmittedCount - from.jitterBufferEmittedCount;
+  return {
+    emitted,
+    meanMs: emitted > 0 ? ((to.jitterBufferDelay - from.jitterBufferDelay) / emitted) * 1000 : Number.NaN,
+    targetMs: emitted > 0 ? ((to.jitterBufferTargetDelay - from.jitterBufferTargetDelay) / emitted) * 1000 : Number.NaN,
+  };
 }
 
 /** What tests call on `globalThis.lab` inside the page (test/e2e/fixtures/phone-lab.ts). */
