@@ -88,27 +88,41 @@ class Relay {
   }
 }
 
+/**
+ * A and B connected through a fresh relay; their SDPs' ICE credentials kept. `keep` is handed the
+ * relay as soon as it is open, so that a case's afterAll closes it even if the legs never connect.
+ */
+async function connectThrough(
+  engine: MediaEngine,
+  a: WebRtcLeg,
+  b: WebRtcLeg,
+  keep: (relay: Relay) => void,
+): Promise<{ relay: Relay; offer: string; answer: string }> {
+  const relay = await Relay.open();
+  keep(relay);
+  a.play(await engine.player("tone_stream://440"));
+  b.play(await engine.player("tone_stream://1000"));
+  // A sends to the relay's towardB port (B's candidate rewritten), B to its towardA port.
+  const offer = await a.createOffer();
+  const answer = await b.acceptOffer(withPort(offer, relay.towardA.address().port));
+  relay.connect(hostPort(offer), hostPort(answer));
+  await a.acceptAnswer(withPort(answer, relay.towardB.address().port));
+  await until(() => a.state === "connected" && b.state === "connected", 15_000);
+  return { relay, offer, answer };
+}
+
 describe("ICE consent freshness (werift's, as it is today)", () => {
   const engine = new MediaEngine({ workers: 0 });
   const a = engine.createLeg({ id: "A" });
   const b = engine.createLeg({ id: "B" });
-  let relay: Relay | undefined;
+  let kept: Relay | undefined;
   afterAll(async () => {
-    relay?.close();
+    kept?.close();
     await engine.close();
   });
 
   it("closes a leg whose far end stops answering its consent requests; the far end, still answered, stays up", async () => {
-    relay = await Relay.open();
-    a.play(await engine.player("tone_stream://440"));
-    b.play(await engine.player("tone_stream://1000"));
-    // A sends to the relay's towardB port (B's candidate rewritten), B to its towardA port.
-    const offer = await a.createOffer();
-    const answer = await b.acceptOffer(withPort(offer, relay.towardA.address().port));
-    relay.connect(hostPort(offer), hostPort(answer));
-    await a.acceptAnswer(withPort(answer, relay.towardB.address().port));
-    await until(() => a.state === "connected" && b.state === "connected", 15_000);
-
+    const { relay } = await connectThrough(engine, a, b, (opened) => (kept = opened));
     relay.dropAnswersFromB = true;
     const received = a.stats().packetsReceived;
     // werift's consent expires 30 s after the last valid answer (CONSENT_TIMEOUT); a request goes every 4-6 s.
@@ -127,19 +141,6 @@ const sdpValue = (sdp: string, name: string): string => {
   if (!match?.[1]) throw new Error(`no a=${name} in the SDP`);
   return match[1];
 };
-
-/** A and B connected through a fresh relay; their SDPs' ICE credentials kept. */
-async function connectThrough(engine: MediaEngine, a: WebRtcLeg, b: WebRtcLeg): Promise<{ relay: Relay; offer: string; answer: string }> {
-  const relay = await Relay.open();
-  a.play(await engine.player("tone_stream://440"));
-  b.play(await engine.player("tone_stream://1000"));
-  const offer = await a.createOffer();
-  const answer = await b.acceptOffer(withPort(offer, relay.towardA.address().port));
-  relay.connect(hostPort(offer), hostPort(answer));
-  await a.acceptAnswer(withPort(answer, relay.towardB.address().port));
-  await until(() => a.state === "connected" && b.state === "connected", 15_000);
-  return { relay, offer, answer };
-}
 
 /**
  * Moves hand-moved consent times to `toMs` a second at a time; after each step, waits for every
@@ -172,8 +173,7 @@ describe("our own consent checks on the direct path", () => {
     const [timeA, timeB] = [new HandTime(), new HandTime()];
     const a = engine.createLeg({ id: "keep-A", consent: { time: timeA } });
     const b = engine.createLeg({ id: "keep-B", consent: { time: timeB } });
-    const { relay } = await connectThrough(engine, a, b);
-    relays.push(relay);
+    const { relay } = await connectThrough(engine, a, b, (opened) => relays.push(opened));
     await stepTo(relay, [timeA, timeB], 70_000);
     // 70 s of consent time: more than 11 requests each way (every 4-6 s), every one answered.
     expect(relay.requestsFromA).toBeGreaterThanOrEqual(11);
@@ -186,8 +186,7 @@ describe("our own consent checks on the direct path", () => {
     const timeA = new HandTime();
     const a = engine.createLeg({ id: "werift-A", consent: { time: timeA } });
     const b = engine.createLeg({ id: "werift-B", consent: { own: false } });
-    const { relay, offer } = await connectThrough(engine, a, b);
-    relays.push(relay);
+    const { relay, offer } = await connectThrough(engine, a, b, (opened) => relays.push(opened));
     // A's answers from here on are our path's (werift answered the connectivity checks before).
     await sleep(200);
     const werifts = relay.answersFromA.length;
@@ -210,8 +209,7 @@ describe("our own consent checks on the direct path", () => {
   it("does not answer a binding request with a bad MESSAGE-INTEGRITY", async () => {
     const a = engine.createLeg({ id: "integrity-A" });
     const b = engine.createLeg({ id: "integrity-B" });
-    const { relay, offer, answer } = await connectThrough(engine, a, b);
-    relays.push(relay);
+    const { relay, offer, answer } = await connectThrough(engine, a, b, (opened) => relays.push(opened));
     const { Message, methods, classes } = werift();
     const request = (password: string) =>
       new Message(methods.BINDING, classes.REQUEST)
