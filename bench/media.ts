@@ -16,7 +16,10 @@
 // worker), "beside-decoding" (as beside, but the legs decode what they receive even with no
 // recorder: session 19's forward path). BENCH_MEDIA_RECORD=0: calls with no recorder (as a bridge
 // with no recorder does, the forward paths' legs then decode nothing: Forwarding.decode(false)).
-import { fork, type ChildProcess } from "node:child_process";
+// BENCH_MEDIA_PERF=<dir> (Linux, perf installed; run node with --perf-basic-prof to name the
+// JavaScript): each run's measured window is also recorded by `perf record -e cpu-clock -g` on the
+// server process (on-CPU samples of every thread), left in <dir> for `perf report --tid`.
+import { fork, spawn, type ChildProcess } from "node:child_process";
 import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { loadavg, setPriority, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -38,6 +41,7 @@ type Path = "mixer" | "forward" | "beside" | "beside-decoding";
 const PATHS = (process.env.BENCH_MEDIA_FORWARD ?? "mixer").split(",").filter(Boolean) as Path[];
 for (const p of PATHS) if (!["mixer", "forward", "beside", "beside-decoding"].includes(p)) throw new Error(`BENCH_MEDIA_FORWARD: no path ${p}`);
 const RECORD = process.env.BENCH_MEDIA_RECORD !== "0";
+const PERF_DIR = process.env.BENCH_MEDIA_PERF;
 const SETUP_BATCH = 5;
 // Set-up is not what is measured: on a loaded machine DTLS handshakes queue up, so legs wait longer.
 const CONNECT_TIMEOUT_MS = 60_000;
@@ -306,6 +310,21 @@ async function recordingCheck(mixed: MixedSilence, result: RecordingResult, endT
   return checkRecording(await readFile(result.path), mixed.expectation(endTick, CALLER_TONE, AGENT_TONE));
 }
 
+/** `perf record` of this process's threads (BENCH_MEDIA_PERF) until `stop`, into `file`. */
+async function perfRecord(file: string): Promise<{ stop(): Promise<void> }> {
+  const perf = spawn("perf", ["record", "-e", "cpu-clock", "-F", "999", "-g", "-p", String(process.pid), "-o", file], { stdio: "ignore" });
+  const exited = new Promise((resolve) => perf.once("exit", resolve));
+  // perf attaches to the threads before the window starts.
+  await sleep(300);
+  return {
+    async stop() {
+      perf.kill("SIGINT");
+      await exited;
+      process.stdout.write(`perf data: ${file}\n`);
+    },
+  };
+}
+
 const ms = (x: number) => x.toFixed(1);
 const workerLoops = (stats: WorkerStats[]) =>
   stats.length === 0 ? "-" : stats.map((w) => `${ms(w.loopP99Ms)} (${Math.round(w.utilization * 100)}% busy)`).join(", ");
@@ -327,6 +346,7 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
     const setupMs = performance.now() - setupStart;
     await sleep(1000);
 
+    const perf = PERF_DIR ? await perfRecord(join(PERF_DIR, `media-${n}-${workers}-${path}-${round}.data`)) : undefined;
     const loop = monitorEventLoopDelay({ resolution: 1 });
     const load0 = loadavg()[0];
     const elu0 = performance.eventLoopUtilization();
@@ -342,14 +362,19 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
     // Loss second by second: whether it comes in bursts (a thread unscheduled) or all along.
     const timeline: string[] = [];
     let last = before;
+    // The admission check a new call would meet (media/load.ts: SIP 503 "Media Overloaded"), each second.
+    const refusals: string[] = [];
     for (let second = 1; second <= SECONDS; second++) {
       await sleep(1000);
+      const refusal = engine.refusal();
+      if (refusal !== undefined) refusals.push(refusal);
       const now = await snapshot(calls, phones);
       const [f, g] = [flows(calls, last, now, "at server"), flows(calls, last, now, "at phones")];
       timeline.push(`${f.lost}/${f.dropped}/${f.underruns}/${f.stale}+${g.lost}/${g.dropped}/${g.underruns}/${g.stale}`);
       last = now;
     }
     const cpu = process.cpuUsage(cpu0);
+    await perf?.stop();
     const threads1 = await threadCpu();
     const machine1 = await machineCpu();
     const wallMs = performance.now() - wall0;
@@ -430,6 +455,7 @@ async function run(n: number, workers: number, round: number, path: Path): Promi
         `${good} of ${checks.length}, ${Math.min(...seconds).toFixed(1)}-${Math.max(...seconds).toFixed(1)} s long`,
       ],
       ...failing.slice(0, 3).map((line): [string, string] => ["  failed", line]),
+      ["seconds in which a new call would have been refused (media/load.ts), the last reason", `${refusals.length} of ${SECONDS}${refusals.length ? ` (${refusals[refusals.length - 1]})` : ""}`],
       ["calls with a leg closed before the end of the run (reasons)", `${dropped.length}${dropReasons.length ? ` (${dropReasons.join("; ")})` : ""}`],
       ["RSS (server process)", `${rssMiB.toFixed(0)} MiB`],
     ];

@@ -14,6 +14,7 @@ import type { RTCDtlsTransport, StunProtocol } from "werift";
 import { systemRandom, type RandomSource } from "../clock.js";
 import { performanceTime, type TimeSource } from "./frame-clock.js";
 import { ATTR, BINDING_ERROR, BINDING_REQUEST, BINDING_SUCCESS, fingerprintOk, integrityOk, sameTransaction, STUN_HEADER, StunScan, StunWriter, stunType } from "./stun.js";
+import { sendWithoutLookup } from "./udp-send.js";
 import { werift } from "./werift.js";
 import { rtpHeaderLength, SRTP_AEAD_AES_128_GCM, SRTP_AES128_CM_HMAC_SHA1_80, srtpPair, type RtpFields, type RtpOutFields, type SrtpPair } from "./srtp.js";
 
@@ -332,6 +333,9 @@ export class DirectRtpPath {
     const transport = protocol.transport;
     const fields: RtpFields = { payloadType: 0, sequenceNumber: 0, timestamp: 0, ssrc: 0 };
     this.#socket = transport.socket;
+    // Our sends to the far end (RTP, consent) go to the kernel at once, past dgram's dns lookup
+    // and its next-tick hop (udp-send.ts); the socket stays unconnected, so nothing else changes.
+    sendWithoutLookup(this.#socket, remote[0]);
     const werift = transport.onData;
     transport.onData = (data, addr) => {
       if (!isRtp(data) || addr[0] !== remote[0] || addr[1] !== remote[1]) {
