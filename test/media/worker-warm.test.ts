@@ -83,9 +83,11 @@ describe("MediaEngine.warm()", () => {
 
 describe("media workers warmed from the start", () => {
   it("the built worker's file holds werift itself (one file for node's loader), not an import of the package", async () => {
-    const worker = await readFile(join(dirname(SERVER_ENTRY), "media-worker.js"), "utf8");
+    // media-worker.js compiles media-worker.cjs (the worker, werift inside) through its code cache.
+    const worker = await readFile(join(dirname(SERVER_ENTRY), "media-worker.cjs"), "utf8");
     expect(worker).toMatch(/\bclass RTCPeerConnection\b|\bRTCPeerConnection = class\b/);
     expect(worker).not.toMatch(/from "werift"|require\("werift"\)/);
+    expect(await readFile(join(dirname(SERVER_ENTRY), "media-worker.js"), "utf8")).toContain("media-worker.cjs");
   });
 
   it("a simulated call placed as soon as the server is serving is answered by the queue (its legs on workers that may still be warming)", async () => {

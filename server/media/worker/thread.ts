@@ -11,6 +11,7 @@ import { LegMemory } from "./leg-memory.js";
 import { TickShare, TickWake, WorkerClock } from "./tick-share.js";
 import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
+import { MEDIA_WORKER_READY_EVENT } from "../../code-cache.js";
 
 const port = parentPort;
 if (!port) throw new Error("the media worker runs only as a worker thread");
@@ -251,7 +252,12 @@ provideWerift(weriftModule);
 // The thread's DTLS certificate (one for all its legs, an ECDSA key and a signed certificate) is
 // made now too, not by the first call's offer. Ready either way: werift keeps this one attempt,
 // so a failure here is the one the first leg would have met.
-const ready = (): void => post({ type: "ready" });
+// The built entry (boot.ts) writes the worker bundle's code cache then, when it has to.
+const ready = (): void => {
+  post({ type: "ready" });
+  const threadEvents: NodeJS.EventEmitter = process;
+  threadEvents.emit(MEDIA_WORKER_READY_EVENT);
+};
 const rehearsed = weriftModule.RTCDtlsTransport.SetupCertificate()
   .then(() => configuration)
   .then(rehearse);
