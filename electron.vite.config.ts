@@ -107,8 +107,31 @@ function patcher(list: readonly { file: string; from: string; to: string }[]): {
   };
 }
 
-/** Source patches of the media worker's bundle, applied as SERVER_PATCHES are (each must match once). */
-export const WORKER_PATCHES: readonly { file: string; from: string; to: string }[] = [];
+/**
+ * Source patches of the media worker's bundle, applied as SERVER_PATCHES are (each must match once).
+ * - werift's DTLS cipher context required @peculiar/x509 (and through it asn1js, the @peculiar/asn1
+ *   schemas, tsyringe and reflect-metadata) at its top, for one use: making a self-signed
+ *   certificate. A media worker makes its certificate with node:crypto
+ *   (server/media/dtls-certificate.ts) and hands it to werift first, so the package is now
+ *   required at that one use, the first time werift makes a certificate itself (never, in a worker).
+ */
+const PECULIAR_X509_CIPHER = "/node_modules/werift/lib/dtls/src/context/cipher.js";
+export const WORKER_PATCHES: readonly { file: string; from: string; to: string }[] = [
+  {
+    file: PECULIAR_X509_CIPHER,
+    from: 'const x509 = __importStar(require("@peculiar/x509"));',
+    to:
+      "let peculiarX509; const loadPeculiarX509 = () => { if (peculiarX509 === undefined) { " +
+      'peculiarX509 = __importStar(require("@peculiar/x509")); peculiarX509.cryptoProvider.set(crypto_1.webcrypto); } ' +
+      "return peculiarX509 }; // switchboard: @peculiar/x509 on first use",
+  },
+  { file: PECULIAR_X509_CIPHER, from: "x509.cryptoProvider.set(crypto);", to: "// switchboard: set at the first load (loadPeculiarX509)" },
+  {
+    file: PECULIAR_X509_CIPHER,
+    from: "const cert = await x509.X509CertificateGenerator.createSelfSigned({",
+    to: "const x509 = loadPeculiarX509(); const cert = await x509.X509CertificateGenerator.createSelfSigned({",
+  },
+];
 
 /** Applies WORKER_PATCHES while the media worker's bundle is made. */
 function workerPatches(): { name: string; transform(code: string, id: string): string | null } {

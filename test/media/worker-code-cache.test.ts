@@ -3,6 +3,8 @@
 // a first worker finds none and writes it once ready; the next is compiled from it and leaves it as
 // it was; a damaged, cut or refused file, or another build's, never stops a worker from starting
 // and is replaced by a whole file; workers starting at once leave one whole file and no temporary.
+// The worker also makes its DTLS certificate with node:crypto, so it never evaluates @peculiar/x509
+// (which would bring reflect-metadata's Reflect.getMetadata into the thread).
 import { createHash } from "node:crypto";
 import { mkdtemp, readdir, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -126,5 +128,13 @@ describe("the media worker's code cache", () => {
     await wholeCache();
     await startWorker();
     await wholeCache();
+  });
+});
+
+describe("the media worker's DTLS certificate", () => {
+  it("is made without evaluating @peculiar/x509: a ready worker's thread has no reflect-metadata", async () => {
+    // Twice: without a code cache and from it.
+    expect(await startWorker(true)).toEqual({ reflectMetadata: "undefined" });
+    expect(await startWorker(true)).toEqual({ reflectMetadata: "undefined" });
   });
 });
