@@ -71,6 +71,40 @@ describe("MediaEngine.warm()", () => {
     }
   });
 
+  it("starts the next worker only once no leg operation has been under way for a while, not beside the first call", async () => {
+    const engine = new MediaEngine({ workers: 2 });
+    try {
+      engine.warm();
+      const leg = engine.createLeg();
+      // Asked of worker 1 while it loads: answered once it is ready. Its readiness alone no longer
+      // starts worker 2 (it did: a third thread loading beside the first call on two cores).
+      expect(await leg.createOffer()).toMatch(/^v=0/);
+      expect(engine.workers).toHaveLength(1);
+      expect(engine.workers[0]?.ready).toBe(true);
+      await poll("the second worker started and ready once the pool was quiet", async () =>
+        engine.workers.length === 2 && engine.workers.every((w) => w.ready) ? true : undefined,
+      );
+      await leg.close("done");
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("starts the next worker at once when every started worker already holds two legs", async () => {
+    const engine = new MediaEngine({ workers: 2 });
+    try {
+      engine.warm();
+      const legs = [engine.createLeg(), engine.createLeg()];
+      // Both on worker 1 (none ready yet); when it is ready it holds two legs: worker 2 starts then,
+      // while their offers are still being made.
+      await Promise.all(legs.map((leg) => leg.createOffer()));
+      expect(engine.workers).toHaveLength(2);
+      await Promise.all(legs.map((leg) => leg.close("done")));
+    } finally {
+      await engine.close();
+    }
+  });
+
   it("an engine closed while its workers warm stops them, reporting no failure", async () => {
     const failures: string[] = [];
     const engine = new MediaEngine({ workers: 2, onWorkerFailure: (reason) => failures.push(reason) });
