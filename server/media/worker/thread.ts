@@ -13,6 +13,7 @@ import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
 import { MEDIA_WORKER_READY_EVENT } from "../../code-cache.js";
 import { makeDtlsCertificate } from "../dtls-certificate.js";
+import { rehearse } from "./rehearse.js";
 
 const port = parentPort;
 if (!port) throw new Error("the media worker runs only as a worker thread");
@@ -269,26 +270,6 @@ const rehearsed = Promise.resolve()
     return weriftModule.RTCDtlsTransport.SetupCertificate();
   })
   .then(() => configuration)
-  .then(rehearse);
+  .then((settings) => rehearse(weriftModule, settings.host));
 track(rehearsed);
 rehearsed.then(ready, ready);
-
-/**
- * One offer made and thrown away, as a leg makes it (one host candidate on `host`), so the first
- * call's offer runs code already compiled. Its socket closes with it.
- */
-async function rehearse(settings: WorkerConfig): Promise<void> {
-  const pc = new weriftModule.RTCPeerConnection({
-    iceServers: [],
-    iceUseIpv4: false,
-    iceUseIpv6: false,
-    iceAdditionalHostAddresses: [settings.host],
-    iceInterfaceAddresses: { [settings.host.includes(":") ? "udp6" : "udp4"]: settings.host },
-  });
-  try {
-    pc.addTransceiver("audio", { direction: "sendrecv" });
-    await pc.setLocalDescription(await pc.createOffer());
-  } finally {
-    await pc.close();
-  }
-}
