@@ -87,10 +87,14 @@ export const SERVER_PATCHES: readonly { file: string; from: string; to: string }
 
 /** Applies SERVER_PATCHES while the server's bundle is made. */
 function serverPatches(): { name: string; transform(code: string, id: string): string | null } {
+  return { ...patcher(SERVER_PATCHES), name: "switchboard-server-patches" };
+}
+
+function patcher(list: readonly { file: string; from: string; to: string }[]): { name: string; transform(code: string, id: string): string | null } {
   return {
-    name: "switchboard-server-patches",
+    name: "switchboard-patches",
     transform(code, id) {
-      const patches = SERVER_PATCHES.filter((p) => id.replaceAll("\\", "/").endsWith(p.file));
+      const patches = list.filter((p) => id.replaceAll("\\", "/").endsWith(p.file));
       if (patches.length === 0) return null;
       let out = code;
       for (const { file, from, to } of patches) {
@@ -101,6 +105,37 @@ function serverPatches(): { name: string; transform(code: string, id: string): s
       return out;
     },
   };
+}
+
+/**
+ * Source patches of the media worker's bundle, applied as SERVER_PATCHES are (each must match once).
+ * - werift's DTLS cipher context required @peculiar/x509 (and through it asn1js, the @peculiar/asn1
+ *   schemas, tsyringe and reflect-metadata) at its top, for one use: making a self-signed
+ *   certificate. A media worker makes its certificate with node:crypto
+ *   (server/media/dtls-certificate.ts) and hands it to werift first, so the package is now
+ *   required at that one use, the first time werift makes a certificate itself (never, in a worker).
+ */
+const PECULIAR_X509_CIPHER = "/node_modules/werift/lib/dtls/src/context/cipher.js";
+export const WORKER_PATCHES: readonly { file: string; from: string; to: string }[] = [
+  {
+    file: PECULIAR_X509_CIPHER,
+    from: 'const x509 = __importStar(require("@peculiar/x509"));',
+    to:
+      "let peculiarX509; const loadPeculiarX509 = () => { if (peculiarX509 === undefined) { " +
+      'peculiarX509 = __importStar(require("@peculiar/x509")); peculiarX509.cryptoProvider.set(crypto_1.webcrypto); } ' +
+      "return peculiarX509 }; // switchboard: @peculiar/x509 on first use",
+  },
+  { file: PECULIAR_X509_CIPHER, from: "x509.cryptoProvider.set(crypto);", to: "// switchboard: set at the first load (loadPeculiarX509)" },
+  {
+    file: PECULIAR_X509_CIPHER,
+    from: "const cert = await x509.X509CertificateGenerator.createSelfSigned({",
+    to: "const x509 = loadPeculiarX509(); const cert = await x509.X509CertificateGenerator.createSelfSigned({",
+  },
+];
+
+/** Applies WORKER_PATCHES while the media worker's bundle is made. */
+function workerPatches(): { name: string; transform(code: string, id: string): string | null } {
+  return { ...patcher(WORKER_PATCHES), name: "switchboard-worker-patches" };
 }
 
 /**
@@ -160,14 +195,19 @@ function staticGlob(): { name: string; resolveId(source: string, importer: strin
  * out/main/server.cjs, which out/main/server.js (server/boot.ts) compiles with a V8 code cache:
  * no module resolution at start, one file read, and on later starts little compiling. CommonJS
  * because Node 20 can cache only a vm.Script's code (it has no module.enableCompileCache).
- * Beside it, its digest (`server.cjs.digest`: sha256, size, mtime), so a start keys its cache
+ * Likewise a media worker (server/media/worker/thread.ts, werift inside: only node's built-ins are
+ * left out) as out/main/media-worker.cjs, which out/main/media-worker.js
+ * (server/media/worker/boot.ts) compiles with a cache of its own.
+ * Beside each, its digest (`<file>.digest`: sha256, size, mtime), so a start keys its cache
  * without hashing the bundle.
  */
 function cjsBundles(): Plugin {
   const serverExternal = (id: string) =>
     id.startsWith("node:") || builtinModules.includes(id) || SERVER_EXTERNAL.some((name) => id === name || id.startsWith(`${name}/`));
+  const builtinsOnly = (id: string) => id.startsWith("node:") || builtinModules.includes(id);
   const bundles = [
-    { input: "server/cli.ts", file: "server.cjs", external: serverExternal },
+    { input: "server/cli.ts", file: "server.cjs", external: serverExternal, server: true },
+    { input: "server/media/worker/thread.ts", file: "media-worker.cjs", external: builtinsOnly, server: false },
   ];
   return {
     name: "switchboard-cjs-bundles",
@@ -175,14 +215,14 @@ function cjsBundles(): Plugin {
     async writeBundle(options) {
       const validators = await precompiledValidatorsCode();
       await writeFile(join(options.dir ?? "", PRECOMPILED_VALIDATORS_FILE), validators);
-      for (const { input, file, external } of bundles) {
+      for (const { input, file, external, server } of bundles) {
         const path = join(options.dir ?? "", file);
         const bundle = await rolldown({
           input: resolve(import.meta.dirname, input),
           platform: "node",
           external,
           logLevel: "warn",
-          plugins: [serverPatches(), precompiledValidators(validators), staticGlob()],
+          plugins: server ? [serverPatches(), precompiledValidators(validators), staticGlob()] : [workerPatches()],
         });
         try {
           // Dynamic imports become requires: a vm.Script has no module loader of its own. Strict, as
@@ -211,6 +251,14 @@ function cjsBundles(): Plugin {
         const { size, mtimeMs } = await stat(path);
         await writeFile(`${path}${DIGEST_SUFFIX}`, digestFileText(await readFile(path), size, mtimeMs));
       }
+      // The media worker's entry (what pool.ts and early.ts start): a small ES file of its own,
+      // not an entry of the main build, so it shares no chunk with serve mode's entry.
+      const boot = await rolldown({ input: resolve(import.meta.dirname, "server/media/worker/boot.ts"), platform: "node", external: builtinsOnly, logLevel: "warn" });
+      try {
+        await boot.write({ format: "es", file: join(options.dir ?? "", "media-worker.js"), codeSplitting: false });
+      } finally {
+        await boot.close();
+      }
     },
   };
 }
@@ -222,16 +270,13 @@ export default defineConfig({
     plugins: [cjsBundles()],
     build: {
       outDir: "out/main",
-      // werift goes into the media worker's file (only the worker imports it statically): one file
-      // for node's loader to read instead of a few hundred, so a worker is ready sooner.
-      externalizeDeps: { exclude: ["werift"] },
       rollupOptions: {
         input: {
           index: resolve(import.meta.dirname, "main/index.ts"),
-          // Serve mode's entry: it runs out/main/server.cjs (serverBundle above) with a code cache.
+          // Serve mode's entry: it runs out/main/server.cjs (cjsBundles above) with a code cache.
           server: resolve(import.meta.dirname, "server/boot.ts"),
-          // The media worker thread's entry (server/media/worker/pool.ts starts it beside server.js).
-          "media-worker": resolve(import.meta.dirname, "server/media/worker/thread.ts"),
+          // The media worker thread's entry, media-worker.js (pool.ts starts it beside server.js), is
+          // cjsBundles' (above): it runs media-worker.cjs, werift inside, with a code cache.
         },
         output: { format: "es", entryFileNames: "[name].js" },
       },

@@ -4,7 +4,8 @@
 // exactly this bundle on this V8, without it otherwise. Only node's built-ins are imported: this
 // file is the whole of what loads before the bundle.
 //
-// The cache file is `<dir>/server-<key>.v8`, key = sha256 of the bundle's digest, the V8 version and the architecture (V8 itself only checks
+// The cache file is `<dir>/<name>-<key>.v8` (name: "server" for serve mode's bundle, "media-worker"
+// for a media worker's: one cache per bundle), key = sha256 of the bundle's digest, the V8 version and the architecture (V8 itself only checks
 // the source's length). The bundle's digest (sha256 of its bytes) is the build's, written beside it
 // (`<bundle>.digest`, with the bundle's size and mtime): used when the bundle's size and mtime are
 // still those, so a start does not hash 3 MB; computed from the bytes read otherwise (a copied or
@@ -20,11 +21,14 @@ import { createRequire } from "node:module";
 import { homedir } from "node:os";
 import { basename, dirname, join } from "node:path";
 import { Script } from "node:vm";
+import { threadId } from "node:worker_threads";
 
 const DIGEST_BYTES = 32;
-/** The cache file's name is `server-<key>.v8`: serve mode's bundle is the only one cached. */
-const PREFIX = "server-";
+/** A cache file's name is `<name>-<key>.v8`; serve mode's bundle is "server". */
+const SERVER = "server";
 const SUFFIX = ".v8";
+/** The bundles cached, each a name of its own. */
+export type BundleName = "server" | "media-worker";
 /** The build's digest of a bundle, beside it: `<bundle>.digest`. */
 export const DIGEST_SUFFIX = ".digest";
 
@@ -67,11 +71,11 @@ export function digestFileText(bytes: Buffer, size: number, mtimeMs: number): st
   return `${JSON.stringify({ sha256: bundleDigest(bytes), size, mtimeMs })}\n`;
 }
 
-/** The cache file of the bundle with this text (or digest, from the build) in `dir`. */
-export function cacheFileFor(source: string | { digest: string }, dir: string): string {
+/** The cache file of the bundle `name` with this text (or digest, from the build) in `dir`. */
+export function cacheFileFor(source: string | { digest: string }, dir: string, name: BundleName = SERVER): string {
   const digest = typeof source === "string" ? bundleDigest(source) : source.digest;
   const key = createHash("sha256").update(digest).update(`\0${process.versions.v8}\0${process.arch}`).digest("hex").slice(0, 32);
-  return join(dir, `${PREFIX}${key}${SUFFIX}`);
+  return join(dir, `${name}-${key}${SUFFIX}`);
 }
 
 /** The build's digest, if its file is there, well formed and about a bundle of this size and mtime. */
@@ -101,10 +105,11 @@ function readCache(file: string): Buffer | "missing" | "damaged" {
   return digest.equals(data.subarray(0, DIGEST_BYTES)) ? payload : "damaged";
 }
 
-function writeCache(file: string, payload: Buffer): void {
+function writeCache(file: string, payload: Buffer, name: BundleName): void {
   const dir = dirname(file);
   mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const temporary = `${file}.${process.pid}.tmp`;
+  // The thread too: a process's media workers may write their bundle's cache at once.
+  const temporary = `${file}.${process.pid}-${threadId}.tmp`;
   try {
     writeFileSync(temporary, Buffer.concat([createHash("sha256").update(payload).digest(), payload]), { mode: 0o600 });
     renameSync(temporary, file);
@@ -112,16 +117,20 @@ function writeCache(file: string, payload: Buffer): void {
     rmSync(temporary, { force: true });
     throw err;
   }
-  // Caches of other builds of the bundle are of no further use.
+  // Caches of other builds of this bundle are of no further use (another bundle's are kept).
   for (const entry of readdirSync(dir)) {
-    if (entry.startsWith(PREFIX) && entry.endsWith(SUFFIX) && entry !== basename(file)) rmSync(join(dir, entry), { force: true });
+    if (entry.startsWith(`${name}-`) && entry.endsWith(SUFFIX) && entry !== basename(file)) rmSync(join(dir, entry), { force: true });
   }
 }
 
 type CommonJsWrapper = (exports: object, require: NodeJS.Require, module: { exports: object }, filename: string, dirname: string) => void;
 
 /** A bundle's text, and its cache file in `cacheDir` (null: caching off), as a start reads them. */
-export function readBundle(bundlePath: string, cacheDir: string | null): { source: string; file: string | null; digestFrom: "build" | "hashed" } {
+export function readBundle(
+  bundlePath: string,
+  cacheDir: string | null,
+  name: BundleName = SERVER,
+): { source: string; file: string | null; digestFrom: "build" | "hashed" } {
   // Size and mtime from the descriptor the bytes are read from: they describe exactly those bytes.
   const fd = openSync(bundlePath, "r");
   let bytes: Buffer;
@@ -137,16 +146,16 @@ export function readBundle(bundlePath: string, cacheDir: string | null): { sourc
   // into a one-byte string, where UTF-8 decodes them (a non-ASCII file: a two-byte string).
   const source = isAscii(bytes) ? bytes.toString("latin1") : bytes.toString("utf8");
   const digestFrom = built === undefined ? "hashed" : "build";
-  const file = cacheDir === null ? null : cacheFileFor({ digest: built ?? bundleDigest(bytes) }, cacheDir);
+  const file = cacheDir === null ? null : cacheFileFor({ digest: built ?? bundleDigest(bytes) }, cacheDir, name);
   return { source, file, digestFrom };
 }
 
 /**
  * Compiles the CommonJS file at `bundlePath`, with the cached data in `cacheDir` when it fits.
- * A save removes the folder's older `server-*.v8` files (other builds'), nothing else.
+ * A save removes the folder's older `<name>-*.v8` files (other builds' of this bundle), nothing else.
  */
-export function compileBundle(bundlePath: string, cacheDir: string | null): CachedBundle {
-  const { source, file, digestFrom } = readBundle(bundlePath, cacheDir);
+export function compileBundle(bundlePath: string, cacheDir: string | null, name: BundleName = SERVER): CachedBundle {
+  const { source, file, digestFrom } = readBundle(bundlePath, cacheDir, name);
   const found = file === null ? "missing" : readCache(file);
   const cachedData = typeof found === "string" ? undefined : found;
   // The same wrapper as node's own CommonJS loader, so line 1 of the file is line 1 in traces.
@@ -165,7 +174,7 @@ export function compileBundle(bundlePath: string, cacheDir: string | null): Cach
       if (file === null || outcome === "accepted" || saved) return null;
       saved = true;
       try {
-        writeCache(file, script.createCachedData());
+        writeCache(file, script.createCachedData(), name);
         return file;
       } catch {
         return null;
@@ -176,3 +185,10 @@ export function compileBundle(bundlePath: string, cacheDir: string | null): Cach
 
 /** The event serve mode's entry emits on `process` once it serves (server/cli.ts). */
 export const SERVING_EVENT = "switchboard:serving";
+
+/**
+ * The event a media worker emits on its thread's `process` once it is ready (werift loaded, its
+ * certificate made, an offer rehearsed: server/media/worker/thread.ts), for the worker's built
+ * entry (server/media/worker/boot.ts) to write the worker bundle's code cache then.
+ */
+export const MEDIA_WORKER_READY_EVENT = "switchboard:media-worker-ready";

@@ -4,7 +4,7 @@
 // (options.workers) while the clock, players, mixers and recorders stay here.
 
 import type { Clock, RandomSource } from "../clock.js";
-import { FrameClock, type FrameClockOptions } from "./frame-clock.js";
+import { FrameClock, type FrameClockOptions, type TimeSource } from "./frame-clock.js";
 import { PeerLeg, type WebRtcLegOptions } from "./leg.js";
 import type { CallMedia, WebRtcLeg } from "./leg-api.js";
 import { LegMutes } from "./leg-mutes.js";
@@ -63,6 +63,8 @@ export interface MediaEngineOptions {
   workers?: number;
   /** A media worker stopped unexpectedly (its legs were closed with the reason); default: a warning. */
   onWorkerFailure?(reason: string): void;
+  /** The time the worker pool waits for a quiet moment by before warming its next worker (tests run it by hand). */
+  workerWarmTime?: TimeSource;
   /** When new calls are refused: the frame clock running late while the server is busy (load.ts). */
   load?: MediaLoadOptions;
   /**
@@ -118,7 +120,7 @@ export class MediaEngine {
     if (!Number.isInteger(workers) || workers < 0) throw new RangeError(`workers must be a whole number >= 0, not ${workers}`);
     this.load = new MediaLoad(this.clock, options.load, 1 + workers);
     const onFailure = options.onWorkerFailure ?? ((reason: string) => process.emitWarning(reason));
-    this.#pool = workers > 0 ? new MediaWorkerPool(workers, { host: options.host ?? "127.0.0.1" }, onFailure) : undefined;
+    this.#pool = workers > 0 ? new MediaWorkerPool(workers, { host: options.host ?? "127.0.0.1" }, onFailure, undefined, options.workerWarmTime) : undefined;
   }
 
   /** Media worker threads this engine may use (0: legs run in this thread). */

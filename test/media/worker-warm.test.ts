@@ -11,7 +11,9 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { MediaEngine, RemoteLeg } from "../../server/media/index.js";
+import type { TimeSource } from "../../server/media/frame-clock.js";
 import { earlyMediaWorker, startEarlyMediaWorker, wantsMediaWorkers } from "../../server/media/worker/early.js";
+import { WARM_QUIET_MS } from "../../server/media/worker/pool.js";
 import { credentials, DEMO_PASSWORD } from "../helpers/api.js";
 import { freshRequest, type FreshAnswer } from "../helpers/fresh-request.js";
 import { poll } from "../helpers/poll.js";
@@ -34,6 +36,26 @@ async function login(url: string): Promise<{ token: string; accountId: string }>
   expect(res.status, res.text).toBe(201);
   const body = JSON.parse(res.text) as { auth_token: string; data: { account_id: string } };
   return { token: body.auth_token, accountId: body.data.account_id };
+}
+
+/** A time source moved by hand: its timers fire only in advance(). */
+function handTime(): TimeSource & { advance(ms: number): void } {
+  let now = 0;
+  let timers: { at: number; fn: () => void }[] = [];
+  return {
+    now: () => now,
+    schedule(fn, delayMs) {
+      const timer = { at: now + delayMs, fn };
+      timers.push(timer);
+      return () => void (timers = timers.filter((t) => t !== timer));
+    },
+    advance(ms) {
+      now += ms;
+      const due = timers.filter((t) => t.at <= now);
+      timers = timers.filter((t) => t.at > now);
+      for (const t of due) t.fn();
+    },
+  };
 }
 
 describe("MediaEngine.warm()", () => {
@@ -71,6 +93,45 @@ describe("MediaEngine.warm()", () => {
     }
   });
 
+  it("starts the next worker only once no leg operation has been under way for a while, not beside the first call", async () => {
+    const time = handTime();
+    const engine = new MediaEngine({ workers: 2, workerWarmTime: time });
+    try {
+      engine.warm();
+      const leg = engine.createLeg();
+      // Asked of worker 1 while it loads (answered before or after it says it is ready): its
+      // readiness alone no longer starts worker 2 (it did: a third thread loading beside the first
+      // call on two cores). The pool's time stands still, so it is not quiet for long enough yet.
+      expect(await leg.createOffer()).toMatch(/^v=0/);
+      expect(await engine.workers[0]?.loaded).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(engine.workers).toHaveLength(1);
+      time.advance(WARM_QUIET_MS);
+      expect(engine.workers).toHaveLength(2);
+      await poll("the second worker ready", async () => (engine.workers.every((w) => w.ready) ? true : undefined));
+      await leg.close("done");
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it("starts the next worker at once when every started worker already holds two legs", async () => {
+    const engine = new MediaEngine({ workers: 2, workerWarmTime: handTime() });
+    try {
+      engine.warm();
+      const legs = [engine.createLeg(), engine.createLeg()];
+      // Both on worker 1 (none ready yet); once it is ready it holds two legs: worker 2 starts then,
+      // though the pool's time never moves.
+      await Promise.all(legs.map((leg) => leg.createOffer()));
+      expect(await engine.workers[0]?.loaded).toBe(true);
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(engine.workers).toHaveLength(2);
+      await Promise.all(legs.map((leg) => leg.close("done")));
+    } finally {
+      await engine.close();
+    }
+  });
+
   it("an engine closed while its workers warm stops them, reporting no failure", async () => {
     const failures: string[] = [];
     const engine = new MediaEngine({ workers: 2, onWorkerFailure: (reason) => failures.push(reason) });
@@ -83,9 +144,11 @@ describe("MediaEngine.warm()", () => {
 
 describe("media workers warmed from the start", () => {
   it("the built worker's file holds werift itself (one file for node's loader), not an import of the package", async () => {
-    const worker = await readFile(join(dirname(SERVER_ENTRY), "media-worker.js"), "utf8");
+    // media-worker.js compiles media-worker.cjs (the worker, werift inside) through its code cache.
+    const worker = await readFile(join(dirname(SERVER_ENTRY), "media-worker.cjs"), "utf8");
     expect(worker).toMatch(/\bclass RTCPeerConnection\b|\bRTCPeerConnection = class\b/);
     expect(worker).not.toMatch(/from "werift"|require\("werift"\)/);
+    expect(await readFile(join(dirname(SERVER_ENTRY), "media-worker.js"), "utf8")).toContain("media-worker.cjs");
   });
 
   it("a simulated call placed as soon as the server is serving is answered by the queue (its legs on workers that may still be warming)", async () => {

@@ -9,7 +9,7 @@ import { createRequire } from "node:module";
 import { pathToFileURL } from "node:url";
 import { setFlagsFromString } from "node:v8";
 import { Worker, type MessagePort } from "node:worker_threads";
-import { performanceTime, type FrameClock } from "../frame-clock.js";
+import { performanceTime, type FrameClock, type TimeSource } from "../frame-clock.js";
 import { takeEarlyMediaWorker } from "./early.js";
 import { workerExecArgv, workerSemiSpaceMb } from "./flags.js";
 import type { LegInfo, FromWorker, LegCall, RemoteLegOptions, ToWorker, WorkerConfig, WorkerStats } from "./protocol.js";
@@ -62,6 +62,16 @@ let semiSpaceSet = false;
 /** How long a stopping worker may take to close its legs before it is terminated anyway. */
 const STOP_BOUND_MS = 2_000;
 
+/**
+ * Warming: how long no leg operation (offer, answer, hold, close...) may have been under way in the
+ * pool before the next worker starts loading. A worker's start takes a core for a few hundred
+ * milliseconds; started at the moment the one before is ready it ran beside the main thread's own
+ * start and beside the first call, on a machine of two cores (issue 17, "Start").
+ */
+export const WARM_QUIET_MS = 150;
+/** Warming: the next worker starts at once when every started one already holds this many legs. */
+export const WARM_BUSY_LEGS = 2;
+
 export class MediaWorker {
   readonly #worker: Worker;
   readonly #legs = new Map<string, WorkerLegHandle>();
@@ -90,6 +100,8 @@ export class MediaWorker {
   #readied: (loaded: boolean) => void = () => undefined;
   #stopped: () => void = () => undefined;
   #exited: Promise<void>;
+  /** Told when a leg operation starts and when the last one under way ends (the pool's warming). */
+  readonly #onActivity: () => void;
   /** true once werift is loaded in the thread, false if the thread stopped first. */
   readonly loaded: Promise<boolean>;
 
@@ -97,8 +109,10 @@ export class MediaWorker {
     config: WorkerConfig,
     onGone: (worker: MediaWorker) => void,
     clock: { ticks: TickShare; index: number; phaseMs: number } = { ticks: new TickShare(), index: 0, phaseMs: 0 },
+    onActivity: () => void = () => undefined,
   ) {
     this.#onGone = onGone;
+    this.#onActivity = onActivity;
     this.#ticks = clock.ticks;
     this.index = clock.index;
     this.phaseMs = clock.phaseMs;
@@ -146,6 +160,11 @@ export class MediaWorker {
     return this.#legs.size;
   }
 
+  /** A leg operation sent to this worker is not answered yet. */
+  get busy(): boolean {
+    return this.#pending.size > 0;
+  }
+
   create(leg: string, handle: WorkerLegHandle, memory: SharedArrayBuffer, options: RemoteLegOptions): void {
     if (!this.#alive) throw new MediaWorkerError("the media worker is gone");
     this.#legs.set(leg, handle);
@@ -160,10 +179,12 @@ export class MediaWorker {
   call(leg: string, request: LegCall): Promise<{ value?: string; info: LegInfo }> {
     if (!this.#alive) return Promise.reject(new MediaWorkerError("the media worker is gone"));
     const id = this.#nextId++;
-    return new Promise((resolve, reject) => {
+    const answered = new Promise<{ value?: string; info: LegInfo }>((resolve, reject) => {
       this.#pending.set(id, { resolve, reject });
       this.#post({ type: "call", id, leg, ...request });
     });
+    this.#onActivity();
+    return answered;
   }
 
   /**
@@ -270,6 +291,7 @@ export class MediaWorker {
         const pending = this.#pending.get(message.id);
         this.#pending.delete(message.id);
         if (!pending) return;
+        if (this.#pending.size === 0) this.#onActivity();
         if (message.ok) pending.resolve({ value: message.value, info: message.info });
         else pending.reject(Object.assign(new Error(message.error.message), { name: message.error.name, info: message.info }));
         break;
@@ -316,13 +338,21 @@ export class MediaWorkerPool {
   readonly tickMode: WorkerTickMode;
   #closing = false;
   #warming = false;
+  readonly #time: TimeSource;
+  /** The next worker's start while warming waits for a quiet moment (WARM_QUIET_MS), and its timer. */
+  #nextStart: (() => void) | undefined;
+  #cancelQuiet: (() => void) | undefined;
+  /** When a leg operation last started or the last one under way ended (the pool's time). */
+  #lastActivity = Number.NEGATIVE_INFINITY;
 
   constructor(
     size: number,
     config: WorkerConfig,
     onWorkerGone: (reason: string) => void = () => undefined,
     tickMode: WorkerTickMode = workerTickMode(),
+    time: TimeSource = performanceTime,
   ) {
+    this.#time = time;
     if (!Number.isInteger(size) || size < 1) throw new RangeError(`a media worker pool needs 1 or more workers, not ${size}`);
     this.size = size;
     this.tickMode = tickMode;
@@ -338,7 +368,10 @@ export class MediaWorkerPool {
   /**
    * Starts the workers one after another, each once the one before has loaded werift, so the
    * first call finds one ready and the main thread keeps a core while they load. Not awaited:
-   * the server is ready before its workers are.
+   * the server is ready before its workers are. After the first, each next worker also waits for a
+   * quiet moment: no leg operation under way in the pool for WARM_QUIET_MS (so it does not load
+   * beside the server's own start and its first call), unless every started worker already holds
+   * WARM_BUSY_LEGS legs (calls keep coming: more room is worth the core).
    */
   warm(): void {
     if (this.#warming) return;
@@ -346,10 +379,35 @@ export class MediaWorkerPool {
     const next = (): void => {
       if (this.#closing || this.#workers.length >= this.size) return;
       void this.#start().loaded.then((loaded) => {
-        if (loaded) next();
+        if (!loaded || this.#closing || this.#workers.length >= this.size) return;
+        this.#nextStart = next;
+        this.#startWhenQuiet();
       });
     };
     next();
+  }
+
+  /** A leg operation started, or the last one under way in a worker ended. */
+  #activity(): void {
+    this.#lastActivity = this.#time.now();
+    if (this.#nextStart) this.#startWhenQuiet();
+  }
+
+  /** Starts the waiting next worker now if the pool is busy with legs, else once it has been quiet long enough. */
+  #startWhenQuiet(): void {
+    this.#cancelQuiet?.();
+    this.#cancelQuiet = undefined;
+    const start = this.#nextStart;
+    if (!start) return;
+    const crowded = this.#workers.length > 0 && this.#workers.every((w) => w.legCount >= WARM_BUSY_LEGS);
+    const quietFor = this.#time.now() - this.#lastActivity;
+    if (crowded || (!this.#workers.some((w) => w.busy) && quietFor >= WARM_QUIET_MS)) {
+      this.#nextStart = undefined;
+      start();
+      return;
+    }
+    // Busy: asked again when its last operation ends. Quiet, but not for long enough: asked again then.
+    if (!this.#workers.some((w) => w.busy)) this.#cancelQuiet = this.#time.schedule(() => this.#startWhenQuiet(), WARM_QUIET_MS - quietFor);
   }
 
   /**
@@ -361,7 +419,10 @@ export class MediaWorkerPool {
     if (this.#workers.length === 0 || (!this.#warming && this.#workers.length < this.size)) return this.#start();
     const ready = this.#workers.filter((w) => w.ready);
     const candidates = ready.length > 0 ? ready : this.#workers;
-    return candidates.reduce((best, w) => (w.legCount < best.legCount ? w : best));
+    const chosen = candidates.reduce((best, w) => (w.legCount < best.legCount ? w : best));
+    // A leg is about to be made: a next worker waiting to warm is asked again once it is there.
+    if (this.#nextStart) queueMicrotask(() => this.#startWhenQuiet());
+    return chosen;
   }
 
   #start(): MediaWorker {
@@ -369,7 +430,7 @@ export class MediaWorkerPool {
     let index = 0;
     while (this.#workers.some((w) => w.index === index)) index++;
     const phaseMs = workerPhaseMs(this.tickMode, index, this.size);
-    const worker = new MediaWorker(this.#config, (gone) => this.#forget(gone), { ticks: this.#ticks, index, phaseMs });
+    const worker = new MediaWorker(this.#config, (gone) => this.#forget(gone), { ticks: this.#ticks, index, phaseMs }, () => this.#activity());
     this.#workers.push(worker);
     return worker;
   }
@@ -380,6 +441,8 @@ export class MediaWorkerPool {
 
   async close(): Promise<void> {
     this.#closing = true;
+    this.#nextStart = undefined;
+    this.#cancelQuiet?.();
     const workers = [...this.#workers];
     await Promise.all(workers.map((w) => w.stop()));
   }

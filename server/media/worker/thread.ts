@@ -11,6 +11,9 @@ import { LegMemory } from "./leg-memory.js";
 import { TickShare, TickWake, WorkerClock } from "./tick-share.js";
 import weriftModule from "./werift-cjs.cjs";
 import { provideWerift } from "../werift.js";
+import { MEDIA_WORKER_READY_EVENT } from "../../code-cache.js";
+import { makeDtlsCertificate } from "../dtls-certificate.js";
+import { rehearse } from "./rehearse.js";
 
 const port = parentPort;
 if (!port) throw new Error("the media worker runs only as a worker thread");
@@ -249,31 +252,24 @@ async function stop(): Promise<void> {
 // waits for it; messages sent meanwhile wait in the port's queue.
 provideWerift(weriftModule);
 // The thread's DTLS certificate (one for all its legs, an ECDSA key and a signed certificate) is
-// made now too, not by the first call's offer. Ready either way: werift keeps this one attempt,
-// so a failure here is the one the first leg would have met.
-const ready = (): void => post({ type: "ready" });
-const rehearsed = weriftModule.RTCDtlsTransport.SetupCertificate()
+// made now too, not by the first call's offer: with node:crypto (dtls-certificate.ts), handed to
+// werift as the one its `SetupCertificate` keeps, so werift never makes its own (with
+// @peculiar/x509, which the worker's bundle then never evaluates: WORKER_PATCHES in
+// electron.vite.config.ts load it on first use). Ready either way: a failure here is the one the
+// first leg would have met.
+// The built entry (boot.ts) writes the worker bundle's code cache then, when it has to.
+const ready = (): void => {
+  post({ type: "ready" });
+  const threadEvents: NodeJS.EventEmitter = process;
+  threadEvents.emit(MEDIA_WORKER_READY_EVENT);
+};
+const rehearsed = Promise.resolve()
+  .then(() => {
+    const { keyPem, certPem, signatureHash } = makeDtlsCertificate();
+    weriftModule.RTCDtlsTransport.localCertificate = new weriftModule.RTCCertificate(keyPem, certPem, signatureHash);
+    return weriftModule.RTCDtlsTransport.SetupCertificate();
+  })
   .then(() => configuration)
-  .then(rehearse);
+  .then((settings) => rehearse(weriftModule, settings.host));
 track(rehearsed);
 rehearsed.then(ready, ready);
-
-/**
- * One offer made and thrown away, as a leg makes it (one host candidate on `host`), so the first
- * call's offer runs code already compiled. Its socket closes with it.
- */
-async function rehearse(settings: WorkerConfig): Promise<void> {
-  const pc = new weriftModule.RTCPeerConnection({
-    iceServers: [],
-    iceUseIpv4: false,
-    iceUseIpv6: false,
-    iceAdditionalHostAddresses: [settings.host],
-    iceInterfaceAddresses: { [settings.host.includes(":") ? "udp6" : "udp4"]: settings.host },
-  });
-  try {
-    pc.addTransceiver("audio", { direction: "sendrecv" });
-    await pc.setLocalDescription(await pc.createOffer());
-  } finally {
-    await pc.close();
-  }
-}
