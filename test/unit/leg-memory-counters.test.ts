@@ -5,24 +5,9 @@
 // that already holds counters does not take them for its own last write.
 import { describe, expect, it } from "vitest";
 import type { LegCounters } from "../../server/media/leg-api.js";
-import { LegMemory } from "../../server/media/worker/leg-memory.js";
+import { COUNTER_NAMES, LegMemory } from "../../server/media/worker/leg-memory.js";
 
-const NAMES = [
-  "packetsSent",
-  "packetsReceived",
-  "packetsLost",
-  "packetsDiscarded",
-  "dtmfPacketsSent",
-  "staleFramesSkipped",
-  "sendErrors",
-  "forwardLateOver10Ms",
-  "forwardLateOver20Ms",
-  "forwardLateOver40Ms",
-  "forwardLateOver60Ms",
-  "forwardSteps",
-  "forwardToTicks",
-  "ticksToForward",
-] as const satisfies readonly (keyof LegCounters)[];
+const NAMES = COUNTER_NAMES;
 
 /** Counters with a distinct value each: `base + 1`, `base + 2` ... in NAMES' order. */
 function counters(base: number): LegCounters {

@@ -21,7 +21,8 @@ export const IN_SLOTS = 32;
  */
 export const OUT_SLOTS = 16;
 
-const COUNTER_NAMES = [
+/** The counters a leg keeps in shared memory, in their slots' order. */
+export const COUNTER_NAMES = [
   "packetsSent",
   "packetsReceived",
   "packetsLost",
