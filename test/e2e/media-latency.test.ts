@@ -13,11 +13,19 @@ import { phoneLabDir } from "../helpers/phone-page.js";
 
 // From the page asking for a switch to the change read in its analyser: the binding's round
 // trip (~5 ms), a 20-60 ms jitter buffer, the WebAudio path (~10 ms) and the 10.7 ms analysis
-// window: 50-90 ms measured on a quiet machine (printed below; bench/audio-latency.ts is where the
-// figure is measured against a direct call). What this test holds is that no audio piles up
-// anywhere (issue 4's hold lag was seconds, growing with each hold): a switch heard a second
-// late is a backlog on any machine, however busy, and is refused.
-const BACKLOG_MS = 1000;
+// window: 50-90 ms measured on a quiet machine (printed below; bench/hold-switch.ts measures the
+// same switch, a server leg's source to Chromium's ear, against a direct call). What this test
+// holds is that no audio piles up anywhere (issue 4's hold lag was seconds, growing with each
+// hold). Until session 26 that was a switch heard under a second; it is now two states that hold
+// whatever the machine's load:
+// - Chromium's side: over the switches, the jitter buffer's samples waited at most BACKLOG_RATIO
+//   times its own target (as test/e2e/call does: a backlog is the buffer holding far more than it
+//   aims to, and its target follows the arrival jitter a busy machine makes).
+// - The server's side: the leg sent one frame per tick of its clock, every tick's frame sent or
+//   counted as not sent (too late to be worth hearing, staleFramesSkipped), none held back to go
+//   later (the tick reads its source and sends at once: no queue between the two). A queue that
+//   holds frames, a FIFO that never drops, sends fewer than the ticks while it grows.
+const BACKLOG_RATIO = 3;
 interface JitterSums {
   delay: number;
   target: number;
@@ -47,9 +55,26 @@ const switchLags = (times: number) => page.evaluate((n) => (globalThis as unknow
 const jitter = () => page.evaluate(() => (globalThis as unknown as LabWindow).lab.bare.jitter());
 
 /** Mean buffer delay and target (ms) over the samples played between two readings. */
-function between(a: JitterSums, b: JitterSums): { meanMs: number; targetMs: number } {
+function between(a: JitterSums, b: JitterSums): { emitted: number; meanMs: number; targetMs: number } {
   const n = b.emitted - a.emitted;
-  return { meanMs: ((b.delay - a.delay) / n) * 1000, targetMs: ((b.target - a.target) / n) * 1000 };
+  return { emitted: n, meanMs: ((b.delay - a.delay) / n) * 1000, targetMs: ((b.target - a.target) / n) * 1000 };
+}
+
+/** The leg's frames sent and not sent (late), and its clock's ticks: read together, in one turn. */
+function sendCounts(): { sent: number; stale: number; ticks: number } {
+  const stats = leg.stats();
+  return { sent: stats.packetsSent, stale: stats.staleFramesSkipped, ticks: engine.clock.stats().ticks };
+}
+
+/** Both states of the header, over a window of switches. */
+function expectNoBacklog(when: string, buffer: ReturnType<typeof between>, from: ReturnType<typeof sendCounts>, lags: number[]): void {
+  const to = sendCounts();
+  // Heard at all: the page gives up on a switch after 10 s (Infinity).
+  expect(lags.every(Number.isFinite), `every switch heard ${when}: ${lags.join(", ")}`).toBe(true);
+  expect(buffer.emitted, `Chromium played the leg's audio out ${when}`).toBeGreaterThan(0);
+  expect(buffer.meanMs, `Chromium's jitter buffer holds no backlog ${when} (${JSON.stringify(buffer)})`).toBeLessThanOrEqual(BACKLOG_RATIO * buffer.targetMs);
+  const counts = { sent: to.sent - from.sent, stale: to.stale - from.stale, ticks: to.ticks - from.ticks };
+  expect(counts.sent + counts.stale, `the leg sent each tick's frame or dropped it, none held ${when} (${JSON.stringify(counts)})`).toBe(counts.ticks);
 }
 
 beforeAll(async () => {
@@ -74,12 +99,13 @@ afterAll(async () => {
 });
 
 describe("a server leg's audio in Chromium", () => {
-  it("is heard without a backlog after a source switch (about 70 ms on a quiet machine, printed)", async () => {
+  it("is heard without a backlog after a source switch (the lags printed: about 70 ms on a quiet machine)", async () => {
+    const counts = sendCounts();
     const before = await jitter();
     const lags = await switchLags(4);
     const buffer = between(before, await jitter());
     console.log(`switch heard after ${lags.map((l) => l.toFixed(0)).join(", ")} ms (median ${median(lags).toFixed(0)}); jitter buffer ${buffer.meanMs.toFixed(0)} ms mean, target ${buffer.targetMs.toFixed(0)} ms`);
-    expect(Math.max(...lags), "a switch heard a second late: audio piles up").toBeLessThan(BACKLOG_MS);
+    expectNoBacklog("over the switches", buffer, counts, lags);
   });
 
   it("has no backlog after the server's event loop stalls: late frames are dropped, not burst", async () => {
@@ -89,6 +115,7 @@ describe("a server leg's audio in Chromium", () => {
     const end = performance.now() + 150;
     while (performance.now() < end);
     await sleep(300);
+    const counts = sendCounts();
     const before = await jitter();
     const lags = await switchLags(3);
     const buffer = between(before, await jitter());
@@ -101,6 +128,6 @@ describe("a server leg's audio in Chromium", () => {
     // either way they are not sent.
     const notSent = leg.stats().staleFramesSkipped - skippedBefore + (engine.clock.stats().skipped - clockSkippedBefore);
     expect(notSent, "frames the leg did not send late, or ticks the clock skipped").toBeGreaterThanOrEqual(3);
-    expect(Math.max(...lags), "a switch heard a second late after the stall: audio piles up").toBeLessThan(BACKLOG_MS);
+    expectNoBacklog("after the stall", buffer, counts, lags);
   });
 });

@@ -12,6 +12,7 @@ import type { Scorecard as Card } from "../../contract/training.js";
 import { plannedCallers, withDefaults, type Scenario } from "../../server/training/index.js";
 import { SCREENSHOTS, seriousAxeViolations } from "../helpers/console-page.js";
 import { EventsClient } from "../helpers/events-client.js";
+import { poll } from "../helpers/poll.js";
 import { demoGrant } from "../helpers/serve.js";
 import { expectState, offerOn, openView, panelOf, useFloor, type Agent } from "../helpers/shift.js";
 import { trainingRuns } from "../helpers/training.js";
@@ -76,10 +77,14 @@ describe("a live training run in the console", () => {
     await runs.scenario(scenarioFor(salesId));
 
     // A cold server's first call can lose its media while the media workers warm up on a loaded
-    // machine (MEDIA_TIMEOUT): one caller waits in Support a moment first, so the run's callers
-    // meet a warm server.
+    // machine (MEDIA_TIMEOUT): one caller waits in Support until its media is up (the sim call's
+    // `media`: the server's workers carry a call), so the run's callers meet a warm server.
     const warm = await f.simCall("5002", { caller_id_name: "Warm Up", caller_id_number: "+14155550000" });
-    await new Promise((resolve) => setTimeout(resolve, 3000));
+    await poll(
+      "the warm-up caller's media",
+      async () => ((await f.v2<{ media: string }>("GET", `/sim/calls/${warm}`)).body.data.media === "connected" ? true : undefined),
+      60_000,
+    );
     await f.hangupSim(warm);
 
     // The account's queue and recipient events, as any client of the event websocket sees them.

@@ -111,29 +111,42 @@ async function connectThrough(
   return { relay, offer, answer };
 }
 
-describe("ICE consent freshness (werift's, as it is today)", () => {
+describe("ICE consent freshness: a far end that stops answering", () => {
   const engine = new MediaEngine({ workers: 0 });
-  const a = engine.createLeg({ id: "A" });
-  const b = engine.createLeg({ id: "B" });
   let kept: Relay | undefined;
   afterAll(async () => {
     kept?.close();
     await engine.close();
   });
 
-  it("closes a leg whose far end stops answering its consent requests; the far end, still answered, stays up", async () => {
+  // A's consent time is moved by hand (it waited a real 30 s before session 26): the same checks,
+  // the same 30 s, without the wait. A runs our checks whatever SWITCHBOARD_OWN_CONSENT says (with
+  // werift's loop, its real-time expiry, this case could not move its time).
+  it("closes a leg 30 s after its far end's last consent answer; the far end, still answered, stays up", async () => {
+    const timeA = new HandTime();
+    const a = engine.createLeg({ id: "A", consent: { own: true, time: timeA } });
+    const b = engine.createLeg({ id: "B" });
     const { relay } = await connectThrough(engine, a, b, (opened) => (kept = opened));
     relay.dropAnswersFromB = true;
     const received = a.stats().packetsReceived;
-    // werift's consent expires 30 s after the last valid answer (CONSENT_TIMEOUT); a request goes every 4-6 s.
-    await until(() => a.state === "closed", 60_000);
-    expect(a.closeReason).toBe("ice failed");
+    // RFC 7675's 30 s from the last valid answer (the checks that connected the pair, at hand
+    // time 0); a request goes every 4-6 s, each answer dropped.
+    const CONSENT_S = 30;
+    for (let s = 1; s < CONSENT_S; s++) {
+      timeA.advanceTo(s * 1000);
+      await sleep(20);
+    }
     expect(relay.dropped).toBeGreaterThan(0);
-    // A heard B all along: only consent was missing.
-    expect(a.stats().packetsReceived).toBeGreaterThan(received + 50);
+    // A hears B all along: only consent is missing, and a second short of 30 it still holds.
+    await until(() => a.stats().packetsReceived > received + 50, 10_000);
+    timeA.advanceTo(CONSENT_S * 1000 - 1);
+    expect(a.state).toBe("connected");
+    timeA.advanceTo(CONSENT_S * 1000);
+    await until(() => a.state === "closed", 10_000);
+    expect(a.closeReason).toBe("ice failed");
     // B's own requests were answered by A until A closed: B was still up then.
     expect(b.state).toBe("connected");
-  }, 90_000);
+  }, 60_000);
 });
 
 const sdpValue = (sdp: string, name: string): string => {
