@@ -14,7 +14,8 @@
 // calls per account), BENCH_TRAINING_LIVE_TRAINEES (default 5), BENCH_TRAINING_LIVE_SECONDS: the
 // measured window (default 10), BENCH_TRAINING_LIVE_WORKERS: the server's media workers (default
 // serve mode's, one per core), BENCH_TRAINING_LIVE_DEBUG: print each leg that dropped frames
-// (received, pushed, played, compressed, sent). On a shared machine, run it in a session of its
+// (received, pushed, played, compressed, sent), BENCH_TRAINING_LIVE_MEMORY_REDUCER=on: the server
+// child without server/v8-flags.ts's --no-memory-reducer (V8's default). On a shared machine, run it in a session of its
 // own with a scheduler-group priority (`setsid sh -c 'echo -15 > /proc/$$/autogroup; exec ...'`):
 // the browser's group is then given the same (shareSchedulerGroup).
 //
@@ -33,6 +34,7 @@ import { fileURLToPath } from "node:url";
 import { constants as perfConstants, monitorEventLoopDelay, performance, PerformanceObserver, type PerformanceEntry } from "node:perf_hooks";
 import type { Page } from "playwright-core";
 import { defaultMediaWorkers } from "../server/config.js";
+import { SERVER_V8_FLAGS } from "../server/v8-flags.js";
 import type { LegStats, WebRtcLeg } from "../server/media/index.js";
 import { DEMO_PASSWORD } from "../test/helpers/api.js";
 import { launchBrowser } from "../test/helpers/browser.js";
@@ -370,7 +372,10 @@ interface ServerChild {
  * server would not share its group with Playwright.
  */
 function forkServer(): ServerChild {
-  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--server-child"], { execArgv: process.execArgv, stdio: "inherit", detached: true });
+  // The server's own V8 flags, as its launchers pass them (server/v8-flags.ts), unless
+  // BENCH_TRAINING_LIVE_MEMORY_REDUCER=on asks for V8's default (an A/B of the flag).
+  const execArgv = process.env.BENCH_TRAINING_LIVE_MEMORY_REDUCER === "on" ? process.execArgv : [...process.execArgv, SERVER_V8_FLAGS];
+  const child: ChildProcess = fork(fileURLToPath(import.meta.url), ["--server-child"], { execArgv, stdio: "inherit", detached: true });
   const waiting = new Map<number, { resolve: (value: unknown) => void; reject: (error: Error) => void }>();
   let next = 0;
   const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));

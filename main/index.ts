@@ -42,6 +42,9 @@ function run(): void {
     fork: (modulePath, args) => {
       const child = utilityProcess.fork(modulePath, args, {
         serviceName: "Switchboard server",
+        // V8 takes its flags at the process's start: server/v8-flags.ts's SERVER_V8_FLAGS, written
+        // out (main's bundle shares no module with the server's).
+        execArgv: ["--no-memory-reducer"],
         stdio: ["ignore", "inherit", "pipe"],
       });
       child.stderr?.pipe(process.stderr, { end: false });

@@ -17,10 +17,11 @@ if (!electron && !process.env.ELECTRON_SKIP_BINARY_DOWNLOAD) {
   if (install.status === 0) electron = findElectronBinary().path;
 }
 
+// --no-memory-reducer: server/v8-flags.ts's SERVER_V8_FLAGS (V8 takes its flags at the start).
 const child = electron
   ? spawn(electron, [".", ...args], { stdio: "inherit" })
   : (console.log("Electron binary not found and it cannot be downloaded here; running serve mode instead."),
-    spawn(process.execPath, ["out/main/server.js", ...args], { stdio: "inherit" }));
+    spawn(process.execPath, ["--no-memory-reducer", "out/main/server.js", ...args], { stdio: "inherit" }));
 
 for (const signal of ["SIGINT", "SIGTERM"]) process.on(signal, () => child.kill(signal));
 child.on("exit", (code, signal) => process.exit(code ?? (signal ? 1 : 0)));
