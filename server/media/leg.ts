@@ -106,6 +106,17 @@ const MAX_LATE_RUN = 10;
  */
 const FLOOR_DRIFT = 2;
 
+/** A leg's ICE settings: no STUN, no interface scan, one host candidate on one socket bound to `host`. */
+export function hostOnlyIce(host: string) {
+  return {
+    iceServers: [],
+    iceUseIpv4: false,
+    iceUseIpv6: false,
+    iceAdditionalHostAddresses: [host],
+    iceInterfaceAddresses: { [host.includes(":") ? "udp6" : "udp4"]: host },
+  };
+}
+
 /** Whether a transceiver direction sends (a function here, not a closure made per tick). */
 const sends = (d: string | null | undefined): boolean => d === "sendrecv" || d === "sendonly";
 
@@ -242,16 +253,7 @@ export class PeerLeg extends EventEmitter<LegEvents> implements WebRtcLeg {
       payloadType: options.telephoneEventPayloadType ?? 101,
       parameters: "0-16",
     });
-    const family = this.#host.includes(":") ? "udp6" : "udp4";
-    this.#pc = new RTCPeerConnection({
-      codecs: { audio: [...codecs, telephoneEvent], video: [] },
-      // No STUN, no interface scan: one host candidate on one socket bound to `host`.
-      iceServers: [],
-      iceUseIpv4: false,
-      iceUseIpv6: false,
-      iceAdditionalHostAddresses: [this.#host],
-      iceInterfaceAddresses: { [family]: this.#host },
-    });
+    this.#pc = new RTCPeerConnection({ codecs: { audio: [...codecs, telephoneEvent], video: [] }, ...hostOnlyIce(this.#host) });
     // Hooked before any remote description is applied: a track announced by
     // setRemoteDescription is missed by a listener added after it (field notes, pitfall 5).
     this.#pc.onTrack.subscribe((track) => this.#listen(track));

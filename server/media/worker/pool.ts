@@ -401,13 +401,14 @@ export class MediaWorkerPool {
     if (!start) return;
     const crowded = this.#workers.length > 0 && this.#workers.every((w) => w.legCount >= WARM_BUSY_LEGS);
     const quietFor = this.#time.now() - this.#lastActivity;
-    if (crowded || (!this.#workers.some((w) => w.busy) && quietFor >= WARM_QUIET_MS)) {
+    const busy = this.#workers.some((w) => w.busy);
+    if (crowded || (!busy && quietFor >= WARM_QUIET_MS)) {
       this.#nextStart = undefined;
       start();
       return;
     }
     // Busy: asked again when its last operation ends. Quiet, but not for long enough: asked again then.
-    if (!this.#workers.some((w) => w.busy)) this.#cancelQuiet = this.#time.schedule(() => this.#startWhenQuiet(), WARM_QUIET_MS - quietFor);
+    if (!busy) this.#cancelQuiet = this.#time.schedule(() => this.#startWhenQuiet(), WARM_QUIET_MS - quietFor);
   }
 
   /**

@@ -7,15 +7,10 @@
 // address to check and nothing connects (a connection rehearsed to the end was tried in session
 // 17 and withdrawn); both connections are closed, with their sockets, before this resolves.
 import type * as Werift from "werift";
+import { hostOnlyIce } from "../leg.js";
 
 export async function rehearse(werift: typeof Werift, host: string): Promise<void> {
-  const config = {
-    iceServers: [],
-    iceUseIpv4: false,
-    iceUseIpv6: false,
-    iceAdditionalHostAddresses: [host],
-    iceInterfaceAddresses: { [host.includes(":") ? "udp6" : "udp4"]: host },
-  };
+  const config = hostOnlyIce(host);
   const offerer = new werift.RTCPeerConnection(config);
   const answerer = new werift.RTCPeerConnection(config);
   try {
